@@ -1,0 +1,78 @@
+import { cdk8s, javascript } from 'projen';
+
+const project = new cdk8s.ConstructLibraryCdk8s({
+  name: 'cdk8s-node-agents',
+  packageName: 'cdk8s-node-agents',
+  description:
+    'cdk8s constructs for node agents (log collectors, node-exporter, GPU drivers, CNI and storage agents): ' +
+    'DaemonSets with safe defaults, synth-time checks and canary rollout waves.',
+  author: 'cdk8s-node-agents maintainers',
+  authorAddress: 'maintainers@users.noreply.a-seed-d2ae0a55.example',
+  repositoryUrl: 'https://github.com/maintainers/cdk8s-node-agents.git',
+  defaultReleaseBranch: 'main',
+  keywords: ['cdk8s', 'kubernetes', 'daemonset', 'node-agent', 'fluent-bit', 'node-exporter', 'gpu', 'canary'],
+  packageManager: javascript.NodePackageManager.NPM,
+  projenrcTs: true,
+
+  // jsii 6.0 compiles with TypeScript 6.0; an unpinned typescript resolves to 7.x,
+  // which neither jsii nor ts-node supports.
+  jsiiVersion: '~6.0.0',
+  typescriptVersion: '~6.0.0',
+
+  cdk8sVersion: '2.70.106',
+  constructsVersion: '10.4.2',
+  peerDeps: ['cdk8s-plus-28@^2.5.6'],
+  // the CLI reads YAML manifests; cdk8s already depends on this package.
+  bundledDeps: ['yaml@^2.8.1'],
+  minNodeVersion: '20.16.0',
+  devDeps: [
+    '@types/node@^20',
+    // Kubernetes schema validation for every manifest a test synthesizes (CommonJS build).
+    'kubernetes-models@^4.5.1',
+    '@kubernetes-models/prometheus-operator@^4.4.4',
+    // property-based tests: one DaemonSet per node per agent, determinism.
+    'fast-check@^4.3.0',
+  ],
+
+  // Nothing runs GitHub workflows for this repository.
+  github: false,
+  release: false,
+  buildWorkflow: false,
+  depsUpgrade: false,
+  pullRequestTemplate: false,
+  docgen: true,
+
+  jestOptions: {
+    // The plain test command must never rewrite snapshots: update them with `npx projen test:update`.
+    updateSnapshot: javascript.UpdateSnapshot.NEVER,
+  },
+  tsconfigDev: {
+    compilerOptions: {},
+    include: ['../examples/**/*.ts', '../bench/**/*.ts'],
+  },
+  eslintOptions: {
+    dirs: ['src'],
+    devdirs: ['test', 'examples', 'bench', 'projenrc', '.projenrc.ts'],
+  },
+  gitignore: ['/examples/**/cdk8s.out/', '/.tmp/'],
+});
+
+project.addPackageIgnore('/examples/');
+project.addPackageIgnore('/bench/');
+project.addPackageIgnore('/.ci/');
+
+project.package.addField('bin', { 'node-agents': 'lib/cli/main.js' });
+
+// Examples: each example is a cdk8s app under examples/<name>/main.ts writing YAML to examples/<name>/dist/.
+const synthExamples = project.addTask('synth:examples', {
+  description: 'Synthesize every example app to YAML under examples/<name>/dist/',
+  exec: 'ts-node --project test/tsconfig.json examples/synth-all.ts',
+});
+project.postCompileTask.spawn(synthExamples);
+
+project.addTask('bench', {
+  description: 'Run the benchmarks and print figures (not part of the test run)',
+  exec: 'ts-node --project test/tsconfig.json bench/coverage.bench.ts',
+});
+
+project.synth();
