@@ -1,0 +1,94 @@
+import { NodeSelectorRequirementJson } from '../scheduling/types';
+
+/** Node selector operators of required node affinity. */
+export enum NodeOperator {
+  /** The label's value is one of the values. */
+  IN = 'In',
+  /** The label is absent, or its value is none of the values. */
+  NOT_IN = 'NotIn',
+  /** The label is present, whatever its value. */
+  EXISTS = 'Exists',
+  /** The label is absent. */
+  DOES_NOT_EXIST = 'DoesNotExist',
+  /** The label's value, as an integer, is greater than the value. */
+  GT = 'Gt',
+  /** The label's value, as an integer, is less than the value. */
+  LT = 'Lt',
+}
+
+/**
+ * One requirement on a node's labels, rendered as a required node-affinity expression.
+ *
+ * `NotIn` and `DoesNotExist` match nodes that lack the key: use them to exclude, never to select.
+ */
+export class NodeRequirement {
+  /** The node's `key` label is one of `values`. */
+  public static in(key: string, values: string[]): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.IN, values);
+  }
+
+  /** The node lacks `key`, or its value is none of `values`. */
+  public static notIn(key: string, values: string[]): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.NOT_IN, values);
+  }
+
+  /** The node has the label `key`. */
+  public static exists(key: string): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.EXISTS, []);
+  }
+
+  /** The node does not have the label `key`. */
+  public static doesNotExist(key: string): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.DOES_NOT_EXIST, []);
+  }
+
+  /** The node's `key` label, read as an integer, is greater than `value`. */
+  public static gt(key: string, value: number): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.GT, [`${value}`]);
+  }
+
+  /** The node's `key` label, read as an integer, is less than `value`. */
+  public static lt(key: string, value: number): NodeRequirement {
+    return new NodeRequirement(key, NodeOperator.LT, [`${value}`]);
+  }
+
+  private constructor(
+    /** The node label key. */
+    public readonly key: string,
+    /** How the label is compared. */
+    public readonly operator: NodeOperator,
+    /** The values compared against (empty for Exists / DoesNotExist). */
+    public readonly values: string[],
+  ) {}
+
+  /** Problems with this requirement as sentences; empty when valid. */
+  public problems(): string[] {
+    const problems: string[] = [];
+    if (!this.key) problems.push('the key is empty');
+    switch (this.operator) {
+      case NodeOperator.IN:
+      case NodeOperator.NOT_IN:
+        if (this.values.length === 0) problems.push(`${this.operator} on "${this.key}" needs at least one value`);
+        break;
+      case NodeOperator.EXISTS:
+      case NodeOperator.DOES_NOT_EXIST:
+        if (this.values.length > 0) problems.push(`${this.operator} on "${this.key}" takes no values`);
+        break;
+      default:
+        if (this.values.length !== 1 || !/^-?\d+$/.test(this.values[0])) {
+          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value`);
+        }
+    }
+    return problems;
+  }
+
+  /**
+   * The expression as Kubernetes JSON.
+   * @internal
+   */
+  public _toJson(): NodeSelectorRequirementJson {
+    return this.values.length > 0
+      ? { key: this.key, operator: this.operator, values: [...this.values] }
+      : { key: this.key, operator: this.operator };
+  }
+}

@@ -1,0 +1,236 @@
+import * as kplus from 'cdk8s-plus-28';
+import { NodeOperator, NodeRequirement } from './node-requirement';
+import { AgentContainer, AgentResources } from './options';
+import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
+import { NodeSelectorTermJson } from '../scheduling/types';
+import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms, resolvePromotion, WaveSpec } from '../waves/partition';
+
+/** The Argo CD annotation that orders objects within one sync. */
+export const ARGOCD_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
+
+/** The settings of one version of an agent: what differs between two releases. */
+export interface AgentRelease {
+  /** Main container image. */
+  readonly image: string;
+  /** Main container entrypoint. @default - the image's */
+  readonly command?: string[];
+  /** Main container arguments. @default - the image's */
+  readonly args?: string[];
+  /** Main container environment. @default - none */
+  readonly env?: { [name: string]: kplus.EnvValue };
+  /** Main container resources. @default - the agent's defaults */
+  readonly resources?: AgentResources;
+  /** ConfigMap data. @default - none */
+  readonly configData?: { [file: string]: string };
+  /** Sidecar containers. @default - none */
+  readonly sidecars?: AgentContainer[];
+  /** Init containers. @default - none */
+  readonly initContainers?: AgentContainer[];
+}
+
+/**
+ * The previous version, as the settings that differ from the current props; anything not given is
+ * taken from the current props.
+ */
+export interface AgentPreviousRelease {
+  /** Previous main container image. @default - the current image */
+  readonly image?: string;
+  /** Previous entrypoint. @default - the current one */
+  readonly command?: string[];
+  /** Previous arguments. @default - the current ones */
+  readonly args?: string[];
+  /** Previous environment. @default - the current one */
+  readonly env?: { [name: string]: kplus.EnvValue };
+  /** Previous resources. @default - the current ones */
+  readonly resources?: AgentResources;
+  /** Previous ConfigMap data. @default - the current data */
+  readonly configData?: { [file: string]: string };
+  /** Previous sidecars. @default - the current ones */
+  readonly sidecars?: AgentContainer[];
+  /** Previous init containers. @default - the current ones */
+  readonly initContainers?: AgentContainer[];
+}
+
+/**
+ * One rollout wave: a group of nodes, given by one node requirement, that gets a new version before
+ * the waves after it and the fleet.
+ */
+export class RolloutWave {
+  /**
+   * The nodes labelled `<labelKey>=<name>` (see `AgentRollout.labelKey`); the node tools compute
+   * which nodes to label.
+   */
+  public static labelled(name: string): RolloutWave {
+    return new RolloutWave(name, undefined, undefined);
+  }
+
+  /**
+   * The nodes meeting a requirement on an existing label: `In` (a zone, a node pool) or `Exists`.
+   */
+  public static matching(name: string, requirement: NodeRequirement): RolloutWave {
+    return new RolloutWave(name, requirement, undefined);
+  }
+
+  /** The nodes with these names. */
+  public static hostnames(name: string, hostnames: string[]): RolloutWave {
+    return new RolloutWave(name, undefined, hostnames);
+  }
+
+  private constructor(
+    /** The wave's name: a DNS-1123 label, the suffix of its DaemonSet's name. */
+    public readonly name: string,
+    private readonly requirement: NodeRequirement | undefined,
+    private readonly hosts: string[] | undefined,
+  ) {}
+
+  /** @internal */
+  public _toSpec(labelKey: string): WaveSpec {
+    if (this.hosts) return { name: this.name, field: true, requirement: { key: 'metadata.name', operator: 'In', values: [...this.hosts] } };
+    if (this.requirement) return { name: this.name, requirement: this.requirement._toJson() };
+    return { name: this.name, requirement: { key: labelKey, operator: NodeOperator.IN, values: [this.name] } };
+  }
+}
+
+/** How far the new version is promoted. */
+export class Promotion {
+  /** Nothing promoted: every group runs the previous version (a new agent renders nothing yet). */
+  public static none(): Promotion {
+    return new Promotion(0);
+  }
+
+  /** The named wave and every wave before it. */
+  public static through(wave: string): Promotion {
+    return new Promotion(wave);
+  }
+
+  /** The first `count` groups (waves in order, then the fleet). */
+  public static groups(count: number): Promotion {
+    return new Promotion(count);
+  }
+
+  /** Every wave and the fleet: the rollout is complete. */
+  public static all(): Promotion {
+    return new Promotion('all');
+  }
+
+  private constructor(private readonly value: string | number) {}
+
+  /** @internal */
+  public _resolve(waves: readonly { name: string }[]): number {
+    return resolvePromotion(waves, this.value);
+  }
+}
+
+/** A rollout of an agent over waves of nodes. */
+export interface AgentRollout {
+  /** The waves, in order; the first is the canary. Every node matching none is in the fleet. */
+  readonly waves: RolloutWave[];
+
+  /** How far the current props are promoted; the other groups render `previous`. */
+  readonly promoted: Promotion;
+
+  /**
+   * The version the groups not yet promoted keep running. Without it the agent is new: only
+   * promoted groups get a DaemonSet, so the first install widens wave by wave too.
+   * @default - a new agent
+   */
+  readonly previous?: AgentPreviousRelease;
+
+  /**
+   * The node label whose value names the wave, for `RolloutWave.labelled` waves.
+   * @default "node-agents.cdk8s.io/rollout-wave"
+   */
+  readonly labelKey?: string;
+
+  /**
+   * Update pace of the first (canary) wave's DaemonSet.
+   * @default UpdateStrategy.oneAtATime()
+   */
+  readonly canaryPace?: UpdateStrategy;
+
+  /**
+   * Update pace of each wave by name (overrides canaryPace for the first wave).
+   * @default - the agent's updateStrategy for every wave after the first
+   */
+  readonly wavePace?: { [wave: string]: UpdateStrategy };
+
+  /**
+   * Annotate each DaemonSet with `argocd.argoproj.io/sync-wave` (wave k → k+1, the fleet last), so one
+   * commit rolls every wave in order, each applied once the earlier ones are Healthy. Argo CD counts an
+   * OnDelete DaemonSet Healthy at once, so gating with OnDelete is refused; a wave that matches no
+   * node is also Healthy at once (check waves against the inventory with `node-agents coverage`).
+   * @default false
+   */
+  readonly argoCdSyncWaves?: boolean;
+}
+
+/** One DaemonSet the rollout renders. */
+export interface RolloutGroupPlan {
+  readonly name: string;
+  readonly id: string;
+  readonly dsName: string;
+  readonly release: AgentRelease;
+  readonly promoted: boolean;
+  readonly terms: NodeSelectorTermJson[];
+  readonly strategy: UpdateStrategy;
+  readonly annotations: { [key: string]: string };
+}
+
+export interface RolloutPlan {
+  readonly groups: RolloutGroupPlan[];
+  readonly problems: string[];
+}
+
+/** Which group renders which version, with which node affinity and pace. Pure: no constructs. */
+export function planRollout(
+  rollout: AgentRollout, current: AgentRelease, baseTerms: NodeSelectorTermJson[], agentPace: UpdateStrategy, agentName: string,
+): RolloutPlan {
+  const problems: string[] = [];
+  const labelKey = rollout.labelKey ?? DEFAULT_WAVE_LABEL_KEY;
+  let partition;
+  let promotedCount;
+  try {
+    const specs = rollout.waves.map((w) => w._toSpec(labelKey));
+    partition = partitionTerms(specs, baseTerms);
+    promotedCount = rollout.promoted._resolve(specs);
+  } catch (e) {
+    return { groups: [], problems: [`rollout.${(e as Error).message}`] };
+  }
+  const previous: AgentRelease | undefined = rollout.previous ? { ...current, ...definedOnly(rollout.previous) } : undefined;
+  if (previous && promotedCount < partition.length && JSON.stringify(previous) === JSON.stringify(current)) {
+    problems.push('rollout.previous is identical to the current settings while some waves are held, so there is nothing to roll out; change the version, or drop `previous` once every group is promoted');
+  }
+  const paces: { [name: string]: UpdateStrategy } = { ...rollout.wavePace };
+  const firstWave = rollout.waves[0]?.name;
+  for (const name of Object.keys(paces)) {
+    if (!rollout.waves.some((w) => w.name === name) && name !== FLEET_GROUP) {
+      problems.push(`rollout.wavePace names "${name}", which is not a wave; valid names are ${rollout.waves.map((w) => `"${w.name}"`).join(', ')} or "fleet"`);
+    }
+  }
+  const groups: RolloutGroupPlan[] = [];
+  for (const group of partition) {
+    const promoted = group.index < promotedCount;
+    if (!promoted && !previous) continue;
+    const strategy = paces[group.name]
+      ?? (group.name === firstWave ? rollout.canaryPace ?? UpdateStrategy.oneAtATime() : agentPace);
+    problems.push(...strategy.problems().map((m) => `rollout pace of "${group.name}": ${m}`));
+    if (rollout.argoCdSyncWaves && strategy.type === UpdateStrategyType.ON_DELETE) {
+      problems.push(`rollout.argoCdSyncWaves with an OnDelete update strategy on "${group.name}": Argo CD counts an OnDelete DaemonSet Healthy at once, so the sync waves would gate nothing; use a RollingUpdate pace or turn argoCdSyncWaves off`);
+    }
+    groups.push({
+      name: group.name,
+      id: group.name === FLEET_GROUP ? 'DaemonSet' : `DaemonSet-${group.name}`,
+      dsName: groupResourceName(agentName, group.name),
+      release: promoted ? current : previous!,
+      promoted,
+      terms: group.terms,
+      strategy,
+      annotations: rollout.argoCdSyncWaves ? { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(group.index)}` } : {},
+    });
+  }
+  return { groups, problems };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

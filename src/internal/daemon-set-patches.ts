@@ -1,0 +1,90 @@
+/**
+ * The DaemonSet fields cdk8s-plus-28 does not model (updateStrategy, revisionHistoryLimit, hostPID,
+ * priorityClassName, affinity, tolerations in our own order, exact resources, the pod security
+ * context), applied as JSON patches on the rendered object.
+ *
+ * Values are the typed k8s structs, so a wrong shape fails to compile. They are patched in as they
+ * are (not through `toJson_*`): `KubeDaemonSet.toJson()` runs its typed converter over the patched
+ * manifest, and that converter reads IntOrString and Quantity fields as `k8s.IntOrString` /
+ * `k8s.Quantity` objects, silently dropping a plain number or string there. The field-survival tests
+ * in test/node-agent-daemon-set.test.ts guard this. For the same reason paths use the typed field
+ * names where they differ from the JSON ones (`hostPid`, rendered `hostPID`).
+ */
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+
+export interface ContainerPatch {
+  /** Index in `containers` (or `initContainers` when `init`). */
+  readonly index: number;
+  readonly init: boolean;
+  readonly resources: k8s.ResourceRequirements;
+  readonly securityContext: k8s.SecurityContext;
+}
+
+export interface DaemonSetPatch {
+  readonly updateStrategy: k8s.DaemonSetUpdateStrategy;
+  readonly revisionHistoryLimit: number;
+  readonly hostPid: boolean;
+  readonly priorityClassName?: string;
+  readonly nodeSelector: { [key: string]: string };
+  readonly affinity?: k8s.Affinity;
+  readonly tolerations: k8s.Toleration[];
+  readonly podSecurityContext: k8s.PodSecurityContext;
+  readonly containers: ContainerPatch[];
+  /** Pod-template labels cdk8s-plus adds that must not be there (they move with the construct path). */
+  readonly removeTemplateLabels: string[];
+}
+
+const POD = '/spec/template/spec';
+
+export function patchDaemonSet(apiObject: ApiObject, patch: DaemonSetPatch): void {
+  apiObject.addJsonPatch(...daemonSetPatchOps(patch));
+}
+
+function daemonSetPatchOps(patch: DaemonSetPatch): JsonPatch[] {
+  const ops: JsonPatch[] = [
+    add('/spec/updateStrategy', patch.updateStrategy),
+    add('/spec/revisionHistoryLimit', patch.revisionHistoryLimit),
+    add(`${POD}/securityContext`, patch.podSecurityContext),
+  ];
+  // The typed name: the final converter renders `hostPid` as `hostPID` (and drops a `hostPID` key).
+  if (patch.hostPid) ops.push(add(`${POD}/hostPid`, true));
+  if (patch.priorityClassName) ops.push(add(`${POD}/priorityClassName`, patch.priorityClassName));
+  if (Object.keys(patch.nodeSelector).length > 0) ops.push(add(`${POD}/nodeSelector`, patch.nodeSelector));
+  if (patch.affinity) ops.push(add(`${POD}/affinity`, patch.affinity));
+  if (patch.tolerations.length > 0) {
+    ops.push(add(`${POD}/tolerations`, patch.tolerations));
+  }
+  for (const c of patch.containers) {
+    const path = `${POD}/${c.init ? 'initContainers' : 'containers'}/${c.index}`;
+    ops.push(add(`${path}/resources`, c.resources));
+    ops.push(add(`${path}/securityContext`, c.securityContext));
+  }
+  for (const label of patch.removeTemplateLabels) {
+    ops.push(JsonPatch.remove(`/spec/template/metadata/labels/${escapePointer(label)}`));
+  }
+  return ops;
+}
+
+function add(path: string, value: unknown): JsonPatch {
+  return JsonPatch.add(path, withoutUndefined(value));
+}
+
+/** Drops undefined members (JSON has none); keeps k8s.Quantity / k8s.IntOrString objects whole. */
+function withoutUndefined(value: unknown): unknown {
+  if (value instanceof k8s.Quantity || value instanceof k8s.IntOrString) return value;
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value !== null && typeof value === 'object') {
+    const result: { [key: string]: unknown } = {};
+    for (const [key, v] of Object.entries(value)) {
+      if (v !== undefined) result[key] = withoutUndefined(v);
+    }
+    return result;
+  }
+  return value;
+}
+
+/** RFC 6901: "~" is written "~0" and "/" is written "~1" in a JSON pointer. */
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

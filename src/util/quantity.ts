@@ -1,0 +1,36 @@
+/**
+ * Kubernetes resource quantities ("100m", "128Mi", "1.5", "2G", "1e3") as plain numbers,
+ * for comparing requests with limits. Returns NaN for text that is not a quantity.
+ */
+const SUFFIXES: Record<string, number> = {
+  'n': 1e-9,
+  'u': 1e-6,
+  'm': 1e-3,
+  '': 1,
+  'k': 1e3,
+  'M': 1e6,
+  'G': 1e9,
+  'T': 1e12,
+  'P': 1e15,
+  'E': 1e18,
+  'Ki': 2 ** 10,
+  'Mi': 2 ** 20,
+  'Gi': 2 ** 30,
+  'Ti': 2 ** 40,
+  'Pi': 2 ** 50,
+  'Ei': 2 ** 60,
+};
+
+const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?)$/;
+
+export function parseQuantity(text: string): number {
+  const match = QUANTITY.exec(text.trim());
+  if (!match) return Number.NaN;
+  const [, number, exponent, suffix] = match;
+  if (exponent) return Number.parseFloat(number + exponent);
+  return Number.parseFloat(number) * SUFFIXES[suffix ?? ''];
+}
+
+export function isQuantity(text: string): boolean {
+  return !Number.isNaN(parseQuantity(text));
+}

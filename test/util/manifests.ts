@@ -1,0 +1,251 @@
+/**
+ * The one place every manifest a test synthesizes goes through.
+ *
+ * 1. Schema: each object is checked with the `kubernetes-models` model for its apiVersion/kind
+ *    (and `@kubernetes-models/prometheus-operator` for monitoring.coreos.com). An unknown kind fails:
+ *    nothing reaches a test unchecked.
+ * 2. API-server rules a schema misses (pkg/apis/apps/validation, pkg/apis/core/validation): names,
+ *    labels, the DaemonSet selector and update strategy, unique container/port/volume names, mounts
+ *    naming volumes, privileged vs allowPrivilegeEscalation, mount propagation, tolerations, probes,
+ *    requests not above limits.
+ */
+import { ServiceMonitor, PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { App, Chart, Testing } from 'cdk8s';
+import { DaemonSet } from 'kubernetes-models/apps/v1';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { PriorityClass } from 'kubernetes-models/scheduling.k8s.io/v1';
+import { ConfigMap, Namespace, ResourceQuota, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { parseQuantity } from '../../src/util/quantity';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Manifest = any;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'v1/Namespace': Namespace,
+  'v1/ServiceAccount': ServiceAccount,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ResourceQuota': ResourceQuota,
+  'apps/v1/DaemonSet': DaemonSet,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'scheduling.k8s.io/v1/PriorityClass': PriorityClass,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
+};
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor']);
+
+/** Synthesizes a chart (or every chart of an app) and validates every manifest. */
+export function synthManifests(scope: Chart | App): Manifest[] {
+  const manifests = scope instanceof App
+    ? scope.charts.flatMap((chart) => Testing.synth(chart))
+    : Testing.synth(scope);
+  validateManifests(manifests);
+  return manifests;
+}
+
+/** Throws one Error listing every problem found; returns nothing when all manifests are valid. */
+export function validateManifests(manifests: Manifest[]): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const manifest of manifests) {
+    const id = `${manifest?.kind}/${manifest?.metadata?.namespace ?? ''}/${manifest?.metadata?.name}`;
+    for (const problem of checkManifest(manifest)) problems.push(`${id}: ${problem}`);
+    if (seen.has(id)) problems.push(`${id}: two objects with the same kind, namespace and name`);
+    seen.add(id);
+  }
+  if (problems.length > 0) {
+    throw new Error(`invalid manifests:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function checkManifest(manifest: Manifest): string[] {
+  const problems: string[] = [];
+  const key = `${manifest.apiVersion}/${manifest.kind}`;
+  const Model = MODELS[key];
+  if (!Model) return [`no schema known for ${key}: add its model to test/util/manifests.ts`];
+  try {
+    new Model(manifest).validate();
+  } catch (e) {
+    problems.push(`schema: ${(e as Error).message}`);
+  }
+  problems.push(...checkMetadata(manifest));
+  if (manifest.kind === 'DaemonSet') problems.push(...checkDaemonSet(manifest));
+  if (manifest.kind === 'ConfigMap') {
+    for (const k of Object.keys(manifest.data ?? {})) {
+      if (!CONFIG_KEY.test(k)) problems.push(`data key "${k}" is not a valid ConfigMap key`);
+    }
+  }
+  return problems;
+}
+
+function checkMetadata(manifest: Manifest): string[] {
+  const problems: string[] = [];
+  const md = manifest.metadata ?? {};
+  const nameRule = manifest.kind === 'Namespace' || manifest.kind === 'Service' ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
+  if (typeof md.name !== 'string' || !nameRule.test(md.name) || md.name.length > 253) {
+    problems.push(`metadata.name "${md.name}" is not a valid name`);
+  }
+  if (manifest.kind === 'Namespace' || manifest.kind === 'Service') {
+    if ((md.name ?? '').length > 63) problems.push(`metadata.name "${md.name}" is longer than 63 characters`);
+  }
+  if (NAMESPACED_KINDS.has(manifest.kind) && md.namespace !== undefined && !DNS1123_LABEL.test(md.namespace)) {
+    problems.push(`metadata.namespace "${md.namespace}" is not a DNS-1123 label`);
+  }
+  problems.push(...checkLabels('metadata.labels', md.labels));
+  return problems;
+}
+
+function checkLabels(where: string, labels: Record<string, string> | undefined): string[] {
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(labels ?? {})) {
+    const [prefix, name] = k.includes('/') ? k.split('/', 2) : [undefined, k];
+    if (prefix !== undefined && (!DNS1123_SUBDOMAIN.test(prefix) || prefix.length > 253)) problems.push(`${where}: label key prefix "${prefix}" is invalid`);
+    if (!LABEL_NAME.test(name) || name.length > 63) problems.push(`${where}: label key "${k}" is invalid`);
+    if (typeof v !== 'string' || !LABEL_VALUE.test(v) || v.length > 63) problems.push(`${where}: label value "${v}" of "${k}" is invalid`);
+  }
+  return problems;
+}
+
+function checkDaemonSet(ds: Manifest): string[] {
+  const problems: string[] = [];
+  const spec = ds.spec ?? {};
+  const selector = spec.selector ?? {};
+  const templateLabels: Record<string, string> = spec.template?.metadata?.labels ?? {};
+  const matchLabels: Record<string, string> = selector.matchLabels ?? {};
+  const matchExpressions: Array<{ key: string; operator: string; values?: string[] }> = selector.matchExpressions ?? [];
+  if (Object.keys(matchLabels).length === 0 && matchExpressions.length === 0) {
+    problems.push('spec.selector is empty');
+  }
+  problems.push(...checkLabels('spec.template.metadata.labels', templateLabels));
+  for (const [k, v] of Object.entries(matchLabels)) {
+    if (templateLabels[k] !== v) problems.push(`spec.selector.matchLabels ${k}=${v} does not match the template labels`);
+  }
+  for (const e of matchExpressions) {
+    const has = hasKey(templateLabels, e.key);
+    const ok = e.operator === 'In' ? has && (e.values ?? []).includes(templateLabels[e.key])
+      : e.operator === 'NotIn' ? !has || !(e.values ?? []).includes(templateLabels[e.key])
+        : e.operator === 'Exists' ? has : !has;
+    if (!ok) problems.push(`spec.selector expression on ${e.key} does not match the template labels`);
+  }
+  problems.push(...checkUpdateStrategy(spec.updateStrategy));
+  for (const [field, value] of [['minReadySeconds', spec.minReadySeconds], ['revisionHistoryLimit', spec.revisionHistoryLimit]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`spec.${field} must be a non-negative integer, got ${value}`);
+  }
+  problems.push(...checkPodSpec(spec.template?.spec ?? {}));
+  return problems;
+}
+
+function hasKey(labels: Record<string, string>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(labels, key);
+}
+
+function checkUpdateStrategy(strategy: Manifest): string[] {
+  if (!strategy) return [];
+  if (strategy.type === 'OnDelete') {
+    return strategy.rollingUpdate ? ['updateStrategy.rollingUpdate must be empty with type OnDelete'] : [];
+  }
+  if (strategy.type !== 'RollingUpdate') return [`updateStrategy.type "${strategy.type}" is not RollingUpdate or OnDelete`];
+  const ru = strategy.rollingUpdate ?? {};
+  const problems: string[] = [];
+  // apps/v1 defaults: maxUnavailable 1, maxSurge 0 (applied before validation).
+  const unavailable = ru.maxUnavailable ?? 1;
+  const surge = ru.maxSurge ?? 0;
+  const values: Array<[string, number | string]> = [['maxUnavailable', unavailable], ['maxSurge', surge]];
+  for (const [field, value] of values) {
+    if (typeof value === 'number') {
+      if (!Number.isInteger(value) || value < 0) problems.push(`rollingUpdate.${field} must be a non-negative integer, got ${value}`);
+    } else if (!/^\d+%$/.test(value) || Number.parseInt(value, 10) > 100) {
+      problems.push(`rollingUpdate.${field} "${value}" must be a percentage from 0% to 100%`);
+    }
+  }
+  const isZero = (v: number | string) => v === 0 || v === '0%';
+  if (isZero(unavailable) && isZero(surge)) problems.push('rollingUpdate: maxUnavailable and maxSurge cannot both be zero');
+  if (!isZero(unavailable) && !isZero(surge)) problems.push('rollingUpdate: maxUnavailable and maxSurge cannot both be non-zero');
+  return problems;
+}
+
+function checkPodSpec(pod: Manifest): string[] {
+  const problems: string[] = [];
+  const containers: Manifest[] = pod.containers ?? [];
+  const initContainers: Manifest[] = pod.initContainers ?? [];
+  if (containers.length === 0) problems.push('pod has no containers');
+  const names = [...containers, ...initContainers].map((c) => c.name);
+  for (const name of new Set(names)) {
+    if (names.filter((n) => n === name).length > 1) problems.push(`container name "${name}" is used twice`);
+    if (!DNS1123_LABEL.test(name)) problems.push(`container name "${name}" is not a DNS-1123 label`);
+  }
+  const volumes: Manifest[] = pod.volumes ?? [];
+  const volumeNames = volumes.map((v) => v.name);
+  for (const name of new Set(volumeNames)) {
+    if (volumeNames.filter((n) => n === name).length > 1) problems.push(`volume name "${name}" is used twice`);
+    if (!DNS1123_LABEL.test(name)) problems.push(`volume name "${name}" is not a DNS-1123 label`);
+  }
+  for (const toleration of pod.tolerations ?? []) {
+    if (toleration.operator === 'Exists' && toleration.value) problems.push(`toleration ${toleration.key}: operator Exists must not have a value`);
+    if (toleration.tolerationSeconds !== undefined && toleration.effect !== 'NoExecute') problems.push(`toleration ${toleration.key}: tolerationSeconds needs effect NoExecute`);
+    if (!toleration.key && toleration.operator !== 'Exists') problems.push('toleration with an empty key must use operator Exists');
+    if (toleration.effect && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(toleration.effect)) problems.push(`toleration effect "${toleration.effect}" is unknown`);
+  }
+  if (pod.hostNetwork && pod.dnsPolicy && pod.dnsPolicy !== 'ClusterFirstWithHostNet' && pod.dnsPolicy !== 'Default') {
+    problems.push(`hostNetwork pods should use dnsPolicy ClusterFirstWithHostNet, got ${pod.dnsPolicy}`);
+  }
+  for (const c of [...containers, ...initContainers]) {
+    problems.push(...checkContainer(c, volumeNames, pod.hostNetwork === true).map((p) => `container ${c.name}: ${p}`));
+  }
+  return problems;
+}
+
+function checkContainer(c: Manifest, volumeNames: string[], hostNetwork: boolean): string[] {
+  const problems: string[] = [];
+  const sc = c.securityContext ?? {};
+  if (sc.privileged === true && sc.allowPrivilegeEscalation === false) {
+    problems.push('privileged: true with allowPrivilegeEscalation: false is rejected by the API server');
+  }
+  if (sc.capabilities?.add?.includes('CAP_SYS_ADMIN') && sc.allowPrivilegeEscalation === false) {
+    problems.push('CAP_SYS_ADMIN with allowPrivilegeEscalation: false is rejected by the API server');
+  }
+  const mountPaths = new Set<string>();
+  for (const m of c.volumeMounts ?? []) {
+    if (!volumeNames.includes(m.name)) problems.push(`volumeMount "${m.name}" names no volume`);
+    if (mountPaths.has(m.mountPath)) problems.push(`mountPath ${m.mountPath} is mounted twice`);
+    mountPaths.add(m.mountPath);
+    if (m.mountPropagation === 'Bidirectional' && sc.privileged !== true) problems.push(`mount ${m.name}: Bidirectional propagation needs a privileged container`);
+  }
+  const portNames = (c.ports ?? []).map((p: Manifest) => p.name).filter((n: string | undefined) => n !== undefined);
+  for (const name of new Set<string>(portNames)) {
+    if (portNames.filter((n: string) => n === name).length > 1) problems.push(`port name "${name}" is used twice`);
+    if (name.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || !/[a-z]/.test(name)) problems.push(`port name "${name}" is not an IANA_SVC_NAME`);
+  }
+  for (const p of c.ports ?? []) {
+    if (hostNetwork && p.hostPort !== undefined && p.hostPort !== p.containerPort) problems.push(`hostNetwork: hostPort ${p.hostPort} must equal containerPort ${p.containerPort}`);
+  }
+  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+    const pr = c[probe];
+    if (!pr) continue;
+    const handlers = ['exec', 'httpGet', 'tcpSocket', 'grpc'].filter((h) => pr[h] !== undefined);
+    if (handlers.length !== 1) problems.push(`${probe} must have exactly one handler, has ${handlers.length}`);
+    if ((probe === 'livenessProbe' || probe === 'startupProbe') && pr.successThreshold !== undefined && pr.successThreshold !== 1) {
+      problems.push(`${probe}.successThreshold must be 1`);
+    }
+  }
+  const requests = c.resources?.requests ?? {};
+  const limits = c.resources?.limits ?? {};
+  for (const [resource, limit] of Object.entries(limits)) {
+    const request = requests[resource];
+    if (request !== undefined && parseQuantity(String(request)) > parseQuantity(String(limit))) {
+      problems.push(`resources.requests.${resource} ${request} is above its limit ${limit}`);
+    }
+  }
+  return problems;
+}
