@@ -11,7 +11,8 @@ import {
   AgentContainer, AgentContainerSettings, AgentPolicyRule, AgentPort, AgentPriorityClass, AgentResources, AgentToleration,
   AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation, PodSecurityLevel, TaintEffect, TolerationOperator,
 } from '../agent/options';
-import { AgentRelease, AgentRollout, planRollout, RolloutGroupPlan } from '../agent/rollout';
+import { AgentRelease, AgentRollout } from '../agent/rollout';
+import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { ContainerPatch, patchDaemonSet } from '../internal/daemon-set-patches';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
