@@ -2,10 +2,10 @@
  * The rollout plan of an agent: which DaemonSet each rollout group gets, with which version, node
  * affinity and pace. Internal: the construct renders it.
  */
-import { NodeSelectorTermJson } from '../scheduling/types';
-import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms } from '../waves/partition';
 import { AgentRelease, AgentRollout, ARGOCD_SYNC_WAVE } from './rollout';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
+import { NodeSelectorTermJson } from '../scheduling/types';
+import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms } from '../waves/partition';
 
 /** One DaemonSet the rollout renders. */
 export interface RolloutGroupPlan {
@@ -55,7 +55,7 @@ export function planRollout(
     const promoted = group.index < promotedCount;
     if (!promoted && !previous) continue;
     const strategy = paces[group.name]
-      ?? (group.name === firstWave ? rollout.canaryPace ?? UpdateStrategy.oneAtATime() : agentPace);
+      ?? (group.name === firstWave ? rollout.canaryPace ?? canaryDefault(agentPace) : agentPace);
     problems.push(...strategy.problems().map((m) => `rollout pace of "${group.name}": ${m}`));
     if (rollout.argoCdSyncWaves && strategy.type === UpdateStrategyType.ON_DELETE) {
       problems.push(`rollout.argoCdSyncWaves with an OnDelete update strategy on "${group.name}": Argo CD counts an OnDelete DaemonSet Healthy at once, so the sync waves would gate nothing; use a RollingUpdate pace or turn argoCdSyncWaves off`);
@@ -76,4 +76,9 @@ export function planRollout(
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The canary goes one node at a time, unless the agent is replaced only by hand (OnDelete). */
+function canaryDefault(agentPace: UpdateStrategy): UpdateStrategy {
+  return agentPace.type === UpdateStrategyType.ON_DELETE ? agentPace : UpdateStrategy.oneAtATime();
 }

@@ -143,7 +143,7 @@ export interface AgentRollout {
 
   /**
    * Update pace of the first (canary) wave's DaemonSet.
-   * @default UpdateStrategy.oneAtATime()
+   * @default UpdateStrategy.oneAtATime(), or the agent's OnDelete strategy when it has one
    */
   readonly canaryPace?: UpdateStrategy;
 

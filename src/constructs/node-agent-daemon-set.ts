@@ -340,8 +340,12 @@ export class NodeAgentDaemonSet extends Construct {
       throw new Error(`${this.describe()}: invalid props:\n  - ${problems.join('\n  - ')}`);
     }
     const plan = props.rollout ? planRollout(props.rollout, this.currentRelease(), this.baseTerms(), this.updateStrategy, this.name) : undefined;
-    if (plan && plan.problems.length > 0) {
-      throw new Error(`${this.describe()}: invalid props:\n  - ${plan.problems.join('\n  - ')}`);
+    const planProblems = plan ? [
+      ...plan.problems,
+      ...plan.groups.flatMap((g) => this.surgeProblems(g.strategy).map((m) => `rollout pace of "${g.name}": ${m}`)),
+    ] : [];
+    if (planProblems.length > 0) {
+      throw new Error(`${this.describe()}: invalid props:\n  - ${planProblems.join('\n  - ')}`);
     }
 
     this.podSecurityLevel = this.computePodSecurityLevel();
@@ -355,7 +359,7 @@ export class NodeAgentDaemonSet extends Construct {
     }
     const automount = props.automountServiceAccountToken ?? (props.rbacRules ?? []).length > 0;
     this.serviceAccount = new kplus.ServiceAccount(this, 'ServiceAccount', {
-      metadata: { name: this.name, namespace: this.namespace, labels: this.commonLabels(props.image) },
+      metadata: { name: this.name, namespace: this.namespace, labels: this.commonLabels() },
       automountToken: automount,
     });
     if ((props.rbacRules ?? []).length > 0) this.clusterRole = this.renderRbac(props.rbacRules!);
@@ -372,6 +376,9 @@ export class NodeAgentDaemonSet extends Construct {
     }];
     this.rolloutGroups = groups.map((g) => g.name);
     this.promotedGroups = groups.filter((g) => g.promoted).map((g) => g.name);
+    // The current version's ConfigMap exists from the first stage on, so a promotion only changes
+    // DaemonSets; the previous version's exists while a group still runs it.
+    if (props.configData) this.configMapFor(props.configData, props.image);
     this.daemonSets = [];
     let primary: { ds: kplus.DaemonSet; main: kplus.Container } | undefined;
     for (const group of groups) {
@@ -453,9 +460,7 @@ export class NodeAgentDaemonSet extends Construct {
 
     // update pace
     problems.push(...this.updateStrategy.problems().map((m) => `updateStrategy: ${m}`));
-    if (this.updateStrategy.type === UpdateStrategyType.ROLLING_UPDATE && this.updateStrategy.surges) {
-      problems.push(...this.surgeProblems().map((m) => `updateStrategy: ${m}`));
-    }
+    problems.push(...this.surgeProblems(this.updateStrategy).map((m) => `updateStrategy: ${m}`));
     problems.push(...checkWholeNumber('minReadySeconds', p.minReadySeconds));
     problems.push(...checkWholeNumber('revisionHistoryLimit', p.revisionHistoryLimit));
     problems.push(...checkWholeNumber('terminationGracePeriodSeconds', p.terminationGracePeriodSeconds));
@@ -533,15 +538,16 @@ export class NodeAgentDaemonSet extends Construct {
   }
 
   /** Surge starts a second pod on the node beside the old one: refuse it where the two would clash. */
-  private surgeProblems(): string[] {
+  private surgeProblems(strategy: UpdateStrategy): string[] {
     const problems: string[] = [];
+    if (strategy.type !== UpdateStrategyType.ROLLING_UPDATE || !strategy.surges) return problems;
     if (this.hostPorts.length > 0) {
       const ports = this.hostPorts.map((p) => `${p.port}/${p.protocol}`).join(', ');
-      problems.push(`maxSurge ${this.updateStrategy.maxSurge!.toString()} with host port(s) ${ports}: the surge pod can never schedule beside the old one (the scheduler's NodePorts filter), so the rollout deadlocks; use maxUnavailable instead (e.g. UpdateStrategy.oneAtATime())`);
+      problems.push(`maxSurge ${strategy.maxSurge!.toString()} with host port(s) ${ports}: the surge pod can never schedule beside the old one (the scheduler's NodePorts filter), so the rollout deadlocks; use maxUnavailable instead (e.g. UpdateStrategy.oneAtATime())`);
     }
     const writable = (this.props.hostPaths ?? []).filter((v) => v.readOnly === false);
     if (writable.length > 0) {
-      problems.push(`maxSurge ${this.updateStrategy.maxSurge!.toString()} with writable hostPath(s) ${writable.map((v) => v.hostPath).join(', ')}: old and new pod would write the same host state at once; use maxUnavailable instead`);
+      problems.push(`maxSurge ${strategy.maxSurge!.toString()} with writable hostPath(s) ${writable.map((v) => v.hostPath).join(', ')}: old and new pod would write the same host state at once; use maxUnavailable instead`);
     }
     return problems;
   }
@@ -573,12 +579,16 @@ export class NodeAgentDaemonSet extends Construct {
 
   // ---------------------------------------------------------------- rendering
 
-  private commonLabels(image: string): { [key: string]: string } {
+  /**
+   * Labels of every object; `app.kubernetes.io/version` only on objects of one version (DaemonSets,
+   * ConfigMaps), so starting a rollout does not touch the shared ones.
+   */
+  private commonLabels(image?: string): { [key: string]: string } {
     return sortedRecord({
       ...this.props.labels,
       'app.kubernetes.io/name': this.name,
       'app.kubernetes.io/instance': this.name,
-      'app.kubernetes.io/version': versionLabel(image),
+      ...(image ? { 'app.kubernetes.io/version': versionLabel(image) } : {}),
       'app.kubernetes.io/component': this.props.component ?? 'node-agent',
       'app.kubernetes.io/part-of': this.props.partOf ?? 'node-agents',
       'app.kubernetes.io/managed-by': 'cdk8s',
@@ -620,7 +630,7 @@ export class NodeAgentDaemonSet extends Construct {
     const p = this.props;
     const containers = this.resolveContainers(release);
     const podAnnotations: { [key: string]: string } = { ...p.podAnnotations };
-    const config = release.configData ? this.configMapFor(release.configData) : undefined;
+    const config = release.configData ? this.configMapFor(release.configData, release.image) : undefined;
     if (config) podAnnotations['checksum/config'] = configChecksum(release.configData!);
     const labels = this.commonLabels(release.image);
 
@@ -729,13 +739,13 @@ export class NodeAgentDaemonSet extends Construct {
     }));
   }
 
-  private configMapFor(data: { [file: string]: string }): kplus.ConfigMap {
+  private configMapFor(data: { [file: string]: string }, image: string): kplus.ConfigMap {
     const name = configName(this.name, data);
     let configMap = this.configMaps.get(name);
     if (!configMap) {
       const id = this.configMaps.size === 0 ? 'ConfigMap' : `ConfigMap-${name}`;
       configMap = new kplus.ConfigMap(this, id, {
-        metadata: { name, namespace: this.namespace, labels: this.commonLabels(this.props.image) },
+        metadata: { name, namespace: this.namespace, labels: this.commonLabels(image) },
         data: sortedRecord(data),
       });
       this.configMaps.set(name, configMap);
@@ -760,7 +770,7 @@ export class NodeAgentDaemonSet extends Construct {
 
   private renderPriorityClass(priorityClass: AgentPriorityClass): void {
     new kplus.k8s.KubePriorityClass(this, 'PriorityClass', {
-      metadata: { name: this.priorityClassName, labels: this.commonLabels(this.props.image) },
+      metadata: { name: this.priorityClassName, labels: this.commonLabels() },
       value: priorityClass.value,
       globalDefault: false,
       preemptionPolicy: 'PreemptLowerPriority',
@@ -770,7 +780,7 @@ export class NodeAgentDaemonSet extends Construct {
 
   private renderPriorityQuota(): void {
     new kplus.k8s.KubeResourceQuota(this, 'PriorityQuota', {
-      metadata: { name: `${this.name}-${this.priorityClassName}`, namespace: this.namespace, labels: this.commonLabels(this.props.image) },
+      metadata: { name: `${this.name}-${this.priorityClassName}`, namespace: this.namespace, labels: this.commonLabels() },
       spec: {
         // Not a limit: the quota exists so that admission accepts critical-priority pods here.
         hard: { pods: kplus.k8s.Quantity.fromString('1000000') },
@@ -780,7 +790,7 @@ export class NodeAgentDaemonSet extends Construct {
   }
 
   private renderRbac(rules: AgentPolicyRule[]): ApiObject {
-    const labels = this.commonLabels(this.props.image);
+    const labels = this.commonLabels();
     const role = new kplus.k8s.KubeClusterRole(this, 'ClusterRole', {
       metadata: { name: this.name, labels },
       rules: rules.map((r) => ({ apiGroups: r.apiGroups ?? [''], resources: r.resources, verbs: r.verbs, resourceNames: r.resourceNames })),
