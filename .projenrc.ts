@@ -57,6 +57,9 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   gitignore: ['/examples/**/cdk8s.out/', '/.tmp/'],
 });
 
+// examples and benchmarks sit outside every tsconfig: lint them with the default project.
+project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 'bench/*.ts');
+
 project.addPackageIgnore('/examples/');
 project.addPackageIgnore('/bench/');
 project.addPackageIgnore('/.ci/');

@@ -47,6 +47,10 @@ function stage(promoted: Promotion, previous: AgentPreviousRelease | null = OLD,
   return render(agentProps(NEW, { ...extra, rollout: { waves: WAVES, previous: previous ?? undefined, promoted, ...extra.rollout } }));
 }
 
+function requiredTerms(daemonSet: Manifest): Manifest[] {
+  return daemonSet.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+}
+
 function daemonSets(manifests: Manifest[]): Manifest[] {
   return manifests.filter((m) => m.kind === 'DaemonSet');
 }
@@ -75,7 +79,7 @@ describe('waves', () => {
 
   test('wave k requires wave k and none of the earlier ones; the fleet requires no wave (base requirements in every term)', () => {
     const manifests = stage(Promotion.none());
-    const terms = (name: string) => ds(manifests, name).spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    const terms = (name: string) => requiredTerms(ds(manifests, name));
     const base = [
       { key: 'eks.amazonaws.com/compute-type', operator: 'NotIn', values: ['fargate'] },
       { key: 'type', operator: 'NotIn', values: ['virtual-kubelet'] },
@@ -100,7 +104,7 @@ describe('waves', () => {
         promoted: Promotion.all(),
       },
     }));
-    const fleet = ds(manifests, 'logs').spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    const fleet = requiredTerms(ds(manifests, 'logs'));
     expect(fleet).toHaveLength(1);
     expect(fleet[0].matchFields).toEqual([
       { key: 'metadata.name', operator: 'NotIn', values: ['node-a'] },
@@ -109,7 +113,7 @@ describe('waves', () => {
     expect(fleet[0].matchExpressions).toContainEqual({ key: 'topology.kubernetes.io/zone', operator: 'NotIn', values: ['eu-west-1a'] });
     expect(fleet[0].matchExpressions).toContainEqual({ key: 'karpenter.sh/capacity-type', operator: 'DoesNotExist' });
     // matchFields In takes one value: one term per hostname
-    expect(ds(manifests, 'logs-canary').spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toHaveLength(2);
+    expect(requiredTerms(ds(manifests, 'logs-canary'))).toHaveLength(2);
   });
 
   test('pace: the canary one node at a time, later waves and the fleet the agent pace, all overridable', () => {
@@ -275,7 +279,7 @@ describe('exactly one DaemonSet per eligible node, at every stage (property)', (
         const owners = sets.filter((m) => {
           const spec = m.spec.template.spec;
           return nodeSelectorMatches(spec.nodeSelector, node.labels)
-            && termsMatch(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, identity);
+            && termsMatch(requiredTerms(m), identity);
         });
         expect(owners).toHaveLength(eligible ? 1 : 0);
       }
