@@ -16,8 +16,10 @@ const examples = fs.readdirSync(__dirname, { withFileTypes: true })
 for (const name of examples) {
   // a removed object must disappear from the committed YAML too
   fs.rmSync(path.join(__dirname, name, 'dist'), { recursive: true, force: true });
+  // an example synthesizes when loaded, or exports `synthesize()` for tests to call too
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require(path.join(__dirname, name, 'main.ts'));
+  const example = require(path.join(__dirname, name, 'main.ts'));
+  if (typeof example.synthesize === 'function') example.synthesize();
   const files = fs.readdirSync(path.join(__dirname, name, 'dist'));
   console.log(`examples/${name}/dist: ${files.join(', ')}`);
 }

@@ -1,0 +1,60 @@
+/**
+ * Example: a fluent-bit log collector on every node shipping to Loki.
+ *
+ *   ts-node --project test/tsconfig.json examples/log-collector/main.ts
+ *
+ * writes examples/log-collector/dist/log-collector.k8s.yaml. The Loki password is read from the
+ * Secret `loki-credentials` (key `password`) in the `observability` namespace, which is not part of
+ * this app: create it out of band (e.g. with an external-secrets ExternalSecret).
+ */
+import * as path from 'path';
+import { App, Chart, YamlOutputType } from 'cdk8s';
+import { Construct } from 'constructs';
+import { LogCollectorDaemonSet, LogCollectorMonitorKind } from '../../src/constructs/log-collector-daemon-set';
+import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+
+/** The chart of the example: the collector, its RBAC, config and a ServiceMonitor. */
+export class LogCollectorChart extends Chart {
+  public readonly collector: LogCollectorDaemonSet;
+
+  public constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.collector = new LogCollectorDaemonSet(this, 'logs', {
+      createNamespace: true,
+      outputs: [
+        FluentBitOutput.loki({
+          host: 'loki-gateway.monitoring.svc',
+          port: 80,
+          tenantId: 'platform',
+          httpUser: 'fluent-bit',
+          httpPassword: { secretName: 'loki-credentials', key: 'password' },
+          labels: {
+            job: 'fluent-bit',
+            namespace: "$kubernetes['namespace_name']",
+            container: "$kubernetes['container_name']",
+          },
+          removeKeys: ['kubernetes_annotations'],
+        }),
+      ],
+      // kubelet and containerd logs from the journal as well
+      systemdInput: true,
+      metrics: { kind: LogCollectorMonitorKind.SERVICE_MONITOR, labels: { release: 'kube-prometheus-stack' } },
+    });
+  }
+}
+
+/** Build the example app writing to `outdir`. */
+export function buildApp(outdir: string = path.join(__dirname, 'dist')): App {
+  const app = new App({ outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });
+  new LogCollectorChart(app, 'log-collector');
+  return app;
+}
+
+/** Synthesize the example to examples/log-collector/dist/. */
+export function synthesize(outdir?: string): void {
+  buildApp(outdir).synth();
+}
+
+if (require.main === module) {
+  synthesize();
+}

@@ -1,0 +1,574 @@
+import { ApiObject, Duration } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { NodeRequirement } from '../agent/node-requirement';
+import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
+import { AgentRollout } from '../agent/rollout';
+import { UpdateStrategy } from '../agent/update-strategy';
+import {
+  CONFIG_DIR, CONFIG_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig, HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
+} from '../fluent-bit/config';
+import { FluentBitOutput } from '../fluent-bit/outputs';
+
+/** The container runtime of the nodes: decides which host paths hold container logs. */
+export enum NodeContainerRuntime {
+  /** containerd: logs live under /var/log/pods, which /var/log covers. */
+  CONTAINERD = 'containerd',
+  /** CRI-O: logs live under /var/log/pods, which /var/log covers. */
+  CRI_O = 'cri-o',
+  /**
+   * Docker (dockershim or cri-dockerd): /var/log/containers links into
+   * /var/lib/docker/containers, which is mounted read-only as well.
+   */
+  DOCKER = 'docker',
+}
+
+/** Log level of fluent-bit itself. */
+export enum FluentBitLogLevel {
+  /** Nothing. */
+  OFF = 'off',
+  /** Errors only. */
+  ERROR = 'error',
+  /** Errors and warnings. */
+  WARN = 'warn',
+  /** Errors, warnings and informational messages. */
+  INFO = 'info',
+  /** Debugging output (verbose). */
+  DEBUG = 'debug',
+  /** Everything (very verbose; needs a trace-enabled build). */
+  TRACE = 'trace',
+}
+
+/** Which prometheus-operator object scrapes the collector. */
+export enum LogCollectorMonitorKind {
+  /** A ServiceMonitor, plus a headless Service selecting the collector pods. */
+  SERVICE_MONITOR = 'ServiceMonitor',
+  /** A PodMonitor (no Service needed). */
+  POD_MONITOR = 'PodMonitor',
+}
+
+/** Prometheus scraping of fluent-bit's metrics endpoint (`/api/v2/metrics/prometheus`). */
+export interface LogCollectorMetricsOptions {
+  /**
+   * ServiceMonitor or PodMonitor.
+   * @default LogCollectorMonitorKind.SERVICE_MONITOR
+   */
+  readonly kind?: LogCollectorMonitorKind;
+  /**
+   * Scrape interval (a Prometheus duration).
+   * @default "30s"
+   */
+  readonly interval?: string;
+  /**
+   * Labels of the monitor object, to match the `serviceMonitorSelector` / `podMonitorSelector` of the
+   * Prometheus that should scrape it (kube-prometheus-stack selects `release: <helm release>` by
+   * default). A monitor no Prometheus selects is silently ignored.
+   * @default - only the collector's own labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/** Props of a fluent-bit log collector. */
+export interface LogCollectorDaemonSetProps {
+  /**
+   * Where logs go: one or more outputs, e.g. `[FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })]`.
+   * An empty list is an error.
+   */
+  readonly outputs: FluentBitOutput[];
+
+  /**
+   * Name of the DaemonSet, ServiceAccount, ClusterRole and the default state directory.
+   * @default "log-collector"
+   */
+  readonly name?: string;
+
+  /**
+   * Namespace of the collector.
+   * @default "observability"
+   */
+  readonly namespace?: string;
+
+  /**
+   * Create the namespace (labelled with the Pod Security level the collector needs: privileged,
+   * because of hostPath volumes).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+
+  /**
+   * fluent-bit image. The config keys and probe paths are those of the default's version
+   * (4.2); another major version may need other keys.
+   * @default "cr.fluentbit.io/fluent/fluent-bit:4.2.3"
+   */
+  readonly image?: string;
+
+  /**
+   * The nodes' container runtime. With Docker, `/var/lib/docker/containers` is mounted
+   * read-only too (container log files live there).
+   * @default NodeContainerRuntime.CONTAINERD
+   */
+  readonly containerRuntime?: NodeContainerRuntime;
+
+  /**
+   * Host directory holding the tail database and the filesystem buffer (hostPath
+   * DirectoryOrCreate, mounted at the same path, the only writable mount). A restarted or
+   * upgraded pod resumes where the old one stopped.
+   * @default "/var/lib/<name>"
+   */
+  readonly stateDir?: string;
+
+  /**
+   * Port of fluent-bit's HTTP server (health endpoint, metrics).
+   * @default 2020
+   */
+  readonly httpPort?: number;
+
+  /**
+   * Seconds between flushes to the outputs (fluent-bit `Flush`, may be fractional).
+   * @default 1
+   */
+  readonly flushSeconds?: number;
+
+  /**
+   * Seconds the kubelet waits after SIGTERM before it kills the pod. fluent-bit's `Grace` is set
+   * 5 s below it; it must leave room for one flush plus 5 s, else synthesis fails.
+   * @default 60
+   */
+  readonly terminationGracePeriodSeconds?: number;
+
+  /**
+   * fluent-bit `Grace`: seconds it keeps flushing after SIGTERM. Must be at least one flush plus
+   * 5 s and at most terminationGracePeriodSeconds minus 5 s.
+   * @default - terminationGracePeriodSeconds - 5
+   */
+  readonly graceSeconds?: number;
+
+  /**
+   * fluent-bit's own log level.
+   * @default FluentBitLogLevel.INFO
+   */
+  readonly logLevel?: FluentBitLogLevel;
+
+  /**
+   * Memory an input may hold before it is paused (`Mem_Buf_Limit`).
+   * @default "50MB"
+   */
+  readonly memBufLimit?: string;
+
+  /**
+   * Memory used to replay the filesystem backlog after a restart (`storage.backlog.mem_limit`).
+   * @default "5M"
+   */
+  readonly storageBacklogMemLimit?: string;
+
+  /**
+   * Seconds between scans for new log files (`Refresh_Interval`).
+   * @default 10
+   */
+  readonly refreshIntervalSeconds?: number;
+
+  /**
+   * Read log files that have no offset in the tail database from their beginning (`Read_from_Head`):
+   * on a new node, logs written before the collector started are shipped too. Files with an
+   * offset always resume from it.
+   * @default true
+   */
+  readonly readFromHead?: boolean;
+
+  /**
+   * Also read the kubelet's and the container runtime's systemd units from the persistent journal
+   * in `/var/log/journal` (`/etc/machine-id` is mounted read-only for it). Nodes with a volatile
+   * journal (`/run/log/journal` only) have nothing there.
+   * @default false
+   */
+  readonly systemdInput?: boolean;
+
+  /**
+   * Units the systemd input reads.
+   * @default - kubelet.service plus the runtime's unit (containerd.service, crio.service or docker.service)
+   */
+  readonly systemdUnits?: string[];
+
+  /**
+   * Get pod metadata from the node's kubelet (`Use_Kubelet`) instead of the API server: less load
+   * on large clusters. Adds exactly one RBAC rule (`get` on `nodes/proxy`); the kubelet is reached
+   * on the node IP (downward API), so no hostNetwork is needed.
+   * @default false
+   */
+  readonly useKubelet?: boolean;
+
+  /**
+   * The kubelet's port (only with `useKubelet`).
+   * @default 10250
+   */
+  readonly kubeletPort?: number;
+
+  /**
+   * Verify the certificates of the API server and (with `useKubelet`) of the kubelet. Kubelets
+   * with self-signed serving certificates need false in kubelet mode.
+   * @default true
+   */
+  readonly kubernetesTlsVerify?: boolean;
+
+  /**
+   * Also accept logs over the forward protocol on this port (applications that push). Must differ
+   * from `httpPort`. No Service or hostPort is created for it.
+   * @default - no forward input
+   */
+  readonly forwardInputPort?: number;
+
+  /**
+   * Raw classic-mode sections appended verbatim to the generated config (escape hatch, e.g. a
+   * `grep` filter). Validated by the parser; no `[SERVICE]` and no `@INCLUDE`. Never put
+   * credentials here: it goes into the ConfigMap as is.
+   * @default - none
+   */
+  readonly extraConfig?: string;
+
+  /**
+   * User id of fluent-bit. 0 (root) by default because container log files and the journal are
+   * root-owned on most nodes. A non-root uid needs the nodes prepared: the state directory owned by
+   * that uid and the log files readable by `runAsGroup` (e.g. by the node image).
+   * @default 0
+   */
+  readonly runAsUser?: number;
+
+  /**
+   * Group id of fluent-bit (only with a non-root `runAsUser`).
+   * @default - the same as runAsUser
+   */
+  readonly runAsGroup?: number;
+
+  /**
+   * Tolerate every taint (`operator: Exists`): a log collector missing from a tainted node is
+   * silent. false gives the base's explicit list (control-plane) plus `tolerations`.
+   * @default true
+   */
+  readonly tolerateAllTaints?: boolean;
+
+  /**
+   * More tolerations (useful with `tolerateAllTaints: false`).
+   * @default - none
+   */
+  readonly tolerations?: AgentToleration[];
+
+  /**
+   * Pace of upgrades. Surge is an error: the surge pod would run beside the old one on the same
+   * tail database and buffer.
+   * @default UpdateStrategy.steady() (maxUnavailable 25%, maxSurge 0)
+   */
+  readonly updateStrategy?: UpdateStrategy;
+
+  /**
+   * Resources of the fluent-bit container.
+   * @default - requests 100m CPU / 128Mi memory, memory limit 512Mi, no CPU limit
+   */
+  readonly resources?: AgentResources;
+
+  /**
+   * PriorityClass of the pods.
+   * @default "system-node-critical"
+   */
+  readonly priorityClassName?: string;
+
+  /**
+   * Node labels a node must carry (exact values).
+   * @default - { "kubernetes.io/os": "linux" }
+   */
+  readonly nodeSelector?: { [key: string]: string };
+
+  /**
+   * Required node-affinity requirements.
+   * @default - none
+   */
+  readonly nodeRequirements?: NodeRequirement[];
+
+  /**
+   * More labels on every object (never in selectors).
+   * @default - none
+   */
+  readonly labels?: { [key: string]: string };
+
+  /**
+   * More annotations on the pod template.
+   * @default - none
+   */
+  readonly podAnnotations?: { [key: string]: string };
+
+  /**
+   * Emit a prometheus-operator ServiceMonitor or PodMonitor for fluent-bit's metrics.
+   * @default - none
+   */
+  readonly metrics?: LogCollectorMetricsOptions;
+
+  /**
+   * Roll new versions out over canary waves of nodes (see NodeAgentDaemonSet).
+   * @default - one DaemonSet for all nodes
+   */
+  readonly rollout?: AgentRollout;
+}
+
+const CONTAINER_NAME = 'fluent-bit';
+
+/**
+ * A fluent-bit log collector on every node that loses no logs across restarts and rollouts:
+ * tail database and filesystem buffer on the host, fluent-bit's Grace paired with the pod's grace
+ * period, every taint tolerated, no surge, health-based readiness, credentials from Secrets only.
+ */
+export class LogCollectorDaemonSet extends Construct {
+  /** The underlying node agent (DaemonSet, ServiceAccount, RBAC, ConfigMap). */
+  public readonly agent: NodeAgentDaemonSet;
+  /** The generated fluent-bit.conf. */
+  public readonly configText: string;
+  /** fluent-bit's Grace, in seconds. */
+  public readonly graceSeconds: number;
+  /** The pod's terminationGracePeriodSeconds. */
+  public readonly terminationGracePeriodSeconds: number;
+  /** The host directory with the tail database and the filesystem buffer. */
+  public readonly stateDir: string;
+  /** Port of fluent-bit's HTTP server (health, metrics). */
+  public readonly httpPort: number;
+  /** The headless Service behind the ServiceMonitor, if any. */
+  public readonly metricsService?: ApiObject;
+  /** The ServiceMonitor or PodMonitor, if any. */
+  public readonly monitor?: ApiObject;
+
+  public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
+    super(scope, id);
+    const where = `LogCollectorDaemonSet ${this.node.path}`;
+    const name = props.name ?? 'log-collector';
+    const namespace = props.namespace ?? 'observability';
+    const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
+    const strategy = props.updateStrategy ?? UpdateStrategy.steady();
+    if (strategy.surges) {
+      throw new Error(`${where}: updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
+        + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
+        + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
+    }
+    const runAsUser = props.runAsUser ?? 0;
+    if (!Number.isInteger(runAsUser) || runAsUser < 0) {
+      throw new Error(`${where}: runAsUser ${runAsUser} must be a whole number >= 0.`);
+    }
+    if (props.runAsGroup !== undefined && runAsUser === 0) {
+      throw new Error(`${where}: runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.`);
+    }
+
+    this.stateDir = props.stateDir ?? `/var/lib/${name}`;
+    this.terminationGracePeriodSeconds = props.terminationGracePeriodSeconds ?? 60;
+    const systemdUnits = props.systemdInput ? (props.systemdUnits ?? ['kubelet.service', RUNTIME_UNIT[runtime]]) : [];
+    if (props.systemdUnits !== undefined && !props.systemdInput) {
+      throw new Error(`${where}: systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.`);
+    }
+    const config: FluentBitConfig = generateFluentBitConfig({
+      context: where,
+      stateDir: this.stateDir,
+      collectorName: name,
+      collectorNamespace: namespace,
+      outputs: props.outputs,
+      httpPort: props.httpPort,
+      flushSeconds: props.flushSeconds,
+      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
+      graceSeconds: props.graceSeconds,
+      logLevel: props.logLevel,
+      memBufLimit: props.memBufLimit,
+      storageBacklogMemLimit: props.storageBacklogMemLimit,
+      refreshIntervalSeconds: props.refreshIntervalSeconds,
+      readFromHead: props.readFromHead,
+      systemdUnits,
+      useKubelet: props.useKubelet,
+      kubeletPort: props.kubeletPort,
+      kubernetesTlsVerify: props.kubernetesTlsVerify,
+      forwardInputPort: props.forwardInputPort,
+      extraConfig: props.extraConfig,
+    });
+    this.configText = config.text;
+    this.graceSeconds = config.graceSeconds;
+    this.httpPort = config.httpPort;
+    if (runAsUser !== 0) {
+      const low = config.containerPorts.find((p) => p.port < 1024);
+      if (low) {
+        throw new Error(`${where}: port ${low.port} (${low.name}) is below 1024, which a non-root fluent-bit cannot bind `
+          + '(all capabilities are dropped); choose a port >= 1024.');
+      }
+    }
+
+    const hostPaths: HostPathVolume[] = [
+      { name: 'varlog', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: true },
+      ...(runtime === NodeContainerRuntime.DOCKER
+        ? [{ name: 'docker-containers', hostPath: '/var/lib/docker/containers', type: HostPathType.DIRECTORY, readOnly: true }]
+        : []),
+      ...(systemdUnits.length > 0
+        ? [{ name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true }]
+        : []),
+      // The only writable mount: tail/systemd databases and the filesystem buffer.
+      { name: 'state', hostPath: this.stateDir, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+    ];
+
+    const env: { [name: string]: kplus.EnvValue } = {};
+    for (const s of config.secretEnv) {
+      const secret = kplus.Secret.fromSecretName(this, `Secret-${s.envName}`, s.secretName);
+      env[s.envName] = kplus.EnvValue.fromSecretValue({ secret, key: s.key });
+    }
+    const fieldEnv: { [name: string]: kplus.EnvFieldPaths } = {};
+    for (const f of config.fieldEnv) {
+      fieldEnv[f.envName] = FIELD_PATHS[f.fieldPath];
+    }
+
+    const rbacRules: AgentPolicyRule[] = [
+      // The kubernetes filter's metadata lookups.
+      { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
+      // Kubelet mode: the kubelet authorizes GET /pods as `get` on nodes/proxy.
+      ...(props.useKubelet ? [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }] : []),
+    ];
+
+    this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      name,
+      namespace,
+      createNamespace: props.createNamespace,
+      containerName: CONTAINER_NAME,
+      component: 'log-collector',
+      image: props.image ?? FLUENT_BIT_IMAGE,
+      command: ['/fluent-bit/bin/fluent-bit'],
+      args: ['-c', `${CONFIG_DIR}/${CONFIG_FILE_NAME}`],
+      env: Object.keys(env).length > 0 ? env : undefined,
+      fieldEnv: Object.keys(fieldEnv).length > 0 ? fieldEnv : undefined,
+      ports: config.containerPorts.map((p) => ({ name: p.name, containerPort: p.port })),
+      resources: props.resources,
+      runAsRoot: runAsUser === 0,
+      runAsUser,
+      runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
+      readOnlyRootFilesystem: true,
+      // Ready = outputs healthy (fluent-bit's health check); a destination outage shows as unready
+      // pods and pauses a rollout instead of restarting collectors.
+      readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
+        port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
+      }),
+      // Lenient: only a hung process (HTTP server silent for a minute) is restarted.
+      liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+        port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
+      }),
+      hostPaths,
+      configData: { [CONFIG_FILE_NAME]: config.text },
+      configMountPath: CONFIG_DIR,
+      updateStrategy: strategy,
+      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
+      tolerateAllTaints: props.tolerateAllTaints ?? true,
+      tolerations: props.tolerations,
+      priorityClassName: props.priorityClassName,
+      nodeSelector: props.nodeSelector,
+      nodeRequirements: props.nodeRequirements,
+      rbacRules,
+      automountServiceAccountToken: true,
+      labels: props.labels,
+      podAnnotations: props.podAnnotations,
+      rollout: props.rollout,
+    });
+
+    if (props.metrics) {
+      const rendered = this.renderMonitor(props.metrics, where);
+      this.metricsService = rendered.service;
+      this.monitor = rendered.monitor;
+    }
+  }
+
+  /** The DaemonSet covering the fleet. */
+  public get daemonSet(): kplus.DaemonSet {
+    return this.agent.daemonSet;
+  }
+
+  /** The ConfigMap holding fluent-bit.conf. */
+  public get configMap(): kplus.ConfigMap {
+    return this.agent.configMap!;
+  }
+
+  /** The collector's ServiceAccount. */
+  public get serviceAccount(): kplus.ServiceAccount {
+    return this.agent.serviceAccount;
+  }
+
+  /** The collector's name. */
+  public get name(): string {
+    return this.agent.name;
+  }
+
+  /** The collector's namespace. */
+  public get namespace(): string {
+    return this.agent.namespace;
+  }
+
+  private renderMonitor(options: LogCollectorMetricsOptions, where: string): { service?: ApiObject; monitor: ApiObject } {
+    const interval = options.interval ?? '30s';
+    if (!/^([0-9]+(ms|s|m|h))+$/.test(interval)) {
+      throw new Error(`${where}: metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
+    }
+    const podSelector = {
+      'app.kubernetes.io/instance': this.agent.name,
+      'app.kubernetes.io/name': this.agent.name,
+    };
+    const labels = sorted({ ...podSelector, 'app.kubernetes.io/component': 'log-collector', ...options.labels });
+    // Scraped per pod: the node name is what tells collectors apart on a dashboard.
+    const relabelings = [{ sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node', action: 'replace' }];
+    const endpoint = { port: 'http', path: METRICS_PATH, interval, relabelings };
+    const kind = options.kind ?? LogCollectorMonitorKind.SERVICE_MONITOR;
+    if (kind === LogCollectorMonitorKind.POD_MONITOR) {
+      return {
+        monitor: new ApiObject(this, 'PodMonitor', {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'PodMonitor',
+          metadata: { name: this.agent.name, namespace: this.agent.namespace, labels },
+          spec: {
+            jobLabel: 'app.kubernetes.io/name',
+            selector: { matchLabels: podSelector },
+            namespaceSelector: { matchNames: [this.agent.namespace] },
+            podMetricsEndpoints: [endpoint],
+          },
+        }),
+      };
+    }
+    const serviceName = `${this.agent.name}-metrics`;
+    const service = new ApiObject(this, 'MetricsService', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: serviceName, namespace: this.agent.namespace, labels: sorted({ ...podSelector, 'app.kubernetes.io/component': 'log-collector', ...options.labels }) },
+      spec: {
+        // Headless: Prometheus scrapes each pod through the Endpoints, never a load-balanced VIP.
+        clusterIP: 'None',
+        selector: podSelector,
+        ports: [{ name: 'http', port: this.httpPort, targetPort: 'http', protocol: 'TCP' }],
+      },
+    });
+    const monitor = new ApiObject(this, 'ServiceMonitor', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: { name: this.agent.name, namespace: this.agent.namespace, labels },
+      spec: {
+        jobLabel: 'app.kubernetes.io/name',
+        selector: { matchLabels: podSelector },
+        namespaceSelector: { matchNames: [this.agent.namespace] },
+        endpoints: [endpoint],
+      },
+    });
+    return { service, monitor };
+  }
+}
+
+const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {
+  [NodeContainerRuntime.CONTAINERD]: 'containerd.service',
+  [NodeContainerRuntime.CRI_O]: 'crio.service',
+  [NodeContainerRuntime.DOCKER]: 'docker.service',
+};
+
+const FIELD_PATHS: Record<string, kplus.EnvFieldPaths> = {
+  'status.hostIP': kplus.EnvFieldPaths.NODE_IP,
+};
+
+function secs(n: number): Duration {
+  return Duration.seconds(n);
+}
+
+function sorted(record: { [key: string]: string }): { [key: string]: string } {
+  const out: { [key: string]: string } = {};
+  for (const key of Object.keys(record).sort()) out[key] = record[key];
+  return out;
+}

@@ -1,0 +1,664 @@
+import { ApiObject, Duration } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { NodeRequirement } from '../agent/node-requirement';
+import {
+  AgentContainer, AgentPort, AgentResources, AgentToleration, HostPathVolume, MountPropagation,
+} from '../agent/options';
+import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
+import {
+  exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
+} from '../node-exporter/args';
+import { NODE_EXPORTER_IMAGE } from '../node-exporter/collectors';
+
+/** Default kube-rbac-proxy image (pinned). */
+const KUBE_RBAC_PROXY_IMAGE = 'quay.io/brancz/kube-rbac-proxy:v0.21.0';
+const PROXY_CONTAINER = 'kube-rbac-proxy';
+const PROXY_TLS_DIR = '/etc/kube-rbac-proxy/tls';
+/** nobody: node_exporter needs no privilege to read /proc and /sys. */
+const NOBODY = 65534;
+/** kube-rbac-proxy's distroless nonroot user. */
+const NONROOT = 65532;
+
+/**
+ * node_exporter collectors on Linux, as of node_exporter 1.9.1 (the pinned image). Those on by
+ * default can be disabled, the others enabled; a name the pinned version does not know is an error.
+ */
+export enum NodeExporterCollector {
+  /** ARP table statistics from /proc/net/arp. On by default. */
+  ARP = 'arp',
+  /** bcache statistics from /sys/fs/bcache. On by default. */
+  BCACHE = 'bcache',
+  /** Configured and active members of bonding interfaces. On by default. */
+  BONDING = 'bonding',
+  /** btrfs statistics. On by default; in this library's default disable list (as kube-prometheus). */
+  BTRFS = 'btrfs',
+  /** Memory fragmentation from /proc/buddyinfo. Off by default. */
+  BUDDYINFO = 'buddyinfo',
+  /** Number of active and enabled cgroups. Off by default. */
+  CGROUPS = 'cgroups',
+  /** Connection-tracking table use. On by default. */
+  CONNTRACK = 'conntrack',
+  /** CPU time per mode. On by default. */
+  CPU = 'cpu',
+  /** CPU vulnerability status from sysfs (node_exporter 1.7+). Off by default. */
+  CPU_VULNERABILITIES = 'cpu_vulnerabilities',
+  /** CPU frequency and governor. On by default. */
+  CPUFREQ = 'cpufreq',
+  /** Disk I/O. On by default. */
+  DISKSTATS = 'diskstats',
+  /** DMI (hardware vendor, model) from /sys/class/dmi/id. On by default. */
+  DMI = 'dmi',
+  /** DRBD statistics. Off by default. */
+  DRBD = 'drbd',
+  /** GPU metrics through DRM (amdgpu). Off by default. */
+  DRM = 'drm',
+  /** Memory error detection and correction. On by default. */
+  EDAC = 'edac',
+  /** Available entropy. On by default. */
+  ENTROPY = 'entropy',
+  /** NIC driver statistics, as `ethtool -S`. Off by default. */
+  ETHTOOL = 'ethtool',
+  /** Fibre Channel hosts from /sys/class/fc_host. On by default. */
+  FIBRECHANNEL = 'fibrechannel',
+  /** Open file descriptors from /proc/sys/fs/file-nr. On by default. */
+  FILEFD = 'filefd',
+  /** Filesystem space and inodes. On by default. */
+  FILESYSTEM = 'filesystem',
+  /** Hardware sensors from /sys/class/hwmon. On by default; in this library's default disable list (as kube-prometheus). */
+  HWMON = 'hwmon',
+  /** InfiniBand and Omni-Path counters. On by default. */
+  INFINIBAND = 'infiniband',
+  /** Interrupts per CPU and device. Off by default. */
+  INTERRUPTS = 'interrupts',
+  /** IPVS virtual servers and statistics. On by default. */
+  IPVS = 'ipvs',
+  /** Kernel samepage merging. Off by default. */
+  KSMD = 'ksmd',
+  /** /proc/net/stat counters. Off by default. */
+  LNSTAT = 'lnstat',
+  /** Load average. On by default. */
+  LOADAVG = 'loadavg',
+  /** Session counts from logind (needs the D-Bus socket). Off by default. */
+  LOGIND = 'logind',
+  /** Software RAID from /proc/mdstat. On by default. */
+  MDADM = 'mdadm',
+  /** Memory use. On by default. */
+  MEMINFO = 'meminfo',
+  /** Memory per NUMA node. Off by default. */
+  MEMINFO_NUMA = 'meminfo_numa',
+  /** /proc/self/mountstats: detailed NFS client statistics. Off by default. */
+  MOUNTSTATS = 'mountstats',
+  /** Network interface properties from /sys/class/net. On by default. */
+  NETCLASS = 'netclass',
+  /** Network interface traffic. On by default. */
+  NETDEV = 'netdev',
+  /** Network statistics from /proc/net/netstat. On by default. */
+  NETSTAT = 'netstat',
+  /** The routing table. Off by default. */
+  NETWORK_ROUTE = 'network_route',
+  /** NFS client statistics. On by default. */
+  NFS = 'nfs',
+  /** NFS server statistics. On by default. */
+  NFSD = 'nfsd',
+  /** Local NTP daemon health (deprecated upstream). Off by default. */
+  NTP = 'ntp',
+  /** NVMe device information. On by default. */
+  NVME = 'nvme',
+  /** OS release from /etc/os-release. On by default. */
+  OS = 'os',
+  /** perf hardware and software counters. Off by default. */
+  PERF = 'perf',
+  /** Power supplies from /sys/class/power_supply. On by default. */
+  POWERSUPPLYCLASS = 'powersupplyclass',
+  /** Pressure stall information (CPU, memory, I/O). On by default. */
+  PRESSURE = 'pressure',
+  /** Process and thread counts by state. Off by default. */
+  PROCESSES = 'processes',
+  /** Queuing discipline statistics. Off by default. */
+  QDISC = 'qdisc',
+  /** RAPL energy counters. On by default. */
+  RAPL = 'rapl',
+  /** runit services (deprecated upstream). Off by default. */
+  RUNIT = 'runit',
+  /** Scheduler statistics from /proc/schedstat. On by default. */
+  SCHEDSTAT = 'schedstat',
+  /** SELinux status. On by default. */
+  SELINUX = 'selinux',
+  /** Kernel slab allocator from /proc/slabinfo (readable by root only). Off by default. */
+  SLABINFO = 'slabinfo',
+  /** Socket use from /proc/net/sockstat. On by default. */
+  SOCKSTAT = 'sockstat',
+  /** Soft interrupts per CPU from /proc/softirqs (node_exporter 1.6+). Off by default. */
+  SOFTIRQS = 'softirqs',
+  /** Per-CPU network backlog from /proc/net/softnet_stat. On by default. */
+  SOFTNET = 'softnet',
+  /** /proc/stat: boot time, forks, context switches, interrupts. On by default. */
+  STAT = 'stat',
+  /** supervisord processes (deprecated upstream). Off by default. */
+  SUPERVISORD = 'supervisord',
+  /** Chosen sysctl values (with --collector.sysctl.include). Off by default. */
+  SYSCTL = 'sysctl',
+  /** systemd unit states (needs the D-Bus system socket mounted). Off by default. */
+  SYSTEMD = 'systemd',
+  /** SCSI tape drives. On by default. */
+  TAPESTATS = 'tapestats',
+  /** TCP connections by state. Off by default. */
+  TCPSTAT = 'tcpstat',
+  /** Metrics from *.prom files in --collector.textfile.directory. On by default. */
+  TEXTFILE = 'textfile',
+  /** Thermal zones and cooling devices. On by default. */
+  THERMAL_ZONE = 'thermal_zone',
+  /** System time and clock source. On by default. */
+  TIME = 'time',
+  /** Clock synchronisation state (adjtimex). On by default. */
+  TIMEX = 'timex',
+  /** UDP receive and send queue lengths. On by default. */
+  UDP_QUEUES = 'udp_queues',
+  /** Kernel and host name (uname). On by default. */
+  UNAME = 'uname',
+  /** Virtual memory statistics from /proc/vmstat. On by default. */
+  VMSTAT = 'vmstat',
+  /** Hardware watchdogs from /sys/class/watchdog (node_exporter 1.8+). On by default. */
+  WATCHDOG = 'watchdog',
+  /** WiFi devices and stations. Off by default; also in this library's default disable list. */
+  WIFI = 'wifi',
+  /** IPsec transformation statistics from /proc/net/xfrm_stat (node_exporter 1.8+). Off by default. */
+  XFRM = 'xfrm',
+  /** XFS statistics. On by default. */
+  XFS = 'xfs',
+  /** ZFS statistics. On by default. */
+  ZFS = 'zfs',
+  /** Memory zone statistics per NUMA node. Off by default. */
+  ZONEINFO = 'zoneinfo',
+}
+
+/** Where the exporter (or, with kube-rbac-proxy, the proxy) listens on the node. */
+export enum NodeExporterListenAddress {
+  /**
+   * The node's IP from the downward API (`[$(HOST_IP)]:port`). With hostNetwork, binding every
+   * interface would also expose the metrics on interfaces that were never meant to serve them.
+   */
+  NODE_IP = 'node-ip',
+  /** Every address of the node (`:port`, IPv4 and IPv6). */
+  ALL_INTERFACES = 'all-interfaces',
+}
+
+/** kube-rbac-proxy in front of the exporter: only callers allowed by RBAC read the metrics, over TLS. */
+export interface NodeExporterKubeRbacProxyOptions {
+  /**
+   * kube-rbac-proxy image, pinned.
+   * @default "quay.io/brancz/kube-rbac-proxy:v0.21.0"
+   */
+  readonly image?: string;
+
+  /**
+   * Port the exporter listens on, on 127.0.0.1 only. The same number as `port` works (as in
+   * kube-prometheus) when the proxy listens on the node IP; with ALL_INTERFACES it must differ.
+   * @default - the same as `port`
+   */
+  readonly upstreamPort?: number;
+
+  /**
+   * Secret (type kubernetes.io/tls, in the agent's namespace) with `tls.crt` and `tls.key` for the
+   * proxy, and `ca.crt` for the ServiceMonitor to verify it.
+   * @default - the proxy generates a self-signed certificate at start (the ServiceMonitor then skips verification)
+   */
+  readonly tlsSecretName?: string;
+
+  /**
+   * Refuse to synthesize without `tlsSecretName`, for clusters whose policy forbids self-signed certificates.
+   * @default false
+   */
+  readonly requireTlsSecret?: boolean;
+
+  /**
+   * Resources of the proxy container.
+   * @default - requests 10m / 20Mi, memory limit 40Mi (kube-prometheus)
+   */
+  readonly resources?: AgentResources;
+}
+
+/** A prometheus-operator ServiceMonitor for the exporter. */
+export interface NodeExporterServiceMonitorOptions {
+  /**
+   * Scrape interval (a Prometheus duration such as "30s" or "1m").
+   * @default "30s"
+   */
+  readonly interval?: string;
+
+  /**
+   * Scrape timeout; must not exceed the interval.
+   * @default - Prometheus' global scrape timeout
+   */
+  readonly scrapeTimeout?: string;
+
+  /**
+   * Labels of the ServiceMonitor, to match the `serviceMonitorSelector` of the Prometheus that
+   * should scrape it (kube-prometheus-stack selects `release: <helm release>` by default). A
+   * ServiceMonitor no Prometheus selects is silently ignored.
+   * @default - only the agent's own labels
+   */
+  readonly labels?: { [key: string]: string };
+
+  /**
+   * Skip verification of the proxy's certificate.
+   * @default - true with the proxy's self-signed certificate, false with `tlsSecretName`
+   */
+  readonly tlsInsecureSkipVerify?: boolean;
+}
+
+/** Props of a NodeExporterDaemonSet. */
+export interface NodeExporterDaemonSetProps {
+  /**
+   * Name of the DaemonSet, ServiceAccount and Service.
+   * @default "node-exporter"
+   */
+  readonly name?: string;
+
+  /**
+   * Namespace.
+   * @default "monitoring"
+   */
+  readonly namespace?: string;
+
+  /**
+   * Create the namespace, labelled for Pod Security Admission (privileged: hostNetwork, hostPID, hostPath).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+
+  /**
+   * node_exporter image, pinned. The collector names are checked against 1.9.1.
+   * @default "quay.io/prometheus/node-exporter:v1.9.1"
+   */
+  readonly image?: string;
+
+  /**
+   * Port Prometheus scrapes, declared as hostPort = containerPort (hostNetwork).
+   * @default 9100
+   */
+  readonly port?: number;
+
+  /**
+   * Where the exporter (or the proxy) listens on the node.
+   * @default NodeExporterListenAddress.NODE_IP
+   */
+  readonly listenAddress?: NodeExporterListenAddress;
+
+  /**
+   * Collectors to turn on besides the default ones.
+   * @default - none
+   */
+  readonly enableCollectors?: NodeExporterCollector[];
+
+  /**
+   * Collectors to turn off. Replaces the default list.
+   * @default - btrfs, hwmon and wifi (as kube-prometheus), minus any in enableCollectors
+   */
+  readonly disableCollectors?: NodeExporterCollector[];
+
+  /**
+   * `--collector.filesystem.mount-points-exclude`, matched against paths relative to the host root.
+   * @default - kube-prometheus' list plus upstream's run/credentials and containers/storage
+   */
+  readonly mountPointsExclude?: string;
+
+  /**
+   * `--collector.filesystem.fs-types-exclude`.
+   * @default - upstream's default (overlay, tmpfs-like pseudo filesystems...)
+   */
+  readonly fsTypesExclude?: string;
+
+  /**
+   * `--collector.netclass.ignored-devices` and `--collector.netdev.device-exclude`.
+   * @default "^(veth.*|[a-f0-9]{15})$" (kube-prometheus: pod veths and OVN's renamed ones)
+   */
+  readonly netDevicesExclude?: string;
+
+  /**
+   * More exporter arguments, appended verbatim and not checked.
+   * @default - none
+   */
+  readonly extraArgs?: string[];
+
+  /**
+   * Resources of the exporter. The memory limit defaults to the request: node_exporter's use is
+   * steady, and a pod whose limit equals its request is evicted last under memory pressure.
+   * @default - requests 100m / 180Mi, memory limit 180Mi, no CPU limit
+   */
+  readonly resources?: AgentResources;
+
+  /**
+   * Pace of upgrades. Surge is refused: the host port would keep the surge pod Pending.
+   * @default - maxUnavailable 10%, maxSurge 0 (kube-prometheus)
+   */
+  readonly updateStrategy?: UpdateStrategy;
+
+  /**
+   * Tolerate every taint, so every node (control plane and tainted pools included) reports metrics.
+   * @default true
+   */
+  readonly tolerateAllTaints?: boolean;
+
+  /**
+   * More tolerations (only meaningful with tolerateAllTaints false).
+   * @default - none
+   */
+  readonly tolerations?: AgentToleration[];
+
+  /**
+   * Node labels the node must carry.
+   * @default - { "kubernetes.io/os": "linux" }
+   */
+  readonly nodeSelector?: { [key: string]: string };
+
+  /**
+   * Required node-affinity requirements.
+   * @default - none (virtual nodes are always excluded)
+   */
+  readonly nodeRequirements?: NodeRequirement[];
+
+  /**
+   * PriorityClass of the pods.
+   * @default - the base's: "system-node-critical"
+   */
+  readonly priorityClassName?: string;
+
+  /**
+   * Put kube-rbac-proxy in front: the exporter listens on 127.0.0.1 and the proxy serves TLS on
+   * the host port, authorizing callers with SubjectAccessReviews (the ServiceAccount gets a token
+   * and a ClusterRole for TokenReviews and SubjectAccessReviews). The scraping Prometheus then
+   * needs `get` on the non-resource URL `/metrics` in its own ClusterRole (kube-prometheus-stack
+   * grants it); the ServiceMonitor sends its ServiceAccount token.
+   * @default - no proxy: plain HTTP on the node IP
+   */
+  readonly kubeRbacProxy?: NodeExporterKubeRbacProxyOptions;
+
+  /**
+   * Emit a ServiceMonitor (monitoring.coreos.com/v1).
+   * @default - none
+   */
+  readonly serviceMonitor?: NodeExporterServiceMonitorOptions;
+
+  /**
+   * More containers in the pod (e.g. a textfile-collector writer).
+   * @default - none
+   */
+  readonly sidecars?: AgentContainer[];
+
+  /**
+   * More labels on every object.
+   * @default - none
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Prometheus node_exporter on every node, hardened like kube-prometheus: hostNetwork and hostPID,
+ * the host's /proc, /sys and / mounted read-only (/ and /sys with HostToContainer propagation, so
+ * later mounts show up and the "not a shared or slave mount" warning goes away), non-root with
+ * every capability dropped, a read-only root filesystem, the node's IP as listen address,
+ * container mounts and veth devices excluded, probes on the exporter, memory limit = request,
+ * 10% at a time upgrades. Optionally kube-rbac-proxy and a ServiceMonitor.
+ */
+export class NodeExporterDaemonSet extends Construct {
+  /** The underlying node agent (DaemonSet, ServiceAccount, RBAC). */
+  public readonly agent: NodeAgentDaemonSet;
+  /** The headless Service Prometheus discovers the pods through. */
+  public readonly service: ApiObject;
+  /** The ServiceMonitor, if asked for. */
+  public readonly serviceMonitor?: ApiObject;
+  /** The port Prometheus scrapes on every node. */
+  public readonly port: number;
+  /** The exporter's arguments. */
+  public readonly exporterArgs: string[];
+
+  public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
+    super(scope, id);
+    const where = `NodeExporterDaemonSet ${this.node.path}`;
+    const port = props.port ?? 9100;
+    validatePort(port, 'port', where);
+    this.port = port;
+    if (props.listenAddress !== undefined && !Object.values(NodeExporterListenAddress).includes(props.listenAddress)) {
+      throw new Error(`${where}: listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
+    }
+    const listen: ListenMode = props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
+
+    const proxy = props.kubeRbacProxy;
+    const upstreamPort = proxy?.upstreamPort ?? port;
+    if (proxy) {
+      validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
+      if (upstreamPort === port && listen === 'all-interfaces') {
+        throw new Error(`${where}: kubeRbacProxy with listenAddress ALL_INTERFACES binds :${port} while the exporter binds ` +
+          `127.0.0.1:${port}; the two clash. Set kubeRbacProxy.upstreamPort to another free port, or use NODE_IP.`);
+      }
+      if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
+        throw new Error(`${where}: kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ` +
+          'name a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) in the agent\'s namespace, or drop requireTlsSecret ' +
+          'to let the proxy use a self-signed certificate.');
+      }
+    }
+    // Surge is refused by the base: the host port keeps the surge pod Pending.
+    const strategy = props.updateStrategy ?? UpdateStrategy.rollingUpdate({
+      maxUnavailable: RolloutBudget.percent(10), maxSurge: RolloutBudget.count(0),
+    });
+    this.exporterArgs = exporterArgs({
+      port: proxy ? upstreamPort : port,
+      listen: proxy ? 'localhost' : listen,
+      enableCollectors: props.enableCollectors,
+      disableCollectors: props.disableCollectors,
+      mountPointsExclude: props.mountPointsExclude,
+      fsTypesExclude: props.fsTypesExclude,
+      netDevicesExclude: props.netDevicesExclude,
+      extraArgs: props.extraArgs,
+      context: where,
+    });
+
+    // The exporter declares its port only when it faces the network, or when its loopback port
+    // differs from the proxy's (so the scheduler and the host-port checks know it is taken).
+    const exporterPorts: AgentPort[] = !proxy
+      ? [{ name: 'metrics', containerPort: port, protocol: kplus.Protocol.TCP }]
+      : upstreamPort !== port ? [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }] : [];
+    const sidecars: AgentContainer[] = [
+      ...(proxy ? [this.proxyContainer(proxy, port, upstreamPort, listen)] : []),
+      ...(props.sidecars ?? []),
+    ];
+    checkPortsUnique(where, 'node-exporter', exporterPorts, sidecars);
+
+    const probe = kplus.Probe.fromHttpGet('/', {
+      port: proxy ? upstreamPort : port,
+      // Behind the proxy the exporter is only on loopback; with hostNetwork kubelet reaches it there.
+      host: proxy ? '127.0.0.1' : undefined,
+      initialDelaySeconds: Duration.seconds(0),
+      periodSeconds: Duration.seconds(10),
+      timeoutSeconds: Duration.seconds(5),
+      failureThreshold: 3,
+    });
+    const name = props.name ?? 'node-exporter';
+    const hostPaths: HostPathVolume[] = [
+      { name: 'proc', hostPath: '/proc', mountPath: HOST_PROC, readOnly: true },
+      { name: 'sys', hostPath: '/sys', mountPath: HOST_SYS, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
+      { name: 'root', hostPath: '/', mountPath: HOST_ROOT, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
+    ];
+    const resources = props.resources ?? {};
+    this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      name,
+      namespace: props.namespace ?? 'monitoring',
+      createNamespace: props.createNamespace,
+      image: props.image ?? NODE_EXPORTER_IMAGE,
+      containerName: 'node-exporter',
+      args: this.exporterArgs,
+      // kubelet expands $(HOST_IP) in the listen address from this downward-API variable.
+      fieldEnv: !proxy && listen === 'node-ip' ? { [HOST_IP_ENV]: kplus.EnvFieldPaths.NODE_IP } : undefined,
+      ports: exporterPorts,
+      resources: {
+        cpuRequest: resources.cpuRequest ?? '100m',
+        cpuLimit: resources.cpuLimit,
+        memoryRequest: resources.memoryRequest ?? '180Mi',
+        memoryLimit: resources.memoryLimit ?? resources.memoryRequest ?? '180Mi',
+      },
+      runAsUser: NOBODY,
+      runAsGroup: NOBODY,
+      readOnlyRootFilesystem: true,
+      readiness: probe,
+      liveness: probe,
+      hostPaths,
+      hostNetwork: true,
+      hostPid: true,
+      sidecars,
+      updateStrategy: strategy,
+      tolerateAllTaints: props.tolerateAllTaints ?? true,
+      tolerations: props.tolerations,
+      nodeSelector: props.nodeSelector,
+      nodeRequirements: props.nodeRequirements,
+      priorityClassName: props.priorityClassName,
+      rbacRules: proxy ? [
+        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+        { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      ] : undefined,
+      // kube-rbac-proxy needs the token to call the API; the exporter alone never does.
+      automountServiceAccountToken: proxy !== undefined,
+      component: 'exporter',
+      labels: props.labels,
+      podAnnotations: { 'kubectl.kubernetes.io/default-container': 'node-exporter' },
+    });
+    if (proxy?.tlsSecretName) this.mountProxyTls(proxy.tlsSecretName);
+
+    const portName = proxy ? 'https' : 'metrics';
+    const serviceSelector = {
+      'app.kubernetes.io/instance': this.agent.name,
+      'app.kubernetes.io/name': this.agent.name,
+    };
+    const labels = { ...props.labels, ...serviceSelector, 'app.kubernetes.io/component': 'exporter' };
+    this.service = new kplus.k8s.KubeService(this, 'Service', {
+      metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted(labels) },
+      spec: {
+        // Headless: Prometheus scrapes every pod (every node), never a load-balanced one.
+        clusterIp: 'None',
+        selector: serviceSelector,
+        ports: [{ name: portName, port, targetPort: kplus.k8s.IntOrString.fromString(portName), protocol: 'TCP' }],
+      },
+    });
+
+    if (props.serviceMonitor) {
+      this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
+    }
+  }
+
+  private proxyContainer(proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): AgentContainer {
+    const r = proxy.resources ?? {};
+    return {
+      name: PROXY_CONTAINER,
+      image: proxy.image ?? KUBE_RBAC_PROXY_IMAGE,
+      args: [
+        `--secure-listen-address=${listenAddress(listen, port)}`,
+        `--upstream=http://127.0.0.1:${upstreamPort}/`,
+        ...(proxy.tlsSecretName ? [`--tls-cert-file=${PROXY_TLS_DIR}/tls.crt`, `--tls-private-key-file=${PROXY_TLS_DIR}/tls.key`] : []),
+      ],
+      env: listen === 'node-ip' ? { [HOST_IP_ENV]: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.NODE_IP) } : undefined,
+      ports: [{ name: 'https', containerPort: port, protocol: kplus.Protocol.TCP }],
+      resources: {
+        cpuRequest: r.cpuRequest ?? '10m',
+        cpuLimit: r.cpuLimit,
+        memoryRequest: r.memoryRequest ?? '20Mi',
+        memoryLimit: r.memoryLimit ?? '40Mi',
+      },
+      runAsUser: NONROOT,
+      runAsGroup: NONROOT,
+      readOnlyRootFilesystem: true,
+      readiness: kplus.Probe.fromTcpSocket({ port, periodSeconds: Duration.seconds(10) }),
+    };
+  }
+
+  /** The base mounts hostPaths and config only; the proxy's TLS Secret is added to each DaemonSet here. */
+  private mountProxyTls(secretName: string): void {
+    for (const ds of this.agent.daemonSets) {
+      const container = ds.containers.find((c) => c.name === PROXY_CONTAINER)!;
+      const secret = kplus.Secret.fromSecretName(ds, 'ProxyTlsSecret', secretName);
+      container.mount(PROXY_TLS_DIR, kplus.Volume.fromSecret(ds, 'ProxyTls', secret, { name: 'proxy-tls' }), { readOnly: true });
+    }
+  }
+
+  private renderServiceMonitor(
+    options: NodeExporterServiceMonitorOptions, labels: { [key: string]: string }, selector: { [key: string]: string },
+    portName: string, proxy: NodeExporterKubeRbacProxyOptions | undefined,
+  ): ApiObject {
+    const where = `NodeExporterDaemonSet ${this.node.path}`;
+    const interval = options.interval ?? '30s';
+    for (const [prop, value] of [['serviceMonitor.interval', interval], ['serviceMonitor.scrapeTimeout', options.scrapeTimeout]] as const) {
+      if (value !== undefined && !/^(\d+(ms|s|m|h|d|w|y))+$/.test(value)) {
+        throw new Error(`${where}: ${prop} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
+      }
+    }
+    if (options.scrapeTimeout !== undefined && durationMs(options.scrapeTimeout) > durationMs(interval)) {
+      throw new Error(`${where}: serviceMonitor.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
+    }
+    const endpoint: { [key: string]: unknown } = {
+      port: portName,
+      interval,
+      scrapeTimeout: options.scrapeTimeout,
+      // Metrics are about the node: label them with the node's name, not the pod's IP:port.
+      relabelings: [{
+        action: 'replace',
+        sourceLabels: ['__meta_kubernetes_pod_node_name'],
+        targetLabel: 'instance',
+        regex: '(.*)',
+        replacement: '$1',
+      }],
+    };
+    if (proxy) {
+      const skip = options.tlsInsecureSkipVerify ?? !proxy.tlsSecretName;
+      endpoint.scheme = 'https';
+      // Prometheus presents its own ServiceAccount token; kube-rbac-proxy checks it with a SubjectAccessReview.
+      endpoint.bearerTokenFile = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+      endpoint.tlsConfig = skip ? { insecureSkipVerify: true } : {
+        ca: { secret: { name: proxy.tlsSecretName, key: 'ca.crt' } },
+        serverName: `${this.agent.name}.${this.agent.namespace}.svc`,
+      };
+    } else {
+      endpoint.scheme = 'http';
+    }
+    return new ApiObject(this, 'ServiceMonitor', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted({ ...labels, ...options.labels }) },
+      spec: {
+        jobLabel: 'app.kubernetes.io/name',
+        selector: { matchLabels: selector },
+        namespaceSelector: { matchNames: [this.agent.namespace] },
+        endpoints: [endpoint],
+      },
+    });
+  }
+}
+
+function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[], sidecars: AgentContainer[]): void {
+  const owners = new Map<string, string>();
+  const containers = [{ name: mainName, ports: mainPorts }, ...sidecars];
+  for (const c of containers) {
+    for (const p of c.ports ?? []) {
+      for (const n of new Set([p.containerPort, p.hostPort ?? p.containerPort])) {
+        const key = `${n}/${p.protocol ?? 'TCP'}`;
+        const owner = owners.get(key);
+        if (owner !== undefined && owner !== c.name) {
+          throw new Error(`${where}: port ${key} is used by two containers, "${owner}" and "${c.name}"; with hostNetwork ` +
+            'they share the node\'s ports. Give one of them another port.');
+        }
+        owners.set(key, c.name);
+      }
+    }
+  }
+}
+
+function sorted(record: { [key: string]: string }): { [key: string]: string } {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function durationMs(value: string): number {
+  const unit: { [u: string]: number } = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };
+  let total = 0;
+  for (const m of value.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(m[1]) * unit[m[2]];
+  return total;
+}

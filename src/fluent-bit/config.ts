@@ -1,0 +1,385 @@
+/**
+ * Generates the fluent-bit classic-mode configuration of the log collector.
+ *
+ * Every key below was checked against the fluent-bit 4.2 documentation
+ * (administration/monitoring, inputs/tail, inputs/systemd, filters/kubernetes,
+ * outputs/*) and the 4.2 sources (src/http_server/api/v1/health.c).
+ *
+ * Pure module: no cdk8s imports, no clock, no randomness.
+ */
+import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
+import { FluentBitOutput } from './outputs';
+import { SecretEnvVar } from './rendered-output';
+
+/** The pinned image. Probe paths and config keys below are those of this version. */
+export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+
+/**
+ * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs
+ * exceed HC_Errors_Count errors or HC_Retry_Failure_Count failed retries within
+ * HC_Period seconds. It only reflects output health when `Health_Check On`;
+ * without it the endpoint always says ok.
+ */
+export const HEALTH_PATH = '/api/v1/health';
+/**
+ * Liveness: `/api/v1/uptime` answers as long as the HTTP server runs. Deliberately
+ * not the health endpoint: restarting the collector because Loki is down fixes
+ * nothing and throws away in-memory state.
+ */
+export const LIVENESS_PATH = '/api/v1/uptime';
+/** Prometheus text exposition of the v2 (cmetrics) metrics, including storage metrics. */
+export const METRICS_PATH = '/api/v2/metrics/prometheus';
+
+/** Where the ConfigMap is mounted. Not /fluent-bit/etc itself: that would hide the image's parsers.conf. */
+export const CONFIG_DIR = '/fluent-bit/etc/conf';
+export const CONFIG_FILE_NAME = 'fluent-bit.conf';
+/** The image's stock parsers (docker, cri, json, apache, ...), used by pod `fluentbit.io/parser` annotations. */
+export const STOCK_PARSERS_FILE = '/fluent-bit/etc/parsers.conf';
+
+/**
+ * Seconds kept free between fluent-bit's own shutdown deadline (Grace) and the
+ * kubelet's SIGKILL (terminationGracePeriodSeconds), and the minimum time a
+ * last flush is given to reach its destination.
+ */
+export const GRACE_MARGIN_SECONDS = 5;
+
+/** An environment variable the pod takes from its own status/spec (downward API). */
+export interface FieldEnvVar {
+  readonly envName: string;
+  readonly fieldPath: string;
+}
+
+export interface FluentBitConfigOptions {
+  /** Directory (same path on host and in the container) holding tail/systemd databases and the filesystem buffer. */
+  readonly stateDir: string;
+  /** DaemonSet name: its pods are `<name>-xxxxx`, used to exclude the collector's own logs. */
+  readonly collectorName: string;
+  /** Namespace of the collector, used to exclude its own logs. */
+  readonly collectorNamespace: string;
+  /** Destinations; at least one. */
+  readonly outputs: readonly FluentBitOutput[];
+  /** HTTP server port (health, metrics). Default 2020. */
+  readonly httpPort?: number;
+  /** Flush interval in seconds (may be fractional). Default 1. */
+  readonly flushSeconds?: number;
+  /** The pod's terminationGracePeriodSeconds. Default 60. */
+  readonly terminationGracePeriodSeconds?: number;
+  /** fluent-bit Grace; default terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS. */
+  readonly graceSeconds?: number;
+  /** Log level of fluent-bit itself. Default 'info'. */
+  readonly logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Memory an input may hold before it is paused. Default '50MB'. */
+  readonly memBufLimit?: string;
+  /** Memory used to load backlog chunks from the filesystem buffer after a restart. Default '5M'. */
+  readonly storageBacklogMemLimit?: string;
+  /** Seconds between scans for new log files. Default 10. */
+  readonly refreshIntervalSeconds?: number;
+  /** Read files that have no offset in the DB from their start (a new node's existing logs). Default true. */
+  readonly readFromHead?: boolean;
+  /** systemd units to read from the journal; undefined or empty = no systemd input. */
+  readonly systemdUnits?: readonly string[];
+  /** Get pod metadata from the local kubelet instead of the API server. Default false. */
+  readonly useKubelet?: boolean;
+  /** Kubelet port. Default 10250. */
+  readonly kubeletPort?: number;
+  /** Verify TLS certificates of the API server and kubelet. Default true. */
+  readonly kubernetesTlsVerify?: boolean;
+  /** Port of an optional forward input (applications push logs to the collector). */
+  readonly forwardInputPort?: number;
+  /** Raw classic-mode text appended after the generated sections (escape hatch). */
+  readonly extraConfig?: string;
+  /** Prefix of error messages, e.g. the construct path. */
+  readonly context?: string;
+}
+
+export interface FluentBitConfig {
+  /** The complete fluent-bit.conf text. */
+  readonly text: string;
+  /** The generated sections (without extraConfig). */
+  readonly sections: readonly ClassicSection[];
+  /** fluent-bit Grace (seconds). */
+  readonly graceSeconds: number;
+  readonly flushSeconds: number;
+  readonly httpPort: number;
+  /** Ports fluent-bit listens on, by name. */
+  readonly containerPorts: readonly { readonly name: string; readonly port: number }[];
+  /** Env vars the pod takes from Secrets (credentials); the config only holds `${NAME}`. */
+  readonly secretEnv: readonly SecretEnvVar[];
+  /** Env vars the pod takes from the downward API. */
+  readonly fieldEnv: readonly FieldEnvVar[];
+  /** Every path fluent-bit writes to (all under stateDir). */
+  readonly writePaths: readonly string[];
+}
+
+/**
+ * fluent-bit's Grace for a pod grace period: the pod grace minus a margin, and
+ * never shorter than one flush plus a margin (else the last buffered records
+ * cannot be sent before fluent-bit gives up).
+ */
+export function graceSecondsFor(terminationGracePeriodSeconds: number, flushSeconds: number, explicitGrace?: number, context = 'LogCollector'): number {
+  if (!Number.isInteger(terminationGracePeriodSeconds) || terminationGracePeriodSeconds < 0) {
+    throw new Error(`${context}: terminationGracePeriodSeconds ${terminationGracePeriodSeconds} must be a whole number of seconds >= 0.`);
+  }
+  const grace = explicitGrace ?? terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS;
+  if (!Number.isInteger(grace)) {
+    throw new Error(`${context}: graceSeconds ${grace} must be a whole number of seconds.`);
+  }
+  const minGrace = Math.ceil(flushSeconds) + GRACE_MARGIN_SECONDS;
+  if (grace < minGrace) {
+    throw new Error(`${context}: fluent-bit Grace would be ${grace}s, below one flush (${flushSeconds}s) plus a ${GRACE_MARGIN_SECONDS}s margin; `
+      + `raise terminationGracePeriodSeconds to at least ${minGrace + GRACE_MARGIN_SECONDS} (now ${terminationGracePeriodSeconds}) or lower flushSeconds.`);
+  }
+  if (grace + GRACE_MARGIN_SECONDS > terminationGracePeriodSeconds) {
+    throw new Error(`${context}: graceSeconds ${grace} plus a ${GRACE_MARGIN_SECONDS}s margin exceeds terminationGracePeriodSeconds `
+      + `${terminationGracePeriodSeconds}: the kubelet would SIGKILL fluent-bit mid-flush. Lower graceSeconds to at most `
+      + `${terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS} or raise terminationGracePeriodSeconds.`);
+  }
+  return grace;
+}
+
+const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
+const UNIT_PATTERN = /^[A-Za-z0-9@._:\\-]+$/;
+
+/** Build the configuration. Throws on inconsistent options, naming the option and the fix. */
+export function generateFluentBitConfig(options: FluentBitConfigOptions): FluentBitConfig {
+  const ctx = options.context ?? 'LogCollector';
+  const fail = (msg: string): never => {
+    throw new Error(`${ctx}: ${msg}`);
+  };
+
+  if (options.outputs.length === 0) {
+    fail('outputs is empty: the collector would read every log on the node and drop it. '
+      + 'Add at least one output, e.g. FluentBitOutput.loki({ host: "loki-gateway.monitoring.svc" }).');
+  }
+  if (!/^\/[^\s]*$/.test(options.stateDir) || options.stateDir === '/' || /\/\.\.?(\/|$)/.test(options.stateDir)) {
+    fail(`stateDir ${JSON.stringify(options.stateDir)} must be an absolute path below / without spaces or '..'.`);
+  }
+  const stateDir = options.stateDir.replace(/\/+$/, '');
+  const httpPort = options.httpPort ?? 2020;
+  const flushSeconds = options.flushSeconds ?? 1;
+  checkPort(fail, 'httpPort', httpPort);
+  if (!(flushSeconds > 0) || !Number.isFinite(flushSeconds)) {
+    fail(`flushSeconds ${flushSeconds} must be a positive number of seconds.`);
+  }
+  const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, ctx);
+  const memBufLimit = checkSize(fail, 'memBufLimit', options.memBufLimit ?? '50MB');
+  const backlog = checkSize(fail, 'storageBacklogMemLimit', options.storageBacklogMemLimit ?? '5M');
+  const refresh = options.refreshIntervalSeconds ?? 10;
+  if (!Number.isInteger(refresh) || refresh < 1) {
+    fail(`refreshIntervalSeconds ${refresh} must be a whole number >= 1.`);
+  }
+
+  const containerPorts = [{ name: 'http', port: httpPort }];
+  if (options.forwardInputPort !== undefined) {
+    checkPort(fail, 'forwardInputPort', options.forwardInputPort);
+    if (options.forwardInputPort === httpPort) {
+      fail(`forwardInputPort ${options.forwardInputPort} clashes with the HTTP server port ${httpPort} (health checks and metrics); `
+        + 'choose different ports, e.g. 24224 for forward.');
+    }
+    containerPorts.push({ name: 'forward', port: options.forwardInputPort });
+  }
+
+  const storagePath = `${stateDir}/flb-storage/`;
+  const containersDb = `${stateDir}/tail-containers.db`;
+  const systemdDb = `${stateDir}/systemd.db`;
+  const writePaths = [storagePath, containersDb];
+  const fieldEnv: FieldEnvVar[] = [];
+
+  const service: ClassicEntry[] = entries([
+    ['Flush', String(flushSeconds)],
+    // Seconds fluent-bit keeps flushing after SIGTERM; kept below the pod's grace period.
+    ['Grace', String(grace)],
+    ['Daemon', 'Off'],
+    ['Log_Level', options.logLevel ?? 'info'],
+    ['Parsers_File', STOCK_PARSERS_FILE],
+    ['HTTP_Server', 'On'],
+    ['HTTP_Listen', '0.0.0.0'],
+    ['HTTP_Port', String(httpPort)],
+    // Without Health_Check the health endpoint always answers ok.
+    ['Health_Check', 'On'],
+    ['HC_Errors_Count', '5'],
+    ['HC_Retry_Failure_Count', '5'],
+    ['HC_Period', '60'],
+    ['storage.path', storagePath],
+    ['storage.sync', 'normal'],
+    ['storage.checksum', 'off'],
+    ['storage.backlog.mem_limit', backlog],
+    ['storage.metrics', 'on'],
+  ]);
+
+  const tail: ClassicEntry[] = entries([
+    ['Name', 'tail'],
+    ['Alias', 'tail_containers'],
+    ['Tag', 'kube.*'],
+    ['Path', '/var/log/containers/*.log'],
+    // The collector's own logs: shipping them would loop (stdout output) or amplify errors.
+    ['Exclude_Path', `/var/log/containers/${options.collectorName}-*_${options.collectorNamespace}_*.log`],
+    ['multiline.parser', 'docker, cri'],
+    // Offsets survive restarts and upgrades: the DB is on the host, not in the container.
+    ['DB', containersDb],
+    ['DB.locking', 'true'],
+    ['Read_from_Head', onOff(options.readFromHead ?? true)],
+    ['storage.type', 'filesystem'],
+    ['Mem_Buf_Limit', memBufLimit],
+    ['Skip_Long_Lines', 'On'],
+    ['Refresh_Interval', String(refresh)],
+  ]);
+  const sections: ClassicSection[] = [
+    { name: 'SERVICE', entries: service },
+    { name: 'INPUT', entries: tail },
+  ];
+
+  const units = options.systemdUnits ?? [];
+  if (units.length > 0) {
+    for (const unit of units) {
+      if (!UNIT_PATTERN.test(unit)) {
+        fail(`systemd unit ${JSON.stringify(unit)} is not a unit name (e.g. 'kubelet.service').`);
+      }
+    }
+    writePaths.push(systemdDb);
+    sections.push({
+      name: 'INPUT',
+      entries: entries([
+        ['Name', 'systemd'],
+        ['Alias', 'systemd_journal'],
+        // `*` expands to the unit name: host.kubelet.service
+        ['Tag', 'host.*'],
+        ['Path', '/var/log/journal'],
+        ...[...units].sort().map((u): [string, string] => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
+        ['DB', systemdDb],
+        ['DB.Sync', 'Normal'],
+        ['Read_From_Tail', 'On'],
+        ['Strip_Underscores', 'On'],
+        ['storage.type', 'filesystem'],
+        ['Mem_Buf_Limit', memBufLimit],
+      ]),
+    });
+  }
+
+  if (options.forwardInputPort !== undefined) {
+    sections.push({
+      name: 'INPUT',
+      entries: entries([
+        ['Name', 'forward'],
+        ['Alias', 'forward_input'],
+        ['Listen', '0.0.0.0'],
+        ['Port', String(options.forwardInputPort)],
+        ['storage.type', 'filesystem'],
+        ['Mem_Buf_Limit', memBufLimit],
+      ]),
+    });
+  }
+
+  const useKubelet = options.useKubelet ?? false;
+  const kubeletPort = options.kubeletPort ?? 10250;
+  if (options.kubeletPort !== undefined && !useKubelet) {
+    fail('kubeletPort is set but useKubelet is off; set useKubelet: true or remove kubeletPort.');
+  }
+  if (useKubelet) {
+    checkPort(fail, 'kubeletPort', kubeletPort);
+    fieldEnv.push({ envName: 'NODE_IP', fieldPath: 'status.hostIP' });
+  }
+  sections.push({
+    name: 'FILTER',
+    entries: entries([
+      ['Name', 'kubernetes'],
+      ['Alias', 'kubernetes_metadata'],
+      ['Match', 'kube.*'],
+      ['Kube_URL', 'https://kubernetes.default.svc:443'],
+      ['Kube_CA_File', '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'],
+      ['Kube_Token_File', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
+      ['Kube_Tag_Prefix', 'kube.var.log.containers.'],
+      ['Merge_Log', 'On'],
+      ['Keep_Log', 'Off'],
+      ['K8S-Logging.Parser', 'On'],
+      ['K8S-Logging.Exclude', 'On'],
+      ...(options.kubernetesTlsVerify === false ? [['tls.verify', 'Off'] as [string, string]] : []),
+      ...(useKubelet ? [
+        ['Use_Kubelet', 'On'],
+        // The node's own kubelet, reached on the node IP: no hostNetwork needed.
+        ['Kubelet_Host', '${NODE_IP}'],
+        ['Kubelet_Port', String(kubeletPort)],
+        // Kubelet's /pods returns every pod of the node in one response; 32k is far too small.
+        ['Buffer_Size', '0'],
+      ] as [string, string][] : []),
+    ]),
+  });
+
+  // Aliases: given, else the kind, numbered when a kind repeats.
+  const perKind = new Map<string, number>();
+  for (const o of options.outputs) {
+    perKind.set(o.kind, (perKind.get(o.kind) ?? 0) + 1);
+  }
+  const seenKind = new Map<string, number>();
+  // Aliases name metrics and must be unique across every plugin instance.
+  const aliases = new Set<string>(sections.map((s) => s.entries.find((e) => e.key === 'Alias')?.value).filter((a): a is string => a !== undefined));
+  const envNames = new Set<string>();
+  const secretEnv: SecretEnvVar[] = [];
+  for (const output of options.outputs) {
+    const n = seenKind.get(output.kind) ?? 0;
+    seenKind.set(output.kind, n + 1);
+    const alias = output.alias ?? ((perKind.get(output.kind) ?? 0) > 1 ? `${output.kind}_${n}` : output.kind);
+    if (aliases.has(alias)) {
+      fail(`alias '${alias}' is used twice (inputs use tail_containers, systemd_journal, forward_input; the filter kubernetes_metadata); give each output a distinct alias.`);
+    }
+    aliases.add(alias);
+    const rendered = output._render(alias);
+    for (const env of rendered.secretEnv) {
+      if (envNames.has(env.envName)) {
+        fail(`outputs' aliases map to the same environment variable ${env.envName}; use aliases that differ by more than '-' vs '_'.`);
+      }
+      envNames.add(env.envName);
+      secretEnv.push(env);
+    }
+    sections.push({ name: 'OUTPUT', entries: rendered.entries });
+  }
+
+  let text = renderClassicConfig(sections, [
+    'fluent-bit configuration generated by cdk8s-node-agents (LogCollectorDaemonSet).',
+    `Image: ${FLUENT_BIT_IMAGE}. State (tail DB, filesystem buffer): ${stateDir}.`,
+  ]);
+  if (options.extraConfig !== undefined && options.extraConfig.trim() !== '') {
+    let parsed;
+    try {
+      parsed = parseClassicConfig(options.extraConfig);
+    } catch (e) {
+      return fail(`extraConfig is not valid classic-mode fluent-bit config: ${(e as Error).message}`);
+    }
+    if (parsed.sections.some((s) => s.name === 'SERVICE')) {
+      fail('extraConfig must not contain a [SERVICE] section: the generated one already exists; use the typed props instead.');
+    }
+    if (parsed.directives.length > 0) {
+      fail(`extraConfig must not contain directives (${parsed.directives.join(', ')}): only the ConfigMap's one file is mounted.`);
+    }
+    text += '\n# extraConfig (verbatim)\n' + options.extraConfig.trim() + '\n';
+  }
+
+  return {
+    text,
+    sections,
+    graceSeconds: grace,
+    flushSeconds,
+    httpPort,
+    containerPorts,
+    secretEnv,
+    fieldEnv,
+    writePaths,
+  };
+}
+
+function entries(pairs: readonly (readonly [string, string])[]): ClassicEntry[] {
+  return pairs.map(([key, value]) => ({ key, value }));
+}
+
+function checkPort(fail: (m: string) => never, name: string, port: number): void {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    fail(`${name} ${port} must be an integer from 1 to 65535.`);
+  }
+}
+
+function checkSize(fail: (m: string) => never, name: string, size: string): string {
+  if (!SIZE_PATTERN.test(size)) {
+    fail(`${name} ${JSON.stringify(size)} must be a fluent-bit size such as '5M' or '50MB'.`);
+  }
+  return size;
+}

@@ -1,0 +1,150 @@
+/**
+ * The node_exporter command line the DaemonSet runs. Pure: no cdk8s import, so it is unit-tested
+ * and run against the real exporter binary without synthesis.
+ */
+import {
+  closestCollector,
+  CollectorName,
+  isKnownCollector,
+  KNOWN_COLLECTORS,
+  KUBE_PROMETHEUS_DISABLED_COLLECTORS,
+  NODE_EXPORTER_VERSION,
+} from './collectors';
+
+/** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
+export const HOST_PROC = '/host/proc';
+export const HOST_SYS = '/host/sys';
+export const HOST_ROOT = '/host/root';
+/** udev's database lives under the host root; diskstats reads device properties from it. */
+export const HOST_UDEV_DATA = `${HOST_ROOT}/run/udev/data`;
+
+/** The env var the downward API fills with `status.hostIP`. */
+export const HOST_IP_ENV = 'HOST_IP';
+
+/**
+ * Mount points to skip, matched against paths relative to --path.rootfs. kube-prometheus's list
+ * (dev, proc, sys, k3s' containerd, docker, kubelet pod volumes) joined with the two entries of
+ * upstream's own default that kube-prometheus drops: giving the flag REPLACES upstream's default,
+ * so without them systemd credential mounts and podman/CRI-O storage would come back.
+ */
+export const MOUNT_POINTS_EXCLUDE =
+  '^/(dev|proc|sys|run/credentials/.+|run/k3s/containerd/.+|var/lib/containers/storage/.+|var/lib/docker/.+|var/lib/kubelet/pods/.+)($|/)';
+
+/**
+ * Filesystem types to skip: upstream node_exporter 1.9's default, written out so the behaviour
+ * does not change with the image and so the real-binary test checks it. overlay is what floods
+ * series with one filesystem per container.
+ */
+export const FS_TYPES_EXCLUDE =
+  '^(autofs|binfmt_misc|bpf|cgroup2?|configfs|debugfs|devpts|devtmpfs|fusectl|hugetlbfs|iso9660|mqueue|nsfs|overlay|proc|procfs|pstore|rpc_pipefs|securityfs|selinuxfs|squashfs|erofs|sysfs|tracefs)$';
+
+/**
+ * Network devices to skip in netclass and netdev (kube-prometheus): the host end of every pod's
+ * veth pair, and the 15-hex-digit names OVN gives them.
+ */
+export const NET_DEVICES_EXCLUDE = '^(veth.*|[a-f0-9]{15})$';
+
+/**
+ * - `node-ip`: the node's IP from the downward API (`[$(HOST_IP)]:port`; brackets make it valid
+ *   for IPv6 and IPv4 alike). With hostNetwork, 0.0.0.0 would also expose the exporter on every
+ *   other interface of the node.
+ * - `all-interfaces`: `:port`, every address (IPv4 and IPv6).
+ * - `localhost`: `127.0.0.1:port`, only reachable through a proxy in the same pod (kube-rbac-proxy).
+ */
+export type ListenMode = 'node-ip' | 'all-interfaces' | 'localhost';
+
+export interface ExporterArgsOptions {
+  readonly port: number;
+  readonly listen: ListenMode;
+  /** Collectors to turn on (besides those on by default). */
+  readonly enableCollectors?: readonly string[];
+  /** Collectors to turn off. Default: kube-prometheus's (btrfs, hwmon, wifi), minus any enabled. */
+  readonly disableCollectors?: readonly string[];
+  readonly mountPointsExclude?: string;
+  readonly fsTypesExclude?: string;
+  readonly netDevicesExclude?: string;
+  /** Appended verbatim, not validated. */
+  readonly extraArgs?: readonly string[];
+  /** Prefix for error messages (the construct path). */
+  readonly context?: string;
+}
+
+export function listenAddress(listen: ListenMode, port: number): string {
+  switch (listen) {
+    case 'node-ip': return `[$(${HOST_IP_ENV})]:${port}`;
+    case 'all-interfaces': return `:${port}`;
+    case 'localhost': return `127.0.0.1:${port}`;
+  }
+}
+
+export function validatePort(port: number, prop: string, context?: string): void {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`${prefix(context)}${prop} must be an integer between 1 and 65535, got ${port}. ` +
+      'Pick a free host port (node-exporter uses 9100).');
+  }
+}
+
+/** Checks the names and returns the collectors to turn on and off, each sorted. */
+export function resolveCollectors(
+  enable: readonly string[] = [],
+  disable: readonly string[] | undefined,
+  context?: string,
+): { enable: CollectorName[]; disable: CollectorName[] } {
+  const on = checkNames(enable, 'enableCollectors', context);
+  const off = disable === undefined
+    ? KUBE_PROMETHEUS_DISABLED_COLLECTORS.filter((name) => !on.includes(name))
+    : checkNames(disable, 'disableCollectors', context);
+  const both = on.filter((name) => off.includes(name));
+  if (both.length > 0) {
+    throw new Error(`${prefix(context)}collector(s) ${both.map((n) => `'${n}'`).join(', ')} are in both ` +
+      'enableCollectors and disableCollectors. Keep each name in one list.');
+  }
+  return { enable: [...on].sort(), disable: [...off].sort() };
+}
+
+function checkNames(names: readonly string[], prop: string, context?: string): CollectorName[] {
+  const result: CollectorName[] = [];
+  for (const name of names) {
+    if (!isKnownCollector(name)) {
+      const guess = closestCollector(name);
+      throw new Error(`${prefix(context)}${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
+        `Linux collector.${guess ? ` Did you mean '${guess}'?` : ''} Known collectors: ${KNOWN_COLLECTORS.join(', ')}. ` +
+        'For a newer image, pass the flag through extraArgs instead.');
+    }
+    if (!result.includes(name)) result.push(name);
+  }
+  return result;
+}
+
+/** The full argument list, in a stable order. */
+export function exporterArgs(options: ExporterArgsOptions): string[] {
+  validatePort(options.port, 'port', options.context);
+  const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
+  return [
+    `--path.procfs=${HOST_PROC}`,
+    `--path.sysfs=${HOST_SYS}`,
+    `--path.rootfs=${HOST_ROOT}`,
+    `--path.udev.data=${HOST_UDEV_DATA}`,
+    `--web.listen-address=${listenAddress(options.listen, options.port)}`,
+    `--collector.filesystem.mount-points-exclude=${options.mountPointsExclude ?? MOUNT_POINTS_EXCLUDE}`,
+    `--collector.filesystem.fs-types-exclude=${options.fsTypesExclude ?? FS_TYPES_EXCLUDE}`,
+    `--collector.netclass.ignored-devices=${options.netDevicesExclude ?? NET_DEVICES_EXCLUDE}`,
+    `--collector.netdev.device-exclude=${options.netDevicesExclude ?? NET_DEVICES_EXCLUDE}`,
+    ...collectors.enable.map((name) => `--collector.${name}`),
+    ...collectors.disable.map((name) => `--no-collector.${name}`),
+    ...(options.extraArgs ?? []),
+  ];
+}
+
+/**
+ * The flag an argument sets, as `--help` lists it: `--no-collector.x` is the negation of
+ * `--collector.x`; `--flag=value` is `--flag`.
+ */
+export function flagName(arg: string): string {
+  const name = arg.split('=')[0];
+  return name.startsWith('--no-') ? `--${name.slice('--no-'.length)}` : name;
+}
+
+function prefix(context?: string): string {
+  return context ? `${context}: ` : '';
+}
