@@ -73,6 +73,13 @@ const synthExamples = project.addTask('synth:examples', {
 });
 project.postCompileTask.spawn(synthExamples);
 
+// ts-jest transpiles tests without type-checking them (isolatedModules): check tests and examples here.
+const typecheck = project.addTask('typecheck', {
+  description: 'Type-check tests, examples and benchmarks',
+  exec: 'tsc --noEmit -p test/tsconfig.json',
+});
+project.testTask.prependSpawn(typecheck);
+
 project.addTask('bench', {
   description: 'Run the benchmarks and print figures (not part of the test run)',
   exec: 'ts-node --project test/tsconfig.json bench/coverage.bench.ts',

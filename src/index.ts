@@ -6,3 +6,4 @@ export * from './constructs/node-agent-daemon-set';
 export * from './constructs/node-exporter-daemon-set';
 export * from './fluent-bit/outputs';
 export * from './constructs/log-collector-daemon-set';
+export * from './constructs/gpu-driver-daemon-set';

@@ -247,19 +247,26 @@ describe('rollout errors', () => {
 
 describe('exactly one DaemonSet per eligible node, at every stage (property)', () => {
   const labelValue = fc.constantFrom('canary', 'wave-1', 'wave-2', 'a', 'b');
+  // mostly eligible nodes (linux, not virtual), some not, and random wave-relevant labels
   const nodeArb = fc.record({
     name: fc.constantFrom('n1', 'n2', 'n3', 'n4', 'n5'),
-    labels: fc.dictionary(fc.constantFrom(WAVE_KEY, 'zone', 'pool', 'kubernetes.io/os', 'type', 'eks.amazonaws.com/compute-type'), labelValue, { maxKeys: 5 }),
-  });
+    labels: fc.dictionary(fc.constantFrom(WAVE_KEY, 'zone', 'pool'), labelValue, { maxKeys: 3 }),
+    os: fc.constantFrom<string | undefined>('linux', 'linux', 'linux', 'windows', undefined),
+    virtual: fc.constantFrom<[string, string] | undefined>(undefined, undefined, undefined, ['type', 'virtual-kubelet'], ['eks.amazonaws.com/compute-type', 'fargate']),
+  }).map(({ name, labels, os, virtual }) => ({
+    name,
+    labels: { ...labels, ...(os ? { 'kubernetes.io/os': os } : {}), ...(virtual ? { [virtual[0]]: virtual[1] } : {}) } as Record<string, string>,
+  }));
   const waveArb = fc.oneof(
     fc.constantFrom('canary', 'wave-1', 'wave-2').map((v) => RolloutWave.labelled(v)),
     fc.constantFrom('a', 'b').map((v) => RolloutWave.matching(`zone-${v}`, NodeRequirement.in('zone', [v]))),
     fc.constant(RolloutWave.matching('pooled', NodeRequirement.exists('pool'))),
-    fc.constantFrom(['n1'], ['n2', 'n3']).map((hosts) => RolloutWave.hostnames(`hosts-${hosts.join('-')}`, hosts)),
+    fc.constantFrom(['n1'], ['n2', 'n3']).map((hosts) => RolloutWave.hostnames(`hosts-${hosts.join('-')}`, [...hosts])),
   );
   const wavesArb = fc.uniqueArray(waveArb, { minLength: 1, maxLength: 4, selector: (w) => w.name });
 
   test('every node the agent may run on is owned by exactly one of its DaemonSets; no other node by any', () => {
+    let eligibleSeen = 0;
     fc.assert(fc.property(wavesArb, fc.array(nodeArb, { minLength: 1, maxLength: 8 }), fc.nat(5), (waves, nodes, promotedRaw) => {
       const promoted = Promotion.groups(promotedRaw % (waves.length + 2));
       let manifests: Manifest[];
@@ -282,8 +289,11 @@ describe('exactly one DaemonSet per eligible node, at every stage (property)', (
             && termsMatch(requiredTerms(m), identity);
         });
         expect(owners).toHaveLength(eligible ? 1 : 0);
+        if (eligible) eligibleSeen++;
       }
     }), { numRuns: 60 });
+    // the generated inventories must exercise eligible nodes, or the property says nothing
+    expect(eligibleSeen).toBeGreaterThan(20);
   });
 
   test('synthesis is deterministic: the same props give byte-identical YAML', () => {

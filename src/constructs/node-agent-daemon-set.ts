@@ -378,7 +378,7 @@ export class NodeAgentDaemonSet extends Construct {
     this.promotedGroups = groups.filter((g) => g.promoted).map((g) => g.name);
     // The current version's ConfigMap exists from the first stage on, so a promotion only changes
     // DaemonSets; the previous version's exists while a group still runs it.
-    if (props.configData) this.configMapFor(props.configData, props.image);
+    if (props.configData) this.configMapFor(props.configData);
     this.daemonSets = [];
     let primary: { ds: kplus.DaemonSet; main: kplus.Container } | undefined;
     for (const group of groups) {
@@ -580,8 +580,8 @@ export class NodeAgentDaemonSet extends Construct {
   // ---------------------------------------------------------------- rendering
 
   /**
-   * Labels of every object; `app.kubernetes.io/version` only on objects of one version (DaemonSets,
-   * ConfigMaps), so starting a rollout does not touch the shared ones.
+   * Labels of every object; `app.kubernetes.io/version` only on the DaemonSets (objects of one
+   * version), so starting a rollout does not touch the shared ones.
    */
   private commonLabels(image?: string): { [key: string]: string } {
     return sortedRecord({
@@ -630,7 +630,7 @@ export class NodeAgentDaemonSet extends Construct {
     const p = this.props;
     const containers = this.resolveContainers(release);
     const podAnnotations: { [key: string]: string } = { ...p.podAnnotations };
-    const config = release.configData ? this.configMapFor(release.configData, release.image) : undefined;
+    const config = release.configData ? this.configMapFor(release.configData) : undefined;
     if (config) podAnnotations['checksum/config'] = configChecksum(release.configData!);
     const labels = this.commonLabels(release.image);
 
@@ -739,13 +739,14 @@ export class NodeAgentDaemonSet extends Construct {
     }));
   }
 
-  private configMapFor(data: { [file: string]: string }, image: string): kplus.ConfigMap {
+  /** Content-addressed, and without a version label: two versions with the same config share it. */
+  private configMapFor(data: { [file: string]: string }): kplus.ConfigMap {
     const name = configName(this.name, data);
     let configMap = this.configMaps.get(name);
     if (!configMap) {
       const id = this.configMaps.size === 0 ? 'ConfigMap' : `ConfigMap-${name}`;
       configMap = new kplus.ConfigMap(this, id, {
-        metadata: { name, namespace: this.namespace, labels: this.commonLabels(image) },
+        metadata: { name, namespace: this.namespace, labels: this.commonLabels() },
         data: sortedRecord(data),
       });
       this.configMaps.set(name, configMap);

@@ -6,6 +6,7 @@ import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, HostPathVolume, MountPropagation,
 } from '../agent/options';
+import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
@@ -393,6 +394,12 @@ export interface NodeExporterDaemonSetProps {
    * @default - none
    */
   readonly labels?: { [key: string]: string };
+
+  /**
+   * Roll new versions out over canary waves of nodes (one DaemonSet per wave plus the fleet).
+   * @default - one DaemonSet for all nodes
+   */
+  readonly rollout?: AgentRollout;
 }
 
 /**
@@ -484,6 +491,7 @@ export class NodeExporterDaemonSet extends Construct {
     ];
     const resources = props.resources ?? {};
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      rollout: props.rollout,
       name,
       namespace: props.namespace ?? 'monitoring',
       createNamespace: props.createNamespace,

@@ -1,0 +1,648 @@
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkAbsolutePath, checkLabelValue, checkWholeNumber, sortedRecord } from '../agent/checks';
+import { NodeRequirement } from '../agent/node-requirement';
+import {
+  AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
+  TaintEffect, TolerationOperator,
+} from '../agent/options';
+import { AgentRollout } from '../agent/rollout';
+import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
+import {
+  bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
+} from '../gpu/driver-checks';
+import {
+  DEFAULT_READY_TIMEOUT_SECONDS, DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
+  renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
+} from '../gpu/runbook';
+import {
+  DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
+} from '../gpu/startup-budget';
+
+/** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
+const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
+/** NFD's full kernel version label, for pinning precompiled driver images. */
+export const KERNEL_VERSION_LABEL = 'feature.node.kubernetes.io/kernel-version.full';
+/** gpu-operator's marker: the driver container is ready; other GPU components wait for it. */
+const DEFAULT_READY_MARKER = '/run/nvidia/validations/.driver-ctr-ready';
+const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
+/** The pause image's own non-root user. */
+const PAUSE_UID = 65535;
+
+/** The two ways of running a driver on a node. */
+export enum GpuDriverShapeKind {
+  /** GKE-style: init containers install and load the driver, a `pause` container keeps the pod alive. */
+  INSTALLER = 'installer',
+  /** gpu-operator-style: a long-running driver container, ready once the driver is loaded. */
+  DRIVER_CONTAINER = 'driver-container',
+}
+
+/** How the driver container tells that the driver works. */
+export enum DriverReadinessCheck {
+  /** `nvidia-smi` talks to every GPU through the loaded driver (the image must ship it). */
+  NVIDIA_SMI = 'nvidia-smi',
+  /** `/sys/module/nvidia/refcnt` exists: the kernel module is loaded (no user-space tools needed). */
+  MODULE_LOADED = 'module-loaded',
+}
+
+/** Options of the installer shape (GKE-style). */
+export interface GpuDriverInstallerOptions {
+  /**
+   * Command of the installer init container, which detects the GPU and kernel, installs and loads the driver, then exits.
+   * @default - the image's entrypoint
+   */
+  readonly command?: string[];
+
+  /**
+   * Arguments of the installer init container.
+   * @default - the image's arguments
+   */
+  readonly args?: string[];
+
+  /**
+   * Image of the main container, which only keeps the pod alive so the DaemonSet tracks coverage and
+   * re-runs the installer when the pod is recreated.
+   * @default "registry.k8s.io/pause:3.10"
+   */
+  readonly pauseImage?: string;
+
+  /**
+   * More init containers, run after the installer (e.g. GPU partitioning). They see the mounts they list.
+   * @default - none
+   */
+  readonly extraInitContainers?: AgentContainer[];
+}
+
+/** Options of the driver-container shape (gpu-operator-style). */
+export interface GpuDriverContainerOptions {
+  /**
+   * Command of the driver container.
+   * @default - the image's entrypoint
+   */
+  readonly command?: string[];
+
+  /**
+   * Arguments of the driver container.
+   * @default - the image's arguments
+   */
+  readonly args?: string[];
+
+  /**
+   * The longest the driver may take to build and load on a node, in seconds (a build from source
+   * against the node's kernel headers is slow). The startupProbe budget must cover it.
+   * @default 1200 (20 minutes)
+   */
+  readonly buildTimeSeconds?: number;
+
+  /**
+   * startupProbe period, in seconds.
+   * @default 10
+   */
+  readonly startupPeriodSeconds?: number;
+
+  /**
+   * Seconds before the first startupProbe.
+   * @default 60
+   */
+  readonly startupInitialDelaySeconds?: number;
+
+  /**
+   * startupProbe failureThreshold. Too small a budget (initialDelay + period × failureThreshold below
+   * `buildTimeSeconds`) is an error: the kubelet would kill the container mid-build, forever.
+   * @default - the smallest value whose budget covers `buildTimeSeconds`
+   */
+  readonly startupFailureThreshold?: number;
+
+  /**
+   * Timeout of each probe, in seconds (`nvidia-smi` can be slow on a busy node).
+   * @default 60
+   */
+  readonly probeTimeoutSeconds?: number;
+
+  /**
+   * The check behind the startup and readiness probes.
+   * @default DriverReadinessCheck.NVIDIA_SMI
+   */
+  readonly readinessCheck?: DriverReadinessCheck;
+
+  /**
+   * File the startupProbe creates once the driver works and the preStop hook removes, so components
+   * waiting for the driver (toolkit, device plugin) stop trusting it as soon as it is going away.
+   * @default "/run/nvidia/validations/.driver-ctr-ready" (gpu-operator's marker)
+   */
+  readonly readyMarker?: string;
+}
+
+/** Which shape runs the driver: `GpuDriverShape.installer()` or `GpuDriverShape.driverContainer()`. */
+export class GpuDriverShape {
+  /** GKE-style: privileged init containers install and load the driver, then a `pause` container keeps the pod alive. */
+  public static installer(options: GpuDriverInstallerOptions = {}): GpuDriverShape {
+    return new GpuDriverShape(GpuDriverShapeKind.INSTALLER, options, undefined);
+  }
+
+  /** gpu-operator-style: a long-running driver container with a startupProbe budget for the build. */
+  public static driverContainer(options: GpuDriverContainerOptions = {}): GpuDriverShape {
+    return new GpuDriverShape(GpuDriverShapeKind.DRIVER_CONTAINER, undefined, options);
+  }
+
+  private constructor(
+    /** The shape. */
+    public readonly kind: GpuDriverShapeKind,
+    /** Options when the shape is INSTALLER. */
+    public readonly installerOptions: GpuDriverInstallerOptions | undefined,
+    /** Options when the shape is DRIVER_CONTAINER. */
+    public readonly driverContainerOptions: GpuDriverContainerOptions | undefined,
+  ) {}
+}
+
+/** Which nodes are GPU nodes: positive node requirements, all of which a node must meet. */
+export class GpuNodeSelection {
+  /** Nodes GPU feature discovery labelled `nvidia.com/gpu.present=true` (the default). */
+  public static featureDiscovery(): GpuNodeSelection {
+    return new GpuNodeSelection([NodeRequirement.in(GPU_PRESENT_LABEL, ['true'])]);
+  }
+
+  /** Nodes carrying the label `key`, whatever its value, e.g. `node-role.kubernetes.io/gpu`. */
+  public static labelExists(key: string): GpuNodeSelection {
+    return new GpuNodeSelection([NodeRequirement.exists(key)]);
+  }
+
+  /** Nodes whose `key` label is one of `values`, e.g. `gpu-type` in `["nvidia-a100"]`. */
+  public static labelIn(key: string, values: string[]): GpuNodeSelection {
+    return new GpuNodeSelection([NodeRequirement.in(key, values)]);
+  }
+
+  /** Any requirements, ANDed. They must single out GPU nodes: NotIn / DoesNotExist alone match every node. */
+  public static custom(requirements: NodeRequirement[]): GpuNodeSelection {
+    return new GpuNodeSelection([...requirements]);
+  }
+
+  private constructor(
+    /** The node requirements. */
+    public readonly nodeRequirements: NodeRequirement[],
+  ) {}
+}
+
+/** Props of `GpuDriverDaemonSet`. */
+export interface GpuDriverDaemonSetProps {
+  /**
+   * The driver image (driver-container shape) or the installer image (installer shape), pinned by tag or digest.
+   */
+  readonly image: string;
+
+  /**
+   * Roll a new driver out over canary waves of GPU nodes: one DaemonSet per wave plus the fleet, each
+   * still OnDelete, so the runbook is run wave by wave. In the installer shape the previous version's
+   * installer is an init container: give it as `previous.initContainers`.
+   * @default - one DaemonSet for all GPU nodes
+   */
+  readonly rollout?: AgentRollout;
+
+  /**
+   * Installer (GKE-style) or driver container (gpu-operator-style).
+   * @default GpuDriverShape.driverContainer()
+   */
+  readonly shape?: GpuDriverShape;
+
+  /**
+   * Name of the DaemonSet and its ServiceAccount.
+   * @default "gpu-driver"
+   */
+  readonly name?: string;
+
+  /**
+   * Namespace of the DaemonSet.
+   * @default - the chart's namespace, else "kube-system"
+   */
+  readonly namespace?: string;
+
+  /**
+   * Create the namespace (labelled Pod Security `privileged`).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+
+  /**
+   * The GPU nodes. The driver runs nowhere else: a selection that a node without GPUs meets is an error.
+   * @default GpuNodeSelection.featureDiscovery() (nvidia.com/gpu.present=true)
+   */
+  readonly gpuNodes?: GpuNodeSelection;
+
+  /**
+   * Node requirements under which the driver steps aside because it is managed elsewhere.
+   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist) and nodes
+   * opted out of gpu-operator's driver (`nvidia.com/gpu.deploy.driver` NotIn ["false"])
+   */
+  readonly optOutRequirements?: NodeRequirement[];
+
+  /**
+   * Run only on nodes with one of these exact kernels (`feature.node.kubernetes.io/kernel-version.full`),
+   * for driver images precompiled for them.
+   * @default - any kernel
+   */
+  readonly kernelVersions?: string[];
+
+  /**
+   * Tolerations, besides the base's explicit control-plane ones.
+   * @default - `nvidia.com/gpu` Exists NoSchedule (GPU pools are usually tainted so)
+   */
+  readonly tolerations?: AgentToleration[];
+
+  /**
+   * Tolerate the control-plane taints.
+   * @default true
+   */
+  readonly tolerateControlPlane?: boolean;
+
+  /**
+   * PriorityClass of the pods.
+   * @default "system-node-critical"
+   */
+  readonly priorityClassName?: string;
+
+  /**
+   * SELinux level of the driver containers (e.g. "s0", as gpu-operator sets on SELinux hosts).
+   * @default - the runtime's default
+   */
+  readonly seLinuxLevel?: string;
+
+  /**
+   * Resources of the driver (or installer) container: modest requests, a memory limit large enough to build the module.
+   * @default - requests 100m CPU / 256Mi, memory limit 4Gi
+   */
+  readonly resources?: AgentResources;
+
+  /**
+   * Extended resources of the driver (or installer) container, name → quantity (requests = limits).
+   * `nvidia.com/gpu` and MIG slices are refused: the device plugin needs the driver first, so asking for a
+   * GPU deadlocks, and the driver never needs one.
+   * @default - none
+   */
+  readonly extendedResources?: { [resource: string]: string };
+
+  /**
+   * Environment variables of the driver (or installer) container. `NVIDIA_VISIBLE_DEVICES` is always "void".
+   * @default - none
+   */
+  readonly env?: { [name: string]: kplus.EnvValue };
+
+  /**
+   * More host directories or files for the driver (or installer) container.
+   * @default - none
+   */
+  readonly extraHostPaths?: HostPathVolume[];
+
+  /**
+   * Update strategy. A driver cannot be swapped under running GPU workloads, hence OnDelete and the
+   * node-by-node runbook. RollingUpdate is allowed when asked; surge never (two drivers on one node).
+   * @default UpdateStrategy.onDelete()
+   */
+  readonly updateStrategy?: UpdateStrategy;
+
+  /**
+   * Seconds a stopping driver pod gets (unloading the modules, the preStop hook).
+   * @default 120
+   */
+  readonly terminationGracePeriodSeconds?: number;
+
+  /**
+   * More labels on every object.
+   * @default - none
+   */
+  readonly labels?: { [key: string]: string };
+
+  /**
+   * Node label (`key=value` or `key`) whose nodes the upgrade runbook leaves alone.
+   * @default "nvidia.com/gpu-driver-upgrade.skip=true" (gpu-operator's)
+   */
+  readonly upgradeSkipNodeLabel?: string;
+
+  /**
+   * Label selector of pods the upgrade runbook waits for (jobs that must finish) rather than evicts.
+   * @default - none: every GPU pod on the node is evicted
+   */
+  readonly upgradeWaitForPodSelector?: string;
+}
+
+/** Options of the rendered upgrade runbook. */
+export interface GpuDriverRunbookOptions {
+  /**
+   * The manifest file the new version is applied from.
+   * @default "<new manifest>"
+   */
+  readonly manifestFile?: string;
+
+  /**
+   * Seconds to wait for each new driver pod to become Ready.
+   * @default - the startupProbe budget plus 5 minutes (driver container), 25 minutes (installer)
+   */
+  readonly readyTimeoutSeconds?: number;
+
+  /**
+   * Seconds an eviction may be refused (PodDisruptionBudget) before the runbook stops.
+   * @default 300
+   */
+  readonly evictionTimeoutSeconds?: number;
+
+  /**
+   * Seconds to wait for pods matching `upgradeWaitForPodSelector` to finish.
+   * @default 3600
+   */
+  readonly completionTimeoutSeconds?: number;
+}
+
+interface Volumes {
+  readonly hostPaths: HostPathVolume[];
+  /** Mounts of the container that holds the driver (main or installer init container). */
+  readonly driverMounts: AgentVolumeMount[];
+}
+
+/**
+ * NVIDIA driver initialisation on GPU nodes only, upgraded node by node.
+ *
+ * A privileged DaemonSet (hostPID, `/run/nvidia` with Bidirectional propagation, `/dev`, kernel
+ * modules and headers read-only) with `system-node-critical` priority that tolerates the
+ * `nvidia.com/gpu` taint, runs only on GPU nodes and steps aside where the driver is managed
+ * elsewhere. It never requests `nvidia.com/gpu` and sets `NVIDIA_VISIBLE_DEVICES=void`: the device
+ * plugin that advertises GPUs needs the driver first. Updates are OnDelete by default; `runbook()`
+ * renders the node-by-node upgrade procedure for this DaemonSet.
+ */
+export class GpuDriverDaemonSet extends Construct {
+  /** The node agent that renders the DaemonSet. */
+  public readonly agent: NodeAgentDaemonSet;
+  /** The shape used. */
+  public readonly shape: GpuDriverShapeKind;
+  /** The startupProbe budget in seconds (driver-container shape only). */
+  public readonly startupBudgetSeconds?: number;
+  /** The node requirements of the driver: GPU selection, opt-outs, kernel pinning. */
+  public readonly nodeRequirements: NodeRequirement[];
+
+  private readonly props: GpuDriverDaemonSetProps;
+  private readonly validation?: DriverValidation;
+
+  public constructor(scope: Construct, id: string, props: GpuDriverDaemonSetProps) {
+    super(scope, id);
+    this.props = props;
+    const shape = props.shape ?? GpuDriverShape.driverContainer();
+    this.shape = shape.kind;
+    const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
+
+    this.nodeRequirements = [
+      ...(props.gpuNodes ?? GpuNodeSelection.featureDiscovery()).nodeRequirements,
+      ...(props.optOutRequirements ?? [
+        NodeRequirement.doesNotExist('cloud.google.com/gke-gpu-driver-version'),
+        NodeRequirement.notIn('nvidia.com/gpu.deploy.driver', ['false']),
+      ]),
+      ...(props.kernelVersions ? [NodeRequirement.in(KERNEL_VERSION_LABEL, [...props.kernelVersions])] : []),
+    ];
+
+    // Own checks first, so the driver-specific explanation wins over the base's generic one.
+    const problems = this.checkProps(strategy);
+    const driverOptions = shape.driverContainerOptions ?? {};
+    const startup = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER ? this.startupTiming(driverOptions, problems) : undefined;
+    if (problems.length > 0) {
+      throw new Error(`GpuDriverDaemonSet ${this.node.path}: invalid props:\n  - ${problems.join('\n  - ')}`);
+    }
+    this.startupBudgetSeconds = startup
+      ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
+      : undefined;
+
+    const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER);
+    const driverEnv: { [name: string]: kplus.EnvValue } = { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
+    const driverResources: AgentResources = {
+      cpuRequest: props.resources?.cpuRequest ?? '100m',
+      cpuLimit: props.resources?.cpuLimit,
+      memoryRequest: props.resources?.memoryRequest ?? '256Mi',
+      memoryLimit: props.resources?.memoryLimit ?? '4Gi',
+    };
+    const common = {
+      rollout: props.rollout,
+      name: props.name ?? 'gpu-driver',
+      namespace: props.namespace,
+      createNamespace: props.createNamespace,
+      component: 'gpu-driver',
+      labels: props.labels,
+      hostPaths: volumes.hostPaths,
+      hostPid: true,
+      updateStrategy: strategy,
+      nodeRequirements: this.nodeRequirements,
+      tolerations: props.tolerations ?? [{ key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }],
+      tolerateControlPlane: props.tolerateControlPlane,
+      priorityClassName: props.priorityClassName ?? 'system-node-critical',
+      terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 120,
+    };
+
+    if (shape.kind === GpuDriverShapeKind.INSTALLER) {
+      const o = shape.installerOptions ?? {};
+      this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+        ...common,
+        containerName: 'pause',
+        image: o.pauseImage ?? DEFAULT_PAUSE_IMAGE,
+        runAsUser: PAUSE_UID,
+        env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') },
+        resources: { cpuRequest: '10m', memoryRequest: '16Mi', memoryLimit: '32Mi' },
+        initContainers: [
+          {
+            name: 'nvidia-driver-installer',
+            image: props.image,
+            command: o.command,
+            args: o.args,
+            env: sortedRecord(driverEnv),
+            resources: driverResources,
+            privileged: true,
+            runAsRoot: true,
+            readOnlyRootFilesystem: false,
+            mounts: volumes.driverMounts,
+          },
+          ...(o.extraInitContainers ?? []),
+        ],
+      });
+    } else {
+      const o = driverOptions;
+      const marker = o.readyMarker ?? DEFAULT_READY_MARKER;
+      const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
+      const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
+      const timeout = Duration.seconds(timeoutSeconds);
+      this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+        ...common,
+        containerName: 'nvidia-driver',
+        image: props.image,
+        command: o.command,
+        args: o.args,
+        env: sortedRecord(driverEnv),
+        resources: driverResources,
+        privileged: true,
+        runAsRoot: true,
+        readOnlyRootFilesystem: false,
+        startup: kplus.Probe.fromCommand(['sh', '-c', `${check} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
+          initialDelaySeconds: Duration.seconds(startup!.delay),
+          periodSeconds: Duration.seconds(startup!.period),
+          failureThreshold: startup!.threshold,
+          timeoutSeconds: timeout,
+        }),
+        readiness: kplus.Probe.fromCommand(['sh', '-c', check], {
+          // Never probe again before the previous probe may have timed out.
+          periodSeconds: Duration.seconds(Math.max(30, timeoutSeconds)),
+          failureThreshold: 3,
+          timeoutSeconds: timeout,
+        }),
+        preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
+      });
+      this.validation = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED
+        ? { containerName: 'nvidia-driver', command: ['cat', '/sys/module/nvidia/refcnt'] }
+        : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
+    }
+
+    this.patchDriverContainer(shape.kind === GpuDriverShapeKind.INSTALLER);
+    this.node.addValidation({ validate: () => this.checkRendered() });
+  }
+
+  /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
+  public runbook(options: GpuDriverRunbookOptions = {}): string {
+    return renderRunbookMarkdown(this.runbookInput(options));
+  }
+
+  /** The same procedure as a bash script (needs kubectl and jq). */
+  public runbookScript(options: GpuDriverRunbookOptions = {}): string {
+    return renderRunbookScript(this.runbookInput(options));
+  }
+
+  private runbookInput(options: GpuDriverRunbookOptions): RunbookInput {
+    const strategy = this.agent.updateStrategy;
+    return {
+      namespace: this.agent.namespace,
+      name: this.agent.name,
+      podSelector: this.agent.selectorLabels,
+      gpuNodeSelector: requirementsSelector(this.nodeRequirements.map((r) => r._toJson())),
+      skipNodeLabel: this.props.upgradeSkipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL,
+      waitForPodSelector: this.props.upgradeWaitForPodSelector,
+      readyTimeoutSeconds: options.readyTimeoutSeconds
+        ?? (this.startupBudgetSeconds !== undefined ? this.startupBudgetSeconds + 300 : DEFAULT_READY_TIMEOUT_SECONDS),
+      evictionTimeoutSeconds: options.evictionTimeoutSeconds,
+      completionTimeoutSeconds: options.completionTimeoutSeconds,
+      validation: this.validation,
+      updateStrategy: strategy.type === UpdateStrategyType.ROLLING_UPDATE ? 'RollingUpdate' : 'OnDelete',
+      rollingUpdateMaxUnavailable: strategy.maxUnavailable
+        ? (strategy.maxUnavailable.isPercent ? strategy.maxUnavailable.toString() : strategy.maxUnavailable.amount)
+        : undefined,
+      manifestFile: options.manifestFile,
+    };
+  }
+
+  private checkProps(strategy: UpdateStrategy): string[] {
+    const p = this.props;
+    const problems: string[] = [];
+    for (const resource of Object.keys(p.extendedResources ?? {}).sort()) {
+      if (isGpuResource(resource)) problems.push(gpuRequestProblem('extendedResources', resource));
+    }
+    if (p.env && Object.keys(p.env).includes('NVIDIA_VISIBLE_DEVICES')) {
+      problems.push('env sets NVIDIA_VISIBLE_DEVICES; the driver keeps it "void" so the NVIDIA container runtime injects no GPU into it. Remove it.');
+    }
+    if (strategy.type === UpdateStrategyType.ROLLING_UPDATE && strategy.surges) {
+      problems.push(`updateStrategy: RollingUpdate with maxSurge ${strategy.maxSurge!.toString()} would start a second driver pod beside the `
+        + 'running one: two drivers cannot load one kernel module, and the old one cannot unload under GPU workloads. '
+        + 'Use UpdateStrategy.onDelete() with the runbook, or a rolling update with maxUnavailable only (e.g. UpdateStrategy.oneAtATime()).');
+    }
+    const terms = [{ matchExpressions: this.nodeRequirements.map((r) => r._toJson()) }];
+    const selection = gpuSelectionProblem({ 'kubernetes.io/os': 'linux' }, terms);
+    if (selection) problems.push(`gpuNodes: ${selection}`);
+    if (p.kernelVersions !== undefined) {
+      if (p.kernelVersions.length === 0) problems.push('kernelVersions is empty, which no node matches; list the kernels (e.g. ["5.15.0-1048-aws"]) or leave it unset');
+      for (const version of p.kernelVersions) problems.push(...checkLabelValue('kernelVersions', version));
+    }
+    if (p.seLinuxLevel !== undefined && !/^s\d+(-s\d+)?(:c\d+([.,]c\d+)*)?$/.test(p.seLinuxLevel)) {
+      problems.push(`seLinuxLevel "${p.seLinuxLevel}" is not an SELinux MLS level such as "s0" or "s0:c123,c456"`);
+    }
+    for (const volume of p.extraHostPaths ?? []) {
+      if (RESERVED_VOLUMES.includes(volume.name)) problems.push(`extraHostPaths: the volume name "${volume.name}" is used by the driver's own mounts; choose another`);
+    }
+    return problems;
+  }
+
+  private startupTiming(o: GpuDriverContainerOptions, problems: string[]): { period: number; threshold: number; delay: number } {
+    const build = o.buildTimeSeconds ?? DEFAULT_DRIVER_BUILD_SECONDS;
+    const period = o.startupPeriodSeconds ?? DEFAULT_STARTUP_PERIOD_SECONDS;
+    const delay = o.startupInitialDelaySeconds ?? 60;
+    const before = problems.length;
+    problems.push(...checkWholeNumber('shape buildTimeSeconds', build, 1));
+    problems.push(...checkWholeNumber('shape startupPeriodSeconds', period, 1));
+    problems.push(...checkWholeNumber('shape startupInitialDelaySeconds', delay, 0));
+    problems.push(...checkWholeNumber('shape startupFailureThreshold', o.startupFailureThreshold, 1));
+    problems.push(...checkWholeNumber('shape probeTimeoutSeconds', o.probeTimeoutSeconds, 1));
+    if (o.readyMarker !== undefined) {
+      problems.push(...checkAbsolutePath('shape readyMarker', o.readyMarker));
+      if (!/^\/[A-Za-z0-9._/-]+$/.test(o.readyMarker)) problems.push(`shape readyMarker "${o.readyMarker}" may contain only letters, digits, ".", "_", "-" and "/" (it is used in a shell command)`);
+    }
+    if (problems.length > before) return { period: 1, threshold: 1, delay: 0 };
+    const threshold = o.startupFailureThreshold ?? failureThresholdFor(build, period, delay);
+    const budget = startupBudgetProblem({ periodSeconds: period, failureThreshold: threshold, initialDelaySeconds: delay }, build);
+    if (budget) problems.push(`shape startupFailureThreshold: ${budget}`);
+    return { period, threshold, delay };
+  }
+
+  private volumes(installer: boolean): Volumes {
+    const own: HostPathVolume[] = [
+      // Shared with the host and the other GPU components: the driver root, its ready marker.
+      { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
+      // Device nodes the driver creates must appear on the host.
+      { name: 'dev', hostPath: '/dev', type: HostPathType.DIRECTORY, readOnly: false },
+      { name: 'lib-modules', hostPath: '/lib/modules', type: HostPathType.DIRECTORY, readOnly: true },
+      { name: 'usr-src', hostPath: '/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
+      { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
+      { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
+    ];
+    const all = [...own, ...(this.props.extraHostPaths ?? [])];
+    if (!installer) return { hostPaths: all, driverMounts: [] };
+    // Installer shape: the mounts belong to the installer init container; `pause` needs none.
+    return {
+      hostPaths: all.map((v) => ({ ...v, mountInMainContainer: v.mountInMainContainer ?? false })),
+      driverMounts: all.map((v) => ({
+        volume: v.name, mountPath: v.mountPath ?? v.hostPath, readOnly: v.readOnly ?? true, propagation: v.propagation,
+      })),
+    };
+  }
+
+  /** What the base does not model: extended resources and the SELinux level of the driver container. */
+  private patchDriverContainer(installer: boolean): void {
+    const p = this.props;
+    const container = installer ? '/spec/template/spec/initContainers/0' : '/spec/template/spec/containers/0';
+    const ops: JsonPatch[] = [];
+    for (const [resource, quantity] of Object.entries(sortedRecord(p.extendedResources ?? {}))) {
+      const key = resource.replace(/~/g, '~0').replace(/\//g, '~1');
+      // Typed Quantity: the DaemonSet's converter drops plain strings in quantity fields.
+      ops.push(JsonPatch.add(`${container}/resources/requests/${key}`, kplus.k8s.Quantity.fromString(quantity)));
+      ops.push(JsonPatch.add(`${container}/resources/limits/${key}`, kplus.k8s.Quantity.fromString(quantity)));
+    }
+    if (p.seLinuxLevel !== undefined) ops.push(JsonPatch.add(`${container}/securityContext/seLinuxOptions`, { level: p.seLinuxLevel }));
+    if (ops.length > 0) ApiObject.of(this.agent.daemonSet).addJsonPatch(...ops);
+  }
+
+  /** Late net on the rendered DaemonSet: catches what escape hatches added after construction. */
+  private checkRendered(): string[] {
+    const manifest = ApiObject.of(this.agent.daemonSet).toJson();
+    const spec = manifest.spec?.template?.spec ?? {};
+    const problems: string[] = [
+      ...gpuResourceRequests(spec).map((r) => gpuRequestProblem(`container "${r.container}"`, r.resource)),
+      ...bidirectionalWithoutPrivileged(spec),
+      ...visibleDevicesProblems(spec),
+    ];
+    const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    const selection = gpuSelectionProblem(spec.nodeSelector ?? {}, terms);
+    if (selection) problems.push(selection);
+    const strategy = manifest.spec?.updateStrategy;
+    const surge = strategy?.rollingUpdate?.maxSurge;
+    if (strategy?.type === 'RollingUpdate' && surge !== undefined && surge !== 0 && surge !== '0%') {
+      problems.push(`updateStrategy: RollingUpdate with maxSurge ${surge} would start a second driver pod beside the running one`);
+    }
+    return problems.map((m) => `GpuDriverDaemonSet ${this.node.path}: ${m}`);
+  }
+}
+
+const RESERVED_VOLUMES = ['run-nvidia', 'dev', 'lib-modules', 'usr-src', 'os-release', 'var-log'];
+
+function dirname(path: string): string {
+  return path.substring(0, path.lastIndexOf('/')) || '/';
+}
+

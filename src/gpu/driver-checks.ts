@@ -1,0 +1,95 @@
+/**
+ * Synth-time checks of a GPU driver DaemonSet, on plain Kubernetes JSON.
+ *
+ * Pure module: no cdk8s imports, so each check is testable on hand-written pod specs.
+ */
+import { nodeSelectorMatches, termsMatch } from '../scheduling/node-affinity';
+import { NodeSelectorTermJson } from '../scheduling/types';
+
+/** Extended resources the NVIDIA device plugin advertises: whole GPUs and MIG slices. */
+export function isGpuResource(name: string): boolean {
+  return /^nvidia\.com\/(gpu|mig-.+)$/.test(name);
+}
+
+/** Why a driver pod must never request a GPU, for error messages. */
+export function gpuRequestProblem(where: string, resource: string): string {
+  return `${where} requests "${resource}". A driver pod must never request a GPU: the device plugin that advertises `
+    + `${resource} needs the driver first, so on a fresh node the request can never be met and the driver pod stays Pending `
+    + 'forever (a deadlock); where GPUs are already advertised it would take one away from workloads. The driver reaches the '
+    + 'devices through privileged mode and /dev instead (seed 000 §7.2 suggests the request; gpu-operator does not). Remove it.';
+}
+
+// The manifests are plain JSON here; `any` keeps the walk short.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+function allContainers(podSpec: any): any[] {
+  return [...(podSpec?.initContainers ?? []), ...(podSpec?.containers ?? [])];
+}
+
+/** Every (container, resource) pair of the pod spec that asks for a GPU in requests or limits. */
+export function gpuResourceRequests(podSpec: any): Array<{ container: string; resource: string }> {
+  const found: Array<{ container: string; resource: string }> = [];
+  for (const c of allContainers(podSpec)) {
+    const names = new Set([...Object.keys(c.resources?.requests ?? {}), ...Object.keys(c.resources?.limits ?? {})]);
+    for (const resource of [...names].sort()) {
+      if (isGpuResource(resource)) found.push({ container: c.name, resource });
+    }
+  }
+  return found;
+}
+
+/** Containers mounting with Bidirectional propagation while not privileged (the API rejects them). */
+export function bidirectionalWithoutPrivileged(podSpec: any): string[] {
+  const problems: string[] = [];
+  for (const c of allContainers(podSpec)) {
+    if (c.securityContext?.privileged === true) continue;
+    for (const mount of c.volumeMounts ?? []) {
+      if (mount.mountPropagation === 'Bidirectional') {
+        problems.push(`container "${c.name}" mounts ${mount.mountPath} with Bidirectional propagation but is not privileged; `
+          + 'the API server rejects that: make the container privileged or use HostToContainer propagation');
+      }
+    }
+  }
+  return problems;
+}
+
+/** Containers whose NVIDIA_VISIBLE_DEVICES is not `void` (the runtime would hand them GPUs). */
+export function visibleDevicesProblems(podSpec: any): string[] {
+  const problems: string[] = [];
+  for (const c of allContainers(podSpec)) {
+    const env = (c.env ?? []).find((e: any) => e.name === 'NVIDIA_VISIBLE_DEVICES');
+    if (env && (env.value !== 'void' || env.valueFrom)) {
+      problems.push(`container "${c.name}" sets NVIDIA_VISIBLE_DEVICES to ${env.valueFrom ? 'a reference' : `"${env.value}"`}; `
+        + 'a driver container must keep "void" so the NVIDIA container runtime injects no GPU into it');
+    }
+  }
+  return problems;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * Labels of an ordinary node without GPUs, as every cluster sets them. If the driver's scheduling
+ * matches it, the selection picks no GPU nodes in particular: the driver would land on every node.
+ */
+const PLAIN_NODE_LABELS: Readonly<Record<string, string>> = {
+  'kubernetes.io/os': 'linux',
+  'kubernetes.io/arch': 'amd64',
+  'kubernetes.io/hostname': 'cpu-node-1',
+  'node.kubernetes.io/instance-type': 'm5.large',
+  'topology.kubernetes.io/zone': 'zone-a',
+};
+
+/**
+ * Explains why the node selection does not single out GPU nodes, or undefined when it does.
+ * Requirements like NotIn / DoesNotExist match nodes that lack the key, so opt-out labels alone select everything.
+ */
+export function gpuSelectionProblem(nodeSelector: Readonly<Record<string, string>>, terms: readonly NodeSelectorTermJson[]): string | undefined {
+  const node = { name: 'cpu-node-1', labels: PLAIN_NODE_LABELS };
+  const selectorMatches = nodeSelectorMatches(nodeSelector, node.labels);
+  const affinityMatches = terms.length === 0 || termsMatch(terms, node);
+  if (!(selectorMatches && affinityMatches)) return undefined;
+  return 'the driver is not restricted to GPU nodes: a node without GPUs (labels kubernetes.io/os=linux only) matches its '
+    + 'nodeSelector and node affinity, so it would run a privileged driver installer on every node. Select GPU nodes with a '
+    + 'positive requirement (GpuNodeSelection.featureDiscovery() for nvidia.com/gpu.present=true, labelExists(...) or labelIn(...)); '
+    + 'opt-out labels (NotIn / DoesNotExist) match every node that lacks them.';
+}

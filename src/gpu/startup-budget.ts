@@ -1,0 +1,79 @@
+/**
+ * Startup-probe budget math for driver containers.
+ *
+ * A driver container may compile the kernel module on first start (gpu-operator's driver image
+ * builds against the node's kernel headers when no precompiled module matches). The kubelet kills a
+ * container whose startupProbe fails `failureThreshold` times in a row, probing every `periodSeconds`
+ * after `initialDelaySeconds`, so the time a build may take before the kill is about
+ * `initialDelaySeconds + periodSeconds × failureThreshold`. A budget shorter than the build restarts
+ * the container mid-build, forever.
+ *
+ * Pure module: no cdk8s imports.
+ */
+
+/** Default declared driver build time: gpu-operator's driver startupProbe allows 20+ minutes. */
+export const DEFAULT_DRIVER_BUILD_SECONDS = 20 * 60;
+
+/** Default startupProbe period for driver containers. */
+export const DEFAULT_STARTUP_PERIOD_SECONDS = 10;
+
+export interface StartupProbeTiming {
+  readonly periodSeconds: number;
+  readonly failureThreshold: number;
+  /** @default 0 */
+  readonly initialDelaySeconds?: number;
+}
+
+/** Seconds the kubelet lets a container start before the startupProbe kills it. */
+export function startupBudgetSeconds(timing: StartupProbeTiming): number {
+  requireInteger('periodSeconds', timing.periodSeconds, 1);
+  requireInteger('failureThreshold', timing.failureThreshold, 1);
+  const initialDelay = timing.initialDelaySeconds ?? 0;
+  requireInteger('initialDelaySeconds', initialDelay, 0);
+  return initialDelay + timing.periodSeconds * timing.failureThreshold;
+}
+
+/**
+ * The smallest failureThreshold whose budget covers `buildSeconds`:
+ * ceil((buildSeconds - initialDelaySeconds) / periodSeconds), at least 1.
+ */
+export function failureThresholdFor(buildSeconds: number, periodSeconds: number, initialDelaySeconds: number = 0): number {
+  requireInteger('buildSeconds', buildSeconds, 1);
+  requireInteger('periodSeconds', periodSeconds, 1);
+  requireInteger('initialDelaySeconds', initialDelaySeconds, 0);
+  return Math.max(1, Math.ceil((buildSeconds - initialDelaySeconds) / periodSeconds));
+}
+
+/**
+ * Explains why a startup budget is too short for the declared build time, or returns undefined when it
+ * covers it.
+ */
+export function startupBudgetProblem(timing: StartupProbeTiming, buildSeconds: number): string | undefined {
+  requireInteger('buildSeconds', buildSeconds, 1);
+  const budget = startupBudgetSeconds(timing);
+  if (budget >= buildSeconds) return undefined;
+  const initialDelay = timing.initialDelaySeconds ?? 0;
+  const needed = failureThresholdFor(buildSeconds, timing.periodSeconds, initialDelay);
+  return `the startupProbe budget is ${formatDuration(budget)} `
+    + `(initialDelaySeconds ${initialDelay} + periodSeconds ${timing.periodSeconds} × failureThreshold ${timing.failureThreshold}) `
+    + `but the driver build may take ${formatDuration(buildSeconds)}: the kubelet would kill the container mid-build and restart it forever. `
+    + `Set failureThreshold to at least ${needed} (or raise periodSeconds), or lower the declared build time if the image ships a precompiled module.`;
+}
+
+/** "20m", "1h 5m", "90s" -> human text for messages and runbooks. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const parts: string[] = [];
+  if (h) parts.push(`${h}h`);
+  if (m) parts.push(`${m}m`);
+  if (s || parts.length === 0) parts.push(`${s}s`);
+  return parts.join(' ');
+}
+
+function requireInteger(prop: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${prop} must be an integer >= ${min}, got ${value}`);
+  }
+}

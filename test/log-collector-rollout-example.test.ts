@@ -1,0 +1,45 @@
+/**
+ * The committed upgrade example (examples/log-collector-rollout/dist/<stage>/): each stage commit
+ * changes only the DaemonSet of the wave it promotes, and the last step (removing `previous`)
+ * changes nothing.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+
+const dist = path.join(__dirname, '..', 'examples', 'log-collector-rollout', 'dist');
+
+function objects(stage: string): Map<string, string> {
+  const text = fs.readFileSync(path.join(dist, stage, 'log-collector.k8s.yaml'), 'utf8');
+  const docs = parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d);
+  return new Map(docs.map((d) => [`${d.kind}/${d.metadata.name}`, JSON.stringify(d)]));
+}
+
+function diff(a: string, b: string): string[] {
+  const before = objects(a);
+  const after = objects(b);
+  const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return keys.filter((k) => before.get(k) !== after.get(k));
+}
+
+function images(stage: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, json] of objects(stage)) {
+    if (key.startsWith('DaemonSet/')) result[key] = JSON.parse(json).spec.template.spec.containers[0].image.split(':').pop();
+  }
+  return result;
+}
+
+test('each stage changes only the promoted DaemonSet', () => {
+  expect(diff('0-before', '1-canary')).toEqual(['DaemonSet/logs-canary']);
+  expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-wave-1']);
+  expect(diff('2-wave-1', '3-fleet')).toEqual(['DaemonSet/logs']);
+  expect(diff('3-fleet', '4-done')).toEqual([]);
+});
+
+test('the new version widens canary → wave-1 → fleet', () => {
+  expect(images('0-before')).toEqual({ 'DaemonSet/logs-canary': '4.1.1', 'DaemonSet/logs-wave-1': '4.1.1', 'DaemonSet/logs': '4.1.1' });
+  expect(images('1-canary')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.1.1', 'DaemonSet/logs': '4.1.1' });
+  expect(images('2-wave-1')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.2.3', 'DaemonSet/logs': '4.1.1' });
+  expect(images('3-fleet')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.2.3', 'DaemonSet/logs': '4.2.3' });
+});
