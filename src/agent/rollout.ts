@@ -11,19 +11,40 @@ export const ARGOCD_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 export interface AgentRelease {
   /** Main container image. */
   readonly image: string;
-  /** Main container entrypoint. @default - the image's */
+  /**
+   * Main container entrypoint.
+   * @default - the image's
+   */
   readonly command?: string[];
-  /** Main container arguments. @default - the image's */
+  /**
+   * Main container arguments.
+   * @default - the image's
+   */
   readonly args?: string[];
-  /** Main container environment. @default - none */
+  /**
+   * Main container environment.
+   * @default - none
+   */
   readonly env?: { [name: string]: kplus.EnvValue };
-  /** Main container resources. @default - the agent's defaults */
+  /**
+   * Main container resources.
+   * @default - the agent's defaults
+   */
   readonly resources?: AgentResources;
-  /** ConfigMap data. @default - none */
+  /**
+   * ConfigMap data.
+   * @default - none
+   */
   readonly configData?: { [file: string]: string };
-  /** Sidecar containers. @default - none */
+  /**
+   * Sidecar containers.
+   * @default - none
+   */
   readonly sidecars?: AgentContainer[];
-  /** Init containers. @default - none */
+  /**
+   * Init containers.
+   * @default - none
+   */
   readonly initContainers?: AgentContainer[];
 }
 
@@ -32,21 +53,45 @@ export interface AgentRelease {
  * taken from the current props.
  */
 export interface AgentPreviousRelease {
-  /** Previous main container image. @default - the current image */
+  /**
+   * Previous main container image.
+   * @default - the current image
+   */
   readonly image?: string;
-  /** Previous entrypoint. @default - the current one */
+  /**
+   * Previous entrypoint.
+   * @default - the current one
+   */
   readonly command?: string[];
-  /** Previous arguments. @default - the current ones */
+  /**
+   * Previous arguments.
+   * @default - the current ones
+   */
   readonly args?: string[];
-  /** Previous environment. @default - the current one */
+  /**
+   * Previous environment.
+   * @default - the current one
+   */
   readonly env?: { [name: string]: kplus.EnvValue };
-  /** Previous resources. @default - the current ones */
+  /**
+   * Previous resources.
+   * @default - the current ones
+   */
   readonly resources?: AgentResources;
-  /** Previous ConfigMap data. @default - the current data */
+  /**
+   * Previous ConfigMap data.
+   * @default - the current data
+   */
   readonly configData?: { [file: string]: string };
-  /** Previous sidecars. @default - the current ones */
+  /**
+   * Previous sidecars.
+   * @default - the current ones
+   */
   readonly sidecars?: AgentContainer[];
-  /** Previous init containers. @default - the current ones */
+  /**
+   * Previous init containers.
+   * @default - the current ones
+   */
   readonly initContainers?: AgentContainer[];
 }
 

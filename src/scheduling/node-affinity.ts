@@ -33,9 +33,12 @@ export function requirementMatches(req: NodeSelectorRequirementJson, labels: Rea
   }
 }
 
-/** matchFields supports only `metadata.name` with In / NotIn (the API server rejects the rest). */
+/**
+ * matchFields supports only `metadata.name` with In / NotIn and exactly one value (the API server
+ * rejects the rest, and the scheduler's selector then matches no node).
+ */
 export function fieldRequirementMatches(req: NodeSelectorRequirementJson, nodeName: string): boolean {
-  if (req.key !== 'metadata.name') return false;
+  if (req.key !== 'metadata.name' || (req.operator !== 'In' && req.operator !== 'NotIn') || (req.values ?? []).length !== 1) return false;
   return requirementMatches(req, { 'metadata.name': nodeName });
 }
 

@@ -1,0 +1,263 @@
+import { createHash } from 'crypto';
+import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
+import { NodeJson } from '../scheduling/types';
+
+/**
+ * Canary-group node labelling: which nodes carry which wave label (practices.md §5).
+ *
+ * The partition is only as good as its labels. Nodes are put in one "spread order" and the waves
+ * take consecutive segments of it (wave counts from the fractions, rounded cumulatively):
+ * - strata: nodes sharing every `spreadBy` value (default: the zone); within a stratum nodes rank
+ *   by sha256(seed, name), so the result never depends on list order;
+ * - the order takes every stratum's first node, then each stratum in proportion to its size
+ *   (rank/size, Adams' divisor method). So the first wave spans every stratum once it has as many
+ *   nodes as there are strata, and every later wave gets a proportional share of each stratum:
+ *   it holds a node of stratum s once it has N/size(s) + strata nodes and s has nodes left.
+ *   (Giving every wave one node per stratum first would cost the stability below);
+ * - stable: adding or removing one node moves each cut of the order by at most 3 existing nodes,
+ *   so at most 3 x (number of waves) existing nodes change wave. With several spreadBy labels the
+ *   strata's first nodes are ordered greedily (to cover every value), which can reorder them too:
+ *   at most 3 x waves + strata then;
+ * - at least one node per wave once there are more nodes than waves;
+ * - control-plane nodes rank last in their stratum and never join the first wave unless
+ *   `includeControlPlane`.
+ *
+ * Current labels are never read (except by `labelCommands` to print a diff): the same node set
+ * gives the same answer whoever runs it.
+ */
+
+export interface WaveFraction {
+  /** Wave name: the label value, and the DaemonSet name suffix. */
+  readonly name: string;
+  /** Target share of the nodes, in (0, 1]. The shares sum to at most 1; the remainder is the fleet. */
+  readonly fraction: number;
+}
+
+export interface LabellingOptions {
+  /** Waves in rollout order (the first is the canary). */
+  readonly waves: readonly WaveFraction[];
+  /** @default DEFAULT_WAVE_LABEL_KEY */
+  readonly labelKey?: string;
+  /** Labels whose values every wave should span. @default ['topology.kubernetes.io/zone'] */
+  readonly spreadBy?: readonly string[];
+  /** Allow control-plane nodes in the first wave. @default false */
+  readonly includeControlPlane?: boolean;
+  /** Mixed into the hash: a different seed draws different canaries. @default '' */
+  readonly seed?: string;
+}
+
+export interface WaveAssignment {
+  readonly labelKey: string;
+  /** Node name → wave name; `undefined` = fleet. Keys in sorted order. */
+  readonly byNode: Record<string, string | undefined>;
+  /** Wave name → its nodes, sorted; every wave is present, possibly empty. */
+  readonly byWave: Record<string, string[]>;
+  /** Nodes in no wave, sorted. */
+  readonly fleet: string[];
+}
+
+export const DEFAULT_SPREAD_BY: readonly string[] = ['topology.kubernetes.io/zone'];
+export const CONTROL_PLANE_LABELS: readonly string[] = ['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master'];
+
+export function assignWaves(nodes: readonly NodeJson[], options: LabellingOptions): WaveAssignment {
+  const labelKey = options.labelKey ?? DEFAULT_WAVE_LABEL_KEY;
+  const spreadBy = options.spreadBy ?? DEFAULT_SPREAD_BY;
+  validateLabelling(nodes, options, labelKey, spreadBy);
+  const seed = options.seed ?? '';
+
+  // Strata: nodes sharing every spreadBy value (a missing label is a value of its own), each ranked
+  // by hash. Control-plane nodes rank last in their stratum unless allowed in the canary, so the
+  // canary's per-stratum picks are workers and the control plane is updated late.
+  const strata = new Map<string, RankedNode[]>();
+  const lateControlPlane = !options.includeControlPlane;
+  const hashed = nodes.map((node) => ({
+    name: node.metadata.name,
+    score: createHash('sha256').update(`${seed}\u0000${node.metadata.name}`).digest('hex'),
+    values: spreadBy.map((key) => node.metadata.labels?.[key]),
+    controlPlane: CONTROL_PLANE_LABELS.some((key) => node.metadata.labels?.[key] !== undefined),
+  })).sort((a, b) => (Number(lateControlPlane && a.controlPlane) - Number(lateControlPlane && b.controlPlane))
+    || compare(a.score, b.score) || compare(a.name, b.name));
+  for (const node of hashed) {
+    const id = JSON.stringify(node.values);
+    const members = strata.get(id) ?? [];
+    strata.set(id, members);
+    members.push({ ...node, rank: members.length, size: 0 });
+  }
+  for (const members of strata.values()) members.forEach((node) => node.size = members.length);
+  const order = spreadOrder([...strata.values()].flat());
+
+  // Wave 0 takes the first nodes of the order it may take; every later wave the next ones left.
+  const waveOf = new Map<string, string>();
+  const byWave: Record<string, string[]> = {};
+  let cursor = 0;
+  waveCounts(options.waves.map((wave) => wave.fraction), nodes.length).forEach((count, w) => {
+    const wave = options.waves[w].name;
+    const members: string[] = [];
+    if (w === 0) {
+      // Control-plane nodes skipped here (strata made only of them) keep their place in the order, for the next wave.
+      for (const node of order) {
+        if (members.length === count) break;
+        if (node.controlPlane && lateControlPlane) continue;
+        members.push(node.name);
+        waveOf.set(node.name, wave);
+      }
+    } else {
+      for (; cursor < order.length && members.length < count; cursor++) {
+        const node = order[cursor];
+        if (waveOf.has(node.name)) continue;
+        members.push(node.name);
+        waveOf.set(node.name, wave);
+      }
+    }
+    byWave[wave] = members.sort(compare);
+  });
+
+  const names = nodes.map((node) => node.metadata.name).sort(compare);
+  const byNode: Record<string, string | undefined> = {};
+  for (const name of names) byNode[name] = waveOf.get(name);
+  return { labelKey, byNode, byWave, fleet: names.filter((name) => !waveOf.has(name)) };
+}
+
+/**
+ * Node counts per wave: cumulative fractions rounded (so the counts add up to the rounded total),
+ * each wave at least one node when there are more nodes than waves.
+ */
+export function waveCounts(fractions: readonly number[], total: number): number[] {
+  const m = fractions.length;
+  const counts: number[] = [];
+  let cumulative = 0;
+  let previousCut = 0;
+  fractions.forEach((fraction, i) => {
+    cumulative += fraction;
+    let cut = Math.min(total, Math.round(cumulative * total));
+    if (total > m) {
+      // Leave one node for each later wave, take at least one for this one.
+      cut = Math.max(previousCut + 1, Math.min(cut, total - (m - 1 - i)));
+    }
+    cut = Math.max(cut, previousCut);
+    counts.push(cut - previousCut);
+    previousCut = cut;
+  });
+  return counts;
+}
+
+/**
+ * Commands that make the nodes' labels match the assignment, sorted by node name. Without
+ * `current`, every wave node is labelled and every fleet node unlabelled (idempotent; kubectl only
+ * notes a missing label). With `current` (the nodes as they are now), only the changes are printed;
+ * nodes not in the assignment are left alone.
+ */
+export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[]): string[] {
+  const now = current === undefined ? undefined
+    : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[assignment.labelKey]]));
+  const commands: string[] = [];
+  for (const name of Object.keys(assignment.byNode).sort(compare)) {
+    const wave = assignment.byNode[name];
+    const present = now?.get(name);
+    if (wave !== undefined) {
+      if (now === undefined || present !== wave) {
+        commands.push(`kubectl label node ${name} ${assignment.labelKey}=${wave} --overwrite`);
+      }
+    } else if (now === undefined || present !== undefined) {
+      commands.push(`kubectl label node ${name} ${assignment.labelKey}-`);
+    }
+  }
+  return commands;
+}
+
+/**
+ * The label to put on a node-pool template (Karpenter NodePool, EKS nodegroup, GKE node pool) whose
+ * nodes all belong to `wave`. Fleet pools carry no wave label: absence is what makes a node fleet.
+ * Cluster API copies only labels under `node.cluster.x-k8s.io/` to nodes, so pick such a key there.
+ */
+export function nodePoolLabel(labelKey: string, wave: string): Record<string, string> {
+  if (wave === FLEET_GROUP) {
+    throw new Error(`wave: "${FLEET_GROUP}" node pools carry no "${labelKey}" label: a node is in the fleet because it lacks the label`);
+  }
+  checkWaveName(wave, 'wave');
+  return { [labelKey]: wave };
+}
+
+interface RankedNode {
+  readonly name: string;
+  readonly score: string;
+  readonly values: readonly (string | undefined)[];
+  readonly controlPlane: boolean;
+  /** Position in its stratum by hash (0 = lowest hash), and the stratum's size. */
+  readonly rank: number;
+  size: number;
+}
+
+/**
+ * All nodes in the order waves take them: by rank/size within their stratum (Adams' divisor
+ * method: first every stratum's first node, then each stratum in proportion to its size), ties
+ * by hash. Every prefix is a spread sample, and a node joining or leaving shifts each cut of
+ * this order by a few nodes only, which is what keeps assignments stable.
+ *
+ * The strata's first nodes (the canary's candidates) go greedily instead: next the one adding
+ * the most spreadBy values not seen yet, so a small canary spans every zone and every instance
+ * type rather than every combination. With one spreadBy label this is plain hash order.
+ */
+function spreadOrder(nodes: readonly RankedNode[]): RankedNode[] {
+  // rank/size compared cross-multiplied, to stay in exact integers
+  const order = [...nodes].sort((a, b) => (a.rank * b.size - b.rank * a.size) || compare(a.score, b.score) || compare(a.name, b.name));
+  const firsts = order.filter((node) => node.rank === 0); // the head of `order`, in hash order
+  const seen = (firsts[0]?.values ?? []).map(() => new Set<string | undefined>());
+  for (let i = 0; i < firsts.length; i++) {
+    let best = i;
+    let bestFresh = -1;
+    for (let j = i; j < firsts.length; j++) {
+      const fresh = firsts[j].values.filter((value, l) => !seen[l].has(value)).length;
+      if (fresh > bestFresh) {
+        best = j;
+        bestFresh = fresh;
+      }
+    }
+    const [node] = firsts.splice(best, 1);
+    firsts.splice(i, 0, node);
+    node.values.forEach((value, l) => seen[l].add(value));
+    order[i] = node;
+  }
+  return order;
+}
+
+function validateLabelling(nodes: readonly NodeJson[], options: LabellingOptions, labelKey: string, spreadBy: readonly string[]): void {
+  if (nodes.length === 0) {
+    throw new Error('nodes: the node list is empty; pass the output of `kubectl get nodes -o json` (its items)');
+  }
+  const nodeNames = new Set<string>();
+  for (const node of nodes) {
+    if (nodeNames.has(node.metadata.name)) {
+      throw new Error(`nodes: node "${node.metadata.name}" is listed twice; pass each node once`);
+    }
+    nodeNames.add(node.metadata.name);
+  }
+  if (options.waves.length === 0) {
+    throw new Error('waves: at least one wave is required, e.g. [{ name: "canary", fraction: 0.02 }]');
+  }
+  const names = new Set<string>();
+  let sum = 0;
+  options.waves.forEach((wave, i) => {
+    checkWaveName(wave.name, `waves[${i}].name`);
+    if (names.has(wave.name)) {
+      throw new Error(`waves[${i}].name: duplicate wave name "${wave.name}"; give every wave a different name`);
+    }
+    names.add(wave.name);
+    if (!(wave.fraction > 0 && wave.fraction <= 1)) {
+      throw new Error(`waves[${i}].fraction ("${wave.name}"): ${wave.fraction} is not in (0, 1]; use the share of nodes, e.g. 0.02 for 2%`);
+    }
+    sum += wave.fraction;
+  });
+  // A little slack for decimal fractions that do not add up exactly in binary (0.1 + 0.2 + 0.7).
+  if (sum > 1 + 1e-9) {
+    throw new Error(`waves: the fractions add up to ${sum}, more than 1; the waves share the nodes and the fleet gets the rest`);
+  }
+  if (spreadBy.includes(labelKey)) {
+    throw new Error(`spreadBy: cannot spread by the wave label "${labelKey}" itself: the assignment would depend on its own output`);
+  }
+}
+
+/** Code-unit order: locale-independent, so every machine sorts alike. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
