@@ -30,7 +30,3 @@ export function parseQuantity(text: string): number {
   if (exponent) return Number.parseFloat(number + exponent);
   return Number.parseFloat(number) * SUFFIXES[suffix ?? ''];
 }
-
-export function isQuantity(text: string): boolean {
-  return !Number.isNaN(parseQuantity(text));
-}
