@@ -64,6 +64,9 @@ project.addPackageIgnore('/examples/');
 project.addPackageIgnore('/bench/');
 project.addPackageIgnore('/.ci/');
 
+// projen's default ignores every folder named coverage, src/coverage (the node coverage analysis) too.
+project.gitignore.removePatterns('coverage');
+
 project.package.addField('bin', { 'node-agents': 'lib/cli/main.js' });
 
 // Examples: each example is a cdk8s app under examples/<name>/main.ts writing YAML to examples/<name>/dist/.
