@@ -53,6 +53,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   eslintOptions: {
     dirs: ['src'],
     devdirs: ['test', 'examples', 'bench', 'projenrc', '.projenrc.ts'],
+    // projen's default ignores every folder named coverage; only jest's output folder is meant.
+    ignorePatterns: ['*.js', '*.d.ts', 'node_modules/', '*.generated.ts', '/coverage'],
   },
   gitignore: ['/examples/**/cdk8s.out/', '/.tmp/'],
 });

@@ -16,9 +16,8 @@ import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { ContainerPatch, patchDaemonSet } from '../internal/daemon-set-patches';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
+import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
-/** The label every agent pod carries naming its rollout group: a wave name, or `fleet`. */
-export const ROLLOUT_GROUP_LABEL = 'node-agents.cdk8s.io/rollout-group';
 /** Label prefix of the Pod Security Admission levels on a namespace. */
 const PSA_PREFIX = 'pod-security.kubernetes.io';
 /** The volume name of the agent's ConfigMap. */

@@ -15,6 +15,9 @@ import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling
 /** The node label that assigns nodes to waves when waves are label values (see labelling.ts). */
 export const DEFAULT_WAVE_LABEL_KEY = 'node-agents.cdk8s.io/rollout-wave';
 
+/** The pod label naming the rollout group of an agent's pod: a wave name, or `fleet`. Part of every selector. */
+export const ROLLOUT_GROUP_LABEL = 'node-agents.cdk8s.io/rollout-group';
+
 /** Name of the last group: every node that matches no wave. Reserved as a wave name. */
 export const FLEET_GROUP = 'fleet';
 

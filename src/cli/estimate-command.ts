@@ -1,0 +1,131 @@
+import { flag, listValue, parse, requiredString, secondsValue, UsageError } from './args';
+import { requireDaemonSets } from './coverage-command';
+import { percent, plural, table } from './format';
+import type { CliIo } from './run';
+import { analyzeCoverage } from '../coverage/analysis';
+import { loadManifests, loadNodeList } from '../coverage/load';
+import { nodeFacts } from '../coverage/nodes';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace } from '../estimate/estimate';
+
+/** Default split of the 30 s pod cycle when only some of its parts are given. */
+const DEFAULT_PARTS = { 'pull-seconds': 10, 'start-seconds': 5, 'ready-seconds': 10, 'termination-seconds': 5 } as const;
+
+export const ESTIMATE_HELP = `Usage: node-agents estimate --nodes NODES.json MANIFESTS... [flags]
+
+How long each agent's rollout takes on this inventory. For every DaemonSet (one wave of the
+agent, in Argo CD sync-wave order, the fleet last): the nodes it covers (desiredNumberScheduled),
+its update pace (maxUnavailable or maxSurge; percentages are scaled against the desired count and
+ROUNDED UP, like the DaemonSet controller), pods replaced at once, batches, and time; then the
+agent's total with a bake between waves, and each wave's blast radius (its share of the agent's
+nodes). OnDelete DaemonSets do not roll out by themselves: pods change only when deleted.
+
+Time of a wave = batches x (pod cycle + the DaemonSet's minReadySeconds), where
+batches = ceil(nodes / pods at once). Example: 500 nodes, maxUnavailable 1, 30 s -> 4 h 10 min.
+
+Arguments:
+  MANIFESTS                YAML/JSON files or directories (e.g. a cdk8s dist/ directory)
+
+Flags:
+  --nodes FILE             node inventory: \`kubectl get nodes -o json\` output (required)
+  --pod-seconds N          one pod's cycle: image pull + start + ready + old pod termination
+                           (default ${DEFAULT_POD_SECONDS})
+  --pull-seconds N         or give the parts (defaults ${DEFAULT_PARTS['pull-seconds']}, ${DEFAULT_PARTS['start-seconds']}, ${DEFAULT_PARTS['ready-seconds']}, ${DEFAULT_PARTS['termination-seconds']}; worst-case
+  --start-seconds N        termination is the DaemonSet's terminationGracePeriodSeconds)
+  --ready-seconds N
+  --termination-seconds N
+  --bake-seconds N         wait after each wave before the next (default ${DEFAULT_BAKE_SECONDS})
+  --agent NAME             only these agents (repeatable)
+  --json                   print the estimates as JSON
+  -h, --help               this help
+
+Exit codes: 0 ok, 1 a wave the API server would reject or that deadlocks, 2 bad usage or input.
+`;
+
+const OPTIONS = {
+  'nodes': { type: 'string' },
+  'pod-seconds': { type: 'string' },
+  'pull-seconds': { type: 'string' },
+  'start-seconds': { type: 'string' },
+  'ready-seconds': { type: 'string' },
+  'termination-seconds': { type: 'string' },
+  'bake-seconds': { type: 'string' },
+  'agent': { type: 'string', multiple: true },
+  'json': { type: 'boolean' },
+  'help': { type: 'boolean', short: 'h' },
+} as const;
+
+export function estimateCommand(argv: readonly string[], io: CliIo): number {
+  const parsed = parse('estimate', argv, OPTIONS, true);
+  if (flag(parsed, 'help')) {
+    io.stdout.write(ESTIMATE_HELP);
+    return 0;
+  }
+  const nodesFile = requiredString(parsed, 'estimate', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
+  if (parsed.positionals.length === 0) {
+    throw new UsageError('no manifests given: pass YAML files or directories (e.g. dist/) after the flags', 'estimate');
+  }
+  const podSecondsFlag = secondsValue(parsed, 'estimate', 'pod-seconds');
+  const parts = Object.keys(DEFAULT_PARTS).map((name) => [name, secondsValue(parsed, 'estimate', name)] as const);
+  const givenParts = parts.filter(([, v]) => v !== undefined);
+  if (podSecondsFlag !== undefined && givenParts.length > 0) {
+    throw new UsageError(`--pod-seconds is the sum of the parts: give either it or ${givenParts.map(([n]) => `--${n}`).join(', ')}`, 'estimate');
+  }
+  const podSeconds = podSecondsFlag ?? (givenParts.length === 0 ? DEFAULT_POD_SECONDS
+    : parts.reduce((sum, [name, v]) => sum + (v ?? DEFAULT_PARTS[name as keyof typeof DEFAULT_PARTS]), 0));
+  const bakeSeconds = secondsValue(parsed, 'estimate', 'bake-seconds') ?? DEFAULT_BAKE_SECONDS;
+
+  const nodes = nodeFacts(loadNodeList(nodesFile, io.cwd));
+  const manifests = loadManifests(parsed.positionals, io.cwd);
+  requireDaemonSets(manifests, parsed.positionals);
+  const agentsWanted = listValue(parsed, 'agent');
+  const known = [...new Set(manifests.daemonSets.map((d) => d.agent))].sort();
+  const unknown = agentsWanted.filter((a) => !known.includes(a));
+  if (unknown.length > 0) {
+    throw new UsageError(`--agent ${unknown.join(', ')}: no such agent; the manifests hold ${known.join(', ')}`, 'estimate');
+  }
+  const daemonSets = manifests.daemonSets.filter((d) => agentsWanted.length === 0 || agentsWanted.includes(d.agent));
+  const report = analyzeCoverage(daemonSets, nodes);
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds });
+  const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
+
+  if (flag(parsed, 'json')) {
+    io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates }, null, 2) + '\n');
+  } else {
+    io.stdout.write(estimateText(estimates, podSeconds, bakeSeconds, nodes.length));
+  }
+  return problems.length > 0 ? 1 : 0;
+}
+
+function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, bakeSeconds: number, nodeCount: number): string {
+  let out = `Inventory: ${plural(nodeCount, 'node')}. Pod cycle ${formatDuration(podSeconds)} (+ each DaemonSet's minReadySeconds), `
+    + `bake ${formatDuration(bakeSeconds)} between waves.\n`;
+  for (const agent of estimates) {
+    const waves = agent.waves.filter((w) => w.nodes > 0).length;
+    const automatic = waves - agent.manualWaves.length;
+    const manual = agent.manualWaves.length === 0 ? ''
+      : automatic === 0 ? '' : `; plus ${plural(agent.manualWaves.length, 'wave')} with no automatic rollout`;
+    const total = automatic === 0 && waves > 0 ? 'no automatic rollout' : `total ${formatDuration(agent.totalSeconds)}`;
+    out += `\n${agent.agent}: ${plural(agent.nodes, 'node')}, ${plural(waves, 'wave')} with pods, ${total}`
+      + `${agent.bakes > 0 ? ` (${plural(agent.bakes, 'bake')} of ${formatDuration(agent.bakeSeconds)} included)` : ''}${manual}\n`;
+    out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],
+      agent.waves.map((w, i) => [
+        String(i + 1), w.daemonSet, w.rolloutGroup ?? '-', String(w.nodes), percent(round(w.blastRadiusPercent)),
+        percent(round(w.cumulativePercent)), paceText(w.pace), w.pace.type === 'OnDelete' ? '-' : String(w.pace.batch),
+        String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? 'manual' : formatDuration(w.seconds),
+      ]), '  ');
+    for (const w of agent.waves) {
+      if (w.problem !== undefined) out += `  ! ${w.daemonSet}: ${w.problem}\n`;
+      else if (w.note !== undefined) out += `  - ${w.daemonSet}: ${w.note}\n`;
+    }
+  }
+  return out;
+}
+
+function paceText(pace: Pace): string {
+  if (pace.type === 'OnDelete') return 'OnDelete';
+  return pace.mode === 'surge' ? `maxSurge ${pace.maxSurge}` : `maxUnavailable ${pace.maxUnavailable}`;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,62 @@
+import { UsageError } from './args';
+import { coverageCommand } from './coverage-command';
+import { estimateCommand } from './estimate-command';
+import { labelCommand } from './label-command';
+
+/** Where the CLI writes and which directory relative paths start from: process streams, or buffers in tests. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly cwd: string;
+}
+
+export const MAIN_HELP = `Usage: node-agents <command> [flags]
+
+Check node agents (DaemonSets) against a node inventory before deploying them.
+
+Commands:
+  coverage   which nodes each agent covers, and exactly why not (taints, selectors,
+             affinity, NotReady, Windows/virtual); flags gaps, duplicates, empty waves,
+             host port clashes
+  label      assign nodes to rollout waves: kubectl label commands, JSON or node-pool labels
+  estimate   rollout time per agent and wave, pods at once, blast radius
+
+Run \`node-agents <command> --help\` for a command's flags.
+The node inventory is the output of \`kubectl get nodes -o json\`.
+
+Exit codes: 0 ok, 1 problems found, 2 bad usage or input.
+`;
+
+const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => number> = {
+  coverage: coverageCommand,
+  label: labelCommand,
+  estimate: estimateCommand,
+};
+
+/**
+ * The whole CLI as a function: `argv` without node and the script (process.argv.slice(2)).
+ * Returns the exit code: 0 ok, 1 problems found, 2 bad usage or input. Never throws.
+ */
+export function runCli(argv: readonly string[], io: CliIo): number {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    (command === undefined ? io.stderr : io.stdout).write(MAIN_HELP);
+    return command === undefined ? 2 : 0;
+  }
+  const run = Object.prototype.hasOwnProperty.call(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run === undefined) {
+    io.stderr.write(`node-agents: unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(', ')} (node-agents --help)\n`);
+    return 2;
+  }
+  try {
+    return run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`node-agents ${error.command ?? command}: ${error.message}\nRun \`node-agents ${error.command ?? command} --help\` for usage.\n`);
+    } else {
+      // Input errors (unreadable file, not JSON, not a NodeList, no DaemonSet) carry a complete message.
+      io.stderr.write(`node-agents ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    return 2;
+  }
+}

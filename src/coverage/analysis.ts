@@ -1,0 +1,555 @@
+import { compare, DaemonSetInfo, HostPort } from './manifests';
+import { EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
+import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
+import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
+import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
+
+
+export interface CoverageOptions {
+  /**
+   * wave label key of the partition (default `node-agents.cdk8s.io/rollout-wave`). A node failing only a
+   * requirement on this key falls between the waves: a gap, not a selector's intent.
+   */
+  readonly waveLabelKey?: string;
+  /** taint keys an agent may leave untolerated on purpose: such nodes are reported as intended exclusions */
+  readonly intendedTaintKeys?: readonly string[];
+}
+
+/**
+ * How much a reason says about intent:
+ * - selection: the DaemonSet's nodeSelector/affinity does not target the node (the author's choice);
+ * - wave: only the wave requirement fails: the node falls between the waves of a partition (a gap);
+ * - taint: an untolerated taint keeps a targeted node out (a gap: the seeds' silent missing agent);
+ * - node-condition: a `node.kubernetes.io/*` taint from the node's state (NotReady, pressure...);
+ * - intended: a taint the user said is excluded on purpose.
+ */
+export type BlockerClass = 'selection' | 'wave' | 'taint' | 'node-condition' | 'intended';
+
+export interface RequirementFailure {
+  readonly on: 'label' | 'field';
+  readonly requirement: NodeSelectorRequirementJson;
+  /** the node's value for the key (undefined: the node lacks the label) */
+  readonly actual?: string;
+}
+
+export interface TermFailure {
+  /** 0-based index in nodeSelectorTerms */
+  readonly index: number;
+  /** a term with no expressions and no fields matches nothing */
+  readonly empty: boolean;
+  readonly failed: readonly RequirementFailure[];
+}
+
+export type Blocker =
+  | { readonly kind: 'nodeName'; readonly cls: BlockerClass; readonly want: string }
+  | { readonly kind: 'nodeSelector'; readonly cls: BlockerClass; readonly key: string; readonly want: string; readonly actual?: string }
+  | { readonly kind: 'affinity'; readonly cls: BlockerClass; readonly terms: readonly TermFailure[] }
+  | { readonly kind: 'taint'; readonly cls: BlockerClass; readonly taint: EffectiveTaint };
+
+/** Why one DaemonSet does not place a pod on one node. */
+export interface Placement {
+  readonly daemonSet: string;
+  readonly blockers: readonly Blocker[];
+  /**
+   * The DaemonSet targets the node and only NoSchedule taints block it: a pod already running there keeps
+   * running (the controller's shouldContinueRunning), only a new one is not created.
+   */
+  readonly existingPodKeepsRunning: boolean;
+}
+
+/**
+ * covered: one DaemonSet of the agent owns the node; duplicate: two or more do;
+ * gap: a targeted node no DaemonSet covers (untolerated taint, or between waves);
+ * excluded: non-linux / virtual node, or an intended taint; not-selected: no DaemonSet of the agent targets it;
+ * node-condition: only the node's state (NotReady...) keeps the pod off.
+ */
+export type AgentNodeStatus = 'covered' | 'duplicate' | 'gap' | 'excluded' | 'not-selected' | 'node-condition';
+
+export const AGENT_NODE_STATUSES: readonly AgentNodeStatus[] = ['covered', 'duplicate', 'gap', 'excluded', 'not-selected', 'node-condition'];
+
+export interface AgentNode {
+  readonly node: string;
+  readonly status: AgentNodeStatus;
+  readonly owners: readonly string[];
+  /** one line: the reason behind the status (empty when covered) */
+  readonly why: string;
+  /** for a gap, node-condition or intended exclusion: the DaemonSet `why` explains */
+  readonly closest?: string;
+  /** for node-condition: a pod already running there keeps running (only NoSchedule taints block a new one) */
+  readonly existingPodKeepsRunning?: boolean;
+}
+
+export interface AgentCoverage {
+  readonly agent: string;
+  /** DaemonSet ids in wave order */
+  readonly daemonSets: readonly string[];
+  readonly nodes: readonly AgentNode[];
+  readonly counts: Readonly<Record<AgentNodeStatus, number>>;
+}
+
+export interface DaemonSetCoverage {
+  readonly info: DaemonSetInfo;
+  /** node names, sorted */
+  readonly covered: readonly string[];
+}
+
+export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'host-port-clash' | 'unsupported-node';
+
+export interface Problem {
+  readonly kind: ProblemKind;
+  readonly agent?: string;
+  readonly daemonSets: readonly string[];
+  readonly nodes: readonly string[];
+  readonly message: string;
+}
+
+export interface CoverageReport {
+  readonly waveLabelKey: string;
+  readonly intendedTaintKeys: readonly string[];
+  readonly nodes: readonly NodeFacts[];
+  readonly daemonSets: readonly DaemonSetCoverage[];
+  readonly agents: readonly AgentCoverage[];
+  readonly problems: readonly Problem[];
+}
+
+/** A DaemonSet with what the per-node check needs precomputed. */
+interface Prepared {
+  readonly info: DaemonSetInfo;
+  readonly selectorEntries: readonly (readonly [string, string])[];
+  readonly tolerations: readonly TolerationJson[];
+  readonly mentionsOs: boolean;
+  readonly mentionsVirtual: boolean;
+}
+
+/**
+ * Which nodes each DaemonSet covers, per agent who owns each node or why nobody does, and the problems.
+ * Semantics: the DaemonSet controller's nodeShouldRunDaemonPod (nodeName, nodeSelector, required node affinity,
+ * NoSchedule/NoExecute taints against the pod's tolerations plus the ones the controller adds).
+ */
+export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes: readonly NodeFacts[],
+  options: CoverageOptions = {}): CoverageReport {
+  // Nodes and DaemonSets in name order: the report does not depend on the order they were given in.
+  const nodes = [...givenNodes].sort((a, b) => compare(a.name, b.name));
+  const waveKey = options.waveLabelKey ?? DEFAULT_WAVE_LABEL_KEY;
+  const intended = new Set(options.intendedTaintKeys ?? []);
+  const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map(prepare);
+  const byId = new Map(prepared.map((p) => [p.info.id, p]));
+
+  // coveredBy[i] = ids of the DaemonSets covering nodes[i]
+  const coveredBy: string[][] = nodes.map(() => []);
+  const coveredNodes = new Map<string, string[]>(prepared.map((p) => [p.info.id, []]));
+  for (const ds of prepared) {
+    const list = coveredNodes.get(ds.info.id)!;
+    nodes.forEach((node, i) => {
+      if (fits(ds, node)) {
+        coveredBy[i].push(ds.info.id);
+        list.push(node.name);
+      }
+    });
+  }
+
+  const problems: Problem[] = [];
+  const agents = groupByAgent(prepared.map((p) => p.info)).map(([agent, members]) => {
+    const ids = members.map((m) => m.id);
+    const memberSet = new Set(ids);
+    const agentPrepared = members.map((m) => byId.get(m.id)!);
+    // one shared owners array per DaemonSet: most nodes have exactly one owner, no need to allocate one each
+    const single = new Map(ids.map((id) => [id, [id] as readonly string[]]));
+    const counts = Object.fromEntries(AGENT_NODE_STATUSES.map((s) => [s, 0])) as Record<AgentNodeStatus, number>;
+    const agentNodes = nodes.map((node, i): AgentNode => {
+      const owners = ownersOf(coveredBy[i], memberSet, single);
+      const entry = owners.length === 1 ? { node: node.name, status: 'covered' as const, owners, why: '' }
+        : classify(node, owners, agentPrepared, waveKey, intended);
+      counts[entry.status]++;
+      return entry;
+    });
+    problems.push(...agentProblems(agent, agentNodes));
+    return { agent, daemonSets: ids, nodes: agentNodes, counts };
+  });
+
+  for (const ds of prepared) {
+    const covered = coveredNodes.get(ds.info.id)!;
+    const group = ds.info.rolloutGroup;
+    if (covered.length === 0 && group !== undefined && group !== FLEET_GROUP) {
+      problems.push({
+        kind: 'empty-wave',
+        agent: ds.info.agent,
+        daemonSets: [ds.info.id],
+        nodes: [],
+        message: `${ds.info.id} (rollout group "${group}") covers zero nodes: Argo CD counts a DaemonSet with nothing to schedule (desiredNumberScheduled 0) as Healthy at once, so this wave gates nothing. Label nodes for it (node-agents label) or drop the wave.`,
+      });
+    }
+  }
+  problems.push(...unsupportedNodes(prepared, nodes, coveredBy, byId));
+  problems.push(...hostPortClashes(nodes, coveredBy, byId));
+
+  return {
+    waveLabelKey: waveKey,
+    intendedTaintKeys: [...intended].sort(compare),
+    nodes,
+    daemonSets: prepared.map((p) => ({ info: p.info, covered: coveredNodes.get(p.info.id)! })),
+    agents,
+    problems: problems.sort((a, b) => compare(a.kind, b.kind) || compare(a.agent ?? '', b.agent ?? '') || compare(a.message, b.message)),
+  };
+}
+
+function prepare(info: DaemonSetInfo): Prepared {
+  const keys = [
+    ...Object.keys(info.nodeSelector),
+    ...(info.requiredTerms ?? []).flatMap((t) => (t.matchExpressions ?? []).map((r) => r.key)),
+  ];
+  return {
+    info,
+    selectorEntries: Object.entries(info.nodeSelector),
+    tolerations: [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)],
+    mentionsOs: keys.includes(OS_LABEL) || keys.includes('beta.kubernetes.io/os'),
+    mentionsVirtual: keys.includes('eks.amazonaws.com/compute-type') || keys.includes('type'),
+  };
+}
+
+/** The fast path: does the controller want a pod of `ds` on `node`? */
+function fits(ds: Prepared, node: NodeFacts): boolean {
+  const info = ds.info;
+  if (info.nodeName !== undefined && info.nodeName !== node.name) return false;
+  for (const [key, value] of ds.selectorEntries) {
+    if (node.labels[key] !== value) return false;
+  }
+  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) return false;
+  for (const taint of node.taints) {
+    if (taint.effect !== 'PreferNoSchedule' && !tolerated(ds.tolerations, taint)) return false;
+  }
+  return true;
+}
+
+/** The slow path, only for nodes a DaemonSet does not cover: every reason, classified. */
+function place(ds: Prepared, node: NodeFacts, waveKey: string, intended: ReadonlySet<string>): Placement {
+  const info = ds.info;
+  const blockers: Blocker[] = [];
+  if (info.nodeName !== undefined && info.nodeName !== node.name) {
+    blockers.push({ kind: 'nodeName', cls: 'selection', want: info.nodeName });
+  }
+  if (!nodeSelectorMatches(info.nodeSelector, node.labels)) {
+    for (const [key, want] of ds.selectorEntries) {
+      if (node.labels[key] !== want) {
+        blockers.push({ kind: 'nodeSelector', cls: key === waveKey ? 'wave' : 'selection', key, want, actual: node.labels[key] });
+      }
+    }
+  }
+  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
+    const terms = info.requiredTerms.map((term, index) => termFailure(term, index, node));
+    // Terms are ORed: if one term fails only on the wave key, the node would be targeted but for its wave.
+    const onlyWave = terms.some((t) => !t.empty && t.failed.every((f) => f.on === 'label' && f.requirement.key === waveKey));
+    blockers.push({ kind: 'affinity', cls: onlyWave ? 'wave' : 'selection', terms });
+  }
+  let noExecute = false;
+  for (const taint of node.taints) {
+    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'NoExecute') noExecute = true;
+    const cls: BlockerClass = taint.key.startsWith('node.kubernetes.io/') ? 'node-condition' : intended.has(taint.key) ? 'intended' : 'taint';
+    blockers.push({ kind: 'taint', cls, taint });
+  }
+  const targeted = !blockers.some((b) => b.cls === 'selection' || b.cls === 'wave');
+  return { daemonSet: info.id, blockers, existingPodKeepsRunning: targeted && !noExecute };
+}
+
+function termFailure(term: NodeSelectorTermJson, index: number, node: NodeFacts): TermFailure {
+  const expressions = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  const failed: RequirementFailure[] = [
+    ...expressions.filter((r) => !requirementMatches(r, node.labels)).map((r): RequirementFailure => ({ on: 'label', requirement: r, actual: node.labels[r.key] })),
+    ...fields.filter((r) => !fieldRequirementMatches(r, node.name)).map((r): RequirementFailure => ({ on: 'field', requirement: r, actual: r.key === 'metadata.name' ? node.name : undefined })),
+  ];
+  return { index, empty: expressions.length === 0 && fields.length === 0, failed };
+}
+
+/** Which classes of reasons keep one DaemonSet's pod off one node (see BlockerClass), without the details. */
+export interface ReasonClasses {
+  selection: boolean;
+  wave: boolean;
+  taint: boolean;
+  condition: boolean;
+  intended: boolean;
+  /** an untolerated NoExecute taint: a running pod is evicted */
+  noExecute: boolean;
+}
+
+/**
+ * The classes of `place`'s blockers, without building the blockers: classification runs for every node and
+ * agent, and allocating detailed reasons there dominated the time on big clusters. Must agree with `place` (tested).
+ */
+function reasonClasses(ds: Prepared, node: NodeFacts, waveKey: string, intended: ReadonlySet<string>): ReasonClasses {
+  const info = ds.info;
+  const r: ReasonClasses = { selection: false, wave: false, taint: false, condition: false, intended: false, noExecute: false };
+  if (info.nodeName !== undefined && info.nodeName !== node.name) r.selection = true;
+  for (const [key, want] of ds.selectorEntries) {
+    if (node.labels[key] !== want) {
+      if (key === waveKey) r.wave = true;
+      else r.selection = true;
+    }
+  }
+  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
+    if (info.requiredTerms.some((term) => failsOnlyOnWave(term, node, waveKey))) r.wave = true;
+    else r.selection = true;
+  }
+  for (const taint of node.taints) {
+    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'NoExecute') r.noExecute = true;
+    if (taint.key.startsWith('node.kubernetes.io/')) r.condition = true;
+    else if (intended.has(taint.key)) r.intended = true;
+    else r.taint = true;
+  }
+  return r;
+}
+
+/** A non-empty term whose failing requirements are all label requirements on the wave key. */
+function failsOnlyOnWave(term: NodeSelectorTermJson, node: NodeFacts, waveKey: string): boolean {
+  const expressions = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (expressions.length === 0 && fields.length === 0) return false;
+  if (!fields.every((r) => fieldRequirementMatches(r, node.name))) return false;
+  return expressions.every((r) => r.key === waveKey || requirementMatches(r, node.labels));
+}
+
+/** How many kinds of reason besides the selection: the closest DaemonSet has the fewest. */
+function reasonCount(r: ReasonClasses): number {
+  return [r.wave, r.taint, r.condition, r.intended].filter(Boolean).length;
+}
+
+const NO_OWNERS: readonly string[] = [];
+
+/** The agent's DaemonSets among those covering a node, allocating only when there are two or more. */
+function ownersOf(covering: readonly string[], members: ReadonlySet<string>, single: ReadonlyMap<string, readonly string[]>): readonly string[] {
+  let found: string | undefined;
+  let count = 0;
+  for (const id of covering) {
+    if (members.has(id)) {
+      found = id;
+      count++;
+    }
+  }
+  if (count === 0) return NO_OWNERS;
+  if (count === 1) return single.get(found!)!;
+  return covering.filter((id) => members.has(id));
+}
+
+/** The status of one node for one agent whose DaemonSets (`members`, in wave order) do not cover it exactly once. */
+function classify(node: NodeFacts, owners: readonly string[], members: readonly Prepared[], waveKey: string,
+  intended: ReadonlySet<string>): AgentNode {
+  const entry = (status: AgentNodeStatus, why: string, closest?: string, existingPodKeepsRunning?: boolean): AgentNode =>
+    ({ node: node.name, status, owners, why, closest, existingPodKeepsRunning });
+  if (owners.length > 1) return entry('duplicate', `owned by ${owners.length} DaemonSets of the agent: ${owners.join(', ')}`);
+  const reasons = members.map((ds) => reasonClasses(ds, node, waveKey, intended));
+  // A Windows or virtual node is outside a Linux agent on purpose, unless the agent selects it by that very
+  // label (a Windows agent with nodeSelector kubernetes.io/os=windows): then it is judged like any node.
+  const asked = (ds: Prepared) => (node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs);
+  if (node.platform !== 'linux' && !members.some((ds, k) => !reasons[k].selection && asked(ds))) {
+    return entry('excluded', `${node.platform} node (${node.platformReason}): excluded on purpose`);
+  }
+  // The detailed reasons, only for the one DaemonSet the status names.
+  const list = (k: number, classes: readonly BlockerClass[]) =>
+    place(members[k], node, waveKey, intended).blockers.filter((b) => classes.includes(b.cls)).map(describeBlocker).join(', ');
+  const idOf = (k: number) => members[k].info.id;
+
+  // DaemonSets whose nodeSelector, affinity and wave requirement all match: only taints keep them off.
+  const targeting = reasons.map((_, k) => k).filter((k) => !reasons[k].selection && !reasons[k].wave);
+  const tainted = targeting.find((k) => reasons[k].taint);
+  if (tainted !== undefined) return entry('gap', `${idOf(tainted)}: ${list(tainted, ['taint'])}`, idOf(tainted));
+  const condition = targeting.find((k) => reasons[k].condition);
+  if (condition !== undefined) {
+    const keeps = !reasons[condition].noExecute;
+    const consequence = keeps
+      ? 'a pod already running there keeps running (the controller tolerates not-ready/unreachable NoExecute), but no new pod is created until the node recovers'
+      : 'a running pod is evicted too (untolerated NoExecute)';
+    return entry('node-condition', `${idOf(condition)}: ${list(condition, ['node-condition'])}: ${consequence}`, idOf(condition), keeps);
+  }
+  if (targeting.length > 0) {
+    return entry('excluded', `${idOf(targeting[0])}: ${list(targeting[0], ['intended'])} (intended)`, idOf(targeting[0]));
+  }
+  // Targeted but for the wave label: the node falls between the waves of a partition. Explain the closest.
+  const between = reasons.map((_, k) => k).filter((k) => !reasons[k].selection);
+  if (between.length > 0) {
+    const closest = between.reduce((best, k) => (reasonCount(reasons[k]) < reasonCount(reasons[best]) ? k : best));
+    return entry('gap', `${idOf(closest)}: ${list(closest, ['wave', 'taint'])} (the node falls between the rollout waves: no wave DaemonSet matches its wave label)`,
+      idOf(closest));
+  }
+  // Not a problem, and the most common status on big clusters: placementsFor gives the reasons on demand.
+  return entry('not-selected', 'no DaemonSet of the agent targets the node (nodeSelector / affinity)');
+}
+
+/**
+ * Why each DaemonSet of `agent` that does not own `nodeName` stays off it: every reason, classified.
+ * Computed on demand (the report keeps only the status of each node).
+ */
+export function placementsFor(report: CoverageReport, agent: string, nodeName: string): Placement[] {
+  const index = report.nodes.findIndex((n) => n.name === nodeName);
+  return index < 0 ? [] : placementExplainer(report)(agent, index);
+}
+
+/** placementsFor for many nodes: DaemonSets prepared once, nodes by index. */
+export function placementExplainer(report: CoverageReport): (agent: string, nodeIndex: number) => Placement[] {
+  const prepared = new Map(report.daemonSets.map((d) => [d.info.id, prepare(d.info)]));
+  const agents = new Map(report.agents.map((a) => [a.agent, a]));
+  const intended = new Set(report.intendedTaintKeys);
+  return (agent, nodeIndex) => {
+    const coverage = agents.get(agent);
+    const node = report.nodes[nodeIndex];
+    if (coverage === undefined || node === undefined) return [];
+    const owners = coverage.nodes[nodeIndex].owners;
+    return coverage.daemonSets.filter((id) => !owners.includes(id)).map((id) => place(prepared.get(id)!, node, report.waveLabelKey, intended));
+  };
+}
+
+/** The classes of `place`'s blockers, for the consistency test of the fast path. */
+export function placementClasses(placement: Placement): ReasonClasses {
+  const has = (cls: BlockerClass) => placement.blockers.some((b) => b.cls === cls);
+  return {
+    selection: has('selection'),
+    wave: has('wave'),
+    taint: has('taint'),
+    condition: has('node-condition'),
+    intended: has('intended'),
+    noExecute: placement.blockers.some((b) => b.kind === 'taint' && b.taint.effect === 'NoExecute'),
+  };
+}
+
+/** The fast path's classes for one DaemonSet and node of a report (for the consistency test). */
+export function reasonClassesFor(report: CoverageReport, daemonSet: string, nodeName: string): ReasonClasses {
+  const ds = report.daemonSets.find((d) => d.info.id === daemonSet)!;
+  const node = report.nodes.find((n) => n.name === nodeName)!;
+  return reasonClasses(prepare(ds.info), node, report.waveLabelKey, new Set(report.intendedTaintKeys));
+}
+
+function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem[] {
+  // One problem per agent and reason, listing its nodes: readable on a 5000-node cluster.
+  const groups = new Map<string, { kind: ProblemKind; daemonSets: string[]; nodes: string[]; why: string }>();
+  for (const entry of agentNodes) {
+    if (entry.status !== 'gap' && entry.status !== 'duplicate') continue;
+    const daemonSets = entry.status === 'duplicate' ? [...entry.owners] : [entry.closest!];
+    const key = `${entry.status}\0${entry.why}`;
+    const group = groups.get(key) ?? { kind: entry.status, daemonSets, nodes: [], why: entry.why };
+    group.nodes.push(entry.node);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((g) => ({
+    kind: g.kind,
+    agent,
+    daemonSets: g.daemonSets,
+    nodes: g.nodes,
+    message: g.kind === 'gap'
+      ? `${agent} is missing from ${nodeList(g.nodes)}: ${g.why}`
+      : `${agent} runs twice on ${nodeList(g.nodes)}: ${g.why}`,
+  }));
+}
+
+/** A DaemonSet landing on a Windows or virtual node it did not ask for by label: its pods cannot run there. */
+function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFacts[], coveredBy: readonly string[][],
+  byId: ReadonlyMap<string, Prepared>): Problem[] {
+  const hits = new Map<string, string[]>();
+  nodes.forEach((node, i) => {
+    if (node.platform === 'linux') return;
+    for (const id of coveredBy[i]) {
+      const ds = byId.get(id)!;
+      const asked = node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs;
+      if (!asked) hits.set(id, (hits.get(id) ?? []).concat(node.name));
+    }
+  });
+  return prepared.filter((p) => hits.has(p.info.id)).map((p) => {
+    const names = hits.get(p.info.id)!;
+    return {
+      kind: 'unsupported-node' as const,
+      agent: p.info.agent,
+      daemonSets: [p.info.id],
+      nodes: names,
+      message: `${p.info.id} places pods on ${nodeList(names)} (non-linux or virtual) without selecting them by label: a Linux agent cannot run there. Require ${OS_LABEL}=linux and exclude eks.amazonaws.com/compute-type=fargate and type=virtual-kubelet.`,
+    };
+  });
+}
+
+/**
+ * The scheduler's NodePorts filter: two pods conflict on a node when they bind the same protocol and port and
+ * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address).
+ */
+function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string[][], byId: ReadonlyMap<string, Prepared>): Problem[] {
+  const groups = new Map<string, { ds: [string, string]; port: HostPort; nodes: string[] }>();
+  nodes.forEach((node, i) => {
+    const binders = coveredBy[i].filter((id) => byId.get(id)!.info.hostPorts.length > 0);
+    for (let a = 0; a < binders.length; a++) {
+      for (let b = a + 1; b < binders.length; b++) {
+        for (const pa of byId.get(binders[a])!.info.hostPorts) {
+          for (const pb of byId.get(binders[b])!.info.hostPorts) {
+            if (pa.port !== pb.port || pa.protocol !== pb.protocol) continue;
+            if (pa.hostIP !== '' && pb.hostIP !== '' && pa.hostIP !== pb.hostIP) continue;
+            const key = `${binders[a]}\0${binders[b]}\0${pa.protocol}/${pa.port}`;
+            const group = groups.get(key) ?? { ds: [binders[a], binders[b]], port: pa, nodes: [] };
+            // several port pairs of the same two DaemonSets may clash on one node: list the node once
+            if (group.nodes[group.nodes.length - 1] !== node.name) group.nodes.push(node.name);
+            groups.set(key, group);
+          }
+        }
+      }
+    }
+  });
+  return [...groups.values()].map((g) => {
+    const [a, b] = g.ds.map((id) => byId.get(id)!.info);
+    return {
+      kind: 'host-port-clash' as const,
+      agent: a.agent === b.agent ? a.agent : undefined,
+      daemonSets: [a.id, b.id],
+      nodes: g.nodes,
+      message: `host port ${g.port.protocol}/${g.port.port} is bound by ${a.id} (agent ${a.agent}) and ${b.id} (agent ${b.agent}) on ${nodeList(g.nodes)}: the scheduler keeps the second pod Pending (NodePorts).`,
+    };
+  });
+}
+
+function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]][] {
+  const groups = new Map<string, DaemonSetInfo[]>();
+  for (const info of infos) groups.set(info.agent, [...(groups.get(info.agent) ?? []), info]);
+  return [...groups.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => [agent, orderWaves(members)]);
+}
+
+/**
+ * Wave order of one agent's DaemonSets: Argo CD sync-wave, then wave groups before the fleet and ungrouped
+ * DaemonSets, then id.
+ */
+export function orderWaves<T extends DaemonSetInfo>(members: readonly T[]): T[] {
+  const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || ds.rolloutGroup === FLEET_GROUP ? 1 : 0);
+  return [...members].sort((a, b) => (a.syncWave ?? Number.MAX_SAFE_INTEGER) - (b.syncWave ?? Number.MAX_SAFE_INTEGER)
+    || last(a) - last(b) || compare(a.id, b.id));
+}
+
+export function describeBlocker(blocker: Blocker): string {
+  switch (blocker.kind) {
+    case 'nodeName':
+      return `spec.nodeName pins the pod to ${blocker.want}`;
+    case 'nodeSelector':
+      return `nodeSelector ${blocker.key}=${blocker.want} (node has ${blocker.actual === undefined ? `no ${blocker.key} label` : `${blocker.key}=${blocker.actual}`})`;
+    case 'affinity': {
+      const terms = blocker.terms.map(describeTerm);
+      return terms.length === 1 ? `required affinity ${terms[0]}`
+        : `required affinity: none of ${terms.length} terms matches (${terms.map((t, i) => `term ${i + 1}: ${t}`).join('; ')})`;
+    }
+    case 'taint':
+      return `taint ${formatTaint(blocker.taint)} not tolerated${blocker.taint.impliedBy ? ` (implied by ${blocker.taint.impliedBy})` : ''}`;
+  }
+}
+
+function describeTerm(term: TermFailure): string {
+  if (term.empty) return 'an empty term (matches no node)';
+  return term.failed.map((f) => {
+    const r = f.requirement;
+    const values = r.values !== undefined && r.operator !== 'Exists' && r.operator !== 'DoesNotExist' ? ` [${r.values.join(', ')}]` : '';
+    const actual = f.on === 'field' ? `node name ${f.actual}`
+      : f.actual === undefined ? `node has no ${r.key} label` : `node has ${r.key}=${f.actual}`;
+    return `${r.key} ${r.operator}${values} (${actual})`;
+  }).join(' and ');
+}
+
+export function explainPlacement(placement: Placement): string {
+  return `${placement.daemonSet}: ${placement.blockers.map(describeBlocker).join(', ')}`;
+}
+
+function nodeList(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return `${names.length} node${names.length === 1 ? '' : 's'} (${shown}${names.length > 5 ? `, … ${names.length - 5} more` : ''})`;
+}

@@ -1,0 +1,79 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { compare, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
+import { parseNodeList } from './nodes';
+import { NodeJson } from '../scheduling/types';
+
+/** Extensions read when a directory is given (a cdk8s synth output directory holds `*.k8s.yaml`). */
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
+
+/**
+ * Reads manifest files and directories (recursively, in name order; hidden entries and node_modules skipped).
+ * A file given by name is read whatever its extension.
+ */
+export function loadManifests(paths: readonly string[], cwd: string): ManifestSet {
+  const documents: ManifestDocument[] = [];
+  for (const given of paths) {
+    const absolute = path.resolve(cwd, given);
+    const stat = statOrThrow(absolute, given);
+    const files = stat.isDirectory() ? listManifestFiles(absolute) : [absolute];
+    if (stat.isDirectory() && files.length === 0) {
+      throw new Error(`${given}: the directory holds no ${MANIFEST_EXTENSIONS.join('/')} files`);
+    }
+    for (const file of files) {
+      const label = path.relative(cwd, file) || file;
+      documents.push(...parseManifestText(readOrThrow(file, label), label));
+    }
+  }
+  return manifestSet(documents);
+}
+
+/** Reads a node inventory: the JSON `kubectl get nodes -o json` prints. */
+export function loadNodeList(file: string, cwd: string): NodeJson[] {
+  const text = readOrThrow(path.resolve(cwd, file), file);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${(error as Error).message}); pass the output of \`kubectl get nodes -o json\``);
+  }
+  return parseNodeList(value, file);
+}
+
+function listManifestFiles(dir: string): string[] {
+  const result: string[] = [];
+  const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => compare(a.name, b.name));
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) result.push(...listManifestFiles(full));
+    else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name))) result.push(full);
+  }
+  return result;
+}
+
+function statOrThrow(absolute: string, given: string): fs.Stats {
+  try {
+    return fs.statSync(absolute);
+  } catch (error) {
+    throw new Error(`${given}: cannot read (${describeFsError(error)})`);
+  }
+}
+
+function readOrThrow(absolute: string, given: string): string {
+  try {
+    return fs.readFileSync(absolute, 'utf-8');
+  } catch (error) {
+    throw new Error(`${given}: cannot read (${describeFsError(error)})`);
+  }
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT': return 'no such file or directory';
+    case 'EACCES': return 'permission denied';
+    case 'EISDIR': return 'is a directory, expected a file';
+    default: return code ?? String(error);
+  }
+}

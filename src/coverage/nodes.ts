@@ -1,0 +1,138 @@
+import { compare, isObject } from './manifests';
+import { NodeIdentity, NodeJson, TaintJson } from '../scheduling/types';
+
+export const OS_LABEL = 'kubernetes.io/os';
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** Why a node is outside what a Linux node agent can run on; the base construct excludes these on purpose. */
+export type Platform = 'linux' | 'non-linux' | 'virtual';
+
+/** A taint the node will carry in a real cluster even when the inventory does not list it. */
+export interface EffectiveTaint extends TaintJson {
+  /** set when the taint is implied by the node's state rather than listed in spec.taints */
+  readonly impliedBy?: string;
+}
+
+/** A node with what scheduling decisions need precomputed. */
+export interface NodeFacts {
+  readonly name: string;
+  readonly identity: NodeIdentity;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly EffectiveTaint[];
+  /** status of the Ready condition; 'absent' when the inventory has no conditions */
+  readonly ready: 'True' | 'False' | 'Unknown' | 'absent';
+  readonly unschedulable: boolean;
+  readonly platform: Platform;
+  /** e.g. `kubernetes.io/os=windows`, why the platform is not linux */
+  readonly platformReason?: string;
+  readonly zone?: string;
+  readonly controlPlane: boolean;
+}
+
+const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/**
+ * Accepts what `kubectl get nodes -o json` prints (kind List) and a NodeList (kind NodeList), both with items[].
+ * Throws an error naming the source and what is wrong otherwise.
+ */
+export function parseNodeList(value: unknown, source: string): NodeJson[] {
+  const hint = 'expected a NodeList: an object with "kind": "NodeList" (or "List") and "items": [Node...], as printed by `kubectl get nodes -o json`';
+  if (!isObject(value)) {
+    throw new Error(`${source}: not a NodeList: the JSON is ${Array.isArray(value) ? 'an array' : typeof value}; ${hint}`);
+  }
+  if (value.kind !== 'NodeList' && value.kind !== 'List') {
+    throw new Error(`${source}: not a NodeList: kind is ${JSON.stringify(value.kind ?? null)}; ${hint}`);
+  }
+  if (!Array.isArray(value.items)) {
+    throw new Error(`${source}: not a NodeList: "items" is missing or not an array; ${hint}`);
+  }
+  const names = new Set<string>();
+  return value.items.map((item: unknown, index: number) => {
+    const node = checkNode(item, `${source}: items[${index}]`);
+    if (names.has(node.metadata.name)) {
+      throw new Error(`${source}: node ${node.metadata.name} is listed twice; node names are unique in a cluster`);
+    }
+    names.add(node.metadata.name);
+    return node;
+  });
+}
+
+function checkNode(item: unknown, where: string): NodeJson {
+  if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Node')) {
+    throw new Error(`${where} is not a Node (kind ${isObject(item) ? JSON.stringify(item.kind) : typeof item}); a NodeList holds Node objects only`);
+  }
+  const name = isObject(item.metadata) ? item.metadata.name : undefined;
+  if (typeof name !== 'string' || name === '') {
+    throw new Error(`${where}: a Node without metadata.name`);
+  }
+  const labels = isObject(item.metadata) ? item.metadata.labels : undefined;
+  if (labels !== undefined && (!isObject(labels) || Object.values(labels).some((v) => typeof v !== 'string'))) {
+    throw new Error(`${where} (node ${name}): metadata.labels must map strings to strings`);
+  }
+  const taints = isObject(item.spec) ? item.spec.taints : undefined;
+  if (taints !== undefined && !Array.isArray(taints)) {
+    throw new Error(`${where} (node ${name}): spec.taints must be a list`);
+  }
+  for (const taint of taints ?? []) {
+    if (!isObject(taint) || typeof taint.key !== 'string' || !EFFECTS.includes(taint.effect)) {
+      throw new Error(`${where} (node ${name}): taint ${JSON.stringify(taint)} needs a key and an effect of ${EFFECTS.join(', ')}`);
+    }
+  }
+  return item as unknown as NodeJson;
+}
+
+/** Precomputes the facts of a node; nodes come back in name order so every report is stable. */
+export function nodeFacts(nodes: readonly NodeJson[]): NodeFacts[] {
+  return nodes.map(factsOf).sort((a, b) => compare(a.name, b.name));
+}
+
+function factsOf(node: NodeJson): NodeFacts {
+  const name = node.metadata.name;
+  const labels = node.metadata.labels ?? {};
+  const readyCondition = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
+  const ready = readyCondition === undefined ? 'absent'
+    : readyCondition.status === 'True' || readyCondition.status === 'False' ? readyCondition.status : 'Unknown';
+  const unschedulable = node.spec?.unschedulable === true;
+  const taints: EffectiveTaint[] = [...(node.spec?.taints ?? [])];
+
+  // The node lifecycle controller taints nodes by condition (TaintNodesByCondition) and for taint-based
+  // eviction; an inventory written by hand may omit those taints, a live one already has them.
+  const implied = (key: string, effect: TaintJson['effect'], why: string) => {
+    if (!taints.some((t) => t.key === key && t.effect === effect)) taints.push({ key, effect, impliedBy: why });
+  };
+  if (ready === 'False') {
+    implied('node.kubernetes.io/not-ready', 'NoSchedule', 'Ready=False');
+    implied('node.kubernetes.io/not-ready', 'NoExecute', 'Ready=False');
+  } else if (ready === 'Unknown') {
+    implied('node.kubernetes.io/unreachable', 'NoSchedule', 'Ready=Unknown');
+    implied('node.kubernetes.io/unreachable', 'NoExecute', 'Ready=Unknown');
+  }
+  if (unschedulable) implied('node.kubernetes.io/unschedulable', 'NoSchedule', 'spec.unschedulable (cordoned)');
+
+  const [platform, platformReason] = platformOf(labels);
+  return {
+    name,
+    identity: { name, labels },
+    labels,
+    taints,
+    ready,
+    unschedulable,
+    platform,
+    platformReason,
+    zone: labels[ZONE_LABEL] ?? labels['failure-domain.beta.kubernetes.io/zone'],
+    controlPlane: 'node-role.kubernetes.io/control-plane' in labels || 'node-role.kubernetes.io/master' in labels,
+  };
+}
+
+/** Same exclusions as the base construct: not linux, EKS Fargate, virtual-kubelet. */
+function platformOf(labels: Readonly<Record<string, string>>): [Platform, string | undefined] {
+  const os = labels[OS_LABEL] ?? labels['beta.kubernetes.io/os'];
+  if (os !== undefined && os !== 'linux') return ['non-linux', `${OS_LABEL}=${os}`];
+  if (labels['eks.amazonaws.com/compute-type'] === 'fargate') return ['virtual', 'eks.amazonaws.com/compute-type=fargate'];
+  if (labels.type === 'virtual-kubelet') return ['virtual', 'type=virtual-kubelet'];
+  return ['linux', undefined];
+}
+
+export function formatTaint(taint: TaintJson): string {
+  return `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
+}

@@ -1,0 +1,206 @@
+import { orderWaves } from '../coverage/analysis';
+import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
+
+/**
+ * How many pods the DaemonSet controller replaces at once, as it computes it:
+ * - defaults (apps/v1 defaults.go): RollingUpdate, maxUnavailable 1, maxSurge 0;
+ * - percentages scale against desiredNumberScheduled ROUNDED UP (GetScaledValueFromIntOrPercent(..., true));
+ * - both scaled to 0 with pods to run: the controller falls back to maxUnavailable 1;
+ * - validation: exactly one of maxUnavailable / maxSurge non-zero, percentages at most 100%.
+ */
+export type Pace =
+  | { readonly type: 'OnDelete' }
+  | {
+    readonly type: 'RollingUpdate';
+    /** 'surge': a new pod starts before the old one goes; 'unavailable': the old pod goes first */
+    readonly mode: 'surge' | 'unavailable';
+    readonly maxUnavailable: number | string;
+    readonly maxSurge: number | string;
+    /** pods replaced at once (never more than the desired count, at least 1 when there are pods) */
+    readonly batch: number;
+    /** why the API server would reject the strategy, when it would */
+    readonly invalid?: string;
+  };
+
+export function paceOf(strategy: UpdateStrategy, desired: number): Pace {
+  if (strategy.type === 'OnDelete') return { type: 'OnDelete' };
+  const maxUnavailable = strategy.maxUnavailable ?? 1;
+  const maxSurge = strategy.maxSurge ?? 0;
+  const unavailable = scaledValue(maxUnavailable, desired, 'maxUnavailable');
+  const surge = scaledValue(maxSurge, desired, 'maxSurge');
+  const rawUnavailable = rawValue(maxUnavailable);
+  const rawSurge = rawValue(maxSurge);
+  let invalid: string | undefined;
+  if (rawUnavailable === 0 && rawSurge === 0) {
+    invalid = 'maxUnavailable may not be 0 when maxSurge is 0';
+  } else if (rawUnavailable !== 0 && rawSurge !== 0) {
+    invalid = strategy.maxUnavailable === undefined
+      ? 'maxSurge is set but maxUnavailable defaults to 1: set maxUnavailable: 0 next to maxSurge'
+      : 'maxSurge may not be set when maxUnavailable is non-zero';
+  } else if ([maxUnavailable, maxSurge].some((v) => typeof v === 'string' && rawValue(v) > 100)) {
+    invalid = 'a percentage above 100%';
+  }
+  const mode = surge > 0 ? 'surge' : 'unavailable';
+  let batch = mode === 'surge' ? surge : unavailable;
+  if (desired > 0 && batch === 0) batch = 1; // the controller's fallback for an impossible configuration
+  return { type: 'RollingUpdate', mode, maxUnavailable, maxSurge, batch: Math.min(batch, desired), invalid };
+}
+
+/** An int, or a percentage of `total` rounded up like the DaemonSet controller does. */
+export function scaledValue(value: number | string, total: number, field: string): number {
+  if (typeof value === 'number') return value;
+  const match = /^(\d+)%$/.exec(value.trim());
+  if (match === null) {
+    throw new Error(`${field} "${value}" is neither an integer nor a percentage like "25%"`);
+  }
+  return Math.ceil((Number.parseInt(match[1], 10) * total) / 100);
+}
+
+function rawValue(value: number | string): number {
+  return typeof value === 'number' ? value : Number.parseInt(value, 10);
+}
+
+export interface EstimateOptions {
+  /** image pull + container start + readiness + termination of the old pod, per pod (default 30) */
+  readonly podSeconds?: number;
+  /** wait after each wave before the next one starts (default 600) */
+  readonly bakeSeconds?: number;
+}
+
+export const DEFAULT_POD_SECONDS = 30;
+export const DEFAULT_BAKE_SECONDS = 600;
+
+/** One DaemonSet's rollout, i.e. one wave of an agent. */
+export interface WaveEstimate {
+  readonly daemonSet: string;
+  readonly rolloutGroup?: string;
+  /** nodes it covers = desiredNumberScheduled */
+  readonly nodes: number;
+  readonly pace: Pace;
+  /** podSeconds + the DaemonSet's minReadySeconds */
+  readonly cycleSeconds: number;
+  /** 0 for OnDelete */
+  readonly batches: number;
+  /** undefined for OnDelete (no automatic rollout) and invalid strategies */
+  readonly seconds?: number;
+  /** nodes of this wave as a % of the agent's nodes: what a bad version can break before the next gate */
+  readonly blastRadiusPercent: number;
+  /** nodes updated once this wave is done, and their % of the agent's nodes */
+  readonly cumulativeNodes: number;
+  readonly cumulativePercent: number;
+  /** information: OnDelete, no nodes */
+  readonly note?: string;
+  /** the wave cannot roll out as written: rejected by the API server, or a surge that deadlocks on a host port */
+  readonly problem?: string;
+}
+
+export interface AgentEstimate {
+  readonly agent: string;
+  /** distinct nodes covered by the agent's DaemonSets */
+  readonly nodes: number;
+  readonly waves: readonly WaveEstimate[];
+  /** waves with pods, minus one: the bakes between them */
+  readonly bakes: number;
+  readonly bakeSeconds: number;
+  /** automatic rollout time of every wave plus the bakes; OnDelete waves excluded (see manualWaves) */
+  readonly totalSeconds: number;
+  /** DaemonSets with nodes that do not roll out by themselves: OnDelete, rejected or deadlocked strategies */
+  readonly manualWaves: readonly string[];
+}
+
+export interface CoveredDaemonSet {
+  readonly info: DaemonSetInfo;
+  readonly covered: readonly string[];
+}
+
+/**
+ * Rollout time per agent, treating its DaemonSets as waves run one after the other (Argo CD sync waves, or one
+ * promotion commit each) with a bake between waves. Each wave takes ceil(nodes / batch) cycles; the controller
+ * keeps `batch` pods in flight, so with equal pod times that is the wall time.
+ */
+export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options: EstimateOptions = {}): AgentEstimate[] {
+  const podSeconds = nonNegative(options.podSeconds ?? DEFAULT_POD_SECONDS, 'podSeconds');
+  const bakeSeconds = nonNegative(options.bakeSeconds ?? DEFAULT_BAKE_SECONDS, 'bakeSeconds');
+  const agents = new Map<string, CoveredDaemonSet[]>();
+  for (const ds of daemonSets) agents.set(ds.info.agent, [...(agents.get(ds.info.agent) ?? []), ds]);
+
+  return [...agents.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => {
+    const coveredById = new Map(members.map((m) => [m.info.id, m.covered]));
+    const ordered = orderWaves(members.map((m) => m.info));
+    const agentNodes = new Set(members.flatMap((m) => m.covered)).size;
+    const seen = new Set<string>();
+    const waves = ordered.map((info): WaveEstimate => {
+      const covered = coveredById.get(info.id)!;
+      covered.forEach((n) => seen.add(n));
+      return waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+    });
+    const withPods = waves.filter((w) => w.nodes > 0).length;
+    const bakes = Math.max(0, withPods - 1);
+    return {
+      agent,
+      nodes: agentNodes,
+      waves,
+      bakes,
+      bakeSeconds,
+      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds,
+      manualWaves: waves.filter((w) => w.seconds === undefined && w.nodes > 0).map((w) => w.daemonSet),
+    };
+  });
+}
+
+function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, agentNodes: number, cumulativeNodes: number): WaveEstimate {
+  let pace: Pace;
+  try {
+    pace = paceOf(info.updateStrategy, nodes);
+  } catch (error) {
+    throw new Error(`${info.source}: DaemonSet ${info.id}: updateStrategy.rollingUpdate.${(error as Error).message}`);
+  }
+  const cycleSeconds = podSeconds + info.minReadySeconds;
+  const percent = (n: number) => (agentNodes === 0 ? 0 : (100 * n) / agentNodes);
+  const base = {
+    daemonSet: info.id,
+    rolloutGroup: info.rolloutGroup,
+    nodes,
+    pace,
+    cycleSeconds,
+    blastRadiusPercent: percent(nodes),
+    cumulativeNodes,
+    cumulativePercent: percent(cumulativeNodes),
+  };
+  if (pace.type === 'OnDelete') {
+    return { ...base, batches: 0, note: 'OnDelete: no automatic rollout; each pod is replaced only when it is deleted (by hand or by an operator)' };
+  }
+  const batches = nodes === 0 ? 0 : Math.ceil(nodes / pace.batch);
+  if (pace.invalid !== undefined) {
+    return { ...base, batches, problem: `the API server rejects this updateStrategy: ${pace.invalid}` };
+  }
+  if (pace.mode === 'surge' && info.hostPorts.length > 0 && nodes > 0) {
+    return {
+      ...base,
+      batches,
+      problem: `maxSurge with host port ${info.hostPorts[0].port}: the new pod never fits next to the old one (scheduler NodePorts), so the rollout deadlocks (kubernetes#106417); use maxUnavailable`,
+    };
+  }
+  const note = nodes === 0 ? 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' : undefined;
+  return { ...base, batches, seconds: batches * cycleSeconds, note };
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new Error(`${name} is ${value}; it must be a number of seconds, 0 or more`);
+  }
+  return value;
+}
+
+/** `4 h 10 min`, `12 min 30 s`, `45 s`. */
+export function formatDuration(seconds: number): string {
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const parts: string[] = [];
+  if (h > 0) parts.push(`${h} h`);
+  if (m > 0) parts.push(`${m} min`);
+  if (s > 0 || parts.length === 0) parts.push(`${s} s`);
+  return parts.join(' ');
+}

@@ -1,0 +1,310 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runCli } from '../src/cli/run';
+
+const ROOT = path.join(__dirname, '..');
+const NODES = 'examples/inventories/mixed-cluster.json';
+const CLUSTER = 'test/fixtures/coverage/cluster';
+const FIXTURES = 'test/fixtures/coverage';
+
+function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    cwd: ROOT,
+  });
+  return { code, stdout, stderr };
+}
+
+/** No error output may carry a stack trace. */
+function expectNoStack(text: string) {
+  expect(text).not.toMatch(/\n\s+at /);
+}
+
+describe('node-agents (no command, help, unknown command)', () => {
+  test('no command: usage on stderr, exit 2', () => {
+    const r = run();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Usage: node-agents <command>');
+  });
+
+  test('--help: usage on stdout, exit 0', () => {
+    const r = run('--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('coverage');
+    expect(r.stdout).toContain('estimate');
+    expect(r.stdout).toContain('label');
+  });
+
+  test.each(['coverage', 'label', 'estimate'])('%s --help: the command\'s flags, exit 0', (command) => {
+    const r = run(command, '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: node-agents ${command}`);
+    expect(r.stdout).toContain('--nodes FILE');
+    expect(run(command, '-h').stdout).toBe(r.stdout);
+  });
+
+  test('unknown command: exit 2, lists the commands', () => {
+    const r = run('cover');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('node-agents: unknown command "cover"; the commands are coverage, label, estimate (node-agents --help)\n');
+  });
+});
+
+describe('coverage', () => {
+  test('the mixed cluster: problems found, exit 1, aligned tables', () => {
+    const r = run('coverage', '--nodes', NODES, CLUSTER);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Nodes: 23 from examples/inventories/mixed-cluster.json (3 control-plane, 2 non-linux, 1 virtual, 1 NotReady, 1 cordoned)');
+    expect(r.stdout).toContain('Manifests: 9 DaemonSets in 5 agents; also ConfigMap 1, Service 1, ServiceAccount 1');
+    expect(r.stdout).toContain('PROBLEMS (6)');
+    expect(r.stdout).toContain('[gap] node-exporter is missing from 2 nodes (spot-a-1, spot-c-1): monitoring/node-exporter: taint spot=true:NoExecute not tolerated');
+    expect(r.stdout).toContain('[gap] dcgm-exporter is missing from 2 nodes (gpu-a-1, gpu-b-1)');
+    expect(r.stdout).toContain('[duplicate] promtail runs twice on 1 node (worker-a-1)');
+    expect(r.stdout).toContain('[empty-wave] logging/fluent-bit-wave-2');
+    expect(r.stdout).toContain('[host-port-clash] host port TCP/9100');
+    expect(r.stdout).toContain('worker-c-4 cordoned: DaemonSet pods still run there');
+
+    // the agent table: every row's columns start where the header's do
+    const lines = r.stdout.split('\n');
+    const header = lines.findIndex((l) => l.startsWith('AGENT '));
+    const columns = ['DAEMONSETS', 'COVERED', 'DUPLICATE', 'GAP'].map((c) => lines[header].indexOf(c));
+    for (const row of lines.slice(header + 1, header + 6)) {
+      for (const column of columns) expect(row[column - 1]).toBe(' ');
+      for (const column of columns) expect(row[column]).toMatch(/\d/);
+    }
+    expect(lines.slice(header + 1, header + 6).map((l) => l.split(/\s+/)[0])).toEqual(['dcgm-exporter', 'fluent-bit', 'node-exporter', 'nvidia-driver', 'promtail']);
+    // the node table marks the spot gap and the Windows exclusion
+    const spot = lines.find((l) => l.startsWith('spot-a-1 '))!;
+    expect(spot.split(/\s+/)).toEqual(['spot-a-1', 'eu-west-1a', 'Ready', '-', 'fleet', 'GAP', '-', 'ok']);
+    expect(lines.find((l) => l.startsWith('win-a-1 '))!.split(/\s+/).slice(3)).toEqual(['excluded', 'excluded', 'excluded', 'excluded', 'excluded']);
+    expect(lines.every((l) => l === l.trimEnd())).toBe(true);
+  });
+
+  test('a clean agent: exit 0', () => {
+    const r = run('coverage', '--nodes', NODES, `${FIXTURES}/clean/node-exporter.yaml`);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('No problems: every node each agent targets is covered exactly once.');
+  });
+
+  test('--json: the full report, same exit code', () => {
+    const r = run('coverage', '--nodes', NODES, CLUSTER, '--json');
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect(json.summary).toEqual({ nodes: 23, daemonSets: 9, agents: 5, problems: 6, otherKinds: { ConfigMap: 1, Service: 1, ServiceAccount: 1 } });
+    expect(json.problems.map((p: { kind: string }) => p.kind)).toEqual(['duplicate', 'empty-wave', 'gap', 'gap', 'host-port-clash', 'unsupported-node']);
+    const exporter = json.agents.find((a: { agent: string }) => a.agent === 'node-exporter');
+    const spot = exporter.nodes.find((n: { node: string }) => n.node === 'spot-a-1');
+    expect(spot).toMatchObject({ status: 'gap', owners: [], placements: [{ daemonSet: 'monitoring/node-exporter', reasons: ['taint spot=true:NoExecute not tolerated'] }] });
+    expect(json.daemonSets.find((d: { id: string }) => d.id === 'logging/fluent-bit-wave-2')).toMatchObject({ rolloutGroup: 'wave-2', coveredCount: 0 });
+  });
+
+  test('--node explains one node for every agent', () => {
+    const r = run('coverage', '--nodes', NODES, CLUSTER, '--node', 'gpu-a-1');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Node gpu-a-1: Ready, zone eu-west-1a');
+    expect(r.stdout).toContain('taints: nvidia.com/gpu=present:NoSchedule');
+    expect(r.stdout).toContain('dcgm-exporter: gap\n  gpu-operator/dcgm-exporter: taint nvidia.com/gpu=present:NoSchedule not tolerated');
+    expect(r.stdout).toContain('nvidia-driver: covered (gpu-operator/nvidia-driver-daemonset)');
+    const json = JSON.parse(run('coverage', '--nodes', NODES, CLUSTER, '--node', 'gpu-a-1', '--json').stdout);
+    expect(json.nodes.map((n: { name: string }) => n.name)).toEqual(['gpu-a-1']);
+    expect(run('coverage', '--nodes', NODES, CLUSTER, '--node', 'nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('--node nope: no such node') });
+  });
+
+  test('--agent restricts the report (problems touching the agent stay)', () => {
+    const r = run('coverage', '--nodes', NODES, CLUSTER, '--agent', 'node-exporter', '--json');
+    const json = JSON.parse(r.stdout);
+    expect(json.agents.map((a: { agent: string }) => a.agent)).toEqual(['node-exporter']);
+    expect(json.problems.map((p: { kind: string }) => p.kind)).toEqual(['gap', 'host-port-clash']);
+    expect(run('coverage', '--nodes', NODES, CLUSTER, '--agent', 'fluent-bit', '--agent', 'nvidia-driver').code).toBe(1);
+    expect(run('coverage', '--nodes', NODES, CLUSTER, '--agent', 'nvidia-driver').code).toBe(0);
+    const bad = run('coverage', '--nodes', NODES, CLUSTER, '--agent', 'fluentbit');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--agent fluentbit: no such agent; the manifests hold dcgm-exporter, fluent-bit, node-exporter, nvidia-driver, promtail');
+  });
+
+  test('--allow-taint turns the spot gap into an intended exclusion', () => {
+    const json = JSON.parse(run('coverage', '--nodes', NODES, CLUSTER, '--allow-taint', 'spot', '--json').stdout);
+    expect(json.problems.filter((p: { kind: string; agent: string }) => p.kind === 'gap').map((p: { agent: string }) => p.agent)).toEqual(['dcgm-exporter']);
+  });
+
+  test.each([
+    ['an unknown flag', ['--nodes', NODES, CLUSTER, '--frobnicate'], 'node-agents coverage: unknown flag --frobnicate\nRun `node-agents coverage --help` for usage.\n'],
+    ['a flag without its value', ['--nodes'], 'node-agents coverage: flag --nodes needs a value\n'],
+    ['a boolean flag with a value', ['--json=yes', '--nodes', NODES, CLUSTER], 'node-agents coverage: flag --json takes no value\n'],
+    ['no --nodes', [CLUSTER], 'node-agents coverage: --nodes is required: the node inventory (kubectl get nodes -o json > nodes.json)\n'],
+    ['no manifests', ['--nodes', NODES], 'no manifests given: pass YAML files or directories'],
+    ['an unreadable node file', ['--nodes', 'missing.json', CLUSTER], 'node-agents coverage: missing.json: cannot read (no such file or directory)\n'],
+    ['a node file that is not JSON', ['--nodes', `${FIXTURES}/not-json.json`, CLUSTER], `node-agents coverage: ${FIXTURES}/not-json.json: not valid JSON (`],
+    ['a node file that is not a NodeList', ['--nodes', `${FIXTURES}/pod-list.json`, CLUSTER], `node-agents coverage: ${FIXTURES}/pod-list.json: not a NodeList: kind is "PodList"`],
+    ['a node file that is a manifest', ['--nodes', `${FIXTURES}/clean/node-exporter.yaml`, CLUSTER], 'not valid JSON'],
+    ['manifests without DaemonSets', ['--nodes', NODES, `${FIXTURES}/no-daemonsets.yaml`],
+      `node-agents coverage: no DaemonSet in ${FIXTURES}/no-daemonsets.yaml (found only: ConfigMap 1); pass the synthesized manifests of your node agents\n`],
+    ['invalid YAML', ['--nodes', NODES, `${FIXTURES}/invalid.yaml`], `node-agents coverage: ${FIXTURES}/invalid.yaml: not valid YAML:`],
+    ['a missing manifest path', ['--nodes', NODES, 'dist/'], 'node-agents coverage: dist/: cannot read (no such file or directory)\n'],
+  ])('bad input: %s → exit 2, a clear message, no stack', (_name, argv, message) => {
+    const r = run('coverage', ...argv);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+    expectNoStack(r.stderr);
+  });
+});
+
+describe('estimate', () => {
+  let dir: string;
+  beforeAll(() => {
+    // seed 000 §7.3: 500 nodes, maxUnavailable 1, 30 s per pod
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-estimate-'));
+    const items = Array.from({ length: 500 }, (_, i) => ({ kind: 'Node', metadata: { name: `node-${String(i).padStart(3, '0')}`, labels: { 'kubernetes.io/os': 'linux' } } }));
+    fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    fs.writeFileSync(path.join(dir, 'ds.yaml'), [
+      'apiVersion: apps/v1', 'kind: DaemonSet', 'metadata: {name: log-collector, namespace: observability, labels: {app.kubernetes.io/name: log-collector}}',
+      'spec:', '  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}',
+      '  selector: {matchLabels: {app.kubernetes.io/name: log-collector}}',
+      '  template: {metadata: {labels: {app.kubernetes.io/name: log-collector}}, spec: {containers: [{name: c, image: fluent/fluent-bit:2.2.2}]}}',
+    ].join('\n'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('reproduces the seed: 500 nodes, maxUnavailable 1, 30 s → 4 h 10 min', () => {
+    const r = run('estimate', '--nodes', path.join(dir, 'nodes.json'), path.join(dir, 'ds.yaml'), '--pod-seconds', '30');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('log-collector: 500 nodes, 1 wave with pods, total 4 h 10 min');
+    const row = r.stdout.split('\n').find((l) => l.includes('observability/log-collector'))!;
+    expect(row.trim().split(/\s{2,}/)).toEqual(['1', 'observability/log-collector', '-', '500', '100%', '100%', 'maxUnavailable 1', '1', '500', '30 s', '4 h 10 min']);
+  });
+
+  test('the pod cycle from its parts; --pod-seconds and the parts are exclusive', () => {
+    const json = JSON.parse(run('estimate', '--nodes', path.join(dir, 'nodes.json'), path.join(dir, 'ds.yaml'), '--pull-seconds', '20', '--json').stdout);
+    expect(json.podSeconds).toBe(20 + 5 + 10 + 5);
+    expect(json.agents[0].totalSeconds).toBe(500 * 40);
+    const both = run('estimate', '--nodes', NODES, CLUSTER, '--pod-seconds', '30', '--ready-seconds', '5');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--pod-seconds is the sum of the parts: give either it or --ready-seconds');
+  });
+
+  test('the mixed cluster: waves with blast radius, OnDelete said so, bake between waves', () => {
+    const r = run('estimate', '--nodes', NODES, CLUSTER, '--bake-seconds', '300');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('fluent-bit: 19 nodes, 3 waves with pods, total 14 min 30 s (2 bakes of 5 min included)');
+    expect(r.stdout).toContain('nvidia-driver: 2 nodes, 1 wave with pods, no automatic rollout\n');
+    expect(r.stdout).toContain('gpu-operator/nvidia-driver-daemonset: OnDelete: no automatic rollout');
+    const canary = r.stdout.split('\n').find((l) => l.includes('logging/fluent-bit-canary'))!;
+    expect(canary.trim().split(/\s{2,}/)).toEqual(['1', 'logging/fluent-bit-canary', 'canary', '1', '5.3%', '5.3%', 'maxUnavailable 1', '1', '1', '30 s', '30 s']);
+    const fleet = r.stdout.split('\n').find((l) => l.includes(' logging/fluent-bit '))!;
+    expect(fleet.trim().split(/\s{2,}/)).toEqual(['4', 'logging/fluent-bit', 'fleet', '15', '78.9%', '100%', 'maxUnavailable 25%', '4', '4', '30 s', '2 min']);
+  });
+
+  test('--agent and --json', () => {
+    const json = JSON.parse(run('estimate', '--nodes', NODES, CLUSTER, '--agent', 'node-exporter', '--json').stdout);
+    expect(json.agents.map((a: { agent: string }) => a.agent)).toEqual(['node-exporter']);
+    expect(json.agents[0].waves[0]).toMatchObject({ nodes: 18, batches: 9, seconds: 270, pace: { batch: 2, maxUnavailable: '10%' } });
+  });
+
+  test.each([
+    [['--pod-seconds', 'soon'], '--pod-seconds "soon" is not a number of seconds (0 or more)'],
+    [['--bake-seconds=-5'], '--bake-seconds "-5" is not a number of seconds'],
+    [['--bake-seconds', '-5'], 'flag --bake-seconds needs a value; to give one starting with "-", write --bake-seconds=VALUE'],
+    [['--agent', 'nope'], '--agent nope: no such agent'],
+    [['--max-surge', '1'], 'unknown flag --max-surge'],
+  ])('bad usage %j → exit 2', (flags, message) => {
+    const r = run('estimate', '--nodes', NODES, CLUSTER, ...flags);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expectNoStack(r.stderr);
+  });
+
+  test('a strategy the API server rejects: exit 1 with the reason', () => {
+    const file = path.join(dir, 'surge-only.yaml');
+    fs.writeFileSync(file, 'kind: DaemonSet\nmetadata: {name: x}\nspec: {updateStrategy: {rollingUpdate: {maxSurge: 1}}, template: {spec: {containers: []}}}\n');
+    const r = run('estimate', '--nodes', NODES, file);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('! default/x: the API server rejects this updateStrategy: maxSurge is set but maxUnavailable defaults to 1');
+  });
+});
+
+describe('label', () => {
+  const base = ['label', '--nodes', NODES, '--wave', 'canary=0.1', '--wave', 'wave-1=20%'];
+
+  test('kubectl label commands for every linux node; Windows and virtual nodes left out', () => {
+    const r = run(...base);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^# 20 nodes: canary 2, wave-1 4, fleet 14; left out \(Windows\/virtual\): fargate-ip-/);
+    const commands = lines.slice(1);
+    expect(commands).toHaveLength(20);
+    expect(commands.filter((c) => c.endsWith('=canary --overwrite'))).toHaveLength(2);
+    expect(commands.filter((c) => c.endsWith('=wave-1 --overwrite'))).toHaveLength(4);
+    expect(commands.filter((c) => c.endsWith(' node-agents.cdk8s.io/rollout-wave-'))).toHaveLength(14);
+    expect(commands.some((c) => c.includes('win-a-1') || c.includes('fargate'))).toBe(false);
+    // control-plane nodes are never canaries
+    expect(commands.filter((c) => c.startsWith('kubectl label node cp-')).every((c) => !c.includes('=canary'))).toBe(true);
+    expect(run(...base).stdout).toBe(r.stdout);
+  });
+
+  test('--diff prints only the changes against the labels nodes carry', () => {
+    const all = run(...base).stdout.trim().split('\n').slice(1);
+    const diff = run(...base, '--diff').stdout.trim().split('\n').slice(1);
+    const assigned: Record<string, string | null> = JSON.parse(run(...base, '--json').stdout).byNode;
+    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, NODES), 'utf-8')).items as { metadata: { name: string; labels: Record<string, string> } }[];
+    const current = new Map(inventory.map((n) => [n.metadata.name, n.metadata.labels['node-agents.cdk8s.io/rollout-wave'] ?? null]));
+    const changed = Object.keys(assigned).filter((name) => assigned[name] !== current.get(name));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.length).toBeLessThan(Object.keys(assigned).length);
+    expect(diff).toEqual(all.filter((c) => changed.includes(c.split(' ')[3])));
+  });
+
+  test('--format json: the assignment', () => {
+    const json = JSON.parse(run(...base, '--format', 'json').stdout);
+    expect(json.labelKey).toBe('node-agents.cdk8s.io/rollout-wave');
+    expect(json.waves.canary).toHaveLength(2);
+    expect(json.fleet).toHaveLength(14);
+    expect(Object.keys(json.byNode)).toHaveLength(20);
+    expect(json.leftOut).toEqual(['fargate-ip-10-0-12-34.eu-west-1.compute.internal', 'win-a-1', 'win-b-1']);
+    expect(JSON.parse(run(...base, '--all-nodes', '--json').stdout).leftOut).toEqual([]);
+  });
+
+  test('--format nodepool: the label per wave for node-pool templates', () => {
+    const r = run(...base, '--format', 'nodepool', '--label-key', 'node.cluster.x-k8s.io/wave');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('# wave canary: 2 nodes');
+    expect(r.stdout).toContain('labels:\n  node.cluster.x-k8s.io/wave: canary\n');
+    expect(r.stdout).toContain('# fleet: 14 nodes: node pools carry no node.cluster.x-k8s.io/wave label');
+  });
+
+  test.each([
+    [['--nodes', NODES], '--wave is required'],
+    [['--nodes', NODES, '--wave', 'canary'], '--wave canary: write NAME=FRACTION, e.g. canary=0.02 or canary=2%'],
+    [['--nodes', NODES, '--wave', 'canary=0.6', '--wave', 'wave-1=0.6'], 'the fractions add up to 1.2, more than 1'],
+    [['--nodes', NODES, '--wave', 'fleet=0.1'], '"fleet" is reserved'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--format', 'yaml'], '--format yaml: use one of commands, json, nodepool'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', 'extra'], 'unexpected argument "extra"'],
+    [['--nodes', `${FIXTURES}/pod-list.json`, '--wave', 'canary=0.1'], 'not a NodeList'],
+  ])('bad usage %j → exit 2', (flags, message) => {
+    const r = run('label', ...flags);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expectNoStack(r.stderr);
+  });
+});
+
+describe('the built executable', () => {
+  const bin = path.join(ROOT, 'lib', 'cli', 'main.js');
+  const built = fs.existsSync(bin);
+  (built ? test : test.skip)(built ? 'lib/cli/main.js runs as the node-agents bin'
+    : 'SKIPPED: lib/cli/main.js is not built yet (npx projen compile builds it)', () => {
+    expect(fs.readFileSync(bin, 'utf-8').startsWith('#!/usr/bin/env node')).toBe(true);
+    const r = spawnSync(process.execPath, [bin, 'coverage', '--nodes', NODES, CLUSTER], { cwd: ROOT, encoding: 'utf-8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('PROBLEMS (6)');
+    const bad = spawnSync(process.execPath, [bin, 'coverage', '--nodes', 'missing.json', CLUSTER], { cwd: ROOT, encoding: 'utf-8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('node-agents coverage: missing.json: cannot read (no such file or directory)\n');
+  });
+});
