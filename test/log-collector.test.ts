@@ -280,6 +280,20 @@ describe('rollout waves', () => {
       expect(glob.test(`/var/log/containers/${dsName}-ab12c_observability_fluent-bit-${'0'.repeat(64)}.log`)).toBe(true);
     }
   });
+
+  test('a settings change rolls out too: held waves keep the previous config byte for byte', () => {
+    const waves = [RolloutWave.labelled('canary')];
+    const previousProps: LogCollectorDaemonSetProps = { outputs: [LOKI], image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1', flushSeconds: 5 };
+    const before = synth({ ...previousProps, rollout: { waves, promoted: Promotion.all() } }).manifests;
+    const during = synth({
+      flushSeconds: 1,
+      rollout: { waves, promoted: Promotion.through('canary'), previous: { image: previousProps.image, configData: LogCollectorDaemonSet.configDataFor(previousProps) } },
+    }).manifests;
+    const fleet = (m: Manifest[]) => JSON.stringify(m.find((x) => x.kind === 'DaemonSet' && x.metadata.name === 'log-collector'));
+    expect(fleet(during)).toBe(fleet(before));
+    const configs = during.filter((m) => m.kind === 'ConfigMap').map((m) => parseClassicConfig(m.data['fluent-bit.conf']));
+    expect(configs.map((c) => entryValue(findSections(c, 'SERVICE')[0], 'Flush')).sort()).toEqual(['1', '5']);
+  });
 });
 
 describe('scheduling', () => {

@@ -1,4 +1,4 @@
-import { ApiObject, Duration } from 'cdk8s';
+import { ApiObject, App, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
@@ -303,7 +303,9 @@ export interface LogCollectorDaemonSetProps {
   readonly metrics?: LogCollectorMetricsOptions;
 
   /**
-   * Roll new versions out over canary waves of nodes (see NodeAgentDaemonSet).
+   * Roll new versions out over canary waves of nodes (see NodeAgentDaemonSet). For an image-only
+   * upgrade `previous: { image }` is enough; when collector settings change too, give the previous
+   * release's config as `previous.configData: LogCollectorDaemonSet.configDataFor(previousProps)`.
    * @default - one DaemonSet for all nodes
    */
   readonly rollout?: AgentRollout;
@@ -317,10 +319,21 @@ const CONTAINER_NAME = 'fluent-bit';
  * period, every taint tolerated, no surge, health-based readiness, credentials from Secrets only.
  */
 export class LogCollectorDaemonSet extends Construct {
+  /**
+   * The ConfigMap data a collector with these props renders: what a held rollout wave keeps running
+   * (`rollout.previous.configData`) when the previous release had other collector settings.
+   */
+  public static configDataFor(props: LogCollectorDaemonSetProps): { [file: string]: string } {
+    const scratch = new Chart(new App(), 'previous-release');
+    return new LogCollectorDaemonSet(scratch, 'collector', { ...props, rollout: undefined }).configData;
+  }
+
   /** The underlying node agent (DaemonSet, ServiceAccount, RBAC, ConfigMap). */
   public readonly agent: NodeAgentDaemonSet;
   /** The generated fluent-bit.conf. */
   public readonly configText: string;
+  /** The ConfigMap data (file name → content) of this release. */
+  public readonly configData: { [file: string]: string };
   /** fluent-bit's Grace, in seconds. */
   public readonly graceSeconds: number;
   /** The pod's terminationGracePeriodSeconds. */
@@ -383,6 +396,7 @@ export class LogCollectorDaemonSet extends Construct {
       extraConfig: props.extraConfig,
     });
     this.configText = config.text;
+    this.configData = { [CONFIG_FILE_NAME]: config.text };
     this.graceSeconds = config.graceSeconds;
     this.httpPort = config.httpPort;
     if (runAsUser !== 0) {
@@ -449,7 +463,7 @@ export class LogCollectorDaemonSet extends Construct {
         port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
       }),
       hostPaths,
-      configData: { [CONFIG_FILE_NAME]: config.text },
+      configData: this.configData,
       configMountPath: CONFIG_DIR,
       updateStrategy: strategy,
       terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
