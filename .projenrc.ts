@@ -71,6 +71,9 @@ project.gitignore.removePatterns('coverage');
 
 project.package.addField('bin', { 'node-agents': 'lib/cli/main.js' });
 
+// The deliberate snapshot update (`npx projen test:update`); the plain test task never writes snapshots.
+project.tasks.tryFind('test:update')?.reset('jest -u --passWithNoTests --ci', { receiveArgs: true });
+
 // Examples: each example is a cdk8s app under examples/<name>/main.ts writing YAML to examples/<name>/dist/.
 const synthExamples = project.addTask('synth:examples', {
   description: 'Synthesize every example app to YAML under examples/<name>/dist/',
