@@ -99,9 +99,14 @@ export function checkWholeNumber(prop: string, value: number | undefined, min = 
   return Number.isInteger(value) && value >= min ? [] : [`${prop} must be a whole number of at least ${min}, got ${value}`];
 }
 
+/** A TCP/UDP port number: a whole number from 1 to 65535. */
+export function isPort(port: number): boolean {
+  return Number.isInteger(port) && port >= 1 && port <= 65535;
+}
+
 export function checkPort(prop: string, port: number | undefined): string[] {
   if (port === undefined) return [];
-  return Number.isInteger(port) && port >= 1 && port <= 65535 ? [] : [`${prop} ${port} is outside 1-65535`];
+  return isPort(port) ? [] : [`${prop} ${port} is outside 1-65535`];
 }
 
 export function checkPortName(prop: string, name: string): string[] {

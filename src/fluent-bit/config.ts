@@ -10,6 +10,7 @@
 import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
 import { FluentBitOutput } from './outputs';
 import { SecretEnvVar } from './rendered-output';
+import { isPort } from '../agent/checks';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
 export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
@@ -372,7 +373,7 @@ function entries(pairs: readonly (readonly [string, string])[]): ClassicEntry[] 
 }
 
 function checkPort(fail: (m: string) => never, name: string, port: number): void {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  if (!isPort(port)) {
     fail(`${name} ${port} must be an integer from 1 to 65535.`);
   }
 }

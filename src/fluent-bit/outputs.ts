@@ -12,6 +12,7 @@
  */
 import { ClassicEntry, onOff } from './classic-format';
 import { RenderedOutput, SecretEnvVar } from './rendered-output';
+import { isPort } from '../agent/checks';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
 export interface SecretKeyRefOptions {
@@ -422,7 +423,7 @@ function host(what: string, value: string): string {
 }
 
 function port(what: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+  if (!isPort(value)) {
     throw new Error(`${what} output: port ${value} must be an integer from 1 to 65535.`);
   }
   return value;

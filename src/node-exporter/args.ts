@@ -10,6 +10,7 @@ import {
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
 } from './collectors';
+import { isPort } from '../agent/checks';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
 export const HOST_PROC = '/host/proc';
@@ -78,7 +79,7 @@ export function listenAddress(listen: ListenMode, port: number): string {
 }
 
 export function validatePort(port: number, prop: string, context?: string): void {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  if (!isPort(port)) {
     throw new Error(`${prefix(context)}${prop} must be an integer between 1 and 65535, got ${port}. ` +
       'Pick a free host port (node-exporter uses 9100).');
   }
