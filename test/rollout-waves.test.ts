@@ -1,7 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import {
-  AgentPreviousRelease, ARGOCD_SYNC_WAVE, HostPathType, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeRequirement, Promotion,
+  AgentPreviousRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeRequirement, Promotion,
   RolloutWave, UpdateStrategy,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
@@ -308,5 +308,32 @@ describe('exactly one DaemonSet per eligible node, at every stage (property)', (
       };
       expect(once()).toBe(once());
     }), { numRuns: 30 });
+  });
+});
+
+describe('every agent takes waves', () => {
+  function waved(build: (chart: Chart) => void): Manifest[] {
+    const chart = new Chart(Testing.app(), 'agents');
+    build(chart);
+    return synthManifests(chart);
+  }
+  const rollout = { waves: [RolloutWave.labelled('canary')], promoted: Promotion.through('canary'), previous: { image: 'example.com/old:1.0.0' } };
+
+  test('node exporter: the canary gets the new version, the fleet keeps the old, both bind the host port on disjoint nodes', () => {
+    const manifests = waved((chart) => new NodeExporterDaemonSet(chart, 'metrics', { rollout }));
+    expect(daemonSets(manifests).map((m) => [m.metadata.name, m.spec.template.spec.containers[0].image])).toEqual([
+      ['node-exporter-canary', expect.stringMatching(/node-exporter:v/)],
+      ['node-exporter', 'example.com/old:1.0.0'],
+    ]);
+  });
+
+  test('GPU driver: every wave keeps OnDelete and the GPU-node selection', () => {
+    const manifests = waved((chart) => new GpuDriverDaemonSet(chart, 'nvidia', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', rollout }));
+    const sets = daemonSets(manifests);
+    expect(sets.map((m) => m.metadata.name)).toEqual(['gpu-driver-canary', 'gpu-driver']);
+    for (const set of sets) {
+      expect(set.spec.updateStrategy).toEqual({ type: 'OnDelete' });
+      expect(requiredTerms(set)[0].matchExpressions).toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
+    }
   });
 });
