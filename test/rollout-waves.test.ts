@@ -1,8 +1,8 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import {
-  AgentPreviousRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeRequirement, Promotion,
-  RolloutWave, UpdateStrategy,
+  AgentPreviousRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet,
+  NodeAgentDaemonSetProps, NodeRequirement, Promotion, RolloutWave, UpdateStrategy,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { nodeSelectorMatches, termsMatch } from '../src/scheduling/node-affinity';
