@@ -281,6 +281,11 @@ describe('rollout waves', () => {
     }
   });
 
+  test('an image-only upgrade leaves the config and its ConfigMap unchanged', () => {
+    const configMap = (image: string) => JSON.stringify(one(synth({ image }).manifests, 'ConfigMap'));
+    expect(configMap('cr.fluentbit.io/fluent/fluent-bit:4.1.1')).toBe(configMap('cr.fluentbit.io/fluent/fluent-bit:4.2.3'));
+  });
+
   test('a settings change rolls out too: held waves keep the previous config byte for byte', () => {
     const waves = [RolloutWave.labelled('canary')];
     const previousProps: LogCollectorDaemonSetProps = { outputs: [LOKI], image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1', flushSeconds: 5 };
