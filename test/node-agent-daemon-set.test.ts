@@ -354,6 +354,7 @@ describe('config', () => {
     const configMap = only(manifests, 'ConfigMap');
     expect(configMap.metadata.name).toMatch(/^scanner-config-[0-9a-f]{10}$/);
     expect(configMap.data).toEqual(configData);
+    expect(configMap.immutable).toBe(true);
     const template = only(manifests, 'DaemonSet').spec.template;
     expect(template.metadata.annotations['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
     expect(template.spec.volumes).toContainEqual({ name: 'config', configMap: { name: configMap.metadata.name } });

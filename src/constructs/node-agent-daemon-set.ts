@@ -738,7 +738,7 @@ export class NodeAgentDaemonSet extends Construct {
     }));
   }
 
-  /** Content-addressed, and without a version label: two versions with the same config share it. */
+  /** Content-addressed, immutable, and without a version label: two versions with the same config share it. */
   private configMapFor(data: { [file: string]: string }): kplus.ConfigMap {
     const name = configName(this.name, data);
     let configMap = this.configMaps.get(name);
@@ -747,6 +747,9 @@ export class NodeAgentDaemonSet extends Construct {
       configMap = new kplus.ConfigMap(this, id, {
         metadata: { name, namespace: this.namespace, labels: this.commonLabels() },
         data: sortedRecord(data),
+        // Its name changes with its content, so it never needs an update; immutable spares the
+        // API server a watch from every node's kubelet.
+        immutable: true,
       });
       this.configMaps.set(name, configMap);
     }
