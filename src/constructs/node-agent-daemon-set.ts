@@ -639,7 +639,7 @@ export class NodeAgentDaemonSet extends Construct {
       select: false,
       minReadySeconds: p.minReadySeconds ?? 10,
       serviceAccount: this.serviceAccount,
-      automountServiceAccountToken: p.automountServiceAccountToken ?? (p.rbacRules ?? []).length > 0,
+      automountServiceAccountToken: this.serviceAccount.automountToken,
       hostNetwork: p.hostNetwork ?? false,
       dns: p.hostNetwork ? { policy: kplus.DnsPolicy.CLUSTER_FIRST_WITH_HOST_NET } : undefined,
       terminationGracePeriod: Duration.seconds(p.terminationGracePeriodSeconds ?? 30),
