@@ -45,7 +45,7 @@ describe('Loki', () => {
       bearerToken: { secretName: 'grafana-cloud', key: 'token' },
       labels: { job: 'k8s', cluster: 'prod' },
       autoKubernetesLabels: true,
-      removeKeys: ['kubernetes_annotations', 'stream'],
+      removeKeys: ["$kubernetes['annotations']", 'stream'],
       lineFormat: LokiLineFormat.KEY_VALUE,
       retryLimit: 8,
       storageTotalLimitSize: '2G',
@@ -64,7 +64,7 @@ describe('Loki', () => {
       'Bearer_Token': '${FLB_GRAFANA_CLOUD_BEARER_TOKEN}',
       'Labels': 'cluster=prod, job=k8s',
       'Auto_Kubernetes_Labels': 'On',
-      'Remove_Keys': 'kubernetes_annotations, stream',
+      'Remove_Keys': "$kubernetes['annotations'], stream",
       'Line_Format': 'key_value',
       'Retry_Limit': '8',
       'storage.total_limit_size': '2G',
@@ -202,5 +202,38 @@ describe('validation', () => {
   test('a bare IPv6 literal is a valid host, a bracketed one is not (getaddrinfo takes no brackets)', () => {
     expect(kv(FluentBitOutput.loki({ host: 'fd00::1' })._render('l').entries).Host).toBe('fd00::1');
     expect(() => FluentBitOutput.loki({ host: '[fd00::1]' })._render('l')).toThrow(/must be a bare host name/);
+  });
+});
+
+describe('Loki record-accessor keys', () => {
+  const loki = (removeKeys: string[], labels?: { [k: string]: string }) => () => FluentBitOutput.loki({ host: 'l', removeKeys, labels })._render('l');
+
+  test.each([
+    ["$kubernetes['annotations']"],
+    ["$kubernetes['labels']['app.kubernetes.io/name']"],
+    ['$log[0]'],
+    ['stream'],
+    ["$kubernetes['it''s']"],
+  ])('accepts %p', (key) => {
+    expect(kv(loki([key])().entries).Remove_Keys).toBe(key);
+  });
+
+  test.each([
+    // the defect of the example: the annotations are nested under `kubernetes`, not a top-level key
+    ['kubernetes_annotations', /kubernetes filter nests 'annotations' under 'kubernetes'. Use the record accessor \$kubernetes\['annotations'\]/],
+    ['kubernetes.labels', /Use the record accessor \$kubernetes\['labels'\]/],
+    ['$kubernetes_annotations', /Use the record accessor \$kubernetes\['annotations'\]/],
+    ['$kubernetes[annotations]', /is not a record accessor .*\$kubernetes\['annotations'\]/],
+    ['$kubernetes["annotations"]', /is not a record accessor/],
+    ["$kubernetes['a,b']", /no commas/],
+    ["$kubernetes['annotations'", /is not a record accessor/],
+    ['two words', /must be a top-level key or a record accessor/],
+  ])('rejects removeKeys %p', (key, message) => {
+    expect(loki([key])).toThrow(message);
+  });
+
+  test('label values that are record accessors are checked too', () => {
+    expect(loki([], { ns: '$kubernetes[namespace_name]' })).toThrow(/labels.ns "\$kubernetes\[namespace_name\]" is not a record accessor/);
+    expect(kv(loki([], { ns: "$kubernetes['namespace_name']" })().entries).Labels).toBe("ns=$kubernetes['namespace_name']");
   });
 });

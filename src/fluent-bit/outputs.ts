@@ -125,7 +125,9 @@ export interface LokiOutputOptions extends OutputCommonOptions, OutputTlsOptions
    */
   readonly autoKubernetesLabels?: boolean;
   /**
-   * Record keys removed before sending (`remove_keys`), e.g. keys already used as labels.
+   * Record keys removed before sending (`remove_keys`), e.g. keys already used as labels: a
+   * top-level key (`stream`) or a record accessor for a nested one
+   * (`$kubernetes['annotations']`; the kubernetes filter nests pod metadata under `kubernetes`).
    * @default - none
    */
   readonly removeKeys?: string[];
@@ -286,8 +288,14 @@ export class FluentBitOutput {
           throw new Error(`Loki output: label ${JSON.stringify(k)}=${JSON.stringify(labels[k])} is invalid; `
             + 'names are [A-Za-z_][A-Za-z0-9_]*, values are non-empty without commas or spaces.');
         }
+        if (labels[k].startsWith('$')) {
+          recordAccessor('Loki output', `labels.${k}`, labels[k]);
+        }
         return `${k}=${labels[k]}`;
       });
+      for (const key of options.removeKeys ?? []) {
+        recordKey('Loki output', 'removeKeys', key);
+      }
       return [
         ['Host', host('Loki', options.host)],
         ['Port', port('Loki', options.port ?? 3100)],
@@ -413,6 +421,32 @@ export class FluentBitOutput {
 
 const ALIAS_PATTERN = /^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/;
 const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
+
+/** flb record accessor: `$key` then `['sub']` / `[0]` (src/record_accessor/ra.l); no commas, the list is comma-separated. */
+const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
+const TOP_LEVEL_KEY = /^[^\s$,\[\]'"]+$/;
+
+function recordAccessor(what: string, prop: string, value: string): void {
+  if (!RECORD_ACCESSOR.test(value)) {
+    const parts = /^\$([_A-Za-z][A-Za-z0-9_\-/]*)[.[]/.exec(value);
+    const hint = parts ? ` Write nested keys in brackets with single quotes, e.g. $${parts[1]}['annotations'].` : '';
+    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} is not a record accessor ($key, then ['sub-key'] or [index]; no commas).${hint}`);
+  }
+}
+
+function recordKey(what: string, prop: string, value: string): void {
+  if (value.startsWith('$')) {
+    recordAccessor(what, prop, value);
+  } else if (!TOP_LEVEL_KEY.test(value)) {
+    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} must be a top-level key or a record accessor such as $kubernetes['annotations'].`);
+  }
+  // The kubernetes filter nests pod metadata under `kubernetes`: a flattened top-level name matches nothing.
+  const flat = /^\$?kubernetes[._]([^[]+)/.exec(value);
+  if (flat) {
+    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} names a top-level key that does not exist: the kubernetes filter nests `
+      + `'${flat[1]}' under 'kubernetes'. Use the record accessor $kubernetes['${flat[1]}'].`);
+  }
+}
 
 function host(what: string, value: string): string {
   // A bare IPv6 literal is fine (fluent-bit resolves the host with getaddrinfo, which takes no brackets).
