@@ -5,5 +5,6 @@ export * from './agent/rollout';
 export * from './constructs/node-agent-daemon-set';
 export * from './constructs/node-exporter-daemon-set';
 export * from './fluent-bit/outputs';
+export * from './fluent-bit/parsers';
 export * from './constructs/log-collector-daemon-set';
 export * from './constructs/gpu-driver-daemon-set';

@@ -8,6 +8,7 @@ import {
   STOCK_PARSERS_FILE,
 } from '../src/fluent-bit/config';
 import { FluentBitOutput } from '../src/fluent-bit/outputs';
+import { FluentBitMultilineParser, FluentBitParser } from '../src/fluent-bit/parsers';
 
 const base: FluentBitConfigOptions = {
   stateDir: '/var/lib/log-collector',
@@ -47,6 +48,43 @@ describe('[SERVICE]', () => {
     expect(entryValue(service, 'Flush')).toBe('5');
     expect(entryValue(service, 'storage.backlog.mem_limit')).toBe('16M');
     expect(entryValue(service, 'Grace')).toBe('85');
+  });
+});
+
+describe('memory with filesystem buffering', () => {
+  // Mem_Buf_Limit never pauses a filesystem-buffered input (flb_input_chunk.c): the chunks kept up
+  // in memory, storage.max_chunks_up, are what bound memory there.
+  const inputs = (options: Partial<FluentBitConfigOptions> = {}) =>
+    findSections(parsed({ systemdUnits: ['kubelet.service'], forwardInputPort: 24224, ...options }), 'INPUT');
+
+  test('every input buffers on the filesystem, says what it does at the chunk limit, and carries no Mem_Buf_Limit', () => {
+    const all = inputs();
+    expect(all.map((i) => entryValue(i, 'Name'))).toEqual(['tail', 'systemd', 'forward']);
+    for (const input of all) {
+      expect(entryValue(input, 'storage.type')).toBe('filesystem');
+      expect(entryValue(input, 'storage.pause_on_chunks_overlimit')).toBe('Off');
+      expect(entryValue(input, 'Mem_Buf_Limit')).toBeUndefined();
+      // storage.type first: setting it resets pause_on_chunks_overlimit on a non-filesystem input
+      const keys = input.entries.map((e) => e.key);
+      expect(keys.indexOf('storage.type')).toBeLessThan(keys.indexOf('storage.pause_on_chunks_overlimit'));
+    }
+  });
+
+  test('[SERVICE] bounds the chunks in memory (64 by default, below fluent-bit\'s 128) and the backlog', () => {
+    const service = only(parsed(), 'SERVICE');
+    expect(entryValue(service, 'storage.max_chunks_up')).toBe('64');
+    expect(entryValue(service, 'storage.backlog.mem_limit')).toBe('5M');
+    expect(entryValue(only(parsed({ storageMaxChunksUp: 16 }), 'SERVICE'), 'storage.max_chunks_up')).toBe('16');
+  });
+
+  test('pausing at the chunk limit is an option', () => {
+    for (const input of inputs({ storagePauseOnChunksOverlimit: true })) {
+      expect(entryValue(input, 'storage.pause_on_chunks_overlimit')).toBe('On');
+    }
+  });
+
+  test.each([0, -1, 2.5])('storageMaxChunksUp %p is rejected', (n) => {
+    expect(() => parsed({ storageMaxChunksUp: n })).toThrow(/storageMaxChunksUp .* must be a whole number >= 1/);
   });
 });
 
@@ -93,7 +131,6 @@ describe('tail input', () => {
     expect(entryValue(tail, 'multiline.parser')).toBe('docker, cri');
     expect(entryValue(tail, 'DB')).toBe('/var/lib/log-collector/tail-containers.db');
     expect(entryValue(tail, 'storage.type')).toBe('filesystem');
-    expect(entryValue(tail, 'Mem_Buf_Limit')).toBe('50MB');
     expect(entryValue(tail, 'Skip_Long_Lines')).toBe('On');
     expect(entryValue(tail, 'Refresh_Interval')).toBe('10');
     expect(entryValue(tail, 'Tag')).toBe('kube.*');
@@ -109,7 +146,7 @@ describe('tail input', () => {
     expect(glob.test('/var/log/containers/api-x7k2p_ops_app-0123abcd.log')).toBe(false);
   });
 
-  test('memory limit and refresh interval follow the options; bad values are rejected', () => {
+  test('the deprecated memBufLimit is still written when set; refresh interval follows the options; bad values are rejected', () => {
     const tail = only(parsed({ memBufLimit: '20MB', refreshIntervalSeconds: 5, readFromHead: false }), 'INPUT', 'tail');
     expect(entryValue(tail, 'Mem_Buf_Limit')).toBe('20MB');
     expect(entryValue(tail, 'Refresh_Interval')).toBe('5');
@@ -291,6 +328,8 @@ describe('the whole file', () => {
     systemdUnits: ['kubelet.service', 'containerd.service'],
     useKubelet: true,
     forwardInputPort: 24224,
+    parsers: [FluentBitParser.regex({ name: 'app', regex: '^(?<level>[A-Z]+) (?<message>.*)$' })],
+    multilineParsers: [FluentBitMultilineParser.regex({ name: 'stack', rules: [{ state: 'start_state', regex: '/^\\S/', nextState: 'cont' }, { state: 'cont', regex: '/^\\s/', nextState: 'cont' }] })],
     outputs: [
       FluentBitOutput.loki({ host: 'l', tls: true, httpUser: 'u', httpPassword: { secretName: 's', key: 'p' }, labels: { job: 'x' } }),
       FluentBitOutput.elasticsearch({ host: 'e', logstashFormat: false, index: 'k8s' }),
@@ -301,9 +340,12 @@ describe('the whole file', () => {
 
   test('the parser reads every generated section and key back', () => {
     const config = generateFluentBitConfig(full);
-    const back = parseClassicConfig(config.text);
+    const back = parseClassicConfig(config.text, 'main');
     expect(back.directives).toEqual([]);
     expect(back.sections.map((s) => ({ name: s.name, entries: s.entries }))).toEqual(config.sections);
+    const parsers = parseClassicConfig(config.parsersText!, 'parsers');
+    expect(parsers.sections.map((s) => ({ name: s.name, entries: s.entries }))).toEqual(config.parserSections);
+    expect(parsers.sections.map((s) => `${s.name}:${entryValue(s, 'Name')}`)).toEqual(['PARSER:app', 'MULTILINE_PARSER:stack']);
     expect(back.sections.map((s) => `${s.name}:${entryValue(s, 'Name') ?? ''}`)).toEqual([
       'SERVICE:', 'INPUT:tail', 'INPUT:systemd', 'INPUT:forward', 'FILTER:kubernetes',
       'OUTPUT:loki', 'OUTPUT:es', 'OUTPUT:forward', 'OUTPUT:stdout',
@@ -316,5 +358,6 @@ describe('the whole file', () => {
 
   test('snapshot', () => {
     expect(generateFluentBitConfig(full).text).toMatchSnapshot();
+    expect(generateFluentBitConfig(full).parsersText).toMatchSnapshot();
   });
 });

@@ -7,9 +7,11 @@ import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPat
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
 import {
-  CONFIG_DIR, CONFIG_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig, HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
+  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
+  HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
 } from '../fluent-bit/config';
 import { FluentBitOutput } from '../fluent-bit/outputs';
+import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
 export enum NodeContainerRuntime {
@@ -151,10 +153,48 @@ export interface LogCollectorDaemonSetProps {
   readonly logLevel?: FluentBitLogLevel;
 
   /**
-   * Memory an input may hold before it is paused (`Mem_Buf_Limit`).
-   * @default "50MB"
+   * `Mem_Buf_Limit` on every input.
+   * @deprecated Every input buffers on the filesystem (`storage.type filesystem`), where
+   *   Mem_Buf_Limit never pauses an input; memory is bounded by `storageMaxChunksUp` instead.
+   *   Still written when set (it then only decides whether a retried chunk is put down to disk).
+   * @default - not written
    */
   readonly memBufLimit?: string;
+
+  /**
+   * Chunks (about 2 MB each) kept in memory at once, all inputs together (`storage.max_chunks_up`):
+   * what bounds fluent-bit's buffer memory with filesystem buffering. Beyond it new chunks are
+   * written to disk only (or the input pauses, see `storagePauseOnChunksOverlimit`). Keep
+   * chunks × 2 MB plus the backlog limit well below the container's memory limit.
+   * @default 64 (about 128 MB; fluent-bit's own default is 128)
+   */
+  readonly storageMaxChunksUp?: number;
+
+  /**
+   * Pause an input once `storageMaxChunksUp` is reached (`storage.pause_on_chunks_overlimit`)
+   * instead of writing its new chunks straight to the filesystem buffer. Pausing tail risks missing
+   * a log file the kubelet rotates away meanwhile, hence off.
+   * @default false
+   */
+  readonly storagePauseOnChunksOverlimit?: boolean;
+
+  /**
+   * Custom parsers (`[PARSER]`), e.g. `FluentBitParser.regex({ name: 'app', regex: '^(?<level>[A-Z]+) (?<message>.*)$' })`,
+   * written to a parsers file in the ConfigMap that the config loads with `Parsers_File` after the
+   * image's stock parsers (which stay usable; a custom parser must not reuse a stock name). Use
+   * them from `extraConfig` filters (`[FILTER] Name parser` … `Parser app`) or the pod annotation
+   * `fluentbit.io/parser`.
+   * @default - none
+   */
+  readonly parsers?: FluentBitParser[];
+
+  /**
+   * Custom multiline parsers (`[MULTILINE_PARSER]`), written to the same parsers file. Use them from
+   * an `extraConfig` multiline filter (`[FILTER] Name multiline`, `multiline.key_content log`,
+   * `multiline.parser <name>`).
+   * @default - none
+   */
+  readonly multilineParsers?: FluentBitMultilineParser[];
 
   /**
    * Memory used to replay the filesystem backlog after a restart (`storage.backlog.mem_limit`).
@@ -220,7 +260,9 @@ export interface LogCollectorDaemonSetProps {
 
   /**
    * Raw classic-mode sections appended verbatim to the generated config (escape hatch, e.g. a
-   * `grep` filter). Validated by the parser; no `[SERVICE]` and no `@INCLUDE`. Never put
+   * `grep` filter). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
+   * `[MULTILINE_PARSER]` (use `parsers` / `multilineParsers`), and every parser a section names
+   * must be stock, built in or defined there. Never put
    * credentials here: it goes into the ConfigMap as is.
    * @default - none
    */
@@ -385,6 +427,10 @@ export class LogCollectorDaemonSet extends Construct {
       graceSeconds: props.graceSeconds,
       logLevel: props.logLevel,
       memBufLimit: props.memBufLimit,
+      storageMaxChunksUp: props.storageMaxChunksUp,
+      storagePauseOnChunksOverlimit: props.storagePauseOnChunksOverlimit,
+      parsers: props.parsers,
+      multilineParsers: props.multilineParsers,
       storageBacklogMemLimit: props.storageBacklogMemLimit,
       refreshIntervalSeconds: props.refreshIntervalSeconds,
       readFromHead: props.readFromHead,
@@ -396,7 +442,10 @@ export class LogCollectorDaemonSet extends Construct {
       extraConfig: props.extraConfig,
     });
     this.configText = config.text;
-    this.configData = { [CONFIG_FILE_NAME]: config.text };
+    this.configData = {
+      [CONFIG_FILE_NAME]: config.text,
+      ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
+    };
     this.graceSeconds = config.graceSeconds;
     this.httpPort = config.httpPort;
     if (runAsUser !== 0) {

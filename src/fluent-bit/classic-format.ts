@@ -40,6 +40,38 @@ export const CLASSIC_SECTION_NAMES: readonly string[] = [
   'SERVICE', 'INPUT', 'FILTER', 'OUTPUT', 'PARSER', 'MULTILINE_PARSER', 'PLUGINS', 'UPSTREAM', 'NODE', 'CUSTOM',
 ];
 
+/** Sections of a file named by `Parsers_File`, and refused in the main classic file. */
+export const PARSER_SECTION_NAMES: readonly string[] = ['PARSER', 'MULTILINE_PARSER'];
+
+/** Which file a text is: the main config, a parsers file, or either (no section check). */
+export type ClassicFileKind = 'main' | 'parsers' | 'any';
+
+/**
+ * The tokens of a classic multiline `rule` value, as fluent-bit splits them (flb_slist.c
+ * token_retrieve): space-separated; a token in double quotes ends at a `"` not preceded by `\`,
+ * and `\"` in it stands for `"`.
+ */
+export function splitRuleTokens(value: string): string[] {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    while (value[i] === ' ') i++;
+    if (i >= value.length) break;
+    if (value[i] === '"') {
+      let j = i + 1;
+      while (j < value.length && !(value[j] === '"' && value[j - 1] !== '\\')) j++;
+      tokens.push(value.slice(i + 1, j).replace(/\\"/g, '"'));
+      i = j + 1;
+    } else {
+      let j = i;
+      while (j < value.length && value[j] !== ' ') j++;
+      tokens.push(value.slice(i, j));
+      i = j;
+    }
+  }
+  return tokens;
+}
+
 /** Wire value of a boolean, in fluent-bit's spelling. */
 export function onOff(value: boolean): string {
   return value ? 'On' : 'Off';
@@ -91,9 +123,11 @@ export function renderClassicConfig(sections: readonly ClassicSection[], header?
 /**
  * Parse classic-mode text back into sections. Strict where fluent-bit is:
  * an entry outside a section, an unindented entry, a key without a value or
- * an unknown section name is an error (with the line number).
+ * an unknown section name is an error (with the line number). With `file`
+ * 'main', parser sections are refused as fluent-bit refuses them; with
+ * 'parsers', everything else is.
  */
-export function parseClassicConfig(text: string): ParsedClassicConfig {
+export function parseClassicConfig(text: string, file: ClassicFileKind = 'any'): ParsedClassicConfig {
   const sections: { name: string; line: number; entries: ClassicEntry[] }[] = [];
   const directives: string[] = [];
   let current: { name: string; line: number; entries: ClassicEntry[] } | undefined;
@@ -112,6 +146,14 @@ export function parseClassicConfig(text: string): ParsedClassicConfig {
       const name = header[1].toUpperCase();
       if (!CLASSIC_SECTION_NAMES.includes(name)) {
         throw new Error(`fluent-bit config line ${lineNo}: unknown section [${header[1]}].`);
+      }
+      if (file === 'main' && PARSER_SECTION_NAMES.includes(name)) {
+        // flb_config.c refuses these in the main classic file: fluent-bit exits at start.
+        throw new Error(`fluent-bit config line ${lineNo}: [${name}] is not valid in the main configuration file; it belongs in a Parsers_File.`);
+      }
+      if (file === 'parsers' && !PARSER_SECTION_NAMES.includes(name)) {
+        // A parsers file is read for these sections only; anything else would be silently ignored.
+        throw new Error(`fluent-bit parsers file line ${lineNo}: [${name}] is not a parser section (only ${PARSER_SECTION_NAMES.join(', ')}).`);
       }
       current = { name, line: lineNo, entries: [] };
       sections.push(current);

@@ -9,6 +9,8 @@
  */
 import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
 import { FluentBitOutput } from './outputs';
+import { BUILTIN_MULTILINE_PARSERS, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
+import { FluentBitMultilineParser, FluentBitParser } from './parsers';
 import { SecretEnvVar } from './rendered-output';
 import { isPort } from '../agent/checks';
 
@@ -36,6 +38,8 @@ export const CONFIG_DIR = '/fluent-bit/etc/conf';
 export const CONFIG_FILE_NAME = 'fluent-bit.conf';
 /** The image's stock parsers (docker, cri, json, apache, ...), used by pod `fluentbit.io/parser` annotations. */
 export const STOCK_PARSERS_FILE = '/fluent-bit/etc/parsers.conf';
+/** ConfigMap key (and file under CONFIG_DIR) of the custom parsers, when there are any. */
+export const CUSTOM_PARSERS_FILE_NAME = 'parsers.conf';
 
 /**
  * Seconds kept free between fluent-bit's own shutdown deadline (Grace) and the
@@ -69,8 +73,20 @@ export interface FluentBitConfigOptions {
   readonly graceSeconds?: number;
   /** Log level of fluent-bit itself. Default 'info'. */
   readonly logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
-  /** Memory an input may hold before it is paused. Default '50MB'. */
+  /**
+   * Mem_Buf_Limit of every input. Unset by default: with `storage.type filesystem` it never
+   * pauses an input (flb_input_chunk.c returns before the memory check); it only decides whether a
+   * retried chunk is put down. storageMaxChunksUp bounds memory instead.
+   */
   readonly memBufLimit?: string;
+  /** Chunks (about 2 MB each) held in memory at once, all inputs together (`storage.max_chunks_up`). Default 64. */
+  readonly storageMaxChunksUp?: number;
+  /** Pause an input instead of writing new chunks straight to disk once max_chunks_up is reached. Default false. */
+  readonly storagePauseOnChunksOverlimit?: boolean;
+  /** Custom `[PARSER]`s, rendered into the parsers file. */
+  readonly parsers?: readonly FluentBitParser[];
+  /** Custom `[MULTILINE_PARSER]`s, rendered into the parsers file. */
+  readonly multilineParsers?: readonly FluentBitMultilineParser[];
   /** Memory used to load backlog chunks from the filesystem buffer after a restart. Default '5M'. */
   readonly storageBacklogMemLimit?: string;
   /** Seconds between scans for new log files. Default 10. */
@@ -96,6 +112,10 @@ export interface FluentBitConfigOptions {
 export interface FluentBitConfig {
   /** The complete fluent-bit.conf text. */
   readonly text: string;
+  /** The custom parsers file (CUSTOM_PARSERS_FILE_NAME), undefined when there are no custom parsers. */
+  readonly parsersText?: string;
+  /** Its sections. */
+  readonly parserSections: readonly ClassicSection[];
   /** The generated sections (without extraConfig). */
   readonly sections: readonly ClassicSection[];
   /** fluent-bit Grace (seconds). */
@@ -163,12 +183,57 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     fail(`flushSeconds ${flushSeconds} must be a positive number of seconds.`);
   }
   const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, ctx);
-  const memBufLimit = checkSize(fail, 'memBufLimit', options.memBufLimit ?? '50MB');
+  const memBufLimit = options.memBufLimit === undefined ? undefined : checkSize(fail, 'memBufLimit', options.memBufLimit);
+  const maxChunksUp = options.storageMaxChunksUp ?? 64;
+  if (!Number.isInteger(maxChunksUp) || maxChunksUp < 1) {
+    fail(`storageMaxChunksUp ${maxChunksUp} must be a whole number >= 1 (chunks of about 2 MB each).`);
+  }
+  const pauseOnOverlimit = onOff(options.storagePauseOnChunksOverlimit ?? false);
+  // The settings that bound an input's memory with filesystem buffering (storage.type must come
+  // first: setting it to anything but filesystem resets pause_on_chunks_overlimit).
+  const inputStorage = (): [string, string][] => [
+    ['storage.type', 'filesystem'],
+    ['storage.pause_on_chunks_overlimit', pauseOnOverlimit],
+    ...(memBufLimit === undefined ? [] : [['Mem_Buf_Limit', memBufLimit] as [string, string]]),
+  ];
   const backlog = checkSize(fail, 'storageBacklogMemLimit', options.storageBacklogMemLimit ?? '5M');
   const refresh = options.refreshIntervalSeconds ?? 10;
   if (!Number.isInteger(refresh) || refresh < 1) {
     fail(`refreshIntervalSeconds ${refresh} must be a whole number >= 1.`);
   }
+
+  const parsers = options.parsers ?? [];
+  const multilineParsers = options.multilineParsers ?? [];
+  const seenParsers = new Set<string>();
+  for (const p of parsers) {
+    // fluent-bit compares [PARSER] names case-sensitively and refuses a second one, which also
+    // stops loading the rest of that file (flb_parser.c).
+    if (STOCK_PARSERS.includes(p.name)) {
+      fail(`parsers: '${p.name}' is already a parser of the image's ${STOCK_PARSERS_FILE}; fluent-bit would refuse the second definition `
+        + 'and skip the rest of the custom parsers. Give it another name (e.g. \'' + p.name + '-custom\').');
+    }
+    if (seenParsers.has(p.name)) {
+      fail(`parsers: '${p.name}' is defined twice; parser names must be unique.`);
+    }
+    seenParsers.add(p.name);
+  }
+  const seenMultiline = new Set<string>();
+  for (const m of multilineParsers) {
+    const lower = m.name.toLowerCase();
+    // Multiline names are looked up case-insensitively, first match wins: the built-in one.
+    if (BUILTIN_MULTILINE_PARSERS.includes(lower)) {
+      fail(`multilineParsers: '${m.name}' is a built-in multiline parser (${BUILTIN_MULTILINE_PARSERS.join(', ')}); fluent-bit would use the built-in one. Rename it.`);
+    }
+    if (seenMultiline.has(lower)) {
+      fail(`multilineParsers: '${m.name}' is defined twice (names compare case-insensitively).`);
+    }
+    seenMultiline.add(lower);
+    if (m.parser !== undefined && !STOCK_PARSERS.includes(m.parser) && !seenParsers.has(m.parser)) {
+      fail(`multilineParsers: '${m.name}' names parser '${m.parser}', which is neither in ${STOCK_PARSERS_FILE} nor in parsers; add it to parsers.`);
+    }
+  }
+  const catalog = parserCatalog(parsers, multilineParsers);
+  const customParserSections: ClassicSection[] = [...parsers.map((p) => p._section()), ...multilineParsers.map((m) => m._section())];
 
   const containerPorts = [{ name: 'http', port: httpPort }];
   if (options.forwardInputPort !== undefined) {
@@ -192,7 +257,10 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['Grace', String(grace)],
     ['Daemon', 'Off'],
     ['Log_Level', options.logLevel ?? 'info'],
+    // Several Parsers_File lines are all loaded, in order (each [SERVICE] property is applied);
+    // the stock file stays usable because the ConfigMap is mounted beside it, not over it.
     ['Parsers_File', STOCK_PARSERS_FILE],
+    ...(customParserSections.length > 0 ? [['Parsers_File', `${CONFIG_DIR}/${CUSTOM_PARSERS_FILE_NAME}`] as [string, string]] : []),
     ['HTTP_Server', 'On'],
     ['HTTP_Listen', '0.0.0.0'],
     ['HTTP_Port', String(httpPort)],
@@ -205,6 +273,8 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['storage.sync', 'normal'],
     ['storage.checksum', 'off'],
     ['storage.backlog.mem_limit', backlog],
+    // With filesystem buffering this, not Mem_Buf_Limit, bounds the chunks in memory (fluent-bit's default is 128).
+    ['storage.max_chunks_up', String(maxChunksUp)],
     ['storage.metrics', 'on'],
   ]);
 
@@ -220,8 +290,7 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['DB', containersDb],
     ['DB.locking', 'true'],
     ['Read_from_Head', onOff(options.readFromHead ?? true)],
-    ['storage.type', 'filesystem'],
-    ['Mem_Buf_Limit', memBufLimit],
+    ...inputStorage(),
     ['Skip_Long_Lines', 'On'],
     ['Refresh_Interval', String(refresh)],
   ]);
@@ -251,8 +320,7 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
         ['DB.Sync', 'Normal'],
         ['Read_From_Tail', 'On'],
         ['Strip_Underscores', 'On'],
-        ['storage.type', 'filesystem'],
-        ['Mem_Buf_Limit', memBufLimit],
+        ...inputStorage(),
       ]),
     });
   }
@@ -265,8 +333,7 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
         ['Alias', 'forward_input'],
         ['Listen', '0.0.0.0'],
         ['Port', String(options.forwardInputPort)],
-        ['storage.type', 'filesystem'],
-        ['Mem_Buf_Limit', memBufLimit],
+        ...inputStorage(),
       ]),
     });
   }
@@ -350,14 +417,36 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     if (parsed.sections.some((s) => s.name === 'SERVICE')) {
       fail('extraConfig must not contain a [SERVICE] section: the generated one already exists; use the typed props instead.');
     }
+    const parserSection = parsed.sections.find((s) => s.name === 'PARSER' || s.name === 'MULTILINE_PARSER');
+    if (parserSection) {
+      fail(`extraConfig must not contain a [${parserSection.name}] section (line ${parserSection.line}): fluent-bit refuses parser sections in the main `
+        + `config file and would not start. Use the ${parserSection.name === 'PARSER' ? 'parsers prop (FluentBitParser.regex/json/logfmt/ltsv)' : 'multilineParsers prop (FluentBitMultilineParser.regex)'} `
+        + 'instead: they go into the parsers file the config names with Parsers_File.');
+    }
+    for (const section of parsed.sections) {
+      for (const ref of parserReferences(section)) {
+        const known = ref.multiline ? catalog.multilineParsers.has(ref.name.toLowerCase()) : catalog.parsers.has(ref.name);
+        if (!known) {
+          fail(`extraConfig [${section.name}] at line ${section.line}: ${ref.key} '${ref.name}' is no ${ref.multiline ? 'multiline ' : ''}parser fluent-bit knows `
+            + `(${ref.multiline ? `built-in: ${BUILTIN_MULTILINE_PARSERS.join(', ')}` : `stock: ${STOCK_PARSERS_FILE}`}); `
+            + `define it with the ${ref.multiline ? 'multilineParsers' : 'parsers'} prop or fix the name.`);
+        }
+      }
+    }
     if (parsed.directives.length > 0) {
       fail(`extraConfig must not contain directives (${parsed.directives.join(', ')}): only the ConfigMap's one file is mounted.`);
     }
     text += '\n# extraConfig (verbatim)\n' + options.extraConfig.trim() + '\n';
   }
 
+  const parsersText = customParserSections.length > 0
+    ? renderClassicConfig(customParserSections, ['Custom parsers generated by cdk8s-node-agents (LogCollectorDaemonSet), named by Parsers_File.'])
+    : undefined;
+
   return {
     text,
+    parsersText,
+    parserSections: customParserSections,
     sections,
     graceSeconds: grace,
     flushSeconds,
