@@ -10,9 +10,10 @@ import {
   LogCollectorMonitorKind,
   NodeContainerRuntime,
 } from '../src/constructs/log-collector-daemon-set';
-import { entryValue, findSections, parseClassicConfig, ParsedClassicConfig } from '../src/fluent-bit/classic-format';
+import { entryValue, entryValues, findSections, parseClassicConfig, ParsedClassicConfig } from '../src/fluent-bit/classic-format';
 import { CONFIG_DIR, FLUENT_BIT_IMAGE, HEALTH_PATH, LIVENESS_PATH, METRICS_PATH } from '../src/fluent-bit/config';
 import { FluentBitOutput } from '../src/fluent-bit/outputs';
+import { FluentBitMultilineParser, FluentBitParser } from '../src/fluent-bit/parsers';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 
@@ -371,6 +372,42 @@ describe('options', () => {
   });
 });
 
+describe('parsers and buffering', () => {
+  const parsers = [FluentBitParser.regex({ name: 'app', regex: '^(?<level>[A-Z]+) (?<message>.*)$' })];
+  const multilineParsers = [FluentBitMultilineParser.regex({ name: 'stack', rules: [{ state: 'start_state', regex: '/^\\S/', nextState: 'cont' }, { state: 'cont', regex: '/^\\s/', nextState: 'cont' }] })];
+
+  test('custom parsers are a second file of the ConfigMap, mounted beside fluent-bit.conf and named by Parsers_File', () => {
+    const { manifests } = synth({ parsers, multilineParsers, extraConfig: '[FILTER]\n    Name parser\n    Match kube.*\n    Key_Name log\n    Parser app' });
+    const data = one(manifests, 'ConfigMap').data;
+    expect(Object.keys(data).sort()).toEqual(['fluent-bit.conf', 'parsers.conf']);
+    const file = parseClassicConfig(data['parsers.conf'], 'parsers');
+    expect(file.sections.map((s) => s.name)).toEqual(['PARSER', 'MULTILINE_PARSER']);
+    expect(entryValues(service(manifests), 'Parsers_File')).toEqual(['/fluent-bit/etc/parsers.conf', `${CONFIG_DIR}/parsers.conf`]);
+    expect(main(manifests).volumeMounts).toContainEqual(expect.objectContaining({ mountPath: CONFIG_DIR }));
+    // the main file is one fluent-bit accepts: no parser section in it
+    expect(() => parseClassicConfig(data['fluent-bit.conf'], 'main')).not.toThrow();
+  });
+
+  test('without custom parsers the ConfigMap keeps its single file', () => {
+    expect(Object.keys(one(synth().manifests, 'ConfigMap').data)).toEqual(['fluent-bit.conf']);
+  });
+
+  test('a [PARSER] in extraConfig fails synthesis, pointing at the parsers prop', () => {
+    expect(build({ extraConfig: '[PARSER]\n    Name app\n    Format json' }))
+      .toThrow(/LogCollectorDaemonSet test\/logs: extraConfig must not contain a \[PARSER\] section .*Use the parsers prop/);
+  });
+
+  test('memory is bounded by storage.max_chunks_up; the deprecated memBufLimit still lands on every input', () => {
+    const { manifests } = synth({ storageMaxChunksUp: 32, storagePauseOnChunksOverlimit: true, memBufLimit: '20MB', systemdInput: true });
+    expect(entryValue(service(manifests), 'storage.max_chunks_up')).toBe('32');
+    for (const input of findSections(configOf(manifests), 'INPUT')) {
+      expect(entryValue(input, 'Mem_Buf_Limit')).toBe('20MB');
+      expect(entryValue(input, 'storage.pause_on_chunks_overlimit')).toBe('On');
+    }
+    expect(entryValue(findSections(configOf(synth().manifests), 'INPUT', 'tail')[0], 'Mem_Buf_Limit')).toBeUndefined();
+  });
+});
+
 describe('metrics', () => {
   test('ServiceMonitor (default kind) with a headless Service, labels to match the Prometheus selector', () => {
     const { manifests, collector } = synth({ metrics: { labels: { release: 'kube-prometheus-stack' }, interval: '15s' } });
@@ -464,5 +501,7 @@ describe('example app', () => {
       name: 'FLB_LOKI_HTTP_PASSWD', valueFrom: { secretKeyRef: { name: 'loki-credentials', key: 'password' } },
     });
     expect(one(manifests, 'ServiceMonitor').metadata.labels.release).toBe('kube-prometheus-stack');
+    // the kubernetes filter nests annotations under `kubernetes`: a top-level name would remove nothing
+    expect(entryValue(loki[0], 'Remove_Keys')).toBe("$kubernetes['annotations']");
   });
 });

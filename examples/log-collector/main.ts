@@ -33,7 +33,8 @@ export class LogCollectorChart extends Chart {
             namespace: "$kubernetes['namespace_name']",
             container: "$kubernetes['container_name']",
           },
-          removeKeys: ['kubernetes_annotations'],
+          // pod annotations are nested under `kubernetes` by the kubernetes filter
+          removeKeys: ["$kubernetes['annotations']"],
         }),
       ],
       // kubelet and containerd logs from the journal as well
