@@ -35,12 +35,12 @@ export function checkFieldName(what: string, prop: string, field: string): void 
   }
 }
 
-export function checkValue(what: string, prop: string, value: string): void {
+export function checkValue(what: string, prop: string, value: string, envTranslated = true): void {
   if (value.trim() !== value || value === '' || /[\r\n]/.test(value)) {
     throw new Error(`${what}: ${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
   }
   // fluent-bit replaces ${NAME} in parser values with the environment variable (get_parser_key).
-  if (value.includes('${')) {
+  if (envTranslated && value.includes('${')) {
     throw new Error(`${what}: ${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
   }
 }
@@ -51,12 +51,14 @@ export function checkValue(what: string, prop: string, value: string): void {
  * JavaScript RegExp after rewriting the Onigmo-only syntax that has a neutral equivalent (atomic
  * groups, possessive quantifiers, inline options, comments, `\A \z \Z \h \H \K \R \X`, POSIX
  * brackets, `(?'name')`). That catches unbalanced groups and classes, a quantifier with nothing to
- * repeat, reversed ranges and bad named groups. It cannot catch what only Onigmo refuses: a
- * variable-length look-behind, an unknown `\p{...}` property, extended (`x`) mode comments,
- * conditionals and subexpression calls (`\g<name>`), which are not checked.
+ * repeat, reversed ranges and intervals, bad named groups and back references to undefined
+ * names. It cannot catch what only Onigmo refuses: a look-behind of unbounded length, an unknown
+ * `\p{...}` property, a class range ending in a class escape (`[a-\d]`); and patterns in extended
+ * (`x`) mode, with conditionals or subexpression calls (`\g<name>`) are not checked at all.
+ * A repeated interval (`a{2}{3}`), which Onigmo accepts, is refused.
  */
-export function checkRegex(what: string, prop: string, pattern: string): void {
-  checkValue(what, prop, pattern);
+export function checkRegex(what: string, prop: string, pattern: string, envTranslated = true): void {
+  checkValue(what, prop, pattern, envTranslated);
   let body = pattern;
   let flags = '';
   const delimited = /^\/(.*)\/([imxo]*)$/s.exec(pattern);
@@ -67,9 +69,8 @@ export function checkRegex(what: string, prop: string, pattern: string): void {
   if (flags.includes('x') || /\(\?[imx-]*x|\(\?\(|\\g[<']/.test(body)) {
     return; // see above: not checkable as a JS RegExp
   }
-  const rewritten = toJsPattern(body);
   try {
-    new RegExp(rewritten);
+    new RegExp(toJsPattern(body));
   } catch (e) {
     throw new Error(`${what}: ${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
       + 'fluent-bit would refuse to start.');
@@ -81,12 +82,20 @@ function toJsPattern(src: string): string {
   let out = '';
   let inClass = false;
   const names = new Map<string, number>();
+  const refs: string[] = [];
   for (let i = 0; i < src.length; i++) {
     const c = src[i];
     if (c === '\\') {
       const n = src[i + 1] ?? '';
       i++;
-      if (!inClass && 'AzZKRXG'.includes(n)) {
+      if (n === '') {
+        out += '\\'; // a trailing backslash: JS refuses it as Onigmo does
+      } else if (!inClass && n === 'k' && /^<[A-Za-z_][A-Za-z0-9_]*>/.test(src.slice(i + 1))) {
+        const ref = /^<([A-Za-z_][A-Za-z0-9_]*)>/.exec(src.slice(i + 1))![1];
+        refs.push(ref);
+        out += '(?:)';
+        i += ref.length + 2;
+      } else if (!inClass && 'AzZKRXG'.includes(n)) {
         out += '(?:)';
       } else if ('hH'.includes(n)) {
         out += n === 'h' ? '[0-9a-fA-F]' : '[^0-9a-fA-F]';
@@ -151,10 +160,14 @@ function toJsPattern(src: string): string {
         continue;
       }
     }
-    if (c === '+' && /[*+?}]$/.test(out) && !out.endsWith('\\' + out[out.length - 1])) {
-      continue; // possessive quantifier
+    if ((c === '+' || c === '*') && /[*+?}]$/.test(out) && !out.endsWith('\\' + out[out.length - 1])) {
+      continue; // possessive quantifier (a++) or a nested repeat Onigmo only warns about (a**)
     }
     out += c;
+  }
+  const undefinedRef = refs.find((r) => !names.has(r));
+  if (undefinedRef !== undefined) {
+    throw new SyntaxError(`\\k<${undefinedRef}> refers to no named group`);
   }
   return out;
 }

@@ -298,7 +298,8 @@ export class FluentBitMultilineParser {
         throw new Error(`${what}: rules[${i}].nextState '${rule.nextState}' is no rule's state (fluent-bit: "to_state is not registered"); `
           + `add a rule in state '${rule.nextState}' or use one of ${[...states].join(', ')}.`);
       }
-      checkRegex(what, `rules[${i}].regex`, rule.regex);
+      // Rule values are read raw: no ${VAR} replacement there (multiline_load_regex_rules).
+      checkRegex(what, `rules[${i}].regex`, rule.regex, false);
       // Classic rules are quoted tokens; fluent-bit ends a token at a '"' not preceded by '\'
       // and turns '\"' into '"' (flb_slist.c), so a '"' is written '\"' and a final '\' cannot be.
       if (rule.regex.endsWith('\\')) {
