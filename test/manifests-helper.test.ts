@@ -75,6 +75,13 @@ test.each<[string, (ds: Manifest) => void, string]>([
   expect(() => validateManifests([broken(mutate)])).toThrow(message);
 });
 
+test('a cluster-scoped object with a namespace is refused', () => {
+  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'agent', namespace: 'agents' }, rules: [] };
+  expect(() => validateManifests([role])).toThrow('metadata.namespace "agents" on a cluster-scoped ClusterRole');
+  const { namespace: _dropped, ...metadata } = role.metadata;
+  expect(() => validateManifests([{ ...role, metadata }])).not.toThrow();
+});
+
 test('an unknown kind is refused rather than passed unchecked', () => {
   expect(() => validateManifests([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])).toThrow('no schema known for example.com/v1/Widget');
 });

@@ -87,7 +87,7 @@ export interface LogCollectorDaemonSetProps {
 
   /**
    * Namespace of the collector.
-   * @default "observability"
+   * @default - the chart's namespace, else "observability"
    */
   readonly namespace?: string;
 
@@ -393,7 +393,7 @@ export class LogCollectorDaemonSet extends Construct {
     super(scope, id);
     const where = `LogCollectorDaemonSet ${this.node.path}`;
     const name = props.name ?? 'log-collector';
-    const namespace = props.namespace ?? 'observability';
+    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'observability';
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
     if (strategy.surges) {

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { ApiObject, Chart, Duration } from 'cdk8s';
+import { ApiObject, Chart, Duration, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import {
@@ -758,7 +758,7 @@ export class NodeAgentDaemonSet extends Construct {
 
   private renderNamespace(): ApiObject {
     const level = this.podSecurityLevel;
-    return new kplus.k8s.KubeNamespace(this, 'Namespace', {
+    return clusterScoped(new kplus.k8s.KubeNamespace(this, 'Namespace', {
       metadata: {
         name: this.namespace,
         labels: sortedRecord({
@@ -768,17 +768,17 @@ export class NodeAgentDaemonSet extends Construct {
           [`${PSA_PREFIX}/warn`]: level,
         }),
       },
-    });
+    }));
   }
 
   private renderPriorityClass(priorityClass: AgentPriorityClass): void {
-    new kplus.k8s.KubePriorityClass(this, 'PriorityClass', {
+    clusterScoped(new kplus.k8s.KubePriorityClass(this, 'PriorityClass', {
       metadata: { name: this.priorityClassName, labels: this.commonLabels() },
       value: priorityClass.value,
       globalDefault: false,
       preemptionPolicy: 'PreemptLowerPriority',
       description: `Node agent ${this.name}: scheduled ahead of ordinary workloads so it is never left Pending on a full node.`,
-    });
+    }));
   }
 
   private renderPriorityQuota(): void {
@@ -794,15 +794,15 @@ export class NodeAgentDaemonSet extends Construct {
 
   private renderRbac(rules: AgentPolicyRule[]): ApiObject {
     const labels = this.commonLabels();
-    const role = new kplus.k8s.KubeClusterRole(this, 'ClusterRole', {
+    const role = clusterScoped(new kplus.k8s.KubeClusterRole(this, 'ClusterRole', {
       metadata: { name: this.name, labels },
       rules: rules.map((r) => ({ apiGroups: r.apiGroups ?? [''], resources: r.resources, verbs: r.verbs, resourceNames: r.resourceNames })),
-    });
-    new kplus.k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+    }));
+    clusterScoped(new kplus.k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
       metadata: { name: this.name, labels },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: this.name },
       subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
-    });
+    }));
     return role;
   }
 
@@ -825,6 +825,15 @@ const VIRTUAL_NODE_EXCLUSIONS: NodeSelectorRequirementJson[] = [
   { key: 'eks.amazonaws.com/compute-type', operator: 'NotIn', values: ['fargate'] },
   { key: 'type', operator: 'NotIn', values: ['virtual-kubelet'] },
 ];
+
+/**
+ * cdk8s gives every object of a chart with a namespace that namespace, cluster-scoped ones too; a
+ * Namespace, PriorityClass, ClusterRole or ClusterRoleBinding must carry none.
+ */
+function clusterScoped<T extends ApiObject>(object: T): T {
+  if (object.metadata.namespace !== undefined) object.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+  return object;
+}
 
 function nameFromId(id: string): string {
   return id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').substring(0, 50);

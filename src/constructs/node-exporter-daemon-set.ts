@@ -1,4 +1,4 @@
-import { ApiObject, Duration } from 'cdk8s';
+import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
@@ -260,7 +260,7 @@ export interface NodeExporterDaemonSetProps {
 
   /**
    * Namespace.
-   * @default "monitoring"
+   * @default - the chart's namespace, else "monitoring"
    */
   readonly namespace?: string;
 
@@ -493,7 +493,7 @@ export class NodeExporterDaemonSet extends Construct {
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       rollout: props.rollout,
       name,
-      namespace: props.namespace ?? 'monitoring',
+      namespace: props.namespace ?? Chart.of(this).namespace ?? 'monitoring',
       createNamespace: props.createNamespace,
       image: props.image ?? NODE_EXPORTER_IMAGE,
       containerName: 'node-exporter',

@@ -102,9 +102,16 @@ function checkMetadata(manifest: Manifest): string[] {
   if (NAMESPACED_KINDS.has(manifest.kind) && md.namespace !== undefined && !DNS1123_LABEL.test(md.namespace)) {
     problems.push(`metadata.namespace "${md.namespace}" is not a DNS-1123 label`);
   }
+  // The API server ignores a namespace on a cluster-scoped object, but kubectl and Argo CD then
+  // track the object under a namespace it does not have (perpetual diffs, failed prunes).
+  if (CLUSTER_SCOPED_KINDS.has(manifest.kind) && md.namespace !== undefined) {
+    problems.push(`metadata.namespace "${md.namespace}" on a cluster-scoped ${manifest.kind}`);
+  }
   problems.push(...checkLabels('metadata.labels', md.labels));
   return problems;
 }
+
+const CLUSTER_SCOPED_KINDS = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'CustomResourceDefinition', 'StorageClass', 'RuntimeClass']);
 
 function checkLabels(where: string, labels: Record<string, string> | undefined): string[] {
   const problems: string[] = [];
