@@ -346,7 +346,7 @@ describe('late checks on the rendered DaemonSet', () => {
     );
     const errors = driver.node.validate();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('GpuDriverDaemonSet chart/nvidia: container "nvidia-driver" requests "nvidia.com/gpu"');
+    expect(errors[0]).toContain('GpuDriverDaemonSet chart/nvidia (DaemonSet gpu-driver): container "nvidia-driver" requests "nvidia.com/gpu"');
   });
 
   test('dropping privileged or the GPU affinity through an escape hatch fails validation', () => {

@@ -616,12 +616,17 @@ export class GpuDriverDaemonSet extends Construct {
       ops.push(JsonPatch.add(`${container}/resources/limits/${key}`, kplus.k8s.Quantity.fromString(quantity)));
     }
     if (p.seLinuxLevel !== undefined) ops.push(JsonPatch.add(`${container}/securityContext/seLinuxOptions`, { level: p.seLinuxLevel }));
-    if (ops.length > 0) ApiObject.of(this.agent.daemonSet).addJsonPatch(...ops);
+    // Every DaemonSet of the agent (each rollout wave and the fleet) runs the driver container.
+    if (ops.length > 0) for (const ds of this.agent.daemonSets) ApiObject.of(ds).addJsonPatch(...ops);
   }
 
   /** Late net on the rendered DaemonSet: catches what escape hatches added after construction. */
   private checkRendered(): string[] {
-    const manifest = ApiObject.of(this.agent.daemonSet).toJson();
+    return this.agent.daemonSets.flatMap((ds) => this.checkRenderedDaemonSet(ds));
+  }
+
+  private checkRenderedDaemonSet(ds: kplus.DaemonSet): string[] {
+    const manifest = ApiObject.of(ds).toJson();
     const spec = manifest.spec?.template?.spec ?? {};
     const problems: string[] = [
       ...gpuResourceRequests(spec).map((r) => gpuRequestProblem(`container "${r.container}"`, r.resource)),
@@ -636,7 +641,7 @@ export class GpuDriverDaemonSet extends Construct {
     if (strategy?.type === 'RollingUpdate' && surge !== undefined && surge !== 0 && surge !== '0%') {
       problems.push(`updateStrategy: RollingUpdate with maxSurge ${surge} would start a second driver pod beside the running one`);
     }
-    return problems.map((m) => `GpuDriverDaemonSet ${this.node.path}: ${m}`);
+    return problems.map((m) => `GpuDriverDaemonSet ${this.node.path} (DaemonSet ${manifest.metadata?.name}): ${m}`);
   }
 }
 
