@@ -15,10 +15,17 @@ new NodeAgentDaemonSet(chart, 'npd', {
   namespace: 'node-health',
   createNamespace: true,
   image: 'registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20',
-  command: ['/node-problem-detector', '--logtostderr', '--config.system-log-monitor=/config/kernel-monitor.json'],
+  command: [
+    '/node-problem-detector', '--logtostderr', '--config.system-log-monitor=/config/kernel-monitor.json',
+    // Both servers listen on 127.0.0.1 by default, where the kubelet's probes (sent to the pod IP)
+    // and Prometheus cannot reach them.
+    '--address=0.0.0.0', '--port=20256', '--prometheus-address=0.0.0.0', '--prometheus-port=20257',
+  ],
   fieldEnv: { NODE_NAME: kplus.EnvFieldPaths.NODE_NAME },
-  // reads the kernel ring buffer: root, read-only
+  // The kmsg monitor opens /dev/kmsg, a host device: without privilege the open fails and, as the
+  // only monitor configured, the daemon exits. Upstream's DaemonSet runs it privileged too.
   runAsRoot: true,
+  privileged: true,
   hostPaths: [
     { name: 'log', hostPath: '/var/log' },
     { name: 'kmsg', hostPath: '/dev/kmsg', type: HostPathType.CHAR_DEVICE },
@@ -40,7 +47,7 @@ new NodeAgentDaemonSet(chart, 'npd', {
     }, null, 2),
   },
   resources: { cpuRequest: '20m', memoryRequest: '64Mi', memoryLimit: '128Mi' },
-  ports: [{ name: 'metrics', containerPort: 20257 }],
+  ports: [{ name: 'healthz', containerPort: 20256 }, { name: 'metrics', containerPort: 20257 }],
   readiness: kplus.Probe.fromHttpGet('/healthz', { port: 20256 }),
   liveness: kplus.Probe.fromHttpGet('/healthz', { port: 20256, failureThreshold: 6 }),
   updateStrategy: UpdateStrategy.oneAtATime(),
