@@ -159,7 +159,7 @@ describe('coverage', () => {
 describe('estimate', () => {
   let dir: string;
   beforeAll(() => {
-    // seed 000 §7.3: 500 nodes, maxUnavailable 1, 30 s per pod
+    // 500 nodes, maxUnavailable 1, 30 s per pod: about 4 h 10 min
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-estimate-'));
     const items = Array.from({ length: 500 }, (_, i) => ({ kind: 'Node', metadata: { name: `node-${String(i).padStart(3, '0')}`, labels: { 'kubernetes.io/os': 'linux' } } }));
     fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));

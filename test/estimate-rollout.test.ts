@@ -13,7 +13,7 @@ function covered(name: string, nodes: number, spec: Record<string, unknown> = {}
 const rolling = (maxUnavailable?: number | string, maxSurge?: number | string) =>
   ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable, maxSurge } } });
 
-describe('seed 000 §7.3: 500 nodes, maxUnavailable 1, 30 s per pod', () => {
+describe('500 nodes, maxUnavailable 1, 30 s per pod', () => {
   test('takes 500 batches of one pod: 15000 s = 250 min = 4 h 10 min', () => {
     const [agent] = estimateRollout([covered('log-collector', 500, rolling(1, 0))], { podSeconds: 30, bakeSeconds: 600 });
     const wave = agent.waves[0];
@@ -33,7 +33,7 @@ describe('seed 000 §7.3: 500 nodes, maxUnavailable 1, 30 s per pod', () => {
 
 describe('percentages are scaled against the desired count and ROUNDED UP (the DaemonSet controller)', () => {
   test.each([
-    ['25%', 50, 13], // seed 000 §5.2 says 12 (rounded down): wrong for DaemonSets
+    ['25%', 50, 13], // 12 if rounded down: the DaemonSet controller rounds up
     ['25%', 4, 1],
     ['25%', 3, 1],
     ['10%', 18, 2],

@@ -73,7 +73,7 @@ describe('renderRunbookMarkdown', () => {
     expect(md).not.toContain('kubectl patch ds');
   });
 
-  test('RollingUpdate: switch to OnDelete before applying, switch back after the last node (seed 000 §5.1)', () => {
+  test('RollingUpdate: switch to OnDelete before applying, switch back after the last node', () => {
     const rolling = renderRunbookMarkdown({ ...BASE, updateStrategy: 'RollingUpdate', rollingUpdateMaxUnavailable: '10%', manifestFile: 'dist/gpu.k8s.yaml' });
     const toOnDelete = at(rolling, 'kubectl patch ds gpu-driver -n gpu-system --type=merge -p \'{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null}}}\'');
     const apply = at(rolling, 'kubectl apply -f dist/gpu.k8s.yaml');

@@ -59,7 +59,7 @@ export interface RollingUpdateOptions {
 /**
  * The pace at which a new agent version replaces the old one on the nodes.
  *
- * The presets are the table of `shared/practices.md` §4. A rolling update is always written with
+ * The presets cover the usual paces, from one node at a time to a quarter of the nodes. A rolling update is always written with
  * both budgets explicit: the API defaults maxUnavailable to 1, so a lone `maxSurge: 1` is rejected.
  */
 export class UpdateStrategy {

@@ -20,7 +20,7 @@ export interface CoverageOptions {
  * How much a reason says about intent:
  * - selection: the DaemonSet's nodeSelector/affinity does not target the node (the author's choice);
  * - wave: only the wave requirement fails: the node falls between the waves of a partition (a gap);
- * - taint: an untolerated taint keeps a targeted node out (a gap: the seeds' silent missing agent);
+ * - taint: an untolerated taint keeps a targeted node out (a gap: the agent is silently missing from that node);
  * - node-condition: a `node.kubernetes.io/*` taint from the node's state (NotReady, pressure...);
  * - intended: a taint the user said is excluded on purpose.
  */

@@ -4,7 +4,7 @@
  * OnDelete replaces nothing on its own: a new template reaches a node only when its driver pod is
  * deleted. A driver cannot be unloaded while GPU workloads hold it open (the new pod ends in
  * `Init:CrashLoopBackOff` with "driver is in use"), so each node is cordoned and emptied of GPU pods
- * first. The procedure follows seed 000 §5.1 (switch to OnDelete, delete pods node by node, check,
+ * first. The procedure is the safe one for a driver (switch to OnDelete, delete pods node by node, check,
  * switch back) and the states of gpu-operator's upgrade controller (cordon, wait for jobs, GPU pod
  * deletion, driver pod restart, validation, uncordon), including its node skip label.
  *
@@ -141,7 +141,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     heading('Switch to OnDelete');
     lines.push(
       'This DaemonSet is declared with `RollingUpdate`, which would replace driver pods under running GPU workloads. '
-        + 'Stop the controller from replacing pods first (seed 000 §5.1):',
+        + 'Stop the controller from replacing pods first:',
       '',
     );
     code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellQuote(onDeletePatch())}`);
@@ -248,7 +248,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   code(`kubectl get ds ${ds} -n ${ns} -o jsonpath='{.status.updatedNumberScheduled}/{.status.desiredNumberScheduled}{"\\n"}'`);
   if (o.rolling) {
     lines.push(
-      'Only then switch back to RollingUpdate (seed 000 §5.1): with pods still on an old revision, switching back starts replacing them at once, under their GPU workloads.',
+      'Only then switch back to RollingUpdate: with pods still on an old revision, switching back starts replacing them at once, under their GPU workloads.',
       '',
     );
     code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellQuote(rollingPatch(o.maxUnavailable))}`);

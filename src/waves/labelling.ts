@@ -3,7 +3,7 @@ import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition'
 import { NodeJson } from '../scheduling/types';
 
 /**
- * Canary-group node labelling: which nodes carry which wave label (practices.md §5).
+ * Canary-group node labelling: which nodes carry which wave label.
  *
  * The partition is only as good as its labels. Nodes are put in one "spread order" and the waves
  * take consecutive segments of it (wave counts from the fractions, rounded cumulatively):

@@ -1,7 +1,7 @@
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 
 /**
- * Rollout waves as a static partition of an agent's nodes (practices.md §5).
+ * Rollout waves as a static partition of an agent's nodes.
  *
  * Wave k's DaemonSet requires "matches wave k and none of waves 0..k-1"; the fleet requires
  * "matches no wave". Because `NotIn` and `DoesNotExist` match nodes lacking the key, unlabelled
