@@ -687,8 +687,9 @@ export class NodeAgentDaemonSet extends Construct {
       hostPid: p.hostPid ?? false,
       priorityClassName: this.priorityClassName,
       nodeSelector: this.nodeSelector,
-      affinity: terms.length > 0 ? {
-        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.map(toKubeTerm) } },
+      affinity: terms.length > 0 || this.props.rollout ? {
+        nodeAffinity: terms.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.map(toKubeTerm) } } : undefined,
+        podAntiAffinity: this.props.rollout ? otherGroupsAntiAffinity(this.name, group) : undefined,
       } : undefined,
       tolerations: this.renderTolerations(),
       podSecurityContext: renderPodSecurityContext(containers.main[0].settings),
@@ -833,6 +834,28 @@ const VIRTUAL_NODE_EXCLUSIONS: NodeSelectorRequirementJson[] = [
 function clusterScoped<T extends ApiObject>(object: T): T {
   if (object.metadata.namespace !== undefined) object.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
   return object;
+}
+
+/**
+ * With rollout waves, a node that changes wave is left by one DaemonSet and entered by another, and
+ * nothing in the DaemonSet controller orders the two: the new pod would start while the old one is
+ * still terminating (two collectors on one tail database, a second exporter Pending on its host
+ * port, two drivers fighting over the module). This term keeps the new pod Pending until the old
+ * pod of any other group of the agent is gone from the node: the scheduler keeps a terminating pod
+ * in its cache, and counts it, until it is deleted, then retries the Pending pod. It selects on
+ * labels every group shares (never the version), and not the pod's own group, so a group's own
+ * rolling update is unaffected.
+ */
+function otherGroupsAntiAffinity(agent: string, group: string): kplus.k8s.PodAntiAffinity {
+  return {
+    requiredDuringSchedulingIgnoredDuringExecution: [{
+      labelSelector: {
+        matchLabels: { 'app.kubernetes.io/instance': agent, 'app.kubernetes.io/name': agent },
+        matchExpressions: [{ key: ROLLOUT_GROUP_LABEL, operator: 'NotIn', values: [group] }],
+      },
+      topologyKey: 'kubernetes.io/hostname',
+    }],
+  };
 }
 
 function nameFromId(id: string): string {
