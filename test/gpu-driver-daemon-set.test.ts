@@ -75,18 +75,29 @@ describe('driver-container shape (default)', () => {
     expect(driverContainer.securityContext.seLinuxOptions).toBeUndefined();
   });
 
-  test('mounts: /run/nvidia Bidirectional, /dev and /var/log writable, modules, headers and os-release read-only', () => {
-    const mounts = Object.fromEntries(driverContainer.volumeMounts.map((m: Manifest) => [m.mountPath, m]));
-    expect(mounts['/run/nvidia']).toMatchObject({ mountPropagation: 'Bidirectional', readOnly: false });
-    expect(mounts['/dev'].readOnly).toBe(false);
-    expect(mounts['/var/log'].readOnly).toBe(false);
-    expect(mounts['/lib/modules'].readOnly).toBe(true);
-    expect(mounts['/usr/src'].readOnly).toBe(true);
-    expect(mounts['/host-etc/os-release'].readOnly).toBe(true);
+  test('mounts exactly what gpu-operator gives nvidia-driver-ctr: no host /lib/modules, /usr/src or /dev', () => {
+    // The stock driver image writes its own /lib/modules and /usr/src; host mounts there break it or wipe the host's tree.
+    expect(driverContainer.volumeMounts).toEqual([
+      { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional', readOnly: false },
+      { name: 'run-nvidia-fabricmanager', mountPath: '/run/nvidia-fabricmanager', readOnly: false },
+      { name: 'run-nvidia-topologyd', mountPath: '/run/nvidia-topologyd', readOnly: false },
+      { name: 'var-log', mountPath: '/var/log', readOnly: false },
+      { name: 'dev-log', mountPath: '/dev/log', readOnly: false },
+      { name: 'os-release', mountPath: '/host-etc/os-release', readOnly: true },
+      { name: 'mlnx-ofed-usr-src', mountPath: '/run/mellanox/drivers/usr/src', mountPropagation: 'HostToContainer', readOnly: false },
+      { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
+      { name: 'sysfs-memory-online', mountPath: '/sys/devices/system/memory/auto_online_blocks', readOnly: false },
+      { name: 'firmware-search-path', mountPath: '/sys/module/firmware_class/parameters/path', readOnly: false },
+      { name: 'nv-firmware', mountPath: '/lib/firmware', readOnly: false },
+    ]);
+    const hostPaths = pod.volumes.map((v: Manifest) => v.hostPath.path);
+    for (const forbidden of ['/lib/modules', '/usr/src', '/dev']) expect(hostPaths).not.toContain(forbidden);
     const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
     expect(volumes['run-nvidia']).toEqual({ path: '/run/nvidia', type: 'DirectoryOrCreate' });
     expect(volumes['os-release']).toEqual({ path: '/etc/os-release', type: 'File' });
-    expect(volumes.dev).toEqual({ path: '/dev', type: 'Directory' });
+    expect(volumes['dev-log']).toEqual({ path: '/dev/log', type: 'Socket' });
+    expect(volumes['nv-firmware']).toEqual({ path: '/run/nvidia/driver/lib/firmware', type: 'DirectoryOrCreate' });
+    expect(volumes['firmware-search-path']).toEqual({ path: '/sys/module/firmware_class/parameters/path', type: 'File' });
   });
 
   test('never requests nvidia.com/gpu and sets NVIDIA_VISIBLE_DEVICES=void', () => {
@@ -318,9 +329,10 @@ describe('security and resources', () => {
   });
 
   test('extra host paths mount into the driver container; reserved names are refused', () => {
-    const { pod } = build({ extraHostPaths: [{ name: 'firmware', hostPath: '/lib/firmware', type: HostPathType.DIRECTORY }] });
-    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'firmware', mountPath: '/lib/firmware', readOnly: true });
+    const { pod } = build({ extraHostPaths: [{ name: 'gridd', hostPath: '/etc/nvidia/gridd', type: HostPathType.DIRECTORY }] });
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'gridd', mountPath: '/etc/nvidia/gridd', readOnly: true });
     expect(() => build({ extraHostPaths: [{ name: 'dev', hostPath: '/dev/shm' }] })).toThrow(/the volume name "dev" is used by the driver's own mounts/);
+    expect(() => build({ extraHostPaths: [{ name: 'nv-firmware', hostPath: '/opt/fw' }] })).toThrow(/the volume name "nv-firmware" is used by the driver's own mounts/);
   });
 });
 

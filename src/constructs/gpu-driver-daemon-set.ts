@@ -362,8 +362,9 @@ interface Volumes {
 /**
  * NVIDIA driver initialisation on GPU nodes only, upgraded node by node.
  *
- * A privileged DaemonSet (hostPID, `/run/nvidia` with Bidirectional propagation, `/dev`, kernel
- * modules and headers read-only) with `system-node-critical` priority that tolerates the
+ * A privileged DaemonSet (hostPID, `/run/nvidia` with Bidirectional propagation and the other host
+ * paths gpu-operator's driver DaemonSet mounts; the installer shape reads the host's kernel modules
+ * and headers) with `system-node-critical` priority that tolerates the
  * `nvidia.com/gpu` taint, runs only on GPU nodes and steps aside where the driver is managed
  * elsewhere. It never requests `nvidia.com/gpu` and sets `NVIDIA_VISIBLE_DEVICES=void`: the device
  * plugin that advertises GPUs needs the driver first. Updates are OnDelete by default; `runbook()`
@@ -583,16 +584,7 @@ export class GpuDriverDaemonSet extends Construct {
   }
 
   private volumes(installer: boolean): Volumes {
-    const own: HostPathVolume[] = [
-      // Shared with the host and the other GPU components: the driver root, its ready marker.
-      { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
-      // Device nodes the driver creates must appear on the host.
-      { name: 'dev', hostPath: '/dev', type: HostPathType.DIRECTORY, readOnly: false },
-      { name: 'lib-modules', hostPath: '/lib/modules', type: HostPathType.DIRECTORY, readOnly: true },
-      { name: 'usr-src', hostPath: '/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
-      { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
-      { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
-    ];
+    const own = installer ? INSTALLER_VOLUMES : DRIVER_CONTAINER_VOLUMES;
     const all = [...own, ...(this.props.extraHostPaths ?? [])];
     if (!installer) return { hostPaths: all, driverMounts: [] };
     // Installer shape: the mounts belong to the installer init container; `pause` needs none.
@@ -640,7 +632,53 @@ export class GpuDriverDaemonSet extends Construct {
   }
 }
 
-const RESERVED_VOLUMES = ['run-nvidia', 'dev', 'lib-modules', 'usr-src', 'os-release', 'var-log'];
+/**
+ * Driver-container shape: exactly the host paths gpu-operator's driver DaemonSet gives `nvidia-driver-ctr`.
+ * The image builds and installs the driver inside its own root (its own /lib/modules and /usr/src, which
+ * it writes under `set -eu`) and exposes that root to the host through /run/nvidia/driver, so no host
+ * module tree or headers are mounted. Upstream leaves some hostPath types unset; each gets the type its
+ * path has on every supported node.
+ */
+const DRIVER_CONTAINER_VOLUMES: HostPathVolume[] = [
+  // The driver root (/run/nvidia/driver) and the ready marker, shared with the host and the other GPU components.
+  { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
+  // The driver starts nv-fabricmanager on NVSwitch systems; its socket and state live here.
+  { name: 'run-nvidia-fabricmanager', hostPath: '/run/nvidia-fabricmanager', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+  // vGPU guests: nvidia-topologyd, started by the driver, publishes the virtual GPU topology here for NCCL.
+  { name: 'run-nvidia-topologyd', hostPath: '/run/nvidia-topologyd', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+  // nvidia-installer and the driver write their logs here, kept on the host for debugging.
+  { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
+  // The host's syslog socket (systemd-journald), so the driver's messages reach the node's journal.
+  { name: 'dev-log', hostPath: '/dev/log', type: HostPathType.SOCKET, readOnly: false },
+  // The host OS and version, to pick the kernel headers and packages matching the node.
+  { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
+  // MOFED sources, when the network operator's driver is on the node, to build nvidia-peermem against them.
+  { name: 'mlnx-ofed-usr-src', hostPath: '/run/mellanox/drivers/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
+  // The MOFED driver root, whose readiness the driver waits for before loading nvidia-peermem.
+  { name: 'run-mellanox-drivers', hostPath: '/run/mellanox/drivers', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
+  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading.
+  { name: 'sysfs-memory-online', hostPath: '/sys/devices/system/memory/auto_online_blocks', type: HostPathType.FILE, readOnly: false },
+  // The driver points the kernel's firmware search path at its own /lib/firmware, so the host kernel finds the GSP firmware.
+  { name: 'firmware-search-path', hostPath: '/sys/module/firmware_class/parameters/path', type: HostPathType.FILE, readOnly: false },
+  // The driver installs its firmware here; it is the host path the kernel's search path names.
+  { name: 'nv-firmware', hostPath: '/run/nvidia/driver/lib/firmware', mountPath: '/lib/firmware', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+];
+
+/** Installer shape: the installer (a different image) loads the driver against the host's own kernel tree. */
+const INSTALLER_VOLUMES: HostPathVolume[] = [
+  // Shared with the host and the other GPU components: the driver root, its ready marker.
+  { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
+  // Device nodes the driver creates must appear on the host.
+  { name: 'dev', hostPath: '/dev', type: HostPathType.DIRECTORY, readOnly: false },
+  // The host's modules and headers, read by the installer, never written.
+  { name: 'lib-modules', hostPath: '/lib/modules', type: HostPathType.DIRECTORY, readOnly: true },
+  { name: 'usr-src', hostPath: '/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
+  { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
+  { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
+];
+
+/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
+const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';
