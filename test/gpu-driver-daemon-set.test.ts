@@ -39,11 +39,11 @@ describe('driver-container shape (default)', () => {
   const { ds, pod, driver } = build();
   const driverContainer = pod.containers[0];
 
-  test('one DaemonSet named gpu-driver in the chart namespace, one container', () => {
+  test('one DaemonSet named gpu-driver in the chart namespace, one container after the driver manager', () => {
     expect(ds.metadata.name).toBe('gpu-driver');
     expect(ds.metadata.namespace).toBe('gpu-system');
     expect(pod.containers).toHaveLength(1);
-    expect(pod.initContainers).toBeUndefined();
+    expect(pod.initContainers.map((c: Manifest) => c.name)).toEqual(['k8s-driver-manager']);
     expect(driverContainer.name).toBe('nvidia-driver');
     expect(driverContainer.image).toBe(DRIVER_IMAGE);
     expect(driver.shape).toBe(GpuDriverShapeKind.DRIVER_CONTAINER);
@@ -132,6 +132,78 @@ describe('driver-container shape (default)', () => {
 
   test('a grace period for unloading the driver', () => {
     expect(pod.terminationGracePeriodSeconds).toBe(120);
+  });
+});
+
+describe('driver manager (driver-container shape)', () => {
+  const { pod, manifests } = build();
+  const manager = pod.initContainers[0];
+
+  test('runs k8s-driver-manager uninstall_driver, pinned, privileged, as gpu-operator does', () => {
+    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10');
+    expect(manager.command).toEqual(['driver-manager']);
+    expect(manager.args).toEqual(['uninstall_driver']);
+    expect(manager.securityContext).toMatchObject({ privileged: true, runAsUser: 0 });
+  });
+
+  test('env as gpu-operator: own node, void devices, GPU pod eviction on, drain off, own namespace', () => {
+    expect(manager.env).toEqual([
+      { name: 'DRAIN_DELETE_EMPTYDIR_DATA', value: 'false' },
+      { name: 'DRAIN_POD_SELECTOR_LABEL', value: '' },
+      { name: 'DRAIN_TIMEOUT_SECONDS', value: '0s' },
+      { name: 'DRAIN_USE_FORCE', value: 'false' },
+      { name: 'ENABLE_AUTO_DRAIN', value: 'false' },
+      { name: 'ENABLE_GPU_POD_EVICTION', value: 'true' },
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
+      { name: 'OPERATOR_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+  });
+
+  test('mounts as gpu-operator: /run/nvidia Bidirectional, host root read-only at /host, /sys, MOFED root', () => {
+    expect(manager.volumeMounts).toEqual([
+      { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional', readOnly: false },
+      { name: 'host-root', mountPath: '/host', mountPropagation: 'HostToContainer', readOnly: true },
+      { name: 'host-sys', mountPath: '/sys', readOnly: false },
+      { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
+    ]);
+    const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
+    expect(volumes['host-root']).toEqual({ path: '/', type: 'Directory' });
+    expect(volumes['host-sys']).toEqual({ path: '/sys', type: 'Directory' });
+    // The host root and /sys stay out of the driver container.
+    const driverMounts = pod.containers[0].volumeMounts.map((m: Manifest) => m.name);
+    expect(driverMounts).not.toContain('host-root');
+    expect(driverMounts).not.toContain('host-sys');
+  });
+
+  test('RBAC: least privilege for relabelling its node and evicting GPU pods, token mounted', () => {
+    const role = manifests.find((m: Manifest) => m.kind === 'ClusterRole');
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+      { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+    ]);
+    const binding = manifests.find((m: Manifest) => m.kind === 'ClusterRoleBinding');
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gpu-driver', namespace: 'gpu-system' }]);
+    expect(pod.automountServiceAccountToken).toBe(true);
+  });
+
+  test('driverManager: false drops the init container, its volumes and the RBAC; the image is overridable', () => {
+    const off = build({ driverManager: false });
+    expect(off.pod.initContainers).toBeUndefined();
+    expect(off.manifests.map((m: Manifest) => m.kind)).not.toContain('ClusterRole');
+    expect(off.pod.volumes.map((v: Manifest) => v.name)).not.toContain('host-root');
+    expect(off.pod.automountServiceAccountToken).toBe(false);
+    const pinned = build({ driverManagerImage: 'registry.example/k8s-driver-manager:v0.6.10' });
+    expect(pinned.pod.initContainers[0].image).toBe('registry.example/k8s-driver-manager:v0.6.10');
+    expect(() => build({ extraHostPaths: [{ name: 'host-sys', hostPath: '/sys/kernel' }] })).toThrow(/the volume name "host-sys" is used by the driver's own mounts/);
+  });
+
+  test('the installer shape runs no driver manager', () => {
+    const { pod: installerPod, manifests: installerManifests } = build({ image: INSTALLER_IMAGE, shape: GpuDriverShape.installer() });
+    expect(installerPod.initContainers.map((c: Manifest) => c.name)).toEqual(['nvidia-driver-installer']);
+    expect(installerManifests.map((m: Manifest) => m.kind)).not.toContain('ClusterRole');
   });
 });
 

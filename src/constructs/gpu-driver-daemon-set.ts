@@ -13,6 +13,7 @@ import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
+import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverManagerContainer } from '../gpu/driver-manager';
 import {
   DEFAULT_READY_TIMEOUT_SECONDS, DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
@@ -289,6 +290,23 @@ export interface GpuDriverDaemonSetProps {
   readonly env?: { [name: string]: kplus.EnvValue };
 
   /**
+   * Driver-container shape: run gpu-operator's k8s-driver-manager as an init container before the
+   * driver. It pauses the GPU components on the node (their `nvidia.com/gpu.deploy.*` labels become
+   * `paused-for-driver-upgrade`), evicts GPU pods through the Eviction API, unloads a stale driver,
+   * then restores the labels; the DaemonSet gets a ClusterRole for that (nodes get/patch, pods
+   * get/list/watch, pods/eviction create, daemonsets get) and mounts the ServiceAccount token.
+   * Turn it off where none of those components run and no RBAC is wanted. Ignored by the installer shape.
+   * @default true
+   */
+  readonly driverManager?: boolean;
+
+  /**
+   * Image of the driver manager, pinned by tag or digest.
+   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10"
+   */
+  readonly driverManagerImage?: string;
+
+  /**
    * More host directories or files for the driver (or installer) container.
    * @default - none
    */
@@ -410,7 +428,8 @@ export class GpuDriverDaemonSet extends Construct {
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
 
-    const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER);
+    const manager = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER && (props.driverManager ?? true);
+    const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER, manager);
     const driverEnv: { [name: string]: kplus.EnvValue } = { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
     const driverResources: AgentResources = {
       cpuRequest: props.resources?.cpuRequest ?? '100m',
@@ -490,6 +509,8 @@ export class GpuDriverDaemonSet extends Construct {
           timeoutSeconds: timeout,
         }),
         preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
+        initContainers: manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : undefined,
+        rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
       });
       this.validation = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED
         ? { containerName: 'nvidia-driver', command: ['cat', '/sys/module/nvidia/refcnt'] }
@@ -583,8 +604,8 @@ export class GpuDriverDaemonSet extends Construct {
     return { period, threshold, delay };
   }
 
-  private volumes(installer: boolean): Volumes {
-    const own = installer ? INSTALLER_VOLUMES : DRIVER_CONTAINER_VOLUMES;
+  private volumes(installer: boolean, manager: boolean): Volumes {
+    const own = installer ? INSTALLER_VOLUMES : [...DRIVER_CONTAINER_VOLUMES, ...(manager ? DRIVER_MANAGER_VOLUMES : [])];
     const all = [...own, ...(this.props.extraHostPaths ?? [])];
     if (!installer) return { hostPaths: all, driverMounts: [] };
     // Installer shape: the mounts belong to the installer init container; `pause` needs none.
@@ -678,7 +699,7 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
 ];
 
 /** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
-const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
+const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';
