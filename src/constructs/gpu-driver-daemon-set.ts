@@ -385,8 +385,9 @@ interface Volumes {
  * and headers) with `system-node-critical` priority that tolerates the
  * `nvidia.com/gpu` taint, runs only on GPU nodes and steps aside where the driver is managed
  * elsewhere. It never requests `nvidia.com/gpu` and sets `NVIDIA_VISIBLE_DEVICES=void`: the device
- * plugin that advertises GPUs needs the driver first. Updates are OnDelete by default; `runbook()`
- * renders the node-by-node upgrade procedure for this DaemonSet.
+ * plugin that advertises GPUs needs the driver first. In the driver-container shape gpu-operator's
+ * k8s-driver-manager runs first as an init container (see `driverManager`). Updates are OnDelete by
+ * default; `runbook()` renders the node-by-node upgrade procedure for this DaemonSet.
  */
 export class GpuDriverDaemonSet extends Construct {
   /** The node agent that renders the DaemonSet. */
