@@ -39,11 +39,11 @@ describe('driver-container shape (default)', () => {
   const { ds, pod, driver } = build();
   const driverContainer = pod.containers[0];
 
-  test('one DaemonSet named gpu-driver in the chart namespace, one container', () => {
+  test('one DaemonSet named gpu-driver in the chart namespace, one container after the driver manager', () => {
     expect(ds.metadata.name).toBe('gpu-driver');
     expect(ds.metadata.namespace).toBe('gpu-system');
     expect(pod.containers).toHaveLength(1);
-    expect(pod.initContainers).toBeUndefined();
+    expect(pod.initContainers.map((c: Manifest) => c.name)).toEqual(['k8s-driver-manager']);
     expect(driverContainer.name).toBe('nvidia-driver');
     expect(driverContainer.image).toBe(DRIVER_IMAGE);
     expect(driver.shape).toBe(GpuDriverShapeKind.DRIVER_CONTAINER);
@@ -75,18 +75,29 @@ describe('driver-container shape (default)', () => {
     expect(driverContainer.securityContext.seLinuxOptions).toBeUndefined();
   });
 
-  test('mounts: /run/nvidia Bidirectional, /dev and /var/log writable, modules, headers and os-release read-only', () => {
-    const mounts = Object.fromEntries(driverContainer.volumeMounts.map((m: Manifest) => [m.mountPath, m]));
-    expect(mounts['/run/nvidia']).toMatchObject({ mountPropagation: 'Bidirectional', readOnly: false });
-    expect(mounts['/dev'].readOnly).toBe(false);
-    expect(mounts['/var/log'].readOnly).toBe(false);
-    expect(mounts['/lib/modules'].readOnly).toBe(true);
-    expect(mounts['/usr/src'].readOnly).toBe(true);
-    expect(mounts['/host-etc/os-release'].readOnly).toBe(true);
+  test('mounts exactly what gpu-operator gives nvidia-driver-ctr: no host /lib/modules, /usr/src or /dev', () => {
+    // The stock driver image writes its own /lib/modules and /usr/src; host mounts there break it or wipe the host's tree.
+    expect(driverContainer.volumeMounts).toEqual([
+      { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional', readOnly: false },
+      { name: 'run-nvidia-fabricmanager', mountPath: '/run/nvidia-fabricmanager', readOnly: false },
+      { name: 'run-nvidia-topologyd', mountPath: '/run/nvidia-topologyd', readOnly: false },
+      { name: 'var-log', mountPath: '/var/log', readOnly: false },
+      { name: 'dev-log', mountPath: '/dev/log', readOnly: false },
+      { name: 'os-release', mountPath: '/host-etc/os-release', readOnly: true },
+      { name: 'mlnx-ofed-usr-src', mountPath: '/run/mellanox/drivers/usr/src', mountPropagation: 'HostToContainer', readOnly: false },
+      { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
+      { name: 'sysfs-memory-online', mountPath: '/sys/devices/system/memory/auto_online_blocks', readOnly: false },
+      { name: 'firmware-search-path', mountPath: '/sys/module/firmware_class/parameters/path', readOnly: false },
+      { name: 'nv-firmware', mountPath: '/lib/firmware', readOnly: false },
+    ]);
+    const hostPaths = pod.volumes.map((v: Manifest) => v.hostPath.path);
+    for (const forbidden of ['/lib/modules', '/usr/src', '/dev']) expect(hostPaths).not.toContain(forbidden);
     const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
     expect(volumes['run-nvidia']).toEqual({ path: '/run/nvidia', type: 'DirectoryOrCreate' });
     expect(volumes['os-release']).toEqual({ path: '/etc/os-release', type: 'File' });
-    expect(volumes.dev).toEqual({ path: '/dev', type: 'Directory' });
+    expect(volumes['dev-log']).toEqual({ path: '/dev/log', type: 'Socket' });
+    expect(volumes['nv-firmware']).toEqual({ path: '/run/nvidia/driver/lib/firmware', type: 'DirectoryOrCreate' });
+    expect(volumes['firmware-search-path']).toEqual({ path: '/sys/module/firmware_class/parameters/path', type: 'File' });
   });
 
   test('never requests nvidia.com/gpu and sets NVIDIA_VISIBLE_DEVICES=void', () => {
@@ -121,6 +132,78 @@ describe('driver-container shape (default)', () => {
 
   test('a grace period for unloading the driver', () => {
     expect(pod.terminationGracePeriodSeconds).toBe(120);
+  });
+});
+
+describe('driver manager (driver-container shape)', () => {
+  const { pod, manifests } = build();
+  const manager = pod.initContainers[0];
+
+  test('runs k8s-driver-manager uninstall_driver, pinned, privileged, as gpu-operator does', () => {
+    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10');
+    expect(manager.command).toEqual(['driver-manager']);
+    expect(manager.args).toEqual(['uninstall_driver']);
+    expect(manager.securityContext).toMatchObject({ privileged: true, runAsUser: 0 });
+  });
+
+  test('env as gpu-operator: own node, void devices, GPU pod eviction on, drain off, own namespace', () => {
+    expect(manager.env).toEqual([
+      { name: 'DRAIN_DELETE_EMPTYDIR_DATA', value: 'false' },
+      { name: 'DRAIN_POD_SELECTOR_LABEL', value: '' },
+      { name: 'DRAIN_TIMEOUT_SECONDS', value: '0s' },
+      { name: 'DRAIN_USE_FORCE', value: 'false' },
+      { name: 'ENABLE_AUTO_DRAIN', value: 'false' },
+      { name: 'ENABLE_GPU_POD_EVICTION', value: 'true' },
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
+      { name: 'OPERATOR_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+  });
+
+  test('mounts as gpu-operator: /run/nvidia Bidirectional, host root read-only at /host, /sys, MOFED root', () => {
+    expect(manager.volumeMounts).toEqual([
+      { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional', readOnly: false },
+      { name: 'host-root', mountPath: '/host', mountPropagation: 'HostToContainer', readOnly: true },
+      { name: 'host-sys', mountPath: '/sys', readOnly: false },
+      { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
+    ]);
+    const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
+    expect(volumes['host-root']).toEqual({ path: '/', type: 'Directory' });
+    expect(volumes['host-sys']).toEqual({ path: '/sys', type: 'Directory' });
+    // The host root and /sys stay out of the driver container.
+    const driverMounts = pod.containers[0].volumeMounts.map((m: Manifest) => m.name);
+    expect(driverMounts).not.toContain('host-root');
+    expect(driverMounts).not.toContain('host-sys');
+  });
+
+  test('RBAC: least privilege for relabelling its node and evicting GPU pods, token mounted', () => {
+    const role = manifests.find((m: Manifest) => m.kind === 'ClusterRole');
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+      { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+    ]);
+    const binding = manifests.find((m: Manifest) => m.kind === 'ClusterRoleBinding');
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gpu-driver', namespace: 'gpu-system' }]);
+    expect(pod.automountServiceAccountToken).toBe(true);
+  });
+
+  test('driverManager: false drops the init container, its volumes and the RBAC; the image is overridable', () => {
+    const off = build({ driverManager: false });
+    expect(off.pod.initContainers).toBeUndefined();
+    expect(off.manifests.map((m: Manifest) => m.kind)).not.toContain('ClusterRole');
+    expect(off.pod.volumes.map((v: Manifest) => v.name)).not.toContain('host-root');
+    expect(off.pod.automountServiceAccountToken).toBe(false);
+    const pinned = build({ driverManagerImage: 'registry.example/k8s-driver-manager:v0.6.10' });
+    expect(pinned.pod.initContainers[0].image).toBe('registry.example/k8s-driver-manager:v0.6.10');
+    expect(() => build({ extraHostPaths: [{ name: 'host-sys', hostPath: '/sys/kernel' }] })).toThrow(/the volume name "host-sys" is used by the driver's own mounts/);
+  });
+
+  test('the installer shape runs no driver manager', () => {
+    const { pod: installerPod, manifests: installerManifests } = build({ image: INSTALLER_IMAGE, shape: GpuDriverShape.installer() });
+    expect(installerPod.initContainers.map((c: Manifest) => c.name)).toEqual(['nvidia-driver-installer']);
+    expect(installerManifests.map((m: Manifest) => m.kind)).not.toContain('ClusterRole');
   });
 });
 
@@ -318,9 +401,10 @@ describe('security and resources', () => {
   });
 
   test('extra host paths mount into the driver container; reserved names are refused', () => {
-    const { pod } = build({ extraHostPaths: [{ name: 'firmware', hostPath: '/lib/firmware', type: HostPathType.DIRECTORY }] });
-    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'firmware', mountPath: '/lib/firmware', readOnly: true });
+    const { pod } = build({ extraHostPaths: [{ name: 'gridd', hostPath: '/etc/nvidia/gridd', type: HostPathType.DIRECTORY }] });
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'gridd', mountPath: '/etc/nvidia/gridd', readOnly: true });
     expect(() => build({ extraHostPaths: [{ name: 'dev', hostPath: '/dev/shm' }] })).toThrow(/the volume name "dev" is used by the driver's own mounts/);
+    expect(() => build({ extraHostPaths: [{ name: 'nv-firmware', hostPath: '/opt/fw' }] })).toThrow(/the volume name "nv-firmware" is used by the driver's own mounts/);
   });
 });
 

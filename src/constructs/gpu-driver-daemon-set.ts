@@ -13,6 +13,7 @@ import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
+import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverManagerContainer } from '../gpu/driver-manager';
 import {
   DEFAULT_READY_TIMEOUT_SECONDS, DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
@@ -289,6 +290,23 @@ export interface GpuDriverDaemonSetProps {
   readonly env?: { [name: string]: kplus.EnvValue };
 
   /**
+   * Driver-container shape: run gpu-operator's k8s-driver-manager as an init container before the
+   * driver. It pauses the GPU components on the node (their `nvidia.com/gpu.deploy.*` labels become
+   * `paused-for-driver-upgrade`), evicts GPU pods through the Eviction API, unloads a stale driver,
+   * then restores the labels; the DaemonSet gets a ClusterRole for that (nodes get/patch, pods
+   * get/list/watch, pods/eviction create, daemonsets get) and mounts the ServiceAccount token.
+   * Turn it off where none of those components run and no RBAC is wanted. Ignored by the installer shape.
+   * @default true
+   */
+  readonly driverManager?: boolean;
+
+  /**
+   * Image of the driver manager, pinned by tag or digest.
+   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10"
+   */
+  readonly driverManagerImage?: string;
+
+  /**
    * More host directories or files for the driver (or installer) container.
    * @default - none
    */
@@ -362,12 +380,14 @@ interface Volumes {
 /**
  * NVIDIA driver initialisation on GPU nodes only, upgraded node by node.
  *
- * A privileged DaemonSet (hostPID, `/run/nvidia` with Bidirectional propagation, `/dev`, kernel
- * modules and headers read-only) with `system-node-critical` priority that tolerates the
+ * A privileged DaemonSet (hostPID, `/run/nvidia` with Bidirectional propagation and the other host
+ * paths gpu-operator's driver DaemonSet mounts; the installer shape reads the host's kernel modules
+ * and headers) with `system-node-critical` priority that tolerates the
  * `nvidia.com/gpu` taint, runs only on GPU nodes and steps aside where the driver is managed
  * elsewhere. It never requests `nvidia.com/gpu` and sets `NVIDIA_VISIBLE_DEVICES=void`: the device
- * plugin that advertises GPUs needs the driver first. Updates are OnDelete by default; `runbook()`
- * renders the node-by-node upgrade procedure for this DaemonSet.
+ * plugin that advertises GPUs needs the driver first. In the driver-container shape gpu-operator's
+ * k8s-driver-manager runs first as an init container (see `driverManager`). Updates are OnDelete by
+ * default; `runbook()` renders the node-by-node upgrade procedure for this DaemonSet.
  */
 export class GpuDriverDaemonSet extends Construct {
   /** The node agent that renders the DaemonSet. */
@@ -409,7 +429,8 @@ export class GpuDriverDaemonSet extends Construct {
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
 
-    const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER);
+    const manager = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER && (props.driverManager ?? true);
+    const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER, manager);
     const driverEnv: { [name: string]: kplus.EnvValue } = { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
     const driverResources: AgentResources = {
       cpuRequest: props.resources?.cpuRequest ?? '100m',
@@ -489,6 +510,8 @@ export class GpuDriverDaemonSet extends Construct {
           timeoutSeconds: timeout,
         }),
         preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
+        initContainers: manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : undefined,
+        rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
       });
       this.validation = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED
         ? { containerName: 'nvidia-driver', command: ['cat', '/sys/module/nvidia/refcnt'] }
@@ -582,17 +605,8 @@ export class GpuDriverDaemonSet extends Construct {
     return { period, threshold, delay };
   }
 
-  private volumes(installer: boolean): Volumes {
-    const own: HostPathVolume[] = [
-      // Shared with the host and the other GPU components: the driver root, its ready marker.
-      { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
-      // Device nodes the driver creates must appear on the host.
-      { name: 'dev', hostPath: '/dev', type: HostPathType.DIRECTORY, readOnly: false },
-      { name: 'lib-modules', hostPath: '/lib/modules', type: HostPathType.DIRECTORY, readOnly: true },
-      { name: 'usr-src', hostPath: '/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
-      { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
-      { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
-    ];
+  private volumes(installer: boolean, manager: boolean): Volumes {
+    const own = installer ? INSTALLER_VOLUMES : [...DRIVER_CONTAINER_VOLUMES, ...(manager ? DRIVER_MANAGER_VOLUMES : [])];
     const all = [...own, ...(this.props.extraHostPaths ?? [])];
     if (!installer) return { hostPaths: all, driverMounts: [] };
     // Installer shape: the mounts belong to the installer init container; `pause` needs none.
@@ -645,7 +659,53 @@ export class GpuDriverDaemonSet extends Construct {
   }
 }
 
-const RESERVED_VOLUMES = ['run-nvidia', 'dev', 'lib-modules', 'usr-src', 'os-release', 'var-log'];
+/**
+ * Driver-container shape: exactly the host paths gpu-operator's driver DaemonSet gives `nvidia-driver-ctr`.
+ * The image builds and installs the driver inside its own root (its own /lib/modules and /usr/src, which
+ * it writes under `set -eu`) and exposes that root to the host through /run/nvidia/driver, so no host
+ * module tree or headers are mounted. Upstream leaves some hostPath types unset; each gets the type its
+ * path has on every supported node.
+ */
+const DRIVER_CONTAINER_VOLUMES: HostPathVolume[] = [
+  // The driver root (/run/nvidia/driver) and the ready marker, shared with the host and the other GPU components.
+  { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
+  // The driver starts nv-fabricmanager on NVSwitch systems; its socket and state live here.
+  { name: 'run-nvidia-fabricmanager', hostPath: '/run/nvidia-fabricmanager', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+  // vGPU guests: nvidia-topologyd, started by the driver, publishes the virtual GPU topology here for NCCL.
+  { name: 'run-nvidia-topologyd', hostPath: '/run/nvidia-topologyd', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+  // nvidia-installer and the driver write their logs here, kept on the host for debugging.
+  { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
+  // The host's syslog socket (systemd-journald), so the driver's messages reach the node's journal.
+  { name: 'dev-log', hostPath: '/dev/log', type: HostPathType.SOCKET, readOnly: false },
+  // The host OS and version, to pick the kernel headers and packages matching the node.
+  { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
+  // MOFED sources, when the network operator's driver is on the node, to build nvidia-peermem against them.
+  { name: 'mlnx-ofed-usr-src', hostPath: '/run/mellanox/drivers/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
+  // The MOFED driver root, whose readiness the driver waits for before loading nvidia-peermem.
+  { name: 'run-mellanox-drivers', hostPath: '/run/mellanox/drivers', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
+  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading.
+  { name: 'sysfs-memory-online', hostPath: '/sys/devices/system/memory/auto_online_blocks', type: HostPathType.FILE, readOnly: false },
+  // The driver points the kernel's firmware search path at its own /lib/firmware, so the host kernel finds the GSP firmware.
+  { name: 'firmware-search-path', hostPath: '/sys/module/firmware_class/parameters/path', type: HostPathType.FILE, readOnly: false },
+  // The driver installs its firmware here; it is the host path the kernel's search path names.
+  { name: 'nv-firmware', hostPath: '/run/nvidia/driver/lib/firmware', mountPath: '/lib/firmware', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
+];
+
+/** Installer shape: the installer (a different image) loads the driver against the host's own kernel tree. */
+const INSTALLER_VOLUMES: HostPathVolume[] = [
+  // Shared with the host and the other GPU components: the driver root, its ready marker.
+  { name: 'run-nvidia', hostPath: '/run/nvidia', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.BIDIRECTIONAL },
+  // Device nodes the driver creates must appear on the host.
+  { name: 'dev', hostPath: '/dev', type: HostPathType.DIRECTORY, readOnly: false },
+  // The host's modules and headers, read by the installer, never written.
+  { name: 'lib-modules', hostPath: '/lib/modules', type: HostPathType.DIRECTORY, readOnly: true },
+  { name: 'usr-src', hostPath: '/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
+  { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
+  { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
+];
+
+/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
+const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';
