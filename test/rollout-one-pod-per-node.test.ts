@@ -64,15 +64,18 @@ describe.each(AGENTS)('%s', (_kind, build, previousImage) => {
     ['all promoted', { waves: WAVES, promoted: Promotion.all() }],
   ];
 
+  const gpu = _kind === 'GpuDriverDaemonSet';
+
   test.each(stages)('%s: no pod of one group can join a node that still has a pod of another group', (_name, rollout) => {
     const all = daemonSets(build, rollout);
     expect(all.length).toBe(3);
     for (const incoming of all) {
-      expect(antiAffinityTerms(incoming)).toHaveLength(1);
+      expect(antiAffinityTerms(incoming)).toHaveLength(gpu ? 2 : 1);
       for (const existing of all) {
         const same = incoming.metadata.name === existing.metadata.name;
-        // its own group is not selected: the DaemonSet's own rolling update is not held up
-        expect(canShareNode(incoming, existing)).toBe(same);
+        // its own group is not selected: the DaemonSet's own rolling update is not held up; a GPU
+        // driver waits even for its own DaemonSet's old pod (the module must be unloaded first)
+        expect(canShareNode(incoming, existing)).toBe(same && !gpu);
       }
     }
   });
@@ -91,9 +94,9 @@ describe.each(AGENTS)('%s', (_kind, build, previousImage) => {
     for (const incoming of mine) for (const existing of other) expect(canShareNode(incoming, existing)).toBe(true);
   });
 
-  test('without waves there is no other group and no pod anti-affinity term', () => {
+  test('without waves there is no other group and no anti-affinity term for one (the GPU driver keeps its own)', () => {
     const [only] = daemonSets(build, undefined);
-    expect(only.spec.template.spec.affinity?.podAntiAffinity).toBeUndefined();
+    expect(antiAffinityTerms(only)).toHaveLength(gpu ? 1 : 0);
   });
 });
 
@@ -106,4 +109,15 @@ test('a node relabelled from the fleet into the canary: the canary pod waits Pen
   // 3. the fleet pod is deleted; the scheduler retries and binds the canary pod
   podsOnNode.pop();
   expect(podsOnNode.every((existing) => canShareNode(canary, existing))).toBe(true);
+});
+
+test('a GPU driver pod never joins a node that runs a driver pod of another GpuDriverDaemonSet or of gpu-operator', () => {
+  const gpuBuild = AGENTS[3][1];
+  for (const rollout of [undefined, { waves: WAVES, promoted: Promotion.all() }]) {
+    const [ours] = daemonSets(gpuBuild, rollout);
+    const operatorDriver = { spec: { template: { metadata: { labels: { 'app.kubernetes.io/component': 'nvidia-driver', 'app': 'nvidia-driver-daemonset' } }, spec: {} } } };
+    expect(canShareNode(ours, operatorDriver)).toBe(false);
+    const otherPool = daemonSets((c, r) => new GpuDriverDaemonSet(c, 'b', { name: 'gpu-driver-a100', image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04', rollout: r }), rollout)[0];
+    expect(canShareNode(ours, otherPool)).toBe(false);
+  }
 });

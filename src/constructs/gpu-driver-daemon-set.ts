@@ -630,8 +630,19 @@ export class GpuDriverDaemonSet extends Construct {
       ops.push(JsonPatch.add(`${container}/resources/limits/${key}`, kplus.k8s.Quantity.fromString(quantity)));
     }
     if (p.seLinuxLevel !== undefined) ops.push(JsonPatch.add(`${container}/securityContext/seLinuxOptions`, { level: p.seLinuxLevel }));
+    // Two drivers on one node fight over the kernel module. As gpu-operator does for its
+    // `app.kubernetes.io/component=nvidia-driver` pods, no driver pod joins a node that still has
+    // one, its own DaemonSet's (a replaced pod waits for the old one to terminate), another wave's,
+    // another GpuDriverDaemonSet's or gpu-operator's own.
+    const driverTerm = {
+      labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...DRIVER_COMPONENTS] }] },
+      topologyKey: 'kubernetes.io/hostname',
+    };
+    ops.push(p.rollout
+      ? JsonPatch.add('/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/-', driverTerm)
+      : JsonPatch.add('/spec/template/spec/affinity/podAntiAffinity', { requiredDuringSchedulingIgnoredDuringExecution: [driverTerm] }));
     // Every DaemonSet of the agent (each rollout wave and the fleet) runs the driver container.
-    if (ops.length > 0) for (const ds of this.agent.daemonSets) ApiObject.of(ds).addJsonPatch(...ops);
+    for (const ds of this.agent.daemonSets) ApiObject.of(ds).addJsonPatch(...ops);
   }
 
   /** Late net on the rendered DaemonSet: catches what escape hatches added after construction. */
@@ -705,6 +716,9 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
 ];
 
 /** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
+/** The component label of driver pods: ours, and gpu-operator's. */
+const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
+
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 function dirname(path: string): string {
