@@ -20,6 +20,10 @@ function run(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
+/** A path inside a fresh temporary directory: never exists, whatever the working tree holds. */
+const MISSING = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-missing-')), 'no-such-dir/');
+afterAll(() => fs.rmSync(path.dirname(MISSING), { recursive: true, force: true }));
+
 /** No error output may carry a stack trace. */
 function expectNoStack(text: string) {
   expect(text).not.toMatch(/\n\s+at /);
@@ -146,7 +150,8 @@ describe('coverage', () => {
     ['manifests without DaemonSets', ['--nodes', NODES, `${FIXTURES}/no-daemonsets.yaml`],
       `node-agents coverage: no DaemonSet in ${FIXTURES}/no-daemonsets.yaml (found only: ConfigMap 1); pass the synthesized manifests of your node agents\n`],
     ['invalid YAML', ['--nodes', NODES, `${FIXTURES}/invalid.yaml`], `node-agents coverage: ${FIXTURES}/invalid.yaml: not valid YAML:`],
-    ['a missing manifest path', ['--nodes', NODES, 'dist/'], 'node-agents coverage: dist/: cannot read (no such file or directory)\n'],
+    // a path made for the test, so the result never depends on which build outputs exist
+    ['a missing manifest path', ['--nodes', NODES, MISSING], `node-agents coverage: ${MISSING}: cannot read (no such file or directory)\n`],
   ])('bad input: %s → exit 2, a clear message, no stack', (_name, argv, message) => {
     const r = run('coverage', ...argv);
     expect(r.code).toBe(2);
