@@ -275,6 +275,17 @@ describe('label', () => {
     expect(JSON.parse(run(...base, '--all-nodes', '--json').stdout).leftOut).toEqual([]);
   });
 
+  test('valid label keys pass: a prefixed key at the length limits, a plain name', () => {
+    const key = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}/${'N'.repeat(61)}_9`;
+    expect(key.split('/')[0]).toHaveLength(253);
+    for (const k of [key, 'wave', 'node.cluster.x-k8s.io/wave']) {
+      const r = run(...base, '--label-key', k);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${k}=canary --overwrite`);
+    }
+  });
+
   test('--format nodepool: the label per wave for node-pool templates', () => {
     const r = run(...base, '--format', 'nodepool', '--label-key', 'node.cluster.x-k8s.io/wave');
     expect(r.code).toBe(0);
@@ -291,8 +302,22 @@ describe('label', () => {
     [['--nodes', NODES, '--wave', 'canary=0.1', '--format', 'yaml'], '--format yaml: use one of commands, json, nodepool'],
     [['--nodes', NODES, '--wave', 'canary=0.1', 'extra'], 'unexpected argument "extra"'],
     [['--nodes', `${FIXTURES}/pod-list.json`, '--wave', 'canary=0.1'], 'not a NodeList'],
+    // label keys: optional DNS-1123 subdomain prefix (at most 253) and "/", then a name of at most 63
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'bad key!'],
+      'node-agents label: --label-key: "bad key!" is not a valid label key (optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or ".")\n'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'Example.com/wave'], '--label-key: "Example.com/wave" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'a/b/c'], '--label-key: "a/b/c" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'x/'], '--label-key: "x/" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'w'.repeat(64)], `--label-key: "${'w'.repeat(64)}" is not a valid label key`],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', `${'p'.repeat(254)}/wave`], 'is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--spread-by', 'zone;rm'], '--spread-by: "zone;rm" is not a valid label key'],
+    // wave names become label values and DaemonSet name suffixes
+    [['--nodes', NODES, '--wave', 'Bad_Wave!=0.1'], '--wave Bad_Wave!=0.1: "Bad_Wave!" is not a DNS-1123 label'],
+    [['--nodes', NODES, '--wave', '$(touch x)=0.1'], '--wave $(touch x)=0.1: "$(touch x)" is not a DNS-1123 label'],
+    [['--nodes', NODES, '--wave', `${'w'.repeat(64)}=0.1`], 'is not a DNS-1123 label'],
   ])('bad usage %j → exit 2', (flags, message) => {
     const r = run('label', ...flags);
+    expect(r.stdout).toBe('');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expectNoStack(r.stderr);

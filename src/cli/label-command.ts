@@ -1,11 +1,12 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
 import type { CliIo } from './run';
+import { checkLabelKey } from '../agent/checks';
 import { loadNodeList } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { assignWaves, DEFAULT_SPREAD_BY, labelCommands, nodePoolLabel, WaveFraction } from '../waves/labelling';
-import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
+import { checkWaveName, DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
 
 const FORMATS = ['commands', 'json', 'nodepool'];
 
@@ -60,6 +61,14 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const nodesFile = requiredString(parsed, 'label', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
   const waves = listValue(parsed, 'wave').map(parseWave);
   if (waves.length === 0) throw new UsageError('--wave is required: e.g. --wave canary=0.02 --wave wave-1=0.1', 'label');
+  const labelKey = stringValue(parsed, 'label-key');
+  const spreadBy = parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by');
+  // Checked here, in the CLI's terms, before any command line is printed: a bad key would make kubectl fail half-way.
+  const keyProblems = [
+    ...(labelKey === undefined ? [] : checkLabelKey('--label-key', labelKey)),
+    ...(spreadBy ?? []).flatMap((key) => checkLabelKey('--spread-by', key)),
+  ];
+  if (keyProblems.length > 0) throw new UsageError(keyProblems.join('; '), 'label');
   const format = flag(parsed, 'json') ? 'json' : stringValue(parsed, 'format') ?? 'commands';
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use one of ${FORMATS.join(', ')}`, 'label');
 
@@ -72,8 +81,8 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   try {
     assignment = assignWaves(nodes, {
       waves,
-      labelKey: stringValue(parsed, 'label-key'),
-      spreadBy: parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by'),
+      labelKey,
+      spreadBy,
       includeControlPlane: flag(parsed, 'include-control-plane'),
       seed: stringValue(parsed, 'seed'),
     });
@@ -125,6 +134,13 @@ function parseWave(text: string): WaveFraction {
   if (match === null) {
     throw new UsageError(`--wave ${text}: write NAME=FRACTION, e.g. canary=0.02 or canary=2%`, 'label');
   }
+  const name = match[1];
+  try {
+    // the wave name becomes the label value (and a DaemonSet name suffix): a DNS-1123 label is both
+    checkWaveName(name, `--wave ${text}`);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'label');
+  }
   const value = Number(match[2]);
-  return { name: match[1], fraction: match[3] === '%' ? value / 100 : value };
+  return { name, fraction: match[3] === '%' ? value / 100 : value };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
+import { checkLabelKey } from '../agent/checks';
 import { NodeJson } from '../scheduling/types';
 
 /**
@@ -252,6 +253,8 @@ function validateLabelling(nodes: readonly NodeJson[], options: LabellingOptions
   if (sum > 1 + 1e-9) {
     throw new Error(`waves: the fractions add up to ${sum}, more than 1; the waves share the nodes and the fleet gets the rest`);
   }
+  const keyProblems = [checkLabelKey('labelKey', labelKey), ...spreadBy.map((key, i) => checkLabelKey(`spreadBy[${i}]`, key))].flat();
+  if (keyProblems.length > 0) throw new Error(keyProblems.join('; '));
   if (spreadBy.includes(labelKey)) {
     throw new Error(`spreadBy: cannot spread by the wave label "${labelKey}" itself: the assignment would depend on its own output`);
   }
