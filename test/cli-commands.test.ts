@@ -286,6 +286,72 @@ describe('label', () => {
     }
   });
 
+  describe('the printed commands are safe to run in a shell', () => {
+    let dir: string;
+    let inventory: string;
+    let canary: string;
+    // names no real cluster has, but an inventory file can hold: the commands must pass each one through intact
+    const names = [
+      'node with space', "it's", "''", '"dq"', '$(touch CANARY)', '`touch CANARY`', 'semi;touch CANARY', 'glob*?[a]',
+      'back\\slash', '~root', 'new\nline', '$HOME', 'a|b&c>d', '#hash', '!bang', 'plain-1.example.com', 'ünï',
+    ];
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-quote-'));
+      canary = path.join(dir, 'pwned');
+      const items = [
+        ...names.map((n) => n.replace(/CANARY/g, canary)).map((name) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'linux' } } })),
+        // left out, so named in the summary comment: a newline must not end the comment
+        { kind: 'Node', metadata: { name: `win\ntouch ${canary}\n`, labels: { 'kubernetes.io/os': 'windows' } } },
+      ];
+      inventory = path.join(dir, 'nodes.json');
+      fs.writeFileSync(inventory, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    });
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    /** Runs the CLI's output in bash with kubectl replaced by a function printing its argv (NUL-separated, one record per call). */
+    function runInBash(script: string): string[][] {
+      const fake = 'kubectl() { printf \'%s\\0\' "$@"; printf \'\\1\'; }\n';
+      const syntax = spawnSync('bash', ['-n'], { input: script, encoding: 'utf-8' });
+      expect(syntax.stderr).toBe('');
+      expect(syntax.status).toBe(0);
+      const r = spawnSync('bash', ['-s'], { input: fake + script, encoding: 'utf-8', cwd: dir });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout.split('\u0001').slice(0, -1).map((record) => record.split('\0').slice(0, -1));
+    }
+
+    test.each([[[]], [['--label-key', 'example.com/wave']]])('every node gets exactly its argv, nothing else runs (%j)', (extra) => {
+      const argv = ['label', '--nodes', inventory, '--wave', 'canary=0.2', '--wave', 'wave-1=30%', ...extra];
+      const r = run(...argv);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const { byNode, labelKey } = JSON.parse(run(...argv, '--json').stdout) as { byNode: Record<string, string | null>; labelKey: string };
+      const expected = Object.keys(byNode).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((name) => (byNode[name] === null
+        ? ['label', 'node', name, `${labelKey}-`]
+        : ['label', 'node', name, `${labelKey}=${byNode[name]}`, '--overwrite']));
+      expect(expected).toHaveLength(names.length);
+      expect(Object.values(byNode).filter((w) => w !== null).length).toBeGreaterThan(0);
+      expect(runInBash(r.stdout)).toEqual(expected);
+      expect(fs.existsSync(canary)).toBe(false);
+      // --diff against nodes that carry no wave label: the wave nodes' commands, quoted alike
+      expect(runInBash(run(...argv, '--diff').stdout)).toEqual(expected.filter((a) => a.length === 5));
+      expect(fs.existsSync(canary)).toBe(false);
+    });
+
+    test('plain names and keys stay unquoted', () => {
+      const r = run(...base);
+      expect(r.stdout).not.toContain("'");
+      expect(r.stdout).toContain('kubectl label node worker-a-1 node-agents.cdk8s.io/rollout-wave');
+    });
+
+    test('the quoting rule: single quotes, a quote as \'\\\'\'', () => {
+      const r = run('label', '--nodes', inventory, '--wave', 'canary=1');
+      expect(r.stdout).toContain("kubectl label node 'it'\\''s' node-agents.cdk8s.io/rollout-wave=canary --overwrite\n");
+      expect(r.stdout).toContain(`kubectl label node '$(touch ${canary})' node-agents.cdk8s.io/rollout-wave=canary --overwrite\n`);
+      expect(r.stdout).toContain('kubectl label node plain-1.example.com node-agents.cdk8s.io/rollout-wave=canary --overwrite\n');
+    });
+  });
+
   test('--format nodepool: the label per wave for node-pool templates', () => {
     const r = run(...base, '--format', 'nodepool', '--label-key', 'node.cluster.x-k8s.io/wave');
     expect(r.code).toBe(0);

@@ -111,11 +111,11 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
     ...waves.map((w) => `${w.name} ${assignment.byWave[w.name].length}`),
     `fleet ${assignment.fleet.length}`,
   ].join(', ');
-  let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${shortList(leftNames)}` : ''}\n`;
+  let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
   if (format === 'nodepool') {
     for (const wave of waves) {
       const members = assignment.byWave[wave.name];
-      out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${shortList(members)})` : ''}\n`;
+      out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${commentList(members)})` : ''}\n`;
       out += '# put this label on the template of the node pool(s) that make up this wave:\n';
       for (const [key, value] of Object.entries(nodePoolLabel(assignment.labelKey, wave.name))) out += `labels:\n  ${key}: ${value}\n`;
     }
@@ -143,4 +143,13 @@ function parseWave(text: string): WaveFraction {
   }
   const value = Number(match[2]);
   return { name, fraction: match[3] === '%' ? value / 100 : value };
+}
+
+/**
+ * Node names for a `#` comment line. The output is meant to be piped to a shell, so a control
+ * character (a newline in a crafted inventory) is written escaped instead of ending the comment.
+ */
+function commentList(names: readonly string[]): string {
+  // eslint-disable-next-line no-control-regex
+  return shortList(names.map((name) => name.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))));
 }

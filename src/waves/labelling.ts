@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
 import { checkLabelKey } from '../agent/checks';
 import { NodeJson } from '../scheduling/types';
+import { shellLine } from '../util/shell';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label (practices.md §5).
@@ -146,7 +147,8 @@ export function waveCounts(fractions: readonly number[], total: number): number[
  * Commands that make the nodes' labels match the assignment, sorted by node name. Without
  * `current`, every wave node is labelled and every fleet node unlabelled (idempotent; kubectl only
  * notes a missing label). With `current` (the nodes as they are now), only the changes are printed;
- * nodes not in the assignment are left alone.
+ * nodes not in the assignment are left alone. Every argument is quoted for a POSIX shell: node
+ * names come from an inventory file and are pasted into a terminal.
  */
 export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[]): string[] {
   const now = current === undefined ? undefined
@@ -157,10 +159,10 @@ export function labelCommands(assignment: WaveAssignment, current?: readonly Nod
     const present = now?.get(name);
     if (wave !== undefined) {
       if (now === undefined || present !== wave) {
-        commands.push(`kubectl label node ${name} ${assignment.labelKey}=${wave} --overwrite`);
+        commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']));
       }
     } else if (now === undefined || present !== undefined) {
-      commands.push(`kubectl label node ${name} ${assignment.labelKey}-`);
+      commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]));
     }
   }
   return commands;
