@@ -213,8 +213,19 @@ describe('estimate', () => {
   });
 
   test.each([
-    [['--pod-seconds', 'soon'], '--pod-seconds "soon" is not a number of seconds (0 or more)'],
-    [['--bake-seconds=-5'], '--bake-seconds "-5" is not a number of seconds'],
+    [['--pod-seconds', 'soon'], 'node-agents estimate: --pod-seconds "soon" is not a plain decimal number: write the number of seconds in decimal digits, such as 30 or 2.5 (no unit, sign, exponent or hex)\n'],
+    [['--bake-seconds=-5'], '--bake-seconds "-5" is negative: give 0 or more seconds'],
+    [['--pod-seconds', '0x10'], '--pod-seconds "0x10" is not a plain decimal number: write the number of seconds in decimal digits'],
+    [['--bake-seconds', '1e308'], '--bake-seconds "1e308" is not a plain decimal number'],
+    [['--bake-seconds', '1e3'], '--bake-seconds "1e3" is not a plain decimal number'],
+    [['--pod-seconds', '30s'], '--pod-seconds "30s" has a unit: write the number of seconds in decimal digits'],
+    [['--pod-seconds', ' 30'], '--pod-seconds " 30" has spaces around it'],
+    [['--pod-seconds', ''], '--pod-seconds "" is empty'],
+    [['--pod-seconds', '+30'], '--pod-seconds "+30" is not a plain decimal number'],
+    [['--pod-seconds', '.5'], '--pod-seconds ".5" is not a plain decimal number'],
+    [['--pod-seconds', 'Infinity'], '--pod-seconds "Infinity" is not a plain decimal number'],
+    [['--bake-seconds', '604801'], '--bake-seconds "604801" is more than 7 days (604800 seconds), the most it takes; check the value is in seconds'],
+    [['--pull-seconds', '99999999999999999999'], '--pull-seconds "99999999999999999999" is more than 7 days'],
     [['--bake-seconds', '-5'], 'flag --bake-seconds needs a value; to give one starting with "-", write --bake-seconds=VALUE'],
     [['--agent', 'nope'], '--agent nope: no such agent'],
     [['--max-surge', '1'], 'unknown flag --max-surge'],
@@ -223,6 +234,14 @@ describe('estimate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expectNoStack(r.stderr);
+  });
+
+  test('plain decimal seconds up to 7 days are accepted', () => {
+    const at = (flags: string[]) => JSON.parse(run('estimate', '--nodes', path.join(dir, 'nodes.json'), path.join(dir, 'ds.yaml'), ...flags, '--json').stdout);
+    expect(at(['--pod-seconds', '2.5']).podSeconds).toBe(2.5);
+    expect(at(['--pod-seconds', '0']).podSeconds).toBe(0);
+    expect(at(['--pod-seconds', '030']).podSeconds).toBe(30);
+    expect(at(['--pod-seconds', '604800']).podSeconds).toBe(604800);
   });
 
   test('a strategy the API server rejects: exit 1 with the reason', () => {
