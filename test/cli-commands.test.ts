@@ -294,6 +294,12 @@ describe('label', () => {
     expect(JSON.parse(run(...base, '--all-nodes', '--json').stdout).leftOut).toEqual([]);
   });
 
+  test.each([['canary=100%', 17], ['canary=1', 17], ['canary=.5', 10], ['canary=50.0%', 10], ['canary=0.05', 1]])('the share %s is accepted (control-plane nodes stay out of the first wave)', (wave, count) => {
+    const r = run('label', '--nodes', NODES, '--wave', wave, '--json');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).waves.canary).toHaveLength(count);
+  });
+
   test('valid label keys pass: a prefixed key at the length limits, a plain name', () => {
     const key = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}/${'N'.repeat(61)}_9`;
     expect(key.split('/')[0]).toHaveLength(253);
@@ -382,7 +388,21 @@ describe('label', () => {
   test.each([
     [['--nodes', NODES], '--wave is required'],
     [['--nodes', NODES, '--wave', 'canary'], '--wave canary: write NAME=FRACTION, e.g. canary=0.02 or canary=2%'],
-    [['--nodes', NODES, '--wave', 'canary=0.6', '--wave', 'wave-1=0.6'], 'the fractions add up to 1.2, more than 1'],
+    [['--nodes', NODES, '--wave', 'canary=0.6', '--wave', 'wave-1=0.6'], '--wave canary=0.6 --wave wave-1=0.6: the fractions add up to 1.2, more than 1 (all nodes)'],
+    [['--nodes', NODES, '--wave', 'canary=60%', '--wave', 'wave-1=0.7'], '--wave canary=60% --wave wave-1=0.7: the fractions add up to 1.3, more than 1'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--wave', 'canary=0.2'], '--wave canary: the wave is given twice'],
+    // the share: every message echoes what was typed and says what is allowed
+    [['--nodes', NODES, '--wave', 'canary=150%'],
+      'node-agents label: --wave canary=150%: 150% is more than 100%; give the share of nodes as a fraction more than 0 and at most 1, such as 0.02, or as a percentage such as 2%\n'],
+    [['--nodes', NODES, '--wave', 'canary=-0.1'], '--wave canary=-0.1: -0.1 is negative; give the share of nodes as a fraction more than 0 and at most 1'],
+    [['--nodes', NODES, '--wave', 'canary=1.5'], '--wave canary=1.5: 1.5 is more than 1 (all nodes); for 1.5 percent write canary=1.5%; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=250'], '--wave canary=250: 250 is more than 1 (all nodes); give the share'],
+    [['--nodes', NODES, '--wave', 'canary=0'], '--wave canary=0: 0 leaves the wave without nodes; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=0%'], '--wave canary=0%: 0% leaves the wave without nodes'],
+    [['--nodes', NODES, '--wave', 'canary=two'], '--wave canary=two: "two" is not a decimal fraction or a percentage; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=1e-2'], '--wave canary=1e-2: "1e-2" is not a decimal fraction or a percentage; give the share'],
+    [['--nodes', NODES, '--wave', 'canary='], '--wave canary=: the share is missing; give the share'],
+    [['--nodes', NODES, '--wave', '=0.1'], '--wave =0.1: the wave name is missing'],
     [['--nodes', NODES, '--wave', 'fleet=0.1'], '"fleet" is reserved'],
     [['--nodes', NODES, '--wave', 'canary=0.1', '--format', 'yaml'], '--format yaml: use one of commands, json, nodepool'],
     [['--nodes', NODES, '--wave', 'canary=0.1', 'extra'], 'unexpected argument "extra"'],

@@ -61,6 +61,15 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const nodesFile = requiredString(parsed, 'label', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
   const waves = listValue(parsed, 'wave').map(parseWave);
   if (waves.length === 0) throw new UsageError('--wave is required: e.g. --wave canary=0.02 --wave wave-1=0.1', 'label');
+  const given = listValue(parsed, 'wave');
+  const twice = waves.find((w, i) => waves.findIndex((v) => v.name === w.name) !== i);
+  if (twice !== undefined) throw new UsageError(`--wave ${twice.name}: the wave is given twice; give every wave a different name`, 'label');
+  const sum = waves.reduce((total, w) => total + w.fraction, 0);
+  // the same slack as the waves module: decimal shares that add up to 1 need not do so in binary
+  if (sum > 1 + 1e-9) {
+    throw new UsageError(`${given.map((g) => `--wave ${g}`).join(' ')}: the fractions add up to ${+sum.toFixed(6)}, more than 1 (all nodes); `
+      + 'the waves share the nodes and the fleet gets the rest', 'label');
+  }
   const labelKey = stringValue(parsed, 'label-key');
   const spreadBy = parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by');
   // Checked here, in the CLI's terms, before any command line is printed: a bad key would make kubectl fail half-way.
@@ -129,20 +138,36 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
+const SHARE_HINT = 'give the share of nodes as a fraction more than 0 and at most 1, such as 0.02, or as a percentage such as 2%';
+
+/** `NAME=FRACTION` or `NAME=PERCENT%`. Every message quotes the flag as typed and says what it takes. */
 function parseWave(text: string): WaveFraction {
-  const match = /^([^=]+)=(\d+(?:\.\d+)?|\.\d+)(%?)$/.exec(text.trim());
-  if (match === null) {
-    throw new UsageError(`--wave ${text}: write NAME=FRACTION, e.g. canary=0.02 or canary=2%`, 'label');
-  }
-  const name = match[1];
+  const at = text.indexOf('=');
+  if (at < 0) throw new UsageError(`--wave ${text}: write NAME=FRACTION, e.g. canary=0.02 or canary=2%`, 'label');
+  const name = text.slice(0, at).trim();
+  const share = text.slice(at + 1).trim();
+  const fail = (why: string) => new UsageError(`--wave ${text}: ${why}`, 'label');
+  if (name === '') throw fail('the wave name is missing: write NAME=FRACTION, e.g. canary=0.02 or canary=2%');
   try {
     // the wave name becomes the label value (and a DaemonSet name suffix): a DNS-1123 label is both
     checkWaveName(name, `--wave ${text}`);
   } catch (error) {
     throw new UsageError((error as Error).message, 'label');
   }
-  const value = Number(match[2]);
-  return { name, fraction: match[3] === '%' ? value / 100 : value };
+  const number = /^(\d+(\.\d+)?|\.\d+)(%?)$/.exec(share);
+  if (number === null) {
+    if (share === '') throw fail(`the share is missing; ${SHARE_HINT}`);
+    if (/^-/.test(share)) throw fail(`${share} is negative; ${SHARE_HINT}`);
+    throw fail(`"${share}" is not a decimal fraction or a percentage; ${SHARE_HINT}`);
+  }
+  const value = Number(number[1]);
+  const percent = number[3] === '%';
+  if (value === 0) throw fail(`${share} leaves the wave without nodes; ${SHARE_HINT}`);
+  if (percent && value > 100) throw fail(`${share} is more than 100%; ${SHARE_HINT}`);
+  if (!percent && value > 1) {
+    throw fail(`${share} is more than 1 (all nodes)${value <= 100 ? `; for ${share} percent write ${name}=${share}%` : ''}; ${SHARE_HINT}`);
+  }
+  return { name, fraction: percent ? value / 100 : value };
 }
 
 /**
