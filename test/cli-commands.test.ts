@@ -429,6 +429,38 @@ describe('label', () => {
   });
 });
 
+describe('an empty node list: every command exits 2 with the same message', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-empty-'));
+    fs.writeFileSync(path.join(dir, 'empty.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [] }));
+    const windows = (name: string) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'windows' } } });
+    fs.writeFileSync(path.join(dir, 'windows.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [windows('win-2'), windows('win-1')] }));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ['coverage', [CLUSTER]],
+    ['label', ['--wave', 'canary=0.1']],
+    ['estimate', [CLUSTER]],
+  ])('%s', (command, rest) => {
+    const file = path.join(dir, 'empty.json');
+    const r = run(command, '--nodes', file, ...rest);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`node-agents ${command}: ${file}: the node list is empty (no items); pass the output of \`kubectl get nodes -o json\` for the cluster (check the kubectl context)\n`);
+  });
+
+  test('label: only Windows/virtual nodes is nothing to label, exit 2; --all-nodes labels them', () => {
+    const file = path.join(dir, 'windows.json');
+    const r = run('label', '--nodes', file, '--wave', 'canary=0.5');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`node-agents label: ${file}: no node to label: all 2 nodes run no Linux agent (Windows or virtual: win-1, win-2); --all-nodes assigns them too\n`);
+    expect(run('label', '--nodes', file, '--wave', 'canary=0.5', '--all-nodes')).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
 describe('the built executable', () => {
   const bin = path.join(ROOT, 'lib', 'cli', 'main.js');
   const built = fs.existsSync(bin);

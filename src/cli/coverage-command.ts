@@ -1,8 +1,9 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList, table } from './format';
+import { loadInventory } from './inventory';
 import type { CliIo } from './run';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
-import { loadManifests, loadNodeList } from '../coverage/load';
+import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
 import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
@@ -60,7 +61,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   if (parsed.positionals.length === 0) {
     throw new UsageError('no manifests given: pass YAML files or directories (e.g. dist/) after the flags', 'coverage');
   }
-  const nodes = nodeFacts(loadNodeList(nodesFile, io.cwd));
+  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
 

@@ -1,8 +1,8 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
+import { loadInventory } from './inventory';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
-import { loadNodeList } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { assignWaves, DEFAULT_SPREAD_BY, labelCommands, nodePoolLabel, WaveFraction } from '../waves/labelling';
@@ -81,10 +81,14 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const format = flag(parsed, 'json') ? 'json' : stringValue(parsed, 'format') ?? 'commands';
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use one of ${FORMATS.join(', ')}`, 'label');
 
-  const all = loadNodeList(nodesFile, io.cwd);
+  const all = loadInventory(nodesFile, io.cwd);
   const facts = new Map(nodeFacts(all).map((n) => [n.name, n]));
   const left = flag(parsed, 'all-nodes') ? [] : all.filter((n) => facts.get(n.metadata.name)!.platform !== 'linux');
   const nodes: NodeJson[] = all.filter((n) => !left.includes(n));
+  if (nodes.length === 0) {
+    throw new Error(`${nodesFile}: no node to label: all ${plural(all.length, 'node')} run no Linux agent (Windows or virtual: ${commentList(left.map((n) => n.metadata.name).sort())}); `
+      + '--all-nodes assigns them too');
+  }
 
   let assignment;
   try {
