@@ -150,6 +150,8 @@ describe('coverage', () => {
     ['manifests without DaemonSets', ['--nodes', NODES, `${FIXTURES}/no-daemonsets.yaml`],
       `node-agents coverage: no DaemonSet in ${FIXTURES}/no-daemonsets.yaml (found only: ConfigMap 1); pass the synthesized manifests of your node agents\n`],
     ['invalid YAML', ['--nodes', NODES, `${FIXTURES}/invalid.yaml`], `node-agents coverage: ${FIXTURES}/invalid.yaml: not valid YAML:`],
+    ['an invalid --label-key', ['--nodes', NODES, CLUSTER, '--label-key', 'bad key!'], 'node-agents coverage: --label-key: "bad key!" is not a valid label key'],
+    ['an invalid --allow-taint key', ['--nodes', NODES, CLUSTER, '--allow-taint', 'spot=true'], 'node-agents coverage: --allow-taint: "spot=true" is not a valid label key'],
     // a path made for the test, so the result never depends on which build outputs exist
     ['a missing manifest path', ['--nodes', NODES, MISSING], `node-agents coverage: ${MISSING}: cannot read (no such file or directory)\n`],
   ])('bad input: %s → exit 2, a clear message, no stack', (_name, argv, message) => {
