@@ -20,6 +20,10 @@ function run(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
+/** A path inside a fresh temporary directory: never exists, whatever the working tree holds. */
+const MISSING = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-missing-')), 'no-such-dir/');
+afterAll(() => fs.rmSync(path.dirname(MISSING), { recursive: true, force: true }));
+
 /** No error output may carry a stack trace. */
 function expectNoStack(text: string) {
   expect(text).not.toMatch(/\n\s+at /);
@@ -146,7 +150,10 @@ describe('coverage', () => {
     ['manifests without DaemonSets', ['--nodes', NODES, `${FIXTURES}/no-daemonsets.yaml`],
       `node-agents coverage: no DaemonSet in ${FIXTURES}/no-daemonsets.yaml (found only: ConfigMap 1); pass the synthesized manifests of your node agents\n`],
     ['invalid YAML', ['--nodes', NODES, `${FIXTURES}/invalid.yaml`], `node-agents coverage: ${FIXTURES}/invalid.yaml: not valid YAML:`],
-    ['a missing manifest path', ['--nodes', NODES, 'dist/'], 'node-agents coverage: dist/: cannot read (no such file or directory)\n'],
+    ['an invalid --label-key', ['--nodes', NODES, CLUSTER, '--label-key', 'bad key!'], 'node-agents coverage: --label-key: "bad key!" is not a valid label key'],
+    ['an invalid --allow-taint key', ['--nodes', NODES, CLUSTER, '--allow-taint', 'spot=true'], 'node-agents coverage: --allow-taint: "spot=true" is not a valid label key'],
+    // a path made for the test, so the result never depends on which build outputs exist
+    ['a missing manifest path', ['--nodes', NODES, MISSING], `node-agents coverage: ${MISSING}: cannot read (no such file or directory)\n`],
   ])('bad input: %s → exit 2, a clear message, no stack', (_name, argv, message) => {
     const r = run('coverage', ...argv);
     expect(r.code).toBe(2);
@@ -208,8 +215,19 @@ describe('estimate', () => {
   });
 
   test.each([
-    [['--pod-seconds', 'soon'], '--pod-seconds "soon" is not a number of seconds (0 or more)'],
-    [['--bake-seconds=-5'], '--bake-seconds "-5" is not a number of seconds'],
+    [['--pod-seconds', 'soon'], 'node-agents estimate: --pod-seconds "soon" is not a plain decimal number: write the number of seconds in decimal digits, such as 30 or 2.5 (no unit, sign, exponent or hex)\n'],
+    [['--bake-seconds=-5'], '--bake-seconds "-5" is negative: give 0 or more seconds'],
+    [['--pod-seconds', '0x10'], '--pod-seconds "0x10" is not a plain decimal number: write the number of seconds in decimal digits'],
+    [['--bake-seconds', '1e308'], '--bake-seconds "1e308" is not a plain decimal number'],
+    [['--bake-seconds', '1e3'], '--bake-seconds "1e3" is not a plain decimal number'],
+    [['--pod-seconds', '30s'], '--pod-seconds "30s" has a unit: write the number of seconds in decimal digits'],
+    [['--pod-seconds', ' 30'], '--pod-seconds " 30" has spaces around it'],
+    [['--pod-seconds', ''], '--pod-seconds "" is empty'],
+    [['--pod-seconds', '+30'], '--pod-seconds "+30" is not a plain decimal number'],
+    [['--pod-seconds', '.5'], '--pod-seconds ".5" is not a plain decimal number'],
+    [['--pod-seconds', 'Infinity'], '--pod-seconds "Infinity" is not a plain decimal number'],
+    [['--bake-seconds', '604801'], '--bake-seconds "604801" is more than 7 days (604800 seconds), the most it takes; check the value is in seconds'],
+    [['--pull-seconds', '99999999999999999999'], '--pull-seconds "99999999999999999999" is more than 7 days'],
     [['--bake-seconds', '-5'], 'flag --bake-seconds needs a value; to give one starting with "-", write --bake-seconds=VALUE'],
     [['--agent', 'nope'], '--agent nope: no such agent'],
     [['--max-surge', '1'], 'unknown flag --max-surge'],
@@ -218,6 +236,14 @@ describe('estimate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expectNoStack(r.stderr);
+  });
+
+  test('plain decimal seconds up to 7 days are accepted', () => {
+    const at = (flags: string[]) => JSON.parse(run('estimate', '--nodes', path.join(dir, 'nodes.json'), path.join(dir, 'ds.yaml'), ...flags, '--json').stdout);
+    expect(at(['--pod-seconds', '2.5']).podSeconds).toBe(2.5);
+    expect(at(['--pod-seconds', '0']).podSeconds).toBe(0);
+    expect(at(['--pod-seconds', '030']).podSeconds).toBe(30);
+    expect(at(['--pod-seconds', '604800']).podSeconds).toBe(604800);
   });
 
   test('a strategy the API server rejects: exit 1 with the reason', () => {
@@ -270,6 +296,89 @@ describe('label', () => {
     expect(JSON.parse(run(...base, '--all-nodes', '--json').stdout).leftOut).toEqual([]);
   });
 
+  test.each([['canary=100%', 17], ['canary=1', 17], ['canary=.5', 10], ['canary=50.0%', 10], ['canary=0.05', 1]])('the share %s is accepted (control-plane nodes stay out of the first wave)', (wave, count) => {
+    const r = run('label', '--nodes', NODES, '--wave', wave, '--json');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).waves.canary).toHaveLength(count);
+  });
+
+  test('valid label keys pass: a prefixed key at the length limits, a plain name', () => {
+    const key = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}/${'N'.repeat(61)}_9`;
+    expect(key.split('/')[0]).toHaveLength(253);
+    for (const k of [key, 'wave', 'node.cluster.x-k8s.io/wave']) {
+      const r = run(...base, '--label-key', k);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${k}=canary --overwrite`);
+    }
+  });
+
+  describe('the printed commands are safe to run in a shell', () => {
+    let dir: string;
+    let inventory: string;
+    let canary: string;
+    // names no real cluster has, but an inventory file can hold: the commands must pass each one through intact
+    const names = [
+      'node with space', "it's", "''", '"dq"', '$(touch CANARY)', '`touch CANARY`', 'semi;touch CANARY', 'glob*?[a]',
+      'back\\slash', '~root', 'new\nline', '$HOME', 'a|b&c>d', '#hash', '!bang', 'plain-1.example.com', 'ünï',
+    ];
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-quote-'));
+      canary = path.join(dir, 'pwned');
+      const items = [
+        ...names.map((n) => n.replace(/CANARY/g, canary)).map((name) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'linux' } } })),
+        // left out, so named in the summary comment: a newline must not end the comment
+        { kind: 'Node', metadata: { name: `win\ntouch ${canary}\n`, labels: { 'kubernetes.io/os': 'windows' } } },
+      ];
+      inventory = path.join(dir, 'nodes.json');
+      fs.writeFileSync(inventory, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    });
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    /** Runs the CLI's output in bash with kubectl replaced by a function printing its argv (NUL-separated, one record per call). */
+    function runInBash(script: string): string[][] {
+      const fake = 'kubectl() { printf \'%s\\0\' "$@"; printf \'\\1\'; }\n';
+      const syntax = spawnSync('bash', ['-n'], { input: script, encoding: 'utf-8' });
+      expect(syntax.stderr).toBe('');
+      expect(syntax.status).toBe(0);
+      const r = spawnSync('bash', ['-s'], { input: fake + script, encoding: 'utf-8', cwd: dir });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout.split('\u0001').slice(0, -1).map((record) => record.split('\0').slice(0, -1));
+    }
+
+    test.each([[[]], [['--label-key', 'example.com/wave']]])('every node gets exactly its argv, nothing else runs (%j)', (extra) => {
+      const argv = ['label', '--nodes', inventory, '--wave', 'canary=0.2', '--wave', 'wave-1=30%', ...extra];
+      const r = run(...argv);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const { byNode, labelKey } = JSON.parse(run(...argv, '--json').stdout) as { byNode: Record<string, string | null>; labelKey: string };
+      const expected = Object.keys(byNode).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((name) => (byNode[name] === null
+        ? ['label', 'node', name, `${labelKey}-`]
+        : ['label', 'node', name, `${labelKey}=${byNode[name]}`, '--overwrite']));
+      expect(expected).toHaveLength(names.length);
+      expect(Object.values(byNode).filter((w) => w !== null).length).toBeGreaterThan(0);
+      expect(runInBash(r.stdout)).toEqual(expected);
+      expect(fs.existsSync(canary)).toBe(false);
+      // --diff against nodes that carry no wave label: the wave nodes' commands, quoted alike
+      expect(runInBash(run(...argv, '--diff').stdout)).toEqual(expected.filter((a) => a.length === 5));
+      expect(fs.existsSync(canary)).toBe(false);
+    });
+
+    test('plain names and keys stay unquoted', () => {
+      const r = run(...base);
+      expect(r.stdout).not.toContain("'");
+      expect(r.stdout).toContain('kubectl label node worker-a-1 node-agents.cdk8s.io/rollout-wave');
+    });
+
+    test('the quoting rule: single quotes, a quote as \'\\\'\'', () => {
+      const r = run('label', '--nodes', inventory, '--wave', 'canary=1');
+      expect(r.stdout).toContain("kubectl label node 'it'\\''s' node-agents.cdk8s.io/rollout-wave=canary --overwrite\n");
+      expect(r.stdout).toContain(`kubectl label node '$(touch ${canary})' node-agents.cdk8s.io/rollout-wave=canary --overwrite\n`);
+      expect(r.stdout).toContain('kubectl label node plain-1.example.com node-agents.cdk8s.io/rollout-wave=canary --overwrite\n');
+    });
+  });
+
   test('--format nodepool: the label per wave for node-pool templates', () => {
     const r = run(...base, '--format', 'nodepool', '--label-key', 'node.cluster.x-k8s.io/wave');
     expect(r.code).toBe(0);
@@ -281,16 +390,76 @@ describe('label', () => {
   test.each([
     [['--nodes', NODES], '--wave is required'],
     [['--nodes', NODES, '--wave', 'canary'], '--wave canary: write NAME=FRACTION, e.g. canary=0.02 or canary=2%'],
-    [['--nodes', NODES, '--wave', 'canary=0.6', '--wave', 'wave-1=0.6'], 'the fractions add up to 1.2, more than 1'],
+    [['--nodes', NODES, '--wave', 'canary=0.6', '--wave', 'wave-1=0.6'], '--wave canary=0.6 --wave wave-1=0.6: the fractions add up to 1.2, more than 1 (all nodes)'],
+    [['--nodes', NODES, '--wave', 'canary=60%', '--wave', 'wave-1=0.7'], '--wave canary=60% --wave wave-1=0.7: the fractions add up to 1.3, more than 1'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--wave', 'canary=0.2'], '--wave canary: the wave is given twice'],
+    // the share: every message echoes what was typed and says what is allowed
+    [['--nodes', NODES, '--wave', 'canary=150%'],
+      'node-agents label: --wave canary=150%: 150% is more than 100%; give the share of nodes as a fraction more than 0 and at most 1, such as 0.02, or as a percentage such as 2%\n'],
+    [['--nodes', NODES, '--wave', 'canary=-0.1'], '--wave canary=-0.1: -0.1 is negative; give the share of nodes as a fraction more than 0 and at most 1'],
+    [['--nodes', NODES, '--wave', 'canary=1.5'], '--wave canary=1.5: 1.5 is more than 1 (all nodes); for 1.5 percent write canary=1.5%; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=250'], '--wave canary=250: 250 is more than 1 (all nodes); give the share'],
+    [['--nodes', NODES, '--wave', 'canary=0'], '--wave canary=0: 0 leaves the wave without nodes; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=0%'], '--wave canary=0%: 0% leaves the wave without nodes'],
+    [['--nodes', NODES, '--wave', 'canary=two'], '--wave canary=two: "two" is not a decimal fraction or a percentage; give the share'],
+    [['--nodes', NODES, '--wave', 'canary=1e-2'], '--wave canary=1e-2: "1e-2" is not a decimal fraction or a percentage; give the share'],
+    [['--nodes', NODES, '--wave', 'canary='], '--wave canary=: the share is missing; give the share'],
+    [['--nodes', NODES, '--wave', '=0.1'], '--wave =0.1: the wave name is missing'],
     [['--nodes', NODES, '--wave', 'fleet=0.1'], '"fleet" is reserved'],
     [['--nodes', NODES, '--wave', 'canary=0.1', '--format', 'yaml'], '--format yaml: use one of commands, json, nodepool'],
     [['--nodes', NODES, '--wave', 'canary=0.1', 'extra'], 'unexpected argument "extra"'],
     [['--nodes', `${FIXTURES}/pod-list.json`, '--wave', 'canary=0.1'], 'not a NodeList'],
+    // label keys: optional DNS-1123 subdomain prefix (at most 253) and "/", then a name of at most 63
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'bad key!'],
+      'node-agents label: --label-key: "bad key!" is not a valid label key (optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or ".")\n'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'Example.com/wave'], '--label-key: "Example.com/wave" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'a/b/c'], '--label-key: "a/b/c" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'x/'], '--label-key: "x/" is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', 'w'.repeat(64)], `--label-key: "${'w'.repeat(64)}" is not a valid label key`],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--label-key', `${'p'.repeat(254)}/wave`], 'is not a valid label key'],
+    [['--nodes', NODES, '--wave', 'canary=0.1', '--spread-by', 'zone;rm'], '--spread-by: "zone;rm" is not a valid label key'],
+    // wave names become label values and DaemonSet name suffixes
+    [['--nodes', NODES, '--wave', 'Bad_Wave!=0.1'], '--wave Bad_Wave!=0.1: "Bad_Wave!" is not a DNS-1123 label'],
+    [['--nodes', NODES, '--wave', '$(touch x)=0.1'], '--wave $(touch x)=0.1: "$(touch x)" is not a DNS-1123 label'],
+    [['--nodes', NODES, '--wave', `${'w'.repeat(64)}=0.1`], 'is not a DNS-1123 label'],
   ])('bad usage %j → exit 2', (flags, message) => {
     const r = run('label', ...flags);
+    expect(r.stdout).toBe('');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expectNoStack(r.stderr);
+  });
+});
+
+describe('an empty node list: every command exits 2 with the same message', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-empty-'));
+    fs.writeFileSync(path.join(dir, 'empty.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [] }));
+    const windows = (name: string) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'windows' } } });
+    fs.writeFileSync(path.join(dir, 'windows.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [windows('win-2'), windows('win-1')] }));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ['coverage', [CLUSTER]],
+    ['label', ['--wave', 'canary=0.1']],
+    ['estimate', [CLUSTER]],
+  ])('%s', (command, rest) => {
+    const file = path.join(dir, 'empty.json');
+    const r = run(command, '--nodes', file, ...rest);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`node-agents ${command}: ${file}: the node list is empty (no items); pass the output of \`kubectl get nodes -o json\` for the cluster (check the kubectl context)\n`);
+  });
+
+  test('label: only Windows/virtual nodes is nothing to label, exit 2; --all-nodes labels them', () => {
+    const file = path.join(dir, 'windows.json');
+    const r = run('label', '--nodes', file, '--wave', 'canary=0.5');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`node-agents label: ${file}: no node to label: all 2 nodes run no Linux agent (Windows or virtual: win-1, win-2); --all-nodes assigns them too\n`);
+    expect(run('label', '--nodes', file, '--wave', 'canary=0.5', '--all-nodes')).toMatchObject({ code: 0, stderr: '' });
   });
 });
 

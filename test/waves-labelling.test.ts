@@ -274,6 +274,8 @@ describe('assignWaves', () => {
       ['the name fleet', nodes, { waves: [{ name: 'fleet', fraction: 0.1 }] }, /"fleet" is reserved/],
       ['a name that is no DNS label', nodes, { waves: [{ name: 'Canary', fraction: 0.1 }] }, /"Canary" is not a DNS-1123 label/],
       ['spreading by the wave label', nodes, { waves: STANDARD, spreadBy: [KEY] }, /cannot spread by the wave label/],
+      ['an invalid label key', nodes, { waves: STANDARD, labelKey: 'bad key!' }, /^labelKey: "bad key!" is not a valid label key/],
+      ['an invalid spreadBy key', nodes, { waves: STANDARD, spreadBy: ['topology.kubernetes.io/zone', '/zone'] }, /^spreadBy\[1\]: "\/zone" is not a valid label key/],
     ])('%s', (_, list, options, message) => {
       expect(() => assignWaves(list, options)).toThrow(message);
     });

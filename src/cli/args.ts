@@ -60,13 +60,28 @@ export function requiredString(parsed: Parsed, command: string, name: string, wh
   return value;
 }
 
-/** A number of seconds, 0 or more. */
+/** The most seconds a flag takes: 7 days. A longer pod cycle or bake is a typo, and would print an absurd estimate. */
+export const MAX_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Plain decimal seconds, 0 to MAX_SECONDS: `30`, `2.5`. Number() alone would read `0x10` as 16 and
+ * `1e308` as a duration of ages, so the text itself is checked, and the error says what is wrong with it.
+ */
 export function secondsValue(parsed: Parsed, command: string, name: string): number | undefined {
   const text = stringValue(parsed, name);
   if (text === undefined) return undefined;
+  const given = `--${name} "${text}"`;
+  if (/^-\d+(\.\d+)?$/.test(text)) throw new UsageError(`${given} is negative: give 0 or more seconds`, command);
+  if (!/^\d+(\.\d+)?$/.test(text)) {
+    const why = text.trim() === '' ? 'is empty'
+      : text.trim() !== text ? 'has spaces around it'
+        : /^\d+(\.\d+)?[a-z]+$/i.test(text) ? 'has a unit'
+          : 'is not a plain decimal number';
+    throw new UsageError(`${given} ${why}: write the number of seconds in decimal digits, such as 30 or 2.5 (no unit, sign, exponent or hex)`, command);
+  }
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0) {
-    throw new UsageError(`--${name} "${text}" is not a number of seconds (0 or more)`, command);
+  if (value > MAX_SECONDS) {
+    throw new UsageError(`${given} is more than 7 days (${MAX_SECONDS} seconds), the most it takes; check the value is in seconds`, command);
   }
   return value;
 }

@@ -1,8 +1,10 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList, table } from './format';
+import { loadInventory } from './inventory';
 import type { CliIo } from './run';
+import { checkLabelKey } from '../agent/checks';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
-import { loadManifests, loadNodeList } from '../coverage/load';
+import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
 import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
@@ -60,12 +62,19 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   if (parsed.positionals.length === 0) {
     throw new UsageError('no manifests given: pass YAML files or directories (e.g. dist/) after the flags', 'coverage');
   }
-  const nodes = nodeFacts(loadNodeList(nodesFile, io.cwd));
+  const labelKey = stringValue(parsed, 'label-key');
+  // taint keys have the label key syntax too: a typo here would silently allow nothing
+  const keyProblems = [
+    ...(labelKey === undefined ? [] : checkLabelKey('--label-key', labelKey)),
+    ...listValue(parsed, 'allow-taint').flatMap((key) => checkLabelKey('--allow-taint', key)),
+  ];
+  if (keyProblems.length > 0) throw new UsageError(keyProblems.join('; '), 'coverage');
+  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
 
   const report = analyzeCoverage(manifests.daemonSets, nodes, {
-    waveLabelKey: stringValue(parsed, 'label-key'),
+    waveLabelKey: labelKey,
     intendedTaintKeys: listValue(parsed, 'allow-taint'),
   });
   const view = selectAgents(report, listValue(parsed, 'agent'), 'coverage');

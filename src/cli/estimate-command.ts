@@ -1,9 +1,10 @@
 import { flag, listValue, parse, requiredString, secondsValue, UsageError } from './args';
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
+import { loadInventory } from './inventory';
 import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
-import { loadManifests, loadNodeList } from '../coverage/load';
+import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace } from '../estimate/estimate';
 
@@ -74,7 +75,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     : parts.reduce((sum, [name, v]) => sum + (v ?? DEFAULT_PARTS[name as keyof typeof DEFAULT_PARTS]), 0));
   const bakeSeconds = secondsValue(parsed, 'estimate', 'bake-seconds') ?? DEFAULT_BAKE_SECONDS;
 
-  const nodes = nodeFacts(loadNodeList(nodesFile, io.cwd));
+  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
   const agentsWanted = listValue(parsed, 'agent');

@@ -1,11 +1,12 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
+import { loadInventory } from './inventory';
 import type { CliIo } from './run';
-import { loadNodeList } from '../coverage/load';
+import { checkLabelKey } from '../agent/checks';
 import { nodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { assignWaves, DEFAULT_SPREAD_BY, labelCommands, nodePoolLabel, WaveFraction } from '../waves/labelling';
-import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
+import { checkWaveName, DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
 
 const FORMATS = ['commands', 'json', 'nodepool'];
 
@@ -60,20 +61,41 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const nodesFile = requiredString(parsed, 'label', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
   const waves = listValue(parsed, 'wave').map(parseWave);
   if (waves.length === 0) throw new UsageError('--wave is required: e.g. --wave canary=0.02 --wave wave-1=0.1', 'label');
+  const given = listValue(parsed, 'wave');
+  const twice = waves.find((w, i) => waves.findIndex((v) => v.name === w.name) !== i);
+  if (twice !== undefined) throw new UsageError(`--wave ${twice.name}: the wave is given twice; give every wave a different name`, 'label');
+  const sum = waves.reduce((total, w) => total + w.fraction, 0);
+  // the same slack as the waves module: decimal shares that add up to 1 need not do so in binary
+  if (sum > 1 + 1e-9) {
+    throw new UsageError(`${given.map((g) => `--wave ${g}`).join(' ')}: the fractions add up to ${+sum.toFixed(6)}, more than 1 (all nodes); `
+      + 'the waves share the nodes and the fleet gets the rest', 'label');
+  }
+  const labelKey = stringValue(parsed, 'label-key');
+  const spreadBy = parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by');
+  // Checked here, in the CLI's terms, before any command line is printed: a bad key would make kubectl fail half-way.
+  const keyProblems = [
+    ...(labelKey === undefined ? [] : checkLabelKey('--label-key', labelKey)),
+    ...(spreadBy ?? []).flatMap((key) => checkLabelKey('--spread-by', key)),
+  ];
+  if (keyProblems.length > 0) throw new UsageError(keyProblems.join('; '), 'label');
   const format = flag(parsed, 'json') ? 'json' : stringValue(parsed, 'format') ?? 'commands';
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use one of ${FORMATS.join(', ')}`, 'label');
 
-  const all = loadNodeList(nodesFile, io.cwd);
+  const all = loadInventory(nodesFile, io.cwd);
   const facts = new Map(nodeFacts(all).map((n) => [n.name, n]));
   const left = flag(parsed, 'all-nodes') ? [] : all.filter((n) => facts.get(n.metadata.name)!.platform !== 'linux');
   const nodes: NodeJson[] = all.filter((n) => !left.includes(n));
+  if (nodes.length === 0) {
+    throw new Error(`${nodesFile}: no node to label: all ${plural(all.length, 'node')} run no Linux agent (Windows or virtual: ${commentList(left.map((n) => n.metadata.name).sort())}); `
+      + '--all-nodes assigns them too');
+  }
 
   let assignment;
   try {
     assignment = assignWaves(nodes, {
       waves,
-      labelKey: stringValue(parsed, 'label-key'),
-      spreadBy: parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by'),
+      labelKey,
+      spreadBy,
       includeControlPlane: flag(parsed, 'include-control-plane'),
       seed: stringValue(parsed, 'seed'),
     });
@@ -102,11 +124,11 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
     ...waves.map((w) => `${w.name} ${assignment.byWave[w.name].length}`),
     `fleet ${assignment.fleet.length}`,
   ].join(', ');
-  let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${shortList(leftNames)}` : ''}\n`;
+  let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
   if (format === 'nodepool') {
     for (const wave of waves) {
       const members = assignment.byWave[wave.name];
-      out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${shortList(members)})` : ''}\n`;
+      out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${commentList(members)})` : ''}\n`;
       out += '# put this label on the template of the node pool(s) that make up this wave:\n';
       for (const [key, value] of Object.entries(nodePoolLabel(assignment.labelKey, wave.name))) out += `labels:\n  ${key}: ${value}\n`;
     }
@@ -120,11 +142,43 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
+const SHARE_HINT = 'give the share of nodes as a fraction more than 0 and at most 1, such as 0.02, or as a percentage such as 2%';
+
+/** `NAME=FRACTION` or `NAME=PERCENT%`. Every message quotes the flag as typed and says what it takes. */
 function parseWave(text: string): WaveFraction {
-  const match = /^([^=]+)=(\d+(?:\.\d+)?|\.\d+)(%?)$/.exec(text.trim());
-  if (match === null) {
-    throw new UsageError(`--wave ${text}: write NAME=FRACTION, e.g. canary=0.02 or canary=2%`, 'label');
+  const at = text.indexOf('=');
+  if (at < 0) throw new UsageError(`--wave ${text}: write NAME=FRACTION, e.g. canary=0.02 or canary=2%`, 'label');
+  const name = text.slice(0, at).trim();
+  const share = text.slice(at + 1).trim();
+  const fail = (why: string) => new UsageError(`--wave ${text}: ${why}`, 'label');
+  if (name === '') throw fail('the wave name is missing: write NAME=FRACTION, e.g. canary=0.02 or canary=2%');
+  try {
+    // the wave name becomes the label value (and a DaemonSet name suffix): a DNS-1123 label is both
+    checkWaveName(name, `--wave ${text}`);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'label');
   }
-  const value = Number(match[2]);
-  return { name: match[1], fraction: match[3] === '%' ? value / 100 : value };
+  const number = /^(\d+(\.\d+)?|\.\d+)(%?)$/.exec(share);
+  if (number === null) {
+    if (share === '') throw fail(`the share is missing; ${SHARE_HINT}`);
+    if (/^-/.test(share)) throw fail(`${share} is negative; ${SHARE_HINT}`);
+    throw fail(`"${share}" is not a decimal fraction or a percentage; ${SHARE_HINT}`);
+  }
+  const value = Number(number[1]);
+  const percent = number[3] === '%';
+  if (value === 0) throw fail(`${share} leaves the wave without nodes; ${SHARE_HINT}`);
+  if (percent && value > 100) throw fail(`${share} is more than 100%; ${SHARE_HINT}`);
+  if (!percent && value > 1) {
+    throw fail(`${share} is more than 1 (all nodes)${value <= 100 ? `; for ${share} percent write ${name}=${share}%` : ''}; ${SHARE_HINT}`);
+  }
+  return { name, fraction: percent ? value / 100 : value };
+}
+
+/**
+ * Node names for a `#` comment line. The output is meant to be piped to a shell, so a control
+ * character (a newline in a crafted inventory) is written escaped instead of ending the comment.
+ */
+function commentList(names: readonly string[]): string {
+  // eslint-disable-next-line no-control-regex
+  return shortList(names.map((name) => name.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))));
 }

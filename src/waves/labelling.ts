@@ -1,6 +1,8 @@
 import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
+import { checkLabelKey } from '../agent/checks';
 import { NodeJson } from '../scheduling/types';
+import { shellLine } from '../util/shell';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.
@@ -145,7 +147,8 @@ export function waveCounts(fractions: readonly number[], total: number): number[
  * Commands that make the nodes' labels match the assignment, sorted by node name. Without
  * `current`, every wave node is labelled and every fleet node unlabelled (idempotent; kubectl only
  * notes a missing label). With `current` (the nodes as they are now), only the changes are printed;
- * nodes not in the assignment are left alone.
+ * nodes not in the assignment are left alone. Every argument is quoted for a POSIX shell: node
+ * names come from an inventory file and are pasted into a terminal.
  */
 export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[]): string[] {
   const now = current === undefined ? undefined
@@ -156,10 +159,10 @@ export function labelCommands(assignment: WaveAssignment, current?: readonly Nod
     const present = now?.get(name);
     if (wave !== undefined) {
       if (now === undefined || present !== wave) {
-        commands.push(`kubectl label node ${name} ${assignment.labelKey}=${wave} --overwrite`);
+        commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']));
       }
     } else if (now === undefined || present !== undefined) {
-      commands.push(`kubectl label node ${name} ${assignment.labelKey}-`);
+      commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]));
     }
   }
   return commands;
@@ -252,6 +255,8 @@ function validateLabelling(nodes: readonly NodeJson[], options: LabellingOptions
   if (sum > 1 + 1e-9) {
     throw new Error(`waves: the fractions add up to ${sum}, more than 1; the waves share the nodes and the fleet gets the rest`);
   }
+  const keyProblems = [checkLabelKey('labelKey', labelKey), ...spreadBy.map((key, i) => checkLabelKey(`spreadBy[${i}]`, key))].flat();
+  if (keyProblems.length > 0) throw new Error(keyProblems.join('; '));
   if (spreadBy.includes(labelKey)) {
     throw new Error(`spreadBy: cannot spread by the wave label "${labelKey}" itself: the assignment would depend on its own output`);
   }

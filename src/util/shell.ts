@@ -1,0 +1,15 @@
+/** Words the shell takes literally, left bare so the usual commands stay readable. */
+const PLAIN_WORD = /^[A-Za-z0-9._/=:-]+$/;
+
+/**
+ * One argument for a POSIX shell (sh, bash, zsh): bare when plainly safe, otherwise in single
+ * quotes, inside which nothing expands; a `'` is written `'\''` (close, escaped quote, reopen).
+ */
+export function shellWord(word: string): string {
+  return PLAIN_WORD.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** A command line from its arguments, each quoted as `shellWord` does. */
+export function shellLine(argv: readonly string[]): string {
+  return argv.map(shellWord).join(' ');
+}
