@@ -5,10 +5,10 @@
  */
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { Manifest, synthManifests } from './util/manifests';
 import {
   FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
 } from '../src';
+import { Manifest, synthManifests } from './util/manifests';
 
 const CLUSTER_SCOPED = ['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass'];
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });

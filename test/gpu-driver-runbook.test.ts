@@ -2,6 +2,8 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Chart, Testing } from 'cdk8s';
+import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, Promotion, RolloutWave } from '../src';
 import {
   RunbookInput,
   matchLabelsSelector,
@@ -264,5 +266,46 @@ describe('renderRunbookScript', () => {
     expect(calls).toContain('cordon node-a');
     expect(calls).not.toContain('uncordon node-a');
     expect(calls).not.toContain('cordon node-b');
+  });
+});
+
+describe('runbook over rollout waves', () => {
+  const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
+  function driver(promoted: Promotion, extra: Partial<GpuDriverDaemonSetProps> = {}): GpuDriverDaemonSet {
+    return new GpuDriverDaemonSet(new Chart(Testing.app(), 'chart'), 'nvidia', {
+      image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04',
+      rollout: { waves: WAVES, promoted, previous: { image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' } },
+      ...extra,
+    });
+  }
+
+  test('canary only: the runbook and its script name the canary DaemonSet and select only canary pods', () => {
+    const d = driver(Promotion.through('canary'));
+    const md = d.runbook();
+    expect(md).toContain('| DaemonSet | `gpu-driver-canary` in namespace');
+    expect(md).toContain('node-agents.cdk8s.io/rollout-group=canary');
+    expect(md).not.toContain('rollout-group=fleet');
+    expect(md).not.toContain('rollout-group=wave-1');
+    expect(md).not.toContain('| DaemonSet | `gpu-driver` in');
+    expect(md).toContain('Held (nothing to do): `wave-1`, `fleet`.');
+    const script = d.runbookScript();
+    expect(script).toContain('DAEMONSET=gpu-driver-canary');
+    expect(script).toMatch(/POD_SELECTOR=.*rollout-group=canary/);
+    expect(() => d.runbookScript({ group: 'fleet' })).toThrow(/GpuDriverDaemonSet chart\/nvidia: runbookScript group "fleet" is not a promoted rollout group; choose one of "canary"/);
+  });
+
+  test('several waves promoted: one section per wave DaemonSet, in wave order, and one script per group', () => {
+    const d = driver(Promotion.all());
+    const md = d.runbook();
+    const sections = [...md.matchAll(/^# Wave `([a-z0-9-]+)`: Upgrade runbook: DaemonSet `kube-system\/([a-z0-9-]+)`/gm)].map((m) => [m[1], m[2]]);
+    expect(sections).toEqual([['canary', 'gpu-driver-canary'], ['wave-1', 'gpu-driver-wave-1'], ['fleet', 'gpu-driver']]);
+    expect(d.runbookScript({ group: 'wave-1' })).toMatch(/POD_SELECTOR=.*rollout-group=wave-1/);
+    expect(d.runbookScript()).toContain('DAEMONSET=gpu-driver-canary');
+  });
+
+  test('without waves: one DaemonSet, the runbook as before', () => {
+    const d = new GpuDriverDaemonSet(new Chart(Testing.app(), 'chart'), 'nvidia', { image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04' });
+    expect(d.runbook()).toMatch(/^# Upgrade runbook: DaemonSet `kube-system\/gpu-driver`/);
+    expect(d.runbookScript()).toContain('DAEMONSET=gpu-driver');
   });
 });

@@ -4,10 +4,10 @@
  * pod anti-affinity keeps the new pod Pending until the old one is gone.
  */
 import { Chart, Testing } from 'cdk8s';
-import { Manifest, synthManifests } from './util/manifests';
 import {
   AgentRollout, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
 } from '../src';
+import { Manifest, synthManifests } from './util/manifests';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const GROUP = 'node-agents.cdk8s.io/rollout-group';

@@ -21,6 +21,7 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
+import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
 const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
@@ -353,6 +354,14 @@ export interface GpuDriverRunbookOptions {
   readonly manifestFile?: string;
 
   /**
+   * With rollout waves: the rollout group (a wave's name, or "fleet") whose DaemonSet the script
+   * upgrades; it selects only that group's pods, so only that wave's nodes. `runbook()` ignores it
+   * and has one section per promoted group.
+   * @default - the only promoted group; with several promoted, the first one in wave order
+   */
+  readonly group?: string;
+
+  /**
    * Seconds to wait for each new driver pod to become Ready.
    * @default - the startupProbe budget plus 5 minutes (driver container), 25 minutes (installer)
    */
@@ -524,20 +533,40 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
-    return renderRunbookMarkdown(this.runbookInput(options));
+    if (!this.props.rollout) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
+    // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
+    const promoted = this.agent.rolloutGroups.filter((g) => this.agent.promotedGroups.includes(g));
+    const held = this.agent.rolloutGroups.filter((g) => !promoted.includes(g));
+    const intro = [
+      `# Upgrade runbook over rollout waves: ${this.agent.namespace}/${this.agent.name}`,
+      '',
+      `The new version is promoted to ${promoted.map((g) => `\`${g}\``).join(', ')}; run the sections below in this order, `
+        + 'one wave at a time, each selecting only its own DaemonSet\'s pods and so only that wave\'s nodes. '
+        + 'Nodes already on the current revision are skipped.'
+        + (held.length > 0 ? ` Held (nothing to do): ${held.map((g) => `\`${g}\``).join(', ')}.` : ''),
+      '',
+    ].join('\n');
+    return [intro, ...promoted.map((g) => renderRunbookMarkdown(this.runbookInput(options, g)).replace(/^# /, '# Wave `' + g + '`: '))].join('\n');
   }
 
-  /** The same procedure as a bash script (needs kubectl and jq). */
+  /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
-    return renderRunbookScript(this.runbookInput(options));
+    const groups = this.agent.rolloutGroups.filter((g) => this.agent.promotedGroups.includes(g));
+    const group = options.group ?? groups[0];
+    if (!groups.includes(group)) {
+      throw new Error(`GpuDriverDaemonSet ${this.node.path}: runbookScript group "${group}" is not a promoted rollout group; `
+        + `choose one of ${groups.map((g) => `"${g}"`).join(', ')}`);
+    }
+    return renderRunbookScript(this.runbookInput(options, group));
   }
 
-  private runbookInput(options: GpuDriverRunbookOptions): RunbookInput {
+  private runbookInput(options: GpuDriverRunbookOptions, group: string): RunbookInput {
     const strategy = this.agent.updateStrategy;
+    const ds = this.agent.daemonSets[this.agent.rolloutGroups.indexOf(group)];
     return {
       namespace: this.agent.namespace,
-      name: this.agent.name,
-      podSelector: this.agent.selectorLabels,
+      name: ds.name,
+      podSelector: { ...this.agent.selectorLabels, [ROLLOUT_GROUP_LABEL]: group },
       gpuNodeSelector: requirementsSelector(this.nodeRequirements.map((r) => r._toJson())),
       skipNodeLabel: this.props.upgradeSkipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL,
       waitForPodSelector: this.props.upgradeWaitForPodSelector,
