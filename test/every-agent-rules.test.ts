@@ -96,3 +96,41 @@ describe('GPU driver: its own container settings and late checks cover every wav
     expect(errors[0]).toContain('GpuDriverDaemonSet chart/nvidia (DaemonSet gpu-driver-canary): container "nvidia-driver" requests "nvidia.com/gpu"');
   });
 });
+
+describe('agent-specific settings reach every wave DaemonSet', () => {
+  const BUILDS: Array<[string, (chart: Chart) => void]> = [
+    ['NodeAgentDaemonSet', (c) => new NodeAgentDaemonSet(c, 'a', {
+      image: 'ghcr.io/acme/scanner:1.2.3', sidecars: [{ name: 'helper', image: 'ghcr.io/acme/helper:1.0.0' }], rollout: { waves: WAVES, promoted: Promotion.all() },
+    })],
+    ['LogCollectorDaemonSet', (c) => new LogCollectorDaemonSet(c, 'a', {
+      outputs: [FluentBitOutput.elasticsearch({ host: 'es.logging.svc', httpUser: 'fb', httpPassword: { secretName: 'es', key: 'password' } })],
+      rollout: { waves: WAVES, promoted: Promotion.all() },
+    })],
+    ['NodeExporterDaemonSet', (c) => new NodeExporterDaemonSet(c, 'a', {
+      kubeRbacProxy: { tlsSecretName: 'node-exporter-tls' }, rollout: { waves: WAVES, promoted: Promotion.all() },
+    })],
+    ['GpuDriverDaemonSet', (c) => new GpuDriverDaemonSet(c, 'a', {
+      image: DRIVER_IMAGE, seLinuxLevel: 's0:c1,c2', extendedResources: { 'example.com/driver-slot': '1' }, rollout: { waves: WAVES, promoted: Promotion.all() },
+    })],
+  ];
+
+  /** The pod template without what legitimately differs between groups: the group label, node affinity and the group's own anti-affinity term. */
+  function groupIndependent(ds: Manifest): string {
+    const template = JSON.parse(JSON.stringify(ds.spec.template));
+    delete template.metadata.labels['node-agents.cdk8s.io/rollout-group'];
+    delete template.spec.affinity.nodeAffinity;
+    const terms = template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution = terms
+      .filter((t: Manifest) => !(t.labelSelector.matchExpressions ?? []).some((e: Manifest) => e.key === 'node-agents.cdk8s.io/rollout-group'));
+    return JSON.stringify(template);
+  }
+
+  test.each(BUILDS)('%s: with everything promoted, the wave and fleet pod templates differ only in the group', (_kind, build) => {
+    const chart = new Chart(Testing.app(), 'chart');
+    build(chart);
+    const daemonSets = synthManifests(chart).filter((m) => m.kind === 'DaemonSet');
+    expect(daemonSets).toHaveLength(3);
+    const [first, ...rest] = daemonSets.map(groupIndependent);
+    for (const other of rest) expect(other).toBe(first);
+  });
+});
