@@ -10,8 +10,8 @@ import {
   renderRunbookMarkdown,
   renderRunbookScript,
   requirementsSelector,
-  shellQuote,
 } from '../src/gpu/runbook';
+import { shellWord as shellQuote } from '../src/util/shell';
 
 const BASE: RunbookInput = {
   namespace: 'gpu-system',

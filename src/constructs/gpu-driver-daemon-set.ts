@@ -452,7 +452,7 @@ export class GpuDriverDaemonSet extends Construct {
       name: props.name ?? 'gpu-driver',
       namespace: props.namespace,
       createNamespace: props.createNamespace,
-      component: 'gpu-driver',
+      component: DRIVER_COMPONENTS[0],
       labels: props.labels,
       hostPaths: volumes.hostPaths,
       hostPid: true,
@@ -535,7 +535,7 @@ export class GpuDriverDaemonSet extends Construct {
   public runbook(options: GpuDriverRunbookOptions = {}): string {
     if (!this.props.rollout) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
-    const promoted = this.agent.rolloutGroups.filter((g) => this.agent.promotedGroups.includes(g));
+    const promoted = this.agent.promotedGroups;
     const held = this.agent.rolloutGroups.filter((g) => !promoted.includes(g));
     const intro = [
       `# Upgrade runbook over rollout waves: ${this.agent.namespace}/${this.agent.name}`,
@@ -551,7 +551,7 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
-    const groups = this.agent.rolloutGroups.filter((g) => this.agent.promotedGroups.includes(g));
+    const groups = this.agent.promotedGroups;
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
       throw new Error(`GpuDriverDaemonSet ${this.node.path}: runbookScript group "${group}" is not a promoted rollout group; `
@@ -745,7 +745,7 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
 ];
 
 /** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
-/** The component label of driver pods: ours, and gpu-operator's. */
+/** The `app.kubernetes.io/component` of driver pods: ours (first), and gpu-operator's. */
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();

@@ -12,6 +12,7 @@
  */
 import { formatDuration } from './startup-budget';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { shellWord } from '../util/shell';
 
 /** gpu-operator's node label for "leave this node's driver alone during upgrades". */
 export const DEFAULT_SKIP_NODE_LABEL = 'nvidia.com/gpu-driver-upgrade.skip=true';
@@ -91,9 +92,9 @@ interface Resolved {
 /** Markdown runbook: the exact kubectl commands for this DaemonSet, one node at a time. */
 export function renderRunbookMarkdown(options: RunbookInput): string {
   const o = resolve(options);
-  const ns = shellQuote(o.namespace);
-  const ds = shellQuote(o.name);
-  const sel = shellQuote(o.podSelector);
+  const ns = shellWord(o.namespace);
+  const ds = shellWord(o.name);
+  const sel = shellWord(o.podSelector);
   const lines: string[] = [];
   const code = (...cmds: string[]) => lines.push('```bash', ...cmds, '```', '');
   let step = 0;
@@ -131,10 +132,10 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   code(
     `kubectl get ds ${ds} -n ${ns} -o wide`,
     `kubectl get pods -n ${ns} -l ${sel} -o wide`,
-    `kubectl get nodes -l ${shellQuote(o.gpuNodeSelector)} -L ${shellQuote(labelKey(o.skipNodeLabel))}`,
+    `kubectl get nodes -l ${shellWord(o.gpuNodeSelector)} -L ${shellWord(labelKey(o.skipNodeLabel))}`,
   );
   lines.push('The GPU nodes this upgrade covers (the skip label left out):', '');
-  code(`kubectl get nodes -l ${shellQuote(`${o.gpuNodeSelector},${o.notSkippedSelector}`)}`);
+  code(`kubectl get nodes -l ${shellWord(`${o.gpuNodeSelector},${o.notSkippedSelector}`)}`);
   lines.push('Every GPU node should have exactly one driver pod, Running and Ready, before you change anything.', '');
 
   if (o.rolling) {
@@ -144,7 +145,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
         + 'Stop the controller from replacing pods first:',
       '',
     );
-    code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellQuote(onDeletePatch())}`);
+    code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellWord(onDeletePatch())}`);
     lines.push(
       'Then apply the new version with the strategy kept at OnDelete (a manifest that says `RollingUpdate` would switch it back '
         + 'and start replacing pods at once): synthesize it with `updateStrategy` OnDelete for this upgrade, or edit the strategy '
@@ -155,7 +156,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
 
   heading('Apply the new version');
   lines.push('Nothing restarts: the driver pods keep running the old template until deleted.', '');
-  code(`kubectl apply -f ${shellQuote(o.manifestFile)}`);
+  code(`kubectl apply -f ${shellWord(o.manifestFile)}`);
   lines.push('Wait until the controller has seen the new template (the two numbers equal):', '');
   code(`kubectl get ds ${ds} -n ${ns} -o jsonpath='{.status.observedGeneration}/{.metadata.generation}{"\\n"}'`);
   lines.push(
@@ -189,7 +190,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
       `Pods matching \`${o.waitForPodSelector}\` are left to complete rather than evicted. Wait until none is left running on the node (up to ${formatDuration(o.completionTimeout)}):`,
       '',
     );
-    code(`kubectl get pods -A -l ${shellQuote(o.waitForPodSelector)} --field-selector "spec.nodeName=$NODE,status.phase!=Succeeded,status.phase!=Failed" -o wide`);
+    code(`kubectl get pods -A -l ${shellWord(o.waitForPodSelector)} --field-selector "spec.nodeName=$NODE,status.phase!=Succeeded,status.phase!=Failed" -o wide`);
   }
 
   lines.push(
@@ -229,7 +230,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   code(`kubectl get pods -n ${ns} -l ${sel} --field-selector "spec.nodeName=$NODE" -o jsonpath='{.items[0].metadata.labels.controller-revision-hash}{"\\n"}'   # must print $HASH`);
   if (o.validation) {
     lines.push(`Run the driver check in the \`${o.validation.containerName}\` container:`, '');
-    code(`kubectl exec -n ${ns} "$(kubectl get pods -n ${ns} -l ${sel} --field-selector "spec.nodeName=$NODE" -o name)" -c ${shellQuote(o.validation.containerName)} -- ${o.validation.command.map(shellQuote).join(' ')}`);
+    code(`kubectl exec -n ${ns} "$(kubectl get pods -n ${ns} -l ${sel} --field-selector "spec.nodeName=$NODE" -o name)" -c ${shellWord(o.validation.containerName)} -- ${o.validation.command.map(shellWord).join(' ')}`);
   } else {
     lines.push('Readiness is the driver check for this DaemonSet (its main container has no tools to exec). Read the install log if in doubt:', '');
     code(`kubectl logs -n ${ns} "$(kubectl get pods -n ${ns} -l ${sel} --field-selector "spec.nodeName=$NODE" -o name)" --all-containers --prefix --tail=50`);
@@ -251,7 +252,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
       'Only then switch back to RollingUpdate: with pods still on an old revision, switching back starts replacing them at once, under their GPU workloads.',
       '',
     );
-    code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellQuote(rollingPatch(o.maxUnavailable))}`);
+    code(`kubectl patch ds ${ds} -n ${ns} --type=merge -p ${shellWord(rollingPatch(o.maxUnavailable))}`);
   }
 
   heading('If a step fails');
@@ -285,11 +286,11 @@ export function renderRunbookScript(options: RunbookInput): string {
     // -E: the ERR trap that reports the cordoned node must fire inside functions too.
     'set -Eeuo pipefail',
     '',
-    `NAMESPACE=${shellQuote(o.namespace)}`,
-    `DAEMONSET=${shellQuote(o.name)}`,
-    `POD_SELECTOR=${shellQuote(o.podSelector)}`,
-    `SKIP_SELECTOR=${shellQuote(o.skipSelector)}`,
-    `WAIT_FOR_POD_SELECTOR=${shellQuote(o.waitForPodSelector ?? '')}`,
+    `NAMESPACE=${shellWord(o.namespace)}`,
+    `DAEMONSET=${shellWord(o.name)}`,
+    `POD_SELECTOR=${shellWord(o.podSelector)}`,
+    `SKIP_SELECTOR=${shellWord(o.skipSelector)}`,
+    `WAIT_FOR_POD_SELECTOR=${shellWord(o.waitForPodSelector ?? '')}`,
     `READY_TIMEOUT=${o.readyTimeout}`,
     `EVICTION_TIMEOUT=${o.evictionTimeout}`,
     `COMPLETION_TIMEOUT=${o.completionTimeout}`,
@@ -372,7 +373,7 @@ export function renderRunbookScript(options: RunbookInput): string {
   if (o.validation) {
     lines.push(
       '  kubectl exec -n "$NAMESPACE" "$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name)" \\',
-      `    -c ${shellQuote(o.validation.containerName)} -- ${o.validation.command.map(shellQuote).join(' ')}`,
+      `    -c ${shellWord(o.validation.containerName)} -- ${o.validation.command.map(shellWord).join(' ')}`,
     );
   }
   lines.push(
@@ -397,7 +398,7 @@ export function renderRunbookScript(options: RunbookInput): string {
   if (o.rolling) {
     lines.push(
       '# Declared RollingUpdate: switch back once every pod runs the new revision (see the runbook):',
-      `#   kubectl patch ds "$DAEMONSET" -n "$NAMESPACE" --type=merge -p ${shellQuote(rollingPatch(o.maxUnavailable))}`,
+      `#   kubectl patch ds "$DAEMONSET" -n "$NAMESPACE" --type=merge -p ${shellWord(rollingPatch(o.maxUnavailable))}`,
     );
   }
   lines.push('');
@@ -423,12 +424,6 @@ export function requirementsSelector(requirements: readonly NodeSelectorRequirem
       default: throw new Error(`unknown node selector operator ${String(req.operator)}`);
     }
   }).join(',');
-}
-
-/** Single-quotes a word for bash unless it is made only of characters bash leaves alone. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_./:=,@%+-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, '\'\\\'\'')}'`;
 }
 
 function resolve(options: RunbookInput): Resolved {
@@ -477,9 +472,9 @@ function resolve(options: RunbookInput): Resolved {
 }
 
 function currentHashCommand(o: Resolved, useVariables = false): string {
-  const ns = useVariables ? '"$NAMESPACE"' : shellQuote(o.namespace);
-  const sel = useVariables ? '"$POD_SELECTOR"' : shellQuote(o.podSelector);
-  const dsArg = useVariables ? '"$DAEMONSET"' : shellQuote(o.name);
+  const ns = useVariables ? '"$NAMESPACE"' : shellWord(o.namespace);
+  const sel = useVariables ? '"$POD_SELECTOR"' : shellWord(o.podSelector);
+  const dsArg = useVariables ? '"$DAEMONSET"' : shellWord(o.name);
   return `kubectl get controllerrevisions -n ${ns} -l ${sel} -o json | jq -r --arg ds ${dsArg} `
     + '\'[.items[] | select(any(.metadata.ownerReferences[]?; .kind == "DaemonSet" and .name == $ds))] '
     + '| max_by(.revision) | .metadata.labels["controller-revision-hash"] // empty\'';

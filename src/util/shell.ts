@@ -1,5 +1,5 @@
 /** Words the shell takes literally, left bare so the usual commands stay readable. */
-const PLAIN_WORD = /^[A-Za-z0-9._/=:-]+$/;
+const PLAIN_WORD = /^[A-Za-z0-9_./:=,@%+-]+$/;
 
 /**
  * One argument for a POSIX shell (sh, bash, zsh): bare when plainly safe, otherwise in single
