@@ -90,7 +90,8 @@ project.testTask.prependSpawn(typecheck);
 
 project.addTask('bench', {
   description: 'Run the benchmarks and print figures (not part of the test run)',
-  exec: 'ts-node --project test/tsconfig.json bench/coverage.bench.ts',
+  exec: 'ts-node --project test/tsconfig.json bench/run-all.ts',
+  receiveArgs: true,
 });
 
 project.synth();
