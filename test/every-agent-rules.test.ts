@@ -63,11 +63,11 @@ describe.each(AGENTS)('%s', (_kind, build, agentDefault) => {
 describe('GPU driver: its own container settings and late checks cover every wave DaemonSet', () => {
   function rolloutDriver(promoted: Promotion) {
     const chart = new Chart(Testing.app(), 'chart');
+    const settings = { seLinuxLevel: 's0:c1,c2', extendedResources: { 'example.com/driver-slot': '1' } };
     const driver = new GpuDriverDaemonSet(chart, 'nvidia', {
       image: DRIVER_IMAGE,
-      seLinuxLevel: 's0:c1,c2',
-      extendedResources: { 'example.com/driver-slot': '1' },
-      rollout: { waves: WAVES, promoted, previous: { image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' } },
+      ...settings,
+      rollout: { waves: WAVES, promoted, previous: GpuDriverDaemonSet.release({ image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04', ...settings }) },
     });
     return { chart, driver };
   }
@@ -94,6 +94,23 @@ describe('GPU driver: its own container settings and late checks cover every wav
     const errors = driver.node.validate();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('GpuDriverDaemonSet chart/nvidia (DaemonSet gpu-driver-canary): container "nvidia-driver" requests "nvidia.com/gpu"');
+  });
+
+  test('settings the new release adds stay off the held waves: they render the previous release\'s props', () => {
+    const chart = new Chart(Testing.app(), 'chart');
+    new GpuDriverDaemonSet(chart, 'nvidia', {
+      image: DRIVER_IMAGE,
+      seLinuxLevel: 's0:c1,c2',
+      extendedResources: { 'example.com/driver-slot': '1' },
+      rollout: { waves: WAVES, promoted: Promotion.through('canary'), previous: GpuDriverDaemonSet.release({ image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' }) },
+    });
+    const containers = new Map(synthManifests(chart).filter((m) => m.kind === 'DaemonSet')
+      .map((ds) => [ds.metadata.name, ds.spec.template.spec.containers[0]]));
+    expect(containers.get('gpu-driver-canary').securityContext.seLinuxOptions).toEqual({ level: 's0:c1,c2' });
+    for (const held of ['gpu-driver-wave-1', 'gpu-driver']) {
+      expect(containers.get(held).securityContext.seLinuxOptions).toBeUndefined();
+      expect(containers.get(held).resources.limits['example.com/driver-slot']).toBeUndefined();
+    }
   });
 });
 

@@ -274,7 +274,7 @@ describe('runbook over rollout waves', () => {
   function driver(promoted: Promotion, extra: Partial<GpuDriverDaemonSetProps> = {}): GpuDriverDaemonSet {
     return new GpuDriverDaemonSet(new Chart(Testing.app(), 'chart'), 'nvidia', {
       image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04',
-      rollout: { waves: WAVES, promoted, previous: { image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' } },
+      rollout: { waves: WAVES, promoted, previous: GpuDriverDaemonSet.release({ image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' }) },
       ...extra,
     });
   }

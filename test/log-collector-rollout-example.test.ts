@@ -30,11 +30,32 @@ function images(stage: string): Record<string, string> {
   return result;
 }
 
-test('each stage changes only the promoted DaemonSet', () => {
-  expect(diff('0-before', '1-canary')).toEqual(['DaemonSet/logs-canary']);
+function configMap(stage: string): string {
+  const keys = [...objects(stage).keys()].filter((k) => k.startsWith('ConfigMap/'));
+  expect(keys).toHaveLength(1);
+  return keys[0];
+}
+
+test('each stage changes only the promoted DaemonSet; the new config is added with the canary, the old one goes with the fleet', () => {
+  const oldConfig = configMap('0-before');
+  const newConfig = configMap('4-done');
+  expect(newConfig).not.toBe(oldConfig);
+  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary']);
   expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-wave-1']);
-  expect(diff('2-wave-1', '3-fleet')).toEqual(['DaemonSet/logs']);
+  expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs'].sort());
   expect(diff('3-fleet', '4-done')).toEqual([]);
+});
+
+test('the new credentialed output reaches only promoted waves: held ones keep the previous release byte for byte', () => {
+  const before = objects('0-before');
+  const secretEnv = (stage: string, ds: string) => (JSON.parse(objects(stage).get(`DaemonSet/${ds}`)!).spec.template.spec.containers[0].env ?? [])
+    .filter((e: { valueFrom?: { secretKeyRef?: unknown } }) => e.valueFrom?.secretKeyRef).map((e: { name: string }) => e.name);
+  expect(secretEnv('1-canary', 'logs-canary')).toEqual(['FLB_ES_HTTP_PASSWD']);
+  for (const held of ['logs-wave-1', 'logs']) {
+    expect(objects('1-canary').get(`DaemonSet/${held}`)).toBe(before.get(`DaemonSet/${held}`));
+    expect(secretEnv('1-canary', held)).toEqual([]);
+  }
+  expect(objects('2-wave-1').get('DaemonSet/logs')).toBe(before.get('DaemonSet/logs'));
 });
 
 test('the new version widens canary → wave-1 → fleet', () => {

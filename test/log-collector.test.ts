@@ -293,7 +293,7 @@ describe('rollout waves', () => {
     const before = synth({ ...previousProps, rollout: { waves, promoted: Promotion.all() } }).manifests;
     const during = synth({
       flushSeconds: 1,
-      rollout: { waves, promoted: Promotion.through('canary'), previous: { image: previousProps.image, configData: LogCollectorDaemonSet.configDataFor(previousProps) } },
+      rollout: { waves, promoted: Promotion.through('canary'), previous: LogCollectorDaemonSet.release(previousProps) },
     }).manifests;
     const fleet = (m: Manifest[]) => JSON.stringify(m.find((x) => x.kind === 'DaemonSet' && x.metadata.name === 'log-collector'));
     expect(fleet(during)).toBe(fleet(before));

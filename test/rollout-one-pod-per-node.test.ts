@@ -5,7 +5,8 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  AgentRollout, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
+  AgentRelease, AgentRollout, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet,
+  Promotion, RolloutWave,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 
@@ -13,11 +14,16 @@ const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const GROUP = 'node-agents.cdk8s.io/rollout-group';
 
 type Build = (chart: Chart, rollout: AgentRollout | undefined) => void;
-const AGENTS: Array<[string, Build, string]> = [
-  ['NodeAgentDaemonSet', (c, rollout) => new NodeAgentDaemonSet(c, 'a', { name: 'scanner', image: 'ghcr.io/acme/scanner:1.2.3', rollout }), 'ghcr.io/acme/scanner:1.2.2'],
-  ['LogCollectorDaemonSet', (c, rollout) => new LogCollectorDaemonSet(c, 'a', { outputs: [FluentBitOutput.stdout()], rollout }), 'cr.fluentbit.io/fluent/fluent-bit:4.1.1'],
-  ['NodeExporterDaemonSet', (c, rollout) => new NodeExporterDaemonSet(c, 'a', { rollout }), 'quay.io/prometheus/node-exporter:v1.8.2'],
-  ['GpuDriverDaemonSet', (c, rollout) => new GpuDriverDaemonSet(c, 'a', { image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04', rollout }), 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04'],
+/** Each agent, and its previous release (an older image). */
+const AGENTS: Array<[string, Build, AgentRelease]> = [
+  ['NodeAgentDaemonSet', (c, rollout) => new NodeAgentDaemonSet(c, 'a', { name: 'scanner', image: 'ghcr.io/acme/scanner:1.2.3', rollout }),
+    AgentRelease.fromProps({ name: 'scanner', image: 'ghcr.io/acme/scanner:1.2.2' })],
+  ['LogCollectorDaemonSet', (c, rollout) => new LogCollectorDaemonSet(c, 'a', { outputs: [FluentBitOutput.stdout()], rollout }),
+    LogCollectorDaemonSet.release({ outputs: [FluentBitOutput.stdout()], image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' })],
+  ['NodeExporterDaemonSet', (c, rollout) => new NodeExporterDaemonSet(c, 'a', { rollout }),
+    NodeExporterDaemonSet.release({ image: 'quay.io/prometheus/node-exporter:v1.8.2' })],
+  ['GpuDriverDaemonSet', (c, rollout) => new GpuDriverDaemonSet(c, 'a', { image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04', rollout }),
+    GpuDriverDaemonSet.release({ image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' })],
 ];
 
 interface Selector {
@@ -58,9 +64,9 @@ function canShareNode(incoming: Manifest, existing: Manifest): boolean {
   return !blockedByOwn && !blockedByExisting;
 }
 
-describe.each(AGENTS)('%s', (_kind, build, previousImage) => {
+describe.each(AGENTS)('%s', (_kind, build, previous) => {
   const stages: Array<[string, AgentRollout]> = [
-    ['canary promoted', { waves: WAVES, promoted: Promotion.through('canary'), previous: { image: previousImage } }],
+    ['canary promoted', { waves: WAVES, promoted: Promotion.through('canary'), previous }],
     ['all promoted', { waves: WAVES, promoted: Promotion.all() }],
   ];
 
@@ -90,7 +96,8 @@ describe.each(AGENTS)('%s', (_kind, build, previousImage) => {
 
   test('other agents on the node are not selected', () => {
     const mine = daemonSets(build, stages[0][1]);
-    const other = daemonSets((c, r) => new NodeAgentDaemonSet(c, 'o', { name: 'other-agent', image: 'ghcr.io/acme/other:1.0.0', rollout: r }), stages[0][1]);
+    const otherRollout = { ...stages[0][1], previous: AgentRelease.fromProps({ name: 'other-agent', image: 'ghcr.io/acme/other:0.9.0' }) };
+    const other = daemonSets((c, r) => new NodeAgentDaemonSet(c, 'o', { name: 'other-agent', image: 'ghcr.io/acme/other:1.0.0', rollout: r }), otherRollout);
     for (const incoming of mine) for (const existing of other) expect(canShareNode(incoming, existing)).toBe(true);
   });
 
@@ -101,7 +108,7 @@ describe.each(AGENTS)('%s', (_kind, build, previousImage) => {
 });
 
 test('a node relabelled from the fleet into the canary: the canary pod waits Pending until the fleet pod is gone', () => {
-  const [canary, , fleet] = daemonSets(AGENTS[1][1], { waves: WAVES, promoted: Promotion.through('canary'), previous: { image: AGENTS[1][2] } });
+  const [canary, , fleet] = daemonSets(AGENTS[1][1], { waves: WAVES, promoted: Promotion.through('canary'), previous: AGENTS[1][2] });
   // 1. the label changes; the fleet DaemonSet no longer matches the node and deletes its pod, which terminates for up to its grace period
   const podsOnNode = [fleet];
   // 2. the canary DaemonSet creates its pod at once; the scheduler still counts the terminating fleet pod

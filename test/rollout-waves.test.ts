@@ -1,7 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import {
-  AgentPreviousRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet,
+  AgentRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet,
   NodeAgentDaemonSetProps, NodeRequirement, Promotion, RolloutWave, UpdateStrategy,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
@@ -42,9 +42,15 @@ function changed(before: Map<string, string>, after: Map<string, string>): { cha
   };
 }
 
+/** The release of the agent with these settings. */
+function release(settings: typeof OLD): AgentRelease {
+  return AgentRelease.fromProps(agentProps(settings));
+}
+
 /** `previous: null` renders a brand-new agent (no previous version). */
-function stage(promoted: Promotion, previous: AgentPreviousRelease | null = OLD, extra: Partial<NodeAgentDaemonSetProps> = {}): Manifest[] {
-  return render(agentProps(NEW, { ...extra, rollout: { waves: WAVES, previous: previous ?? undefined, promoted, ...extra.rollout } }));
+function stage(promoted: Promotion, previous: typeof OLD | null = OLD, extra: Partial<NodeAgentDaemonSetProps> = {}): Manifest[] {
+  const rollout = { waves: WAVES, previous: previous ? release(previous) : undefined, promoted, ...extra.rollout };
+  return render(agentProps(NEW, { ...extra, rollout }));
 }
 
 function requiredTerms(daemonSet: Manifest): Manifest[] {
@@ -117,12 +123,12 @@ describe('waves', () => {
   });
 
   test('pace: the canary one node at a time, later waves and the fleet the agent pace, all overridable', () => {
-    const manifests = stage(Promotion.none(), OLD, { updateStrategy: UpdateStrategy.fast() });
+    const manifests = stage(Promotion.all(), null, { updateStrategy: UpdateStrategy.fast() });
     expect(ds(manifests, 'logs-canary').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: 1, maxSurge: 0 });
     expect(ds(manifests, 'logs-wave-1').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: '50%', maxSurge: 0 });
     expect(ds(manifests, 'logs').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: '50%', maxSurge: 0 });
-    const custom = stage(Promotion.none(), OLD, {
-      rollout: { waves: WAVES, promoted: Promotion.none(), wavePace: { 'wave-1': UpdateStrategy.steady(), 'fleet': UpdateStrategy.oneAtATime() }, canaryPace: UpdateStrategy.fast() },
+    const custom = stage(Promotion.all(), null, {
+      rollout: { waves: WAVES, promoted: Promotion.all(), wavePace: { 'wave-1': UpdateStrategy.steady(), 'fleet': UpdateStrategy.oneAtATime() }, canaryPace: UpdateStrategy.fast() },
     });
     expect(ds(custom, 'logs-canary').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: '50%', maxSurge: 0 });
     expect(ds(custom, 'logs-wave-1').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: '25%', maxSurge: 0 });
@@ -130,8 +136,17 @@ describe('waves', () => {
   });
 
   test('an OnDelete agent keeps OnDelete on the canary', () => {
-    const manifests = stage(Promotion.none(), OLD, { updateStrategy: UpdateStrategy.onDelete() });
+    const manifests = stage(Promotion.all(), null, { updateStrategy: UpdateStrategy.onDelete() });
     expect(ds(manifests, 'logs-canary').spec.updateStrategy).toEqual({ type: 'OnDelete' });
+  });
+
+  test('a held wave keeps the previous release\'s pace; a promoted one takes the current pace', () => {
+    const manifests = render(agentProps(NEW, {
+      updateStrategy: UpdateStrategy.fast(),
+      rollout: { waves: WAVES, promoted: Promotion.through('canary'), previous: release(OLD) },
+    }));
+    expect(ds(manifests, 'logs-wave-1').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: '25%', maxSurge: 0 });
+    expect(ds(manifests, 'logs-canary').spec.updateStrategy.rollingUpdate).toEqual({ maxUnavailable: 1, maxSurge: 0 });
   });
 });
 
@@ -271,7 +286,7 @@ describe('exactly one DaemonSet per eligible node, at every stage (property)', (
       const promoted = Promotion.groups(promotedRaw % (waves.length + 2));
       let manifests: Manifest[];
       try {
-        manifests = render(agentProps(NEW, { rollout: { waves, previous: OLD, promoted } }));
+        manifests = render(agentProps(NEW, { rollout: { waves, previous: release(OLD), promoted } }));
       } catch (e) {
         // only wave sets the library refuses (a wave shadowed by an earlier one) may fail
         expect((e as Error).message).toMatch(/would never own a node/);
@@ -301,7 +316,7 @@ describe('exactly one DaemonSet per eligible node, at every stage (property)', (
       const promoted = Promotion.groups(promotedRaw % (waves.length + 2));
       const once = () => {
         try {
-          return JSON.stringify(render(agentProps(NEW, { rollout: { waves, previous: OLD, promoted } })));
+          return JSON.stringify(render(agentProps(NEW, { rollout: { waves, previous: release(OLD), promoted } })));
         } catch (e) {
           return (e as Error).message;
         }
@@ -317,10 +332,10 @@ describe('every agent takes waves', () => {
     build(chart);
     return synthManifests(chart);
   }
-  const rollout = { waves: [RolloutWave.labelled('canary')], promoted: Promotion.through('canary'), previous: { image: 'example.com/old:1.0.0' } };
+  const rollout = { waves: [RolloutWave.labelled('canary')], promoted: Promotion.through('canary') };
 
   test('node exporter: the canary gets the new version, the fleet keeps the old, both bind the host port on disjoint nodes', () => {
-    const manifests = waved((chart) => new NodeExporterDaemonSet(chart, 'metrics', { rollout }));
+    const manifests = waved((chart) => new NodeExporterDaemonSet(chart, 'metrics', { rollout: { ...rollout, previous: NodeExporterDaemonSet.release({ image: 'example.com/old:1.0.0' }) } }));
     expect(daemonSets(manifests).map((m) => [m.metadata.name, m.spec.template.spec.containers[0].image])).toEqual([
       ['node-exporter-canary', expect.stringMatching(/node-exporter:v/)],
       ['node-exporter', 'example.com/old:1.0.0'],
@@ -328,7 +343,10 @@ describe('every agent takes waves', () => {
   });
 
   test('GPU driver: every wave keeps OnDelete and the GPU-node selection', () => {
-    const manifests = waved((chart) => new GpuDriverDaemonSet(chart, 'nvidia', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', rollout }));
+    const manifests = waved((chart) => new GpuDriverDaemonSet(chart, 'nvidia', {
+      image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04',
+      rollout: { ...rollout, previous: GpuDriverDaemonSet.release({ image: 'nvcr.io/nvidia/driver:535.183.01-ubuntu22.04' }) },
+    }));
     const sets = daemonSets(manifests);
     expect(sets.map((m) => m.metadata.name)).toEqual(['gpu-driver-canary', 'gpu-driver']);
     for (const set of sets) {

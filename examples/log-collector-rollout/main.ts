@@ -1,9 +1,11 @@
 /**
- * Example: upgrading the log collector from fluent-bit 4.1.1 to 4.2.3 over rollout waves,
- * canary → wave-1 → fleet, one commit per stage. Each stage's YAML is in dist/<stage>/:
+ * Example: upgrading the log collector from fluent-bit 4.1.1 to 4.2.3, adding an Elasticsearch
+ * output with credentials, over rollout waves canary → wave-1 → fleet, one commit per stage. The
+ * previous release is its own props (PREVIOUS), so held waves render exactly as before. Each
+ * stage's YAML is in dist/<stage>/:
  *
  *   0-before   4.1.1 everywhere (waves already enabled)
- *   1-canary   4.2.3 on the canary nodes only          (only DaemonSet logs-canary changes)
+ *   1-canary   4.2.3 on the canary nodes only          (DaemonSet logs-canary changes; the new ConfigMap is added)
  *   2-wave-1   4.2.3 on canary and wave-1              (only DaemonSet logs-wave-1 changes)
  *   3-fleet    4.2.3 everywhere                        (only DaemonSet logs changes; the 4.1.1 ConfigMap goes)
  *   4-done     `previous` removed from the code         (no manifest changes at all)
@@ -14,31 +16,49 @@
  */
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
-import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../../src';
+import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, LogCollectorDaemonSetProps, Promotion, RolloutWave } from '../../src';
 
-const PREVIOUS_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.1.1';
-const CURRENT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+/** The release running today: fluent-bit 4.1.1 shipping to Loki. */
+const PREVIOUS: LogCollectorDaemonSetProps = {
+  name: 'logs',
+  image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1',
+  outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', port: 80 })],
+};
+
+/**
+ * The new release: fluent-bit 4.2.3, and a second output with credentials (from the Secret
+ * es-credentials, which only needs to exist before the canary is promoted). Held waves keep
+ * PREVIOUS exactly: no Secret reference, no restart there.
+ */
+const CURRENT: LogCollectorDaemonSetProps = {
+  ...PREVIOUS,
+  image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.3',
+  outputs: [
+    ...PREVIOUS.outputs!,
+    FluentBitOutput.elasticsearch({
+      host: 'es-http.logging.svc',
+      httpUser: 'fluent-bit',
+      httpPassword: { secretName: 'es-credentials', key: 'password' },
+    }),
+  ],
+};
+
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 
-/** The stages, in commit order: the image the code names and its rollout prop. */
-const STAGES: Array<{ name: string; image: string; rollout: AgentRollout }> = [
-  { name: '0-before', image: PREVIOUS_IMAGE, rollout: { waves: WAVES, promoted: Promotion.all() } },
-  { name: '1-canary', image: CURRENT_IMAGE, rollout: { waves: WAVES, promoted: Promotion.through('canary'), previous: { image: PREVIOUS_IMAGE } } },
-  { name: '2-wave-1', image: CURRENT_IMAGE, rollout: { waves: WAVES, promoted: Promotion.through('wave-1'), previous: { image: PREVIOUS_IMAGE } } },
-  { name: '3-fleet', image: CURRENT_IMAGE, rollout: { waves: WAVES, promoted: Promotion.all(), previous: { image: PREVIOUS_IMAGE } } },
-  { name: '4-done', image: CURRENT_IMAGE, rollout: { waves: WAVES, promoted: Promotion.all() } },
+/** The stages, in commit order: the props the code gives and its rollout prop. */
+const STAGES: Array<{ name: string; props: LogCollectorDaemonSetProps; rollout: AgentRollout }> = [
+  { name: '0-before', props: PREVIOUS, rollout: { waves: WAVES, promoted: Promotion.all() } },
+  { name: '1-canary', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.through('canary'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '2-wave-1', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.through('wave-1'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '3-fleet', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.all(), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '4-done', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.all() } },
 ];
 
 /** One stage of the upgrade as a cdk8s app writing to `outdir`. */
 export function buildStage(stage: (typeof STAGES)[number], outdir: string): App {
   const app = new App({ outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });
   const chart = new Chart(app, 'log-collector');
-  new LogCollectorDaemonSet(chart, 'logs', {
-    name: 'logs',
-    image: stage.image,
-    outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', port: 80 })],
-    rollout: stage.rollout,
-  });
+  new LogCollectorDaemonSet(chart, 'logs', { ...stage.props, rollout: stage.rollout });
   return app;
 }
 

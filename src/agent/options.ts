@@ -166,9 +166,9 @@ export interface AgentPort {
   readonly protocol?: kplus.Protocol;
 }
 
-/** A mount of one of the agent's volumes (a hostPath volume by name, or "config"). */
+/** A mount of one of the agent's volumes (a hostPath volume or an `AgentVolume` by name, or "config"). */
 export interface AgentVolumeMount {
-  /** The volume name: a `HostPathVolume.name`, or `config` for the agent's ConfigMap. */
+  /** The volume name: a `HostPathVolume.name`, an `AgentVolume.name`, or `config` for the agent's ConfigMap. */
   readonly volume: string;
 
   /** Where the container sees it. */
@@ -287,6 +287,19 @@ export interface AgentContainerSettings {
    * @default - none
    */
   readonly preStop?: kplus.Handler;
+
+  /**
+   * Extended resources (e.g. `{ "example.com/device": "1" }`) as quantity strings; each is both
+   * requested and limited, as the API requires for extended resources.
+   * @default - none
+   */
+  readonly extendedResources?: { [resource: string]: string };
+
+  /**
+   * SELinux level of the container (`securityContext.seLinuxOptions.level`, e.g. "s0").
+   * @default - the runtime's
+   */
+  readonly seLinuxLevel?: string;
 }
 
 /** An extra container of the agent's pod: a sidecar, or an init container. */
@@ -299,6 +312,94 @@ export interface AgentContainer extends AgentContainerSettings {
    * @default - none
    */
   readonly mounts?: AgentVolumeMount[];
+}
+
+/** Options of a Secret volume. */
+export interface AgentSecretVolumeOptions {
+  /**
+   * Start the pod even when the Secret is missing (the volume is then empty).
+   * @default false
+   */
+  readonly optional?: boolean;
+
+  /**
+   * File mode of the files, e.g. 0o440.
+   * @default 0o644 (the API's default)
+   */
+  readonly defaultMode?: number;
+}
+
+/** Options of an emptyDir volume. */
+export interface AgentEmptyDirOptions {
+  /**
+   * Keep it in memory (tmpfs, counted against the container's memory limit).
+   * @default false
+   */
+  readonly memory?: boolean;
+
+  /**
+   * Size limit, a quantity such as "64Mi".
+   * @default - none
+   */
+  readonly sizeLimit?: string;
+}
+
+/** Which source an `AgentVolume` has. */
+export enum AgentVolumeKind {
+  /** A Secret of the agent's namespace. */
+  SECRET = 'secret',
+  /** A ConfigMap of the agent's namespace (one the agent does not create). */
+  CONFIG_MAP = 'configMap',
+  /** Scratch space that lives as long as the pod. */
+  EMPTY_DIR = 'emptyDir',
+}
+
+/**
+ * A volume of the agent's pod other than a hostPath or its own ConfigMap. Mounted only where a
+ * container's `mounts` (or the agent's `mounts`) name it.
+ */
+export class AgentVolume {
+  /** A Secret of the agent's namespace. */
+  public static secret(name: string, secretName: string, options: AgentSecretVolumeOptions = {}): AgentVolume {
+    return new AgentVolume(name, AgentVolumeKind.SECRET, secretName, options.optional, options.defaultMode, undefined, undefined);
+  }
+
+  /** A ConfigMap of the agent's namespace that the agent does not create itself. */
+  public static configMap(name: string, configMapName: string, options: AgentSecretVolumeOptions = {}): AgentVolume {
+    return new AgentVolume(name, AgentVolumeKind.CONFIG_MAP, configMapName, options.optional, options.defaultMode, undefined, undefined);
+  }
+
+  /** Scratch space shared by the pod's containers, gone with the pod. */
+  public static emptyDir(name: string, options: AgentEmptyDirOptions = {}): AgentVolume {
+    return new AgentVolume(name, AgentVolumeKind.EMPTY_DIR, undefined, undefined, undefined, options.memory, options.sizeLimit);
+  }
+
+  private constructor(
+    /** Volume name (a DNS-1123 label), used by mounts. */
+    public readonly name: string,
+    /** The kind of source. */
+    public readonly kind: AgentVolumeKind,
+    /** Name of the Secret or ConfigMap. */
+    public readonly sourceName: string | undefined,
+    /** Whether a missing Secret or ConfigMap is tolerated. */
+    public readonly optional: boolean | undefined,
+    /** File mode of a Secret's or ConfigMap's files. */
+    public readonly defaultMode: number | undefined,
+    /** emptyDir in memory. */
+    public readonly memory: boolean | undefined,
+    /** emptyDir size limit. */
+    public readonly sizeLimit: string | undefined,
+  ) {}
+}
+
+/** A host port the agent binds on every node it runs on. */
+export interface AgentHostPort {
+  /** Port number on the node. */
+  readonly port: number;
+  /** Protocol. */
+  readonly protocol: string;
+  /** Container that binds it. */
+  readonly container: string;
 }
 
 /** An RBAC rule for the agent's ClusterRole. */

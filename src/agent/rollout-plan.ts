@@ -2,7 +2,7 @@
  * The rollout plan of an agent: which DaemonSet each rollout group gets, with which version, node
  * affinity and pace. Internal: the construct renders it.
  */
-import { AgentRelease, AgentRollout, ARGOCD_SYNC_WAVE } from './rollout';
+import { AgentRollout, ARGOCD_SYNC_WAVE } from './rollout';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import { NodeSelectorTermJson } from '../scheduling/types';
 import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms } from '../waves/partition';
@@ -12,7 +12,7 @@ export interface RolloutGroupPlan {
   readonly name: string;
   readonly id: string;
   readonly dsName: string;
-  readonly release: AgentRelease;
+  /** Whether the group runs the current release (else the previous one). */
   readonly promoted: boolean;
   readonly terms: NodeSelectorTermJson[];
   readonly strategy: UpdateStrategy;
@@ -24,28 +24,43 @@ export interface RolloutPlan {
   readonly problems: string[];
 }
 
-/** Which group renders which version, with which node affinity and pace. Pure: no constructs. */
+/** The parts of one release the plan needs. */
+export interface PlannedRelease {
+  /** The release's own node-affinity term (virtual nodes, node requirements). */
+  readonly baseTerms: NodeSelectorTermJson[];
+  /** The release's updateStrategy: the pace of every group the rollout gives no pace of its own. */
+  readonly pace: UpdateStrategy;
+}
+
+/**
+ * Which group renders which release, with which node affinity and pace. Pure: no constructs.
+ * `identical` says the previous release renders exactly like the current one.
+ */
 export function planRollout(
-  rollout: AgentRollout, current: AgentRelease, baseTerms: NodeSelectorTermJson[], agentPace: UpdateStrategy, agentName: string,
+  rollout: AgentRollout, current: PlannedRelease, previous: PlannedRelease | undefined, identical: boolean, agentName: string,
 ): RolloutPlan {
   const problems: string[] = [];
   const labelKey = rollout.labelKey ?? DEFAULT_WAVE_LABEL_KEY;
   let partition;
+  let previousPartition;
   let promotedCount;
   try {
     const specs = rollout.waves.map((w) => w._toSpec(labelKey));
-    partition = partitionTerms(specs, baseTerms);
+    // Each release keeps its own node requirements: the groups stay disjoint (wave membership is), and
+    // a held group covers exactly the nodes the previous release covered there.
+    partition = partitionTerms(specs, current.baseTerms);
+    previousPartition = previous ? partitionTerms(specs, previous.baseTerms) : undefined;
     promotedCount = rollout.promoted._resolve(specs);
   } catch (e) {
     return { groups: [], problems: [`rollout.${(e as Error).message}`] };
   }
-  const previous: AgentRelease | undefined = rollout.previous ? { ...current, ...definedOnly(rollout.previous) } : undefined;
-  if (previous && promotedCount < partition.length && JSON.stringify(previous) === JSON.stringify(current)) {
-    problems.push('rollout.previous is identical to the current settings while some waves are held, so there is nothing to roll out; change the version, or drop `previous` once every group is promoted');
+  if (previous && promotedCount < partition.length && identical) {
+    problems.push('rollout.previous renders exactly like the current release while some waves are held, so there is nothing to roll out; give the previous version\'s props to `previous`, or drop `previous` once every group is promoted');
   }
-  const paces: { [name: string]: UpdateStrategy } = { ...rollout.wavePace };
+  // A Map: a wave named like an Object.prototype member ("constructor") must not find one.
+  const paces = new Map<string, UpdateStrategy>(Object.entries(rollout.wavePace ?? {}));
   const firstWave = rollout.waves[0]?.name;
-  for (const name of Object.keys(paces)) {
+  for (const name of paces.keys()) {
     if (!rollout.waves.some((w) => w.name === name) && name !== FLEET_GROUP) {
       problems.push(`rollout.wavePace names "${name}", which is not a wave; valid names are ${rollout.waves.map((w) => `"${w.name}"`).join(', ')} or "fleet"`);
     }
@@ -54,8 +69,9 @@ export function planRollout(
   for (const group of partition) {
     const promoted = group.index < promotedCount;
     if (!promoted && !previous) continue;
-    const strategy = paces[group.name]
-      ?? (group.name === firstWave ? rollout.canaryPace ?? canaryDefault(agentPace) : agentPace);
+    const release = promoted ? current : previous!;
+    const strategy = paces.get(group.name)
+      ?? (group.name === firstWave ? rollout.canaryPace ?? canaryDefault(release.pace) : release.pace);
     problems.push(...strategy.problems().map((m) => `rollout pace of "${group.name}": ${m}`));
     if (rollout.argoCdSyncWaves && strategy.type === UpdateStrategyType.ON_DELETE) {
       problems.push(`rollout.argoCdSyncWaves with an OnDelete update strategy on "${group.name}": Argo CD counts an OnDelete DaemonSet Healthy at once, so the sync waves would gate nothing; use a RollingUpdate pace or turn argoCdSyncWaves off`);
@@ -64,18 +80,13 @@ export function planRollout(
       name: group.name,
       id: group.name === FLEET_GROUP ? 'DaemonSet' : `DaemonSet-${group.name}`,
       dsName: groupResourceName(agentName, group.name),
-      release: promoted ? current : previous!,
       promoted,
-      terms: group.terms,
+      terms: promoted ? group.terms : previousPartition![group.index].terms,
       strategy,
       annotations: rollout.argoCdSyncWaves ? { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(group.index)}` } : {},
     });
   }
   return { groups, problems };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The canary goes one node at a time, unless the agent is replaced only by hand (OnDelete). */

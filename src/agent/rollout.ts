@@ -1,99 +1,10 @@
-import * as kplus from 'cdk8s-plus-28';
 import { NodeOperator, NodeRequirement } from './node-requirement';
-import { AgentContainer, AgentResources } from './options';
+import { AgentRelease } from './release';
 import { UpdateStrategy } from './update-strategy';
 import { resolvePromotion, WaveSpec } from '../waves/partition';
 
 /** The Argo CD annotation that orders objects within one sync. */
 export const ARGOCD_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
-
-/** The settings of one version of an agent: what differs between two releases. */
-export interface AgentRelease {
-  /** Main container image. */
-  readonly image: string;
-  /**
-   * Main container entrypoint.
-   * @default - the image's
-   */
-  readonly command?: string[];
-  /**
-   * Main container arguments.
-   * @default - the image's
-   */
-  readonly args?: string[];
-  /**
-   * Main container environment.
-   * @default - none
-   */
-  readonly env?: { [name: string]: kplus.EnvValue };
-  /**
-   * Main container resources.
-   * @default - the agent's defaults
-   */
-  readonly resources?: AgentResources;
-  /**
-   * ConfigMap data.
-   * @default - none
-   */
-  readonly configData?: { [file: string]: string };
-  /**
-   * Sidecar containers.
-   * @default - none
-   */
-  readonly sidecars?: AgentContainer[];
-  /**
-   * Init containers.
-   * @default - none
-   */
-  readonly initContainers?: AgentContainer[];
-}
-
-/**
- * The previous version, as the settings that differ from the current props; anything not given is
- * taken from the current props.
- */
-export interface AgentPreviousRelease {
-  /**
-   * Previous main container image.
-   * @default - the current image
-   */
-  readonly image?: string;
-  /**
-   * Previous entrypoint.
-   * @default - the current one
-   */
-  readonly command?: string[];
-  /**
-   * Previous arguments.
-   * @default - the current ones
-   */
-  readonly args?: string[];
-  /**
-   * Previous environment.
-   * @default - the current one
-   */
-  readonly env?: { [name: string]: kplus.EnvValue };
-  /**
-   * Previous resources.
-   * @default - the current ones
-   */
-  readonly resources?: AgentResources;
-  /**
-   * Previous ConfigMap data.
-   * @default - the current data
-   */
-  readonly configData?: { [file: string]: string };
-  /**
-   * Previous sidecars.
-   * @default - the current ones
-   */
-  readonly sidecars?: AgentContainer[];
-  /**
-   * Previous init containers.
-   * @default - the current ones
-   */
-  readonly initContainers?: AgentContainer[];
-}
 
 /**
  * One rollout wave: a group of nodes, given by one node requirement, that gets a new version before
@@ -174,11 +85,13 @@ export interface AgentRollout {
   readonly promoted: Promotion;
 
   /**
-   * The version the groups not yet promoted keep running. Without it the agent is new: only
-   * promoted groups get a DaemonSet, so the first install widens wave by wave too.
+   * The version the groups not yet promoted keep running, given by that version's own props
+   * (e.g. `LogCollectorDaemonSet.release(previousProps)`, or `AgentRelease.fromProps(previousProps)`
+   * for a NodeAgentDaemonSet). Held groups render exactly as that version rendered them. Without it
+   * the agent is new: only promoted groups get a DaemonSet, so the first install widens wave by wave too.
    * @default - a new agent
    */
-  readonly previous?: AgentPreviousRelease;
+  readonly previous?: AgentRelease;
 
   /**
    * The node label whose value names the wave, for `RolloutWave.labelled` waves.

@@ -1,4 +1,4 @@
-import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
@@ -8,6 +8,7 @@ import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
 } from '../agent/options';
+import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import {
@@ -21,6 +22,7 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
+import { agentRollout, constructRelease } from '../internal/previous-release';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
@@ -196,8 +198,8 @@ export interface GpuDriverDaemonSetProps {
 
   /**
    * Roll a new driver out over canary waves of GPU nodes: one DaemonSet per wave plus the fleet, each
-   * still OnDelete, so the runbook is run wave by wave. In the installer shape the previous version's
-   * installer is an init container: give it as `previous.initContainers`.
+   * still OnDelete, so the runbook is run wave by wave. The previous version is
+   * `previous: GpuDriverDaemonSet.release(previousProps)`, the props that version had.
    * @default - one DaemonSet for all GPU nodes
    */
   readonly rollout?: AgentRollout;
@@ -399,6 +401,14 @@ interface Volumes {
  * default; `runbook()` renders the node-by-node upgrade procedure for this DaemonSet.
  */
 export class GpuDriverDaemonSet extends Construct {
+  /**
+   * A release of a driver with these props: give the previous version's props as
+   * `rollout.previous` while its waves are held (their `rollout` is ignored).
+   */
+  public static release(props: GpuDriverDaemonSetProps): AgentRelease {
+    return constructRelease('GpuDriverDaemonSet', (scope, id) => new GpuDriverDaemonSet(scope, id, { ...props, rollout: undefined }));
+  }
+
   /** The node agent that renders the DaemonSet. */
   public readonly agent: NodeAgentDaemonSet;
   /** The shape used. */
@@ -448,7 +458,7 @@ export class GpuDriverDaemonSet extends Construct {
       memoryLimit: props.resources?.memoryLimit ?? '4Gi',
     };
     const common = {
-      rollout: props.rollout,
+      rollout: agentRollout(this, 'GpuDriverDaemonSet', props.rollout),
       name: props.name ?? 'gpu-driver',
       namespace: props.namespace,
       createNamespace: props.createNamespace,
@@ -462,7 +472,14 @@ export class GpuDriverDaemonSet extends Construct {
       tolerateControlPlane: props.tolerateControlPlane,
       priorityClassName: props.priorityClassName ?? 'system-node-critical',
       terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 120,
+      // Two drivers on one node fight over the kernel module. As gpu-operator does for its
+      // `app.kubernetes.io/component=nvidia-driver` pods, no driver pod joins a node that still has
+      // one: its own DaemonSet's (a replaced pod waits for the old one to terminate), another wave's,
+      // another GpuDriverDaemonSet's or gpu-operator's own.
+      exclusiveComponents: [...DRIVER_COMPONENTS],
     };
+    // Only the driver container gets the extended resources and the SELinux level.
+    const driverSecurity = { extendedResources: props.extendedResources, seLinuxLevel: props.seLinuxLevel };
 
     if (shape.kind === GpuDriverShapeKind.INSTALLER) {
       const o = shape.installerOptions ?? {};
@@ -484,6 +501,7 @@ export class GpuDriverDaemonSet extends Construct {
             privileged: true,
             runAsRoot: true,
             readOnlyRootFilesystem: false,
+            ...driverSecurity,
             mounts: volumes.driverMounts,
           },
           ...(o.extraInitContainers ?? []),
@@ -506,6 +524,7 @@ export class GpuDriverDaemonSet extends Construct {
         privileged: true,
         runAsRoot: true,
         readOnlyRootFilesystem: false,
+        ...driverSecurity,
         startup: kplus.Probe.fromCommand(['sh', '-c', `${check} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
           initialDelaySeconds: Duration.seconds(startup!.delay),
           periodSeconds: Duration.seconds(startup!.period),
@@ -527,7 +546,6 @@ export class GpuDriverDaemonSet extends Construct {
         : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
     }
 
-    this.patchDriverContainer(shape.kind === GpuDriverShapeKind.INSTALLER);
     this.node.addValidation({ validate: () => this.checkRendered() });
   }
 
@@ -645,33 +663,6 @@ export class GpuDriverDaemonSet extends Construct {
         volume: v.name, mountPath: v.mountPath ?? v.hostPath, readOnly: v.readOnly ?? true, propagation: v.propagation,
       })),
     };
-  }
-
-  /** What the base does not model: extended resources and the SELinux level of the driver container. */
-  private patchDriverContainer(installer: boolean): void {
-    const p = this.props;
-    const container = installer ? '/spec/template/spec/initContainers/0' : '/spec/template/spec/containers/0';
-    const ops: JsonPatch[] = [];
-    for (const [resource, quantity] of Object.entries(sortedRecord(p.extendedResources ?? {}))) {
-      const key = resource.replace(/~/g, '~0').replace(/\//g, '~1');
-      // Typed Quantity: the DaemonSet's converter drops plain strings in quantity fields.
-      ops.push(JsonPatch.add(`${container}/resources/requests/${key}`, kplus.k8s.Quantity.fromString(quantity)));
-      ops.push(JsonPatch.add(`${container}/resources/limits/${key}`, kplus.k8s.Quantity.fromString(quantity)));
-    }
-    if (p.seLinuxLevel !== undefined) ops.push(JsonPatch.add(`${container}/securityContext/seLinuxOptions`, { level: p.seLinuxLevel }));
-    // Two drivers on one node fight over the kernel module. As gpu-operator does for its
-    // `app.kubernetes.io/component=nvidia-driver` pods, no driver pod joins a node that still has
-    // one, its own DaemonSet's (a replaced pod waits for the old one to terminate), another wave's,
-    // another GpuDriverDaemonSet's or gpu-operator's own.
-    const driverTerm = {
-      labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...DRIVER_COMPONENTS] }] },
-      topologyKey: 'kubernetes.io/hostname',
-    };
-    ops.push(p.rollout
-      ? JsonPatch.add('/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/-', driverTerm)
-      : JsonPatch.add('/spec/template/spec/affinity/podAntiAffinity', { requiredDuringSchedulingIgnoredDuringExecution: [driverTerm] }));
-    // Every DaemonSet of the agent (each rollout wave and the fleet) runs the driver container.
-    for (const ds of this.agent.daemonSets) ApiObject.of(ds).addJsonPatch(...ops);
   }
 
   /** Late net on the rendered DaemonSet: catches what escape hatches added after construction. */

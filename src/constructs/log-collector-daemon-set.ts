@@ -1,9 +1,10 @@
-import { ApiObject, App, Chart, Duration } from 'cdk8s';
+import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
+import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../fluent-bit/config';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
+import { agentRollout, constructRelease } from '../internal/previous-release';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
 export enum NodeContainerRuntime {
@@ -345,9 +347,9 @@ export interface LogCollectorDaemonSetProps {
   readonly metrics?: LogCollectorMetricsOptions;
 
   /**
-   * Roll new versions out over canary waves of nodes (see NodeAgentDaemonSet). For an image-only
-   * upgrade `previous: { image }` is enough; when collector settings change too, give the previous
-   * release's config as `previous.configData: LogCollectorDaemonSet.configDataFor(previousProps)`.
+   * Roll new versions out over canary waves of nodes (see NodeAgentDaemonSet). The previous
+   * version is `previous: LogCollectorDaemonSet.release(previousProps)`, the props that version had:
+   * held waves keep its image, config, outputs' Secret references and everything else.
    * @default - one DaemonSet for all nodes
    */
   readonly rollout?: AgentRollout;
@@ -362,12 +364,11 @@ const CONTAINER_NAME = 'fluent-bit';
  */
 export class LogCollectorDaemonSet extends Construct {
   /**
-   * The ConfigMap data a collector with these props renders: what a held rollout wave keeps running
-   * (`rollout.previous.configData`) when the previous release had other collector settings.
+   * A release of a collector with these props: give the previous version's props as
+   * `rollout.previous` while its waves are held (their `rollout` is ignored).
    */
-  public static configDataFor(props: LogCollectorDaemonSetProps): { [file: string]: string } {
-    const scratch = new Chart(new App(), 'previous-release');
-    return new LogCollectorDaemonSet(scratch, 'collector', { ...props, rollout: undefined }).configData;
+  public static release(props: LogCollectorDaemonSetProps): AgentRelease {
+    return constructRelease('LogCollectorDaemonSet', (scope, id) => new LogCollectorDaemonSet(scope, id, { ...props, rollout: undefined }));
   }
 
   /** The underlying node agent (DaemonSet, ServiceAccount, RBAC, ConfigMap). */
@@ -525,7 +526,7 @@ export class LogCollectorDaemonSet extends Construct {
       automountServiceAccountToken: true,
       labels: props.labels,
       podAnnotations: props.podAnnotations,
-      rollout: props.rollout,
+      rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
     });
 
     if (props.metrics) {

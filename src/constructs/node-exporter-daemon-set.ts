@@ -4,10 +4,12 @@ import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
-  AgentContainer, AgentPort, AgentResources, AgentToleration, HostPathVolume, MountPropagation,
+  AgentContainer, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathVolume, MountPropagation,
 } from '../agent/options';
+import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
+import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
@@ -17,6 +19,7 @@ import { NODE_EXPORTER_IMAGE } from '../node-exporter/collectors';
 const KUBE_RBAC_PROXY_IMAGE = 'quay.io/brancz/kube-rbac-proxy:v0.21.0';
 const PROXY_CONTAINER = 'kube-rbac-proxy';
 const PROXY_TLS_DIR = '/etc/kube-rbac-proxy/tls';
+const PROXY_TLS_VOLUME = 'proxy-tls';
 /** nobody: node_exporter needs no privilege to read /proc and /sys. */
 const NOBODY = 65534;
 /** kube-rbac-proxy's distroless nonroot user. */
@@ -411,6 +414,14 @@ export interface NodeExporterDaemonSetProps {
  * 10% at a time upgrades. Optionally kube-rbac-proxy and a ServiceMonitor.
  */
 export class NodeExporterDaemonSet extends Construct {
+  /**
+   * A release of an exporter with these props: give the previous version's props as
+   * `rollout.previous` while its waves are held (their `rollout` is ignored).
+   */
+  public static release(props: NodeExporterDaemonSetProps = {}): AgentRelease {
+    return constructRelease('NodeExporterDaemonSet', (scope, id) => new NodeExporterDaemonSet(scope, id, { ...props, rollout: undefined }));
+  }
+
   /** The underlying node agent (DaemonSet, ServiceAccount, RBAC). */
   public readonly agent: NodeAgentDaemonSet;
   /** The headless Service Prometheus discovers the pods through. */
@@ -491,7 +502,7 @@ export class NodeExporterDaemonSet extends Construct {
     ];
     const resources = props.resources ?? {};
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
-      rollout: props.rollout,
+      rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
       name,
       namespace: props.namespace ?? Chart.of(this).namespace ?? 'monitoring',
       createNamespace: props.createNamespace,
@@ -513,6 +524,8 @@ export class NodeExporterDaemonSet extends Construct {
       readiness: probe,
       liveness: probe,
       hostPaths,
+      // The proxy's serving certificate, mounted by the proxy container only.
+      volumes: proxy?.tlsSecretName ? [AgentVolume.secret(PROXY_TLS_VOLUME, proxy.tlsSecretName)] : undefined,
       hostNetwork: true,
       hostPid: true,
       sidecars,
@@ -532,7 +545,6 @@ export class NodeExporterDaemonSet extends Construct {
       labels: props.labels,
       podAnnotations: { 'kubectl.kubernetes.io/default-container': 'node-exporter' },
     });
-    if (proxy?.tlsSecretName) this.mountProxyTls(proxy.tlsSecretName);
 
     const portName = proxy ? 'https' : 'metrics';
     const serviceSelector = {
@@ -577,16 +589,8 @@ export class NodeExporterDaemonSet extends Construct {
       runAsGroup: NONROOT,
       readOnlyRootFilesystem: true,
       readiness: kplus.Probe.fromTcpSocket({ port, periodSeconds: Duration.seconds(10) }),
+      mounts: proxy.tlsSecretName ? [{ volume: PROXY_TLS_VOLUME, mountPath: PROXY_TLS_DIR, readOnly: true }] : undefined,
     };
-  }
-
-  /** The base mounts hostPaths and config only; the proxy's TLS Secret is added to each DaemonSet here. */
-  private mountProxyTls(secretName: string): void {
-    for (const ds of this.agent.daemonSets) {
-      const container = ds.containers.find((c) => c.name === PROXY_CONTAINER)!;
-      const secret = kplus.Secret.fromSecretName(ds, 'ProxyTlsSecret', secretName);
-      container.mount(PROXY_TLS_DIR, kplus.Volume.fromSecret(ds, 'ProxyTls', secret, { name: 'proxy-tls' }), { readOnly: true });
-    }
   }
 
   private renderServiceMonitor(

@@ -1,0 +1,268 @@
+/**
+ * Renders one DaemonSet of an agent from one release's spec: the pod template, its containers and
+ * volumes, then the fields cdk8s-plus does not model as JSON patches.
+ */
+import { ApiObject, Duration, Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { AgentSpec, commonLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
+import { sortedRecord } from '../agent/checks';
+import { AgentContainerSettings, AgentPort, AgentToleration, AgentVolumeKind, HostPathType, TaintEffect, TolerationOperator } from '../agent/options';
+import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
+import { ContainerPatch, patchDaemonSet } from '../internal/daemon-set-patches';
+import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
+import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
+
+/** One DaemonSet to render. */
+export interface DaemonSetRender {
+  readonly id: string;
+  readonly dsName: string;
+  /** The rollout group (`fleet` without waves). */
+  readonly group: string;
+  /** The release the group runs. */
+  readonly spec: AgentSpec;
+  readonly terms: NodeSelectorTermJson[];
+  readonly strategy: UpdateStrategy;
+  readonly annotations: { [key: string]: string };
+  /** The agent has rollout groups: its pods keep off nodes where another group's pod still runs. */
+  readonly rollout: boolean;
+  readonly serviceAccount: kplus.ServiceAccount;
+  /** The ConfigMap of the group's release, if it has config. */
+  readonly configMap?: kplus.ConfigMap;
+}
+
+/** Only stable identity: never the version, a config hash or the construct address. */
+export function selectorLabels(agent: string, group: string): { [key: string]: string } {
+  return {
+    'app.kubernetes.io/instance': agent,
+    'app.kubernetes.io/name': agent,
+    [ROLLOUT_GROUP_LABEL]: group,
+  };
+}
+
+export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds: kplus.DaemonSet; main: kplus.Container } {
+  const spec = r.spec;
+  const p = spec.props;
+  const podAnnotations: { [key: string]: string } = { ...p.podAnnotations };
+  if (spec.configData) podAnnotations['checksum/config'] = configChecksum(spec.configData);
+  const labels = commonLabels(spec, releaseImage(spec));
+
+  const ds = new kplus.DaemonSet(scope, r.id, {
+    metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(r.annotations) },
+    podMetadata: { labels: { ...labels, [ROLLOUT_GROUP_LABEL]: r.group }, annotations: sortedRecord(podAnnotations) },
+    select: false,
+    minReadySeconds: p.minReadySeconds ?? 10,
+    serviceAccount: r.serviceAccount,
+    automountServiceAccountToken: spec.automountServiceAccountToken,
+    hostNetwork: p.hostNetwork ?? false,
+    dns: p.hostNetwork ? { policy: kplus.DnsPolicy.CLUSTER_FIRST_WITH_HOST_NET } : undefined,
+    terminationGracePeriod: Duration.seconds(p.terminationGracePeriodSeconds ?? 30),
+  });
+  ds.select(kplus.LabelSelector.of({ labels: selectorLabels(spec.name, r.group) }));
+
+  const volumes = new Map<string, kplus.Volume>();
+  const volumeFor = (name: string): kplus.Volume => {
+    let volume = volumes.get(name);
+    if (!volume) {
+      volume = renderVolume(ds, spec, name, r.configMap);
+      volumes.set(name, volume);
+    }
+    return volume;
+  };
+
+  const patches: ContainerPatch[] = [];
+  const render = (c: ResolvedContainer, index: number, init: boolean): kplus.Container => {
+    const container = init ? ds.addInitContainer(containerProps(spec, c)) : ds.addContainer(containerProps(spec, c));
+    for (const mount of c.mounts) {
+      container.mount(mount.mountPath, volumeFor(mount.volume), {
+        readOnly: mount.readOnly ?? true,
+        propagation: mount.propagation as unknown as kplus.MountPropagation | undefined,
+        subPath: mount.subPath,
+      });
+    }
+    patches.push({ index, init, resources: renderResources(c.settings), securityContext: renderSecurityContext(c.settings) });
+    return container;
+  };
+  const main = render(spec.containers[0], 0, false);
+  spec.containers.slice(1).forEach((c, i) => render(c, i + 1, false));
+  spec.initContainers.forEach((c, i) => render(c, i, true));
+
+  const antiAffinity = [
+    ...(r.rollout ? [otherGroupsTerm(spec.name, r.group)] : []),
+    ...((p.exclusiveComponents ?? []).length > 0 ? [exclusiveComponentsTerm(p.exclusiveComponents!)] : []),
+  ];
+  patchDaemonSet(ApiObject.of(ds), {
+    updateStrategy: renderUpdateStrategy(r.strategy),
+    revisionHistoryLimit: p.revisionHistoryLimit ?? 10,
+    hostPid: p.hostPid ?? false,
+    priorityClassName: spec.priorityClassName,
+    nodeSelector: spec.nodeSelector,
+    affinity: r.terms.length > 0 || antiAffinity.length > 0 ? {
+      nodeAffinity: r.terms.length > 0
+        ? { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: r.terms.map(toKubeTerm) } }
+        : undefined,
+      podAntiAffinity: antiAffinity.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: antiAffinity } : undefined,
+    } : undefined,
+    tolerations: renderTolerations(spec),
+    podSecurityContext: renderPodSecurityContext(spec.containers[0].settings),
+    containers: patches,
+    removeTemplateLabels: [kplus.Pod.ADDRESS_LABEL],
+  });
+  return { ds, main };
+}
+
+function renderVolume(ds: kplus.DaemonSet, spec: AgentSpec, name: string, configMap: kplus.ConfigMap | undefined): kplus.Volume {
+  if (name === CONFIG_VOLUME) return kplus.Volume.fromConfigMap(ds, 'ConfigVolume', configMap!, { name: CONFIG_VOLUME });
+  const host = spec.hostPathVolumes.get(name);
+  if (host) {
+    return kplus.Volume.fromHostPath(ds, `HostPath-${name}`, name, { path: host.hostPath, type: (host.type ?? HostPathType.DIRECTORY) as unknown as kplus.HostPathVolumeType });
+  }
+  const volume = spec.volumes.get(name)!;
+  switch (volume.kind) {
+    case AgentVolumeKind.SECRET:
+      return kplus.Volume.fromSecret(ds, `Volume-${name}`, kplus.Secret.fromSecretName(ds, `Secret-${name}`, volume.sourceName!), {
+        name, optional: volume.optional, defaultMode: volume.defaultMode,
+      });
+    case AgentVolumeKind.CONFIG_MAP:
+      return kplus.Volume.fromConfigMap(ds, `Volume-${name}`, kplus.ConfigMap.fromConfigMapName(ds, `ConfigMap-${name}`, volume.sourceName!), {
+        name, optional: volume.optional, defaultMode: volume.defaultMode,
+      });
+    default:
+      return kplus.Volume.fromEmptyDir(ds, `Volume-${name}`, name, {
+        medium: volume.memory ? kplus.EmptyDirMedium.MEMORY : undefined,
+        sizeLimit: volume.sizeLimit !== undefined ? Size.mebibytes(mebibytes(volume.sizeLimit)) : undefined,
+      });
+  }
+}
+
+/** cdk8s-plus takes an emptyDir size in whole units; the checks accept only sizes it can express. */
+function mebibytes(quantity: string): number {
+  const m = /^([0-9]+)(Mi|Gi|Ti)$/.exec(quantity)!;
+  return Number(m[1]) * { Mi: 1, Gi: 1024, Ti: 1024 * 1024 }[m[2] as 'Mi' | 'Gi' | 'Ti'];
+}
+
+function containerProps(spec: AgentSpec, c: ResolvedContainer): kplus.ContainerProps {
+  const s = c.settings;
+  const env: { [name: string]: kplus.EnvValue } = {};
+  for (const [name, path] of Object.entries(c.fieldEnv)) env[name] = kplus.EnvValue.fromFieldRef(path);
+  Object.assign(env, s.env ?? {});
+  return {
+    name: c.name,
+    image: s.image,
+    imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
+    command: s.command,
+    args: s.args,
+    envVariables: sortedRecord(env),
+    // `ports`, not `portNumber`: cdk8s-plus adds a TCP startup probe for `portNumber`.
+    ports: (s.ports ?? []).map((port: AgentPort) => ({
+      name: port.name,
+      number: port.containerPort,
+      hostPort: port.hostPort ?? (spec.props.hostNetwork ? port.containerPort : undefined),
+      protocol: port.protocol,
+    })),
+    readiness: s.readiness,
+    liveness: s.liveness,
+    startup: s.startup,
+    lifecycle: s.preStop ? { preStop: s.preStop } : undefined,
+  };
+}
+
+function renderTolerations(spec: AgentSpec): kplus.k8s.Toleration[] {
+  const p = spec.props;
+  if (p.tolerateAllTaints) return [{ operator: 'Exists' }];
+  const list: AgentToleration[] = [];
+  if (p.tolerateControlPlane ?? true) {
+    list.push({ key: 'node-role.kubernetes.io/control-plane', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE });
+    list.push({ key: 'node-role.kubernetes.io/master', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE });
+  }
+  list.push(...(p.tolerations ?? []));
+  return list.map((t) => ({
+    key: t.key, operator: t.operator ?? TolerationOperator.EQUAL, value: t.value, effect: t.effect, tolerationSeconds: t.tolerationSeconds,
+  }));
+}
+
+/**
+ * With rollout waves, a node that changes wave is left by one DaemonSet and entered by another, and
+ * nothing in the DaemonSet controller orders the two: the new pod would start while the old one is
+ * still terminating (two collectors on one tail database, a second exporter Pending on its host
+ * port, two drivers fighting over the module). This term keeps the new pod Pending until the old
+ * pod of any other group of the agent is gone from the node: the scheduler keeps a terminating pod
+ * in its cache, and counts it, until it is deleted, then retries the Pending pod. It selects on
+ * labels every group shares (never the version), and not the pod's own group, so a group's own
+ * rolling update is unaffected.
+ */
+function otherGroupsTerm(agent: string, group: string): kplus.k8s.PodAffinityTerm {
+  return {
+    labelSelector: {
+      matchLabels: { 'app.kubernetes.io/instance': agent, 'app.kubernetes.io/name': agent },
+      matchExpressions: [{ key: ROLLOUT_GROUP_LABEL, operator: 'NotIn', values: [group] }],
+    },
+    topologyKey: 'kubernetes.io/hostname',
+  };
+}
+
+/** No pod of the agent joins a node that runs a pod of one of these components (its own old pod included). */
+function exclusiveComponentsTerm(components: string[]): kplus.k8s.PodAffinityTerm {
+  return {
+    labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...components] }] },
+    topologyKey: 'kubernetes.io/hostname',
+  };
+}
+
+function renderResources(s: AgentContainerSettings): kplus.k8s.ResourceRequirements {
+  const res = resolveResources(s.resources);
+  const requests: { [key: string]: kplus.k8s.Quantity } = {
+    cpu: kplus.k8s.Quantity.fromString(res.cpuRequest),
+    memory: kplus.k8s.Quantity.fromString(res.memoryRequest),
+  };
+  const limits: { [key: string]: kplus.k8s.Quantity } = { memory: kplus.k8s.Quantity.fromString(res.memoryLimit) };
+  if (res.cpuLimit) limits.cpu = kplus.k8s.Quantity.fromString(res.cpuLimit);
+  // Extended resources cannot be overcommitted: the API requires the request to equal the limit.
+  for (const [resource, quantity] of Object.entries(s.extendedResources ?? {})) {
+    requests[resource] = kplus.k8s.Quantity.fromString(quantity);
+    limits[resource] = kplus.k8s.Quantity.fromString(quantity);
+  }
+  return { requests: sortedRecord(requests), limits: sortedRecord(limits) };
+}
+
+function renderSecurityContext(s: AgentContainerSettings): kplus.k8s.SecurityContext {
+  const added = [...(s.capabilities ?? [])].sort();
+  // The API rejects allowPrivilegeEscalation: false together with privileged or CAP_SYS_ADMIN.
+  const escalation = (s.privileged ?? false) || added.includes('SYS_ADMIN');
+  return {
+    privileged: s.privileged ?? false,
+    allowPrivilegeEscalation: escalation,
+    readOnlyRootFilesystem: s.readOnlyRootFilesystem ?? true,
+    runAsNonRoot: !(s.runAsRoot ?? false),
+    runAsUser: s.runAsUser ?? (s.runAsRoot ? 0 : undefined),
+    runAsGroup: s.runAsGroup,
+    capabilities: { drop: ['ALL'], add: added.length > 0 ? added : undefined },
+    seccompProfile: { type: 'RuntimeDefault' },
+    seLinuxOptions: s.seLinuxLevel !== undefined ? { level: s.seLinuxLevel } : undefined,
+  };
+}
+
+function renderPodSecurityContext(main: AgentContainerSettings): kplus.k8s.PodSecurityContext {
+  return {
+    runAsNonRoot: !(main.runAsRoot ?? false),
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+function renderUpdateStrategy(strategy: UpdateStrategy): kplus.k8s.DaemonSetUpdateStrategy {
+  if (strategy.type === UpdateStrategyType.ON_DELETE) return { type: 'OnDelete' };
+  const budget = (b: { isPercent: boolean; amount: number }) => b.isPercent
+    ? kplus.k8s.IntOrString.fromString(`${b.amount}%`)
+    : kplus.k8s.IntOrString.fromNumber(b.amount);
+  return {
+    type: 'RollingUpdate',
+    rollingUpdate: { maxUnavailable: budget(strategy.maxUnavailable!), maxSurge: budget(strategy.maxSurge!) },
+  };
+}
+
+function toKubeTerm(term: NodeSelectorTermJson): kplus.k8s.NodeSelectorTerm {
+  const copy = (list: readonly NodeSelectorRequirementJson[] | undefined) => list && list.length > 0
+    ? list.map((req) => ({ key: req.key, operator: req.operator, values: req.values ? [...req.values] : undefined }))
+    : undefined;
+  return { matchExpressions: copy(term.matchExpressions), matchFields: copy(term.matchFields) };
+}
