@@ -11,8 +11,8 @@ import * as kplus from 'cdk8s-plus-28';
 import fc from 'fast-check';
 import {
   AgentRelease, AgentRollout, FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, HostPathType, HostPathVolume, LogCollectorDaemonSet,
-  LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterDaemonSet, NodeExporterDaemonSetProps, Promotion,
-  RolloutWave, UpdateStrategy,
+  LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps,
+  Promotion, RolloutWave, UpdateStrategy,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 
@@ -39,7 +39,7 @@ const base: Agent<NodeAgentDaemonSetProps> = {
   kind: 'NodeAgentDaemonSet',
   props: fc.record({
     image: fc.constantFrom('ghcr.io/acme/scanner:1.0.0', 'ghcr.io/acme/scanner:1.1.0'),
-    args: fc.option(fc.constantFrom(['--fast'], ['--fast', '--verbose']), { nil: undefined }),
+    args: fc.option(fc.constantFrom<string[]>(['--fast'], ['--fast', '--verbose']), { nil: undefined }),
     env: fc.option(fc.record({
       LOG_LEVEL: fc.constantFrom('info', 'debug').map((v) => kplus.EnvValue.fromValue(v)),
       API_TOKEN: fc.constant(kplus.EnvValue.fromSecretValue({ secret: API_TOKEN, key: 'token' })),
@@ -77,7 +77,9 @@ const nodeExporter: Agent<NodeExporterDaemonSetProps> = {
   props: fc.record({
     image: fc.constantFrom('quay.io/prometheus/node-exporter:v1.8.2', 'quay.io/prometheus/node-exporter:v1.9.1'),
     kubeRbacProxy: fc.constantFrom(undefined, {}, { tlsSecretName: 'node-exporter-tls' }),
-    disableCollectors: fc.option(fc.constantFrom(['wifi'], ['wifi', 'infiniband']), { nil: undefined }),
+    disableCollectors: fc.option(fc.constantFrom(
+      [NodeExporterCollector.WIFI], [NodeExporterCollector.WIFI, NodeExporterCollector.INFINIBAND],
+    ), { nil: undefined }),
     sidecars: fc.option(fc.constant([{ name: 'textfile-writer', image: 'ghcr.io/acme/textfile-writer:1.0.0' }]), { nil: undefined }),
   }),
   build: (chart, props, rollout) => new NodeExporterDaemonSet(chart, 'metrics', { ...props, rollout }),
