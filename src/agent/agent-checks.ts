@@ -9,6 +9,7 @@ import {
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
 } from './checks';
 import { AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
+import { AgentDnsPolicy } from './pod-options';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 
 /** Problems of one release's props. */
@@ -62,6 +63,8 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
   }
   for (const key of Object.keys(p.configData ?? {})) problems.push(...checkConfigKey('configData', key));
   if (p.configMountPath !== undefined) problems.push(...checkAbsolutePath('configMountPath', p.configMountPath));
+
+  problems.push(...checkPodOptions(spec));
 
   // update pace
   problems.push(...spec.updateStrategy.problems().map((m) => `updateStrategy: ${m}`));
@@ -193,3 +196,60 @@ function checkToleration(where: string, t: AgentToleration): string[] {
   return problems;
 }
 
+
+/** Labels the agent sets itself on its pods: never overridden by podLabels. */
+const OWN_POD_LABELS = [
+  'app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/version', 'app.kubernetes.io/component',
+  'app.kubernetes.io/part-of', 'app.kubernetes.io/managed-by', 'node-agents.cdk8s.io/rollout-group',
+];
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The API server's C identifier rule for env names was relaxed in 1.30; prefixes stay conservative. */
+const ENV_PREFIX = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const IPV4 = /^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}$/;
+
+function checkSubdomain(prop: string, value: string): string[] {
+  return DNS1123_SUBDOMAIN.test(value) && value.length <= 253 ? [] : [`${prop} "${value}" is not a valid object name (a DNS-1123 subdomain: lower-case letters, digits, "-" and ".")`];
+}
+
+function checkPodOptions(spec: AgentSpec): string[] {
+  const p = spec.props;
+  const problems: string[] = [];
+  const pullSecrets = p.imagePullSecrets ?? [];
+  pullSecrets.forEach((name, i) => {
+    problems.push(...checkSubdomain(`imagePullSecrets[${i}]`, name));
+    if (pullSecrets.indexOf(name) !== i) problems.push(`imagePullSecrets names "${name}" twice`);
+  });
+  for (const key of Object.keys(p.serviceAccountAnnotations ?? {})) problems.push(...checkLabelKey('serviceAccountAnnotations', key));
+  if (p.serviceAccountName !== undefined) problems.push(...checkSubdomain('serviceAccountName', p.serviceAccountName));
+  problems.push(...checkLabels('podLabels', p.podLabels));
+  for (const key of Object.keys(p.podLabels ?? {})) {
+    if (OWN_POD_LABELS.includes(key)) problems.push(`podLabels: "${key}" is set by the agent itself (selectors and version tracking rely on it); use another key`);
+  }
+  for (const name of Object.keys(p.extraEnv ?? {})) {
+    if (name === '' || name.includes('=')) problems.push(`extraEnv: "${name}" is not an environment variable name (non-empty, without "=")`);
+  }
+  (p.envFrom ?? []).forEach((source, i) => {
+    problems.push(...checkSubdomain(`envFrom[${i}] name`, source.name));
+    if (source.prefix !== undefined && !ENV_PREFIX.test(source.prefix)) {
+      problems.push(`envFrom[${i}].prefix "${source.prefix}" must be letters, digits, "_", "-" or ".", not starting with a digit`);
+    }
+  });
+  const dns = p.dnsConfig;
+  if (p.dnsPolicy === AgentDnsPolicy.NONE && (dns?.nameservers ?? []).length === 0) {
+    problems.push('dnsPolicy None needs dnsConfig.nameservers: without them the pods have no DNS at all');
+  }
+  if (p.dnsPolicy !== undefined && !Object.values(AgentDnsPolicy).includes(p.dnsPolicy)) problems.push(`dnsPolicy "${p.dnsPolicy}" is unknown`);
+  if ((dns?.nameservers ?? []).length > 3) problems.push(`dnsConfig.nameservers has ${dns!.nameservers!.length} entries; the API allows at most 3`);
+  for (const server of dns?.nameservers ?? []) {
+    if (!IPV4.test(server) && !/^[0-9a-fA-F:]+$/.test(server)) problems.push(`dnsConfig.nameservers: "${server}" is not an IP address`);
+  }
+  if ((dns?.searches ?? []).length > 32) problems.push(`dnsConfig.searches has ${dns!.searches!.length} entries; the API allows at most 32`);
+  for (const domain of dns?.searches ?? []) problems.push(...checkSubdomain('dnsConfig.searches', domain.replace(/\.$/, '')));
+  const containerNames = [...spec.containers, ...spec.initContainers].map((c) => c.name);
+  for (const name of Object.keys(p.containerResources ?? {})) {
+    if (!containerNames.includes(name)) {
+      problems.push(`containerResources names "${name}", which is not a container of the pod; the containers are ${containerNames.map((n) => `"${n}"`).join(', ')}`);
+    }
+  }
+  return problems;
+}

@@ -152,14 +152,19 @@ function resolveContainers(p: NodeAgentDaemonSetProps, name: string): { containe
     ...(p.configData ? [{ volume: CONFIG_VOLUME, mountPath: p.configMountPath ?? `/etc/${name}`, readOnly: true }] : []),
     ...(p.mounts ?? []),
   ];
+  // containerResources replaces a container's resources by name; a name matching no container is refused by the checks.
+  const overrides = new Map(Object.entries(p.containerResources ?? {}));
+  const withOverride = <T extends AgentContainerSettings>(containerName: string, settings: T): T =>
+    overrides.has(containerName) ? { ...settings, resources: overrides.get(containerName) } : settings;
+  const mainName = p.containerName ?? name;
   const main: ResolvedContainer = {
-    name: p.containerName ?? name,
-    settings: p,
+    name: mainName,
+    settings: withOverride(mainName, { ...p, env: p.extraEnv ? { ...p.env, ...p.extraEnv } : p.env }),
     mounts: mainMounts,
     fieldEnv: p.fieldEnv ?? {},
   };
   const extra = (list: AgentContainer[] | undefined) => (list ?? [])
-    .map((c) => ({ name: c.name, settings: c, mounts: c.mounts ?? [], fieldEnv: {} }));
+    .map((c) => ({ name: c.name, settings: withOverride(c.name, c), mounts: c.mounts ?? [], fieldEnv: {} }));
   return { containers: [main, ...extra(p.sidecars)], initContainers: extra(p.initContainers) };
 }
 

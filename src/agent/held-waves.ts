@@ -43,6 +43,12 @@ export function sharedObjectProblems(current: AgentSpec, previous: AgentSpec | u
     problems.push('rollout.previous and the current props differ in createNamespace: the Namespace object is shared by every wave. '
       + 'Give both releases the same createNamespace; change it once every group is promoted and `previous` is dropped');
   }
+  if (p.serviceAccountName !== c.serviceAccountName
+    || JSON.stringify(sorted(p.serviceAccountAnnotations)) !== JSON.stringify(sorted(c.serviceAccountAnnotations))) {
+    problems.push('rollout.previous and the current props differ in serviceAccountName or serviceAccountAnnotations: every wave runs as one '
+      + 'ServiceAccount, so its identity (e.g. a workload-identity role) cannot differ per wave. Give both releases the same ServiceAccount '
+      + 'settings; change them in a release of their own without waves held');
+  }
   if (JSON.stringify(p.priorityClass ?? null) !== JSON.stringify(c.priorityClass ?? null)) {
     problems.push('rollout.previous and the current props differ in priorityClass: the PriorityClass object is shared by every wave '
       + '(and its value cannot be changed on a live object). Give both releases the same priorityClass; change it in a release of its own without waves held');
@@ -98,6 +104,10 @@ function fingerprint(value: unknown): string {
     }
     return v;
   });
+}
+
+function sorted(record: { [key: string]: string } | undefined): Array<[string, string]> {
+  return Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function ruleKey(rule: AgentPolicyRule): string {

@@ -8,6 +8,7 @@ import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
 } from '../agent/options';
+import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
@@ -190,7 +191,7 @@ export class GpuNodeSelection {
 }
 
 /** Props of `GpuDriverDaemonSet`. */
-export interface GpuDriverDaemonSetProps {
+export interface GpuDriverDaemonSetProps extends AgentPodOptions {
   /**
    * The driver image (driver-container shape) or the installer image (installer shape), pinned by tag or digest.
    */
@@ -458,6 +459,7 @@ export class GpuDriverDaemonSet extends Construct {
       memoryLimit: props.resources?.memoryLimit ?? '4Gi',
     };
     const common = {
+      ...podOptionsOf(props),
       rollout: agentRollout(this, 'GpuDriverDaemonSet', props.rollout),
       name: props.name ?? 'gpu-driver',
       namespace: props.namespace,
@@ -505,6 +507,7 @@ export class GpuDriverDaemonSet extends Construct {
             mounts: volumes.driverMounts,
           },
           ...(o.extraInitContainers ?? []),
+          ...(props.initContainers ?? []),
         ],
       });
     } else {
@@ -538,7 +541,10 @@ export class GpuDriverDaemonSet extends Construct {
           timeoutSeconds: timeout,
         }),
         preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
-        initContainers: manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : undefined,
+        initContainers: [
+          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : []),
+          ...(props.initContainers ?? []),
+        ],
         rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
       });
       this.validation = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED

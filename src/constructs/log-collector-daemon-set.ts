@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
+import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
@@ -74,7 +75,7 @@ export interface LogCollectorMetricsOptions {
 }
 
 /** Props of a fluent-bit log collector. */
-export interface LogCollectorDaemonSetProps {
+export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   /**
    * Where logs go: one or more outputs, e.g. `[FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })]`.
    * An empty list is an error.
@@ -335,12 +336,6 @@ export interface LogCollectorDaemonSetProps {
   readonly labels?: { [key: string]: string };
 
   /**
-   * More annotations on the pod template.
-   * @default - none
-   */
-  readonly podAnnotations?: { [key: string]: string };
-
-  /**
    * Emit a prometheus-operator ServiceMonitor or PodMonitor for fluent-bit's metrics.
    * @default - none
    */
@@ -487,6 +482,7 @@ export class LogCollectorDaemonSet extends Construct {
     ];
 
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      ...podOptionsOf(props),
       name,
       namespace,
       createNamespace: props.createNamespace,
@@ -525,7 +521,6 @@ export class LogCollectorDaemonSet extends Construct {
       rbacRules,
       automountServiceAccountToken: true,
       labels: props.labels,
-      podAnnotations: props.podAnnotations,
       rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
     });
 
@@ -547,7 +542,7 @@ export class LogCollectorDaemonSet extends Construct {
   }
 
   /** The collector's ServiceAccount. */
-  public get serviceAccount(): kplus.ServiceAccount {
+  public get serviceAccount(): kplus.IServiceAccount {
     return this.agent.serviceAccount;
   }
 

@@ -3,14 +3,16 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkAgentSpec, surgeProblems } from '../agent/agent-checks';
 import { AgentSpec, baseTerms, commonLabels, resolveAgentSpec } from '../agent/agent-spec';
+import { sortedRecord } from '../agent/checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
 } from '../agent/held-waves';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
-  AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPriorityClass, AgentToleration, AgentVolume, AgentVolumeMount,
+  AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPriorityClass, AgentToleration,
   HostPathVolume, PodSecurityLevel,
 } from '../agent/options';
+import { AgentPodOptions } from '../agent/pod-options';
 import { BASE_RELEASE_KIND } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
@@ -25,7 +27,7 @@ export { configChecksum } from '../agent/agent-spec';
 const CRITICAL_PRIORITY_CLASSES = ['system-node-critical', 'system-cluster-critical'];
 
 /** Props of a node agent: one pod on every eligible node. */
-export interface NodeAgentDaemonSetProps extends AgentContainerSettings {
+export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPodOptions {
   /**
    * The agent's name: the DaemonSet, ServiceAccount and RBAC objects are named after it, and it is
    * the `app.kubernetes.io/name` and `/instance` label. A DNS-1123 label.
@@ -58,19 +60,6 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings {
   readonly hostPaths?: HostPathVolume[];
 
   /**
-   * More volumes of the pod (Secret, ConfigMap, emptyDir), mounted where a container's `mounts` or
-   * the agent's `mounts` name them.
-   * @default - none
-   */
-  readonly volumes?: AgentVolume[];
-
-  /**
-   * More mounts of the main container (of `volumes`, or of `hostPaths` with `mountInMainContainer: false`).
-   * @default - none
-   */
-  readonly mounts?: AgentVolumeMount[];
-
-  /**
    * Data of the agent's ConfigMap (file name → content). The ConfigMap is named after the content's
    * hash, mounted read-only at `configMountPath`, and the pod template carries a `checksum/config`
    * annotation, so a config change rolls the agent and an unchanged config changes nothing.
@@ -83,18 +72,6 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings {
    * @default "/etc/<name>"
    */
   readonly configMountPath?: string;
-
-  /**
-   * More long-running containers in the pod (e.g. an auth proxy).
-   * @default - none
-   */
-  readonly sidecars?: AgentContainer[];
-
-  /**
-   * Init containers, run in order before the main container (e.g. a driver installer).
-   * @default - none
-   */
-  readonly initContainers?: AgentContainer[];
 
   /**
    * Environment variables of the main container taken from fields of the pod (downward API),
@@ -235,12 +212,6 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings {
   readonly labels?: { [key: string]: string };
 
   /**
-   * Annotations on the pod template.
-   * @default - none
-   */
-  readonly podAnnotations?: { [key: string]: string };
-
-  /**
    * Keep the agent's pods off nodes that run a pod of one of these `app.kubernetes.io/component`
    * values, its own replaced pod included (a required pod anti-affinity per node): for agents of
    * which two on one node clash, such as kernel-module drivers.
@@ -286,7 +257,7 @@ export class NodeAgentDaemonSet extends Construct {
   /** The main container of `daemonSet`. */
   public readonly mainContainer: kplus.Container;
   /** The agent's ServiceAccount. */
-  public readonly serviceAccount: kplus.ServiceAccount;
+  public readonly serviceAccount: kplus.IServiceAccount;
   /** The ConfigMap of the current version, if the agent has config. */
   public readonly configMap?: kplus.ConfigMap;
   /** The ClusterRole, if `rbacRules` were given. */
@@ -352,12 +323,16 @@ export class NodeAgentDaemonSet extends Construct {
       sharedPriorityClassNames(current, previous).filter((c) => CRITICAL_PRIORITY_CLASSES.includes(c))
         .forEach((c, i) => renderPriorityQuota(this, name, namespace, c, labels, i === 0));
     }
-    this.serviceAccount = new kplus.ServiceAccount(this, 'ServiceAccount', {
-      metadata: { name, namespace, labels },
-      automountToken: sharedAutomount(current, previous),
-    });
+    this.serviceAccount = props.serviceAccountName !== undefined
+      ? kplus.ServiceAccount.fromServiceAccountName(this, 'ServiceAccount', props.serviceAccountName, { namespaceName: namespace })
+      : new kplus.ServiceAccount(this, 'ServiceAccount', {
+        metadata: {
+          name, namespace, labels, annotations: props.serviceAccountAnnotations ? sortedRecord(props.serviceAccountAnnotations) : undefined,
+        },
+        automountToken: sharedAutomount(current, previous),
+      });
     const rules = sharedRbacRules(current, previous);
-    if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels);
+    if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels, this.serviceAccount.name);
 
     const groups: RolloutGroupPlan[] = plan ? plan.groups : [{
       name: 'fleet',

@@ -6,6 +6,7 @@ import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathVolume, MountPropagation,
 } from '../agent/options';
+import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
@@ -254,7 +255,7 @@ export interface NodeExporterServiceMonitorOptions {
 }
 
 /** Props of a NodeExporterDaemonSet. */
-export interface NodeExporterDaemonSetProps {
+export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   /**
    * Name of the DaemonSet, ServiceAccount and Service.
    * @default "node-exporter"
@@ -387,12 +388,6 @@ export interface NodeExporterDaemonSetProps {
   readonly serviceMonitor?: NodeExporterServiceMonitorOptions;
 
   /**
-   * More containers in the pod (e.g. a textfile-collector writer).
-   * @default - none
-   */
-  readonly sidecars?: AgentContainer[];
-
-  /**
    * More labels on every object.
    * @default - none
    */
@@ -502,6 +497,7 @@ export class NodeExporterDaemonSet extends Construct {
     ];
     const resources = props.resources ?? {};
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      ...podOptionsOf(props),
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
       name,
       namespace: props.namespace ?? Chart.of(this).namespace ?? 'monitoring',
@@ -525,7 +521,7 @@ export class NodeExporterDaemonSet extends Construct {
       liveness: probe,
       hostPaths,
       // The proxy's serving certificate, mounted by the proxy container only.
-      volumes: proxy?.tlsSecretName ? [AgentVolume.secret(PROXY_TLS_VOLUME, proxy.tlsSecretName)] : undefined,
+      volumes: [...(proxy?.tlsSecretName ? [AgentVolume.secret(PROXY_TLS_VOLUME, proxy.tlsSecretName)] : []), ...(props.volumes ?? [])],
       hostNetwork: true,
       hostPid: true,
       sidecars,
@@ -543,7 +539,7 @@ export class NodeExporterDaemonSet extends Construct {
       automountServiceAccountToken: proxy !== undefined,
       component: 'exporter',
       labels: props.labels,
-      podAnnotations: { 'kubectl.kubernetes.io/default-container': 'node-exporter' },
+      podAnnotations: { 'kubectl.kubernetes.io/default-container': 'node-exporter', ...props.podAnnotations },
     });
 
     const portName = proxy ? 'https' : 'metrics';

@@ -19,6 +19,7 @@ export interface ContainerPatch {
   readonly init: boolean;
   readonly resources: k8s.ResourceRequirements;
   readonly securityContext: k8s.SecurityContext;
+  readonly envFrom?: k8s.EnvFromSource[];
 }
 
 export interface DaemonSetPatch {
@@ -31,6 +32,7 @@ export interface DaemonSetPatch {
   readonly tolerations: k8s.Toleration[];
   readonly podSecurityContext: k8s.PodSecurityContext;
   readonly containers: ContainerPatch[];
+  readonly imagePullSecrets?: k8s.LocalObjectReference[];
   /** Pod-template labels cdk8s-plus adds that must not be there (they move with the construct path). */
   readonly removeTemplateLabels: string[];
 }
@@ -59,7 +61,9 @@ function daemonSetPatchOps(patch: DaemonSetPatch): JsonPatch[] {
     const path = `${POD}/${c.init ? 'initContainers' : 'containers'}/${c.index}`;
     ops.push(add(`${path}/resources`, c.resources));
     ops.push(add(`${path}/securityContext`, c.securityContext));
+    if (c.envFrom && c.envFrom.length > 0) ops.push(add(`${path}/envFrom`, c.envFrom));
   }
+  if (patch.imagePullSecrets && patch.imagePullSecrets.length > 0) ops.push(add(`${POD}/imagePullSecrets`, patch.imagePullSecrets));
   for (const label of patch.removeTemplateLabels) {
     ops.push(JsonPatch.remove(`/spec/template/metadata/labels/${escapePointer(label)}`));
   }

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { AgentSpec, commonLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
 import { sortedRecord } from '../agent/checks';
 import { AgentContainerSettings, AgentPort, AgentToleration, AgentVolumeKind, HostPathType, TaintEffect, TolerationOperator } from '../agent/options';
+import { AgentDnsPolicy, AgentEnvSourceKind } from '../agent/pod-options';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { ContainerPatch, patchDaemonSet } from '../internal/daemon-set-patches';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
@@ -26,7 +27,7 @@ export interface DaemonSetRender {
   readonly annotations: { [key: string]: string };
   /** The agent has rollout groups: its pods keep off nodes where another group's pod still runs. */
   readonly rollout: boolean;
-  readonly serviceAccount: kplus.ServiceAccount;
+  readonly serviceAccount: kplus.IServiceAccount;
   /** The ConfigMap of the group's release, if it has config. */
   readonly configMap?: kplus.ConfigMap;
 }
@@ -49,13 +50,13 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
 
   const ds = new kplus.DaemonSet(scope, r.id, {
     metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(r.annotations) },
-    podMetadata: { labels: { ...labels, [ROLLOUT_GROUP_LABEL]: r.group }, annotations: sortedRecord(podAnnotations) },
+    podMetadata: { labels: sortedRecord({ ...p.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group }), annotations: sortedRecord(podAnnotations) },
     select: false,
     minReadySeconds: p.minReadySeconds ?? 10,
     serviceAccount: r.serviceAccount,
     automountServiceAccountToken: spec.automountServiceAccountToken,
     hostNetwork: p.hostNetwork ?? false,
-    dns: p.hostNetwork ? { policy: kplus.DnsPolicy.CLUSTER_FIRST_WITH_HOST_NET } : undefined,
+    dns: renderDns(spec),
     terminationGracePeriod: Duration.seconds(p.terminationGracePeriodSeconds ?? 30),
   });
   ds.select(kplus.LabelSelector.of({ labels: selectorLabels(spec.name, r.group) }));
@@ -80,7 +81,13 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
         subPath: mount.subPath,
       });
     }
-    patches.push({ index, init, resources: renderResources(c.settings), securityContext: renderSecurityContext(c.settings) });
+    patches.push({
+      index,
+      init,
+      resources: renderResources(c.settings),
+      securityContext: renderSecurityContext(c.settings),
+      envFrom: c === spec.containers[0] ? renderEnvFrom(spec) : undefined,
+    });
     return container;
   };
   const main = render(spec.containers[0], 0, false);
@@ -106,9 +113,30 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
     tolerations: renderTolerations(spec),
     podSecurityContext: renderPodSecurityContext(spec.containers[0].settings),
     containers: patches,
+    imagePullSecrets: (p.imagePullSecrets ?? []).map((name) => ({ name })),
     removeTemplateLabels: [kplus.Pod.ADDRESS_LABEL],
   });
   return { ds, main };
+}
+
+function renderDns(spec: AgentSpec): kplus.PodDnsProps | undefined {
+  const p = spec.props;
+  const policy = p.dnsPolicy ?? (p.hostNetwork ? AgentDnsPolicy.CLUSTER_FIRST_WITH_HOST_NET : undefined);
+  if (policy === undefined && !p.dnsConfig) return undefined;
+  return {
+    policy: policy as unknown as kplus.DnsPolicy | undefined,
+    nameservers: p.dnsConfig?.nameservers,
+    searches: p.dnsConfig?.searches,
+    options: Object.entries(sortedRecord(p.dnsConfig?.options)).map(([name, value]) => ({ name, value: value === '' ? undefined : value })),
+  };
+}
+
+function renderEnvFrom(spec: AgentSpec): kplus.k8s.EnvFromSource[] {
+  return (spec.props.envFrom ?? []).map((source) => ({
+    prefix: source.prefix,
+    secretRef: source.kind === AgentEnvSourceKind.SECRET ? { name: source.name, optional: source.optional } : undefined,
+    configMapRef: source.kind === AgentEnvSourceKind.CONFIG_MAP ? { name: source.name, optional: source.optional } : undefined,
+  }));
 }
 
 function renderVolume(ds: kplus.DaemonSet, spec: AgentSpec, name: string, configMap: kplus.ConfigMap | undefined): kplus.Volume {

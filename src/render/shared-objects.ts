@@ -63,7 +63,7 @@ export function renderPriorityQuota(
 }
 
 export function renderRbac(
-  scope: Construct, agent: string, namespace: string, rules: AgentPolicyRule[], labels: { [key: string]: string },
+  scope: Construct, agent: string, namespace: string, rules: AgentPolicyRule[], labels: { [key: string]: string }, serviceAccount: string,
 ): ApiObject {
   const role = clusterScoped(new kplus.k8s.KubeClusterRole(scope, 'ClusterRole', {
     metadata: { name: agent, labels },
@@ -72,7 +72,7 @@ export function renderRbac(
   clusterScoped(new kplus.k8s.KubeClusterRoleBinding(scope, 'ClusterRoleBinding', {
     metadata: { name: agent, labels },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: agent },
-    subjects: [{ kind: 'ServiceAccount', name: agent, namespace }],
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
   }));
   return role;
 }
