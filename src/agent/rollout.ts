@@ -2,6 +2,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { NodeOperator, NodeRequirement } from './node-requirement';
 import { AgentContainer, AgentResources } from './options';
 import { UpdateStrategy } from './update-strategy';
+import { WaveGate } from '../alerts/options';
 import { resolvePromotion, WaveSpec } from '../waves/partition';
 
 /** The Argo CD annotation that orders objects within one sync. */
@@ -199,11 +200,19 @@ export interface AgentRollout {
   readonly wavePace?: { [wave: string]: UpdateStrategy };
 
   /**
-   * Annotate each DaemonSet with `argocd.argoproj.io/sync-wave` (wave k → k+1, the fleet last), so one
+   * Annotate each DaemonSet with `argocd.argoproj.io/sync-wave` (wave k → 2k+1, the fleet last), so one
    * commit rolls every wave in order, each applied once the earlier ones are Healthy. Argo CD counts an
    * OnDelete DaemonSet Healthy at once, so gating with OnDelete is refused; a wave that matches no
    * node is also Healthy at once (check waves against the inventory with `node-agents coverage`).
    * @default false
    */
   readonly argoCdSyncWaves?: boolean;
+
+  /**
+   * Metric gates after waves (with `argoCdSyncWaves`): an Argo CD Sync hook Job in sync wave 2k+2
+   * after wave k that bakes, then queries Prometheus, and fails the sync before the next group when
+   * any check returns series. Rendered by the log collector, node exporter and GPU driver constructs.
+   * @default - no gates
+   */
+  readonly gates?: WaveGate[];
 }
