@@ -11,10 +11,10 @@ import {
   TaintEffect, TolerationOperator,
 } from '../agent/options';
 import { AgentRollout } from '../agent/rollout';
+import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
-import { gpuDriverAlertGroup } from '../alerts/rules';
-import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
+import { daemonSetAlertGroup, gpuDriverAlertGroup } from '../alerts/rules';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
@@ -554,8 +554,11 @@ export class GpuDriverDaemonSet extends Construct {
       // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
       const options = { ...props.alerts, rolloutStuckFor: props.alerts.rolloutStuckFor ?? '24h' };
       this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...options, agent: this.agent, waves,
-        additionalGroups: [gpuDriverAlertGroup(target, options, this.nodeRequirements.map((r) => r._toJson()))],
+        ...options,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeRequirements.map((r) => r._toJson()))],
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, gpuDriverGateChecks);

@@ -7,10 +7,10 @@ import { renderWaveGates } from './wave-gates';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentRollout } from '../agent/rollout';
+import { UpdateStrategy } from '../agent/update-strategy';
 import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
-import { logCollectorAlertGroup } from '../alerts/rules';
-import { UpdateStrategy } from '../agent/update-strategy';
+import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
@@ -554,7 +554,11 @@ export class LogCollectorDaemonSet extends Construct {
       const waves = props.rollout?.waves.map((w) => w.name);
       const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
       this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...props.alerts, agent: this.agent, waves, additionalGroups: [logCollectorAlertGroup(target, props.alerts)],
+        ...props.alerts,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, props.alerts), logCollectorAlertGroup(target, props.alerts)],
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, logCollectorGateChecks);

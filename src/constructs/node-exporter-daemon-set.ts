@@ -9,10 +9,10 @@ import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, HostPathVolume, MountPropagation,
 } from '../agent/options';
 import { AgentRollout } from '../agent/rollout';
+import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
 import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
-import { nodeExporterAlertGroups } from '../alerts/rules';
-import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
+import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
@@ -574,7 +574,11 @@ export class NodeExporterDaemonSet extends Construct {
       const waves = props.rollout?.waves.map((w) => w.name);
       const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
       this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...props.alerts, agent: this.agent, waves, additionalGroups: nodeExporterAlertGroups(target, props.alerts),
+        ...props.alerts,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, props.alerts), ...nodeExporterAlertGroups(target, props.alerts)],
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, nodeExporterGateChecks);

@@ -21,7 +21,9 @@ export type KindGateChecks = (target: GateTarget) => WaveGateCheck[];
  * wave whose DaemonSet is not rendered (a new agent not yet promoted there) is skipped. Called at
  * the end of each agent construct; `scope` owns the Jobs.
  */
-export function renderWaveGates(scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined, kindChecks?: KindGateChecks): ApiObject[] {
+export function renderWaveGates(
+  scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined, kindChecks?: KindGateChecks,
+): ApiObject[] {
   const gates = rollout?.gates ?? [];
   if (gates.length === 0) return [];
   const where = `${scope.constructor.name} ${scope.node.path}`;
