@@ -115,7 +115,7 @@ export function bakeSeconds(gate: WaveGate, where: string): number {
  */
 export const GATE_SCRIPT = `set -u
 log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
-if [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
+if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
 log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
 sleep "\${BAKE_SECONDS}"
 failed=0
