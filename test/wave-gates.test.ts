@@ -25,7 +25,8 @@ function logCollector(rollout: Partial<AgentRollout>): Manifest[] {
 }
 
 const jobs = (manifests: Manifest[]) => manifests.filter((m) => m.kind === 'Job');
-const env = (job: Manifest): Record<string, string> => Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
+const env = (job: Manifest): Record<string, string> =>
+  Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
 const checks = (job: Manifest): Array<{ name: string; expr: string }> => {
   const e = env(job);
   return Array.from({ length: Number(e.CHECK_COUNT) }, (_, i) => ({ name: e[`CHECK_${i + 1}_NAME`], expr: e[`CHECK_${i + 1}_EXPR`] }));
