@@ -244,8 +244,16 @@ const NODE_EXPORTER_CASES: AlertCase[] = [
   },
   {
     alert: 'NodeExporterCollectorFailed',
-    fire: { input: [series('node_scrape_collector_success', { ...NE, collector: 'hwmon' }, '0x30')], at: '20m', alerts: [{ labels: { ...NE, collector: 'hwmon' }, value: '0' }] },
-    healthy: { input: [series('node_scrape_collector_success', { ...NE, collector: 'hwmon' }, '1x30')], at: '20m' },
+    fire: {
+      input: [series('node_scrape_collector_success', { ...NE, collector: 'filesystem' }, '0x30')],
+      at: '20m',
+      alerts: [{ labels: { ...NE, collector: 'filesystem' }, value: '0' }],
+    },
+    // A collector with nothing to read on the node (no bonding interfaces) also reports 0: not watched.
+    healthy: {
+      input: [series('node_scrape_collector_success', { ...NE, collector: 'filesystem' }, '1x30'), series('node_scrape_collector_success', { ...NE, collector: 'bonding' }, '0x30')],
+      at: '20m',
+    },
   },
   {
     alert: 'NodeFilesystemSpaceFillingUp',

@@ -4,7 +4,7 @@
  */
 import { WaveGate, WaveGateCheck } from './options';
 import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
-import { DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
+import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
 
 /** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
 export const GATE_IMAGE = 'curlimages/curl:8.11.1';
@@ -51,12 +51,12 @@ export function logCollectorGateChecks(t: GateTarget): WaveGateCheck[] {
   ];
 }
 
-/** node_exporter's: every pod of the wave scraped, every collector and textfile working. */
+/** node_exporter's: every pod of the wave scraped, the collectors every node has data for and the textfile collector working. */
 export function nodeExporterGateChecks(t: GateTarget): WaveGateCheck[] {
   const m = wavePodsSelector(t);
   return [
     { name: 'exporter-down', expr: `up{${m}} == 0` },
-    { name: 'collector-failed', expr: `node_scrape_collector_success{${m}} == 0` },
+    { name: 'collector-failed', expr: `node_scrape_collector_success{${matchers(m, re('collector', ALWAYS_PRESENT_COLLECTORS.join('|')))}} == 0` },
     { name: 'textfile-error', expr: `node_textfile_scrape_error{${m}} == 1` },
   ];
 }

@@ -262,6 +262,14 @@ export interface NodeExporterAlertsOptions extends AgentAlertsOptions {
   readonly collectorFailedFor?: string;
 
   /**
+   * `NodeExporterCollectorFailed`: the collectors watched. node_exporter also reports a collector
+   * with nothing to read on the node (no bonding, NFS, InfiniBand, RAID) as failed, so only
+   * collectors with data on every node belong here.
+   * @default ["cpu", "diskstats", "filesystem", "loadavg", "meminfo", "netdev", "stat", "time", "uname", "vmstat"]
+   */
+  readonly watchedCollectors?: string[];
+
+  /**
    * Also the standard node alerts of node-mixin (filesystem space and inodes, clock skew and
    * synchronisation), in their own rule group. Leave them off where kube-prometheus already ships
    * them, or they fire twice.

@@ -28,6 +28,13 @@ export interface AlertTarget {
 }
 
 export const DEFAULT_KUBE_STATE_METRICS_SELECTOR = 'job="kube-state-metrics"';
+/**
+ * Collectors that have data on every Linux node. node_exporter reports
+ * `node_scrape_collector_success 0` also for a collector with nothing to read (no bonding, NFS,
+ * InfiniBand or RAID on the node), so only these are watched by default.
+ */
+export const ALWAYS_PRESENT_COLLECTORS = ['cpu', 'diskstats', 'filesystem', 'loadavg', 'meminfo', 'netdev', 'stat', 'time', 'uname', 'vmstat'];
+
 export const DEFAULT_RUNBOOK_URL = 'https://github.com/maintainers/cdk8s-node-agents/blob/main/README.md#alerts-and-wave-gates';
 
 /** Selectors every rule of an agent uses. */
@@ -177,6 +184,8 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
 export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExporterAlertsOptions): AlertRuleGroup[] {
   const w = target.where;
   const m = targetSelectors(target, options).metrics;
+  const collectors = options.watchedCollectors ?? ALWAYS_PRESENT_COLLECTORS;
+  if (collectors.length === 0) throw new Error(`${w}: alerts.watchedCollectors is empty; leave it unset for the default list`);
   const groups: AlertRuleGroup[] = [{
     name: `${target.agent}.node-exporter`,
     rules: [
@@ -197,7 +206,7 @@ export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExport
       },
       {
         alert: 'NodeExporterCollectorFailed',
-        expr: `node_scrape_collector_success{${m}} == 0`,
+        expr: `node_scrape_collector_success{${matchers(m, re('collector', collectors.map(regexLiteral).join('|')))}} == 0`,
         forDuration: duration(options.collectorFailedFor, '15m', 'alerts.collectorFailedFor', w),
         severity: AlertSeverity.WARNING,
         summary: 'A node_exporter collector fails.',
