@@ -3,6 +3,8 @@
  * `promtool check rules`, and `promtool test rules` shows each alert firing on input series that
  * should fire it (with the exact labels and expanded annotations) and silent on healthy ones.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import {
   AgentAlerts, AlertSeverity, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet,
@@ -491,3 +493,15 @@ function forNamespace(namespace: string, agent: string): (c: AlertCase) => Alert
     healthy: { ...c.healthy, input: c.healthy.input.map(fix) },
   });
 }
+
+test('README lists every alert with its expression', () => {
+  const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Alerts and wave gates'), readme.indexOf('### Gates between waves'));
+  const all = [...logCollectorManifests(), ...nodeExporterManifests(), ...gpuDriverManifests()];
+  for (const rule of rulesOf(all)) {
+    expect(section).toContain(`| \`${rule.alert}\` |`);
+    // The metric names of each expression are in its README row.
+    const row = section.split('\n').filter((l) => l.startsWith(`| \`${rule.alert}\` |`)).join('\n');
+    for (const metric of new Set(rule.expr.match(/\b(kube|fluentbit|node)_[a-z_]+(?=\{)/g) ?? [])) expect(row).toContain(metric as string);
+  }
+});
