@@ -212,14 +212,26 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
       expect(run.code).toBe(1);
     } finally {
       ksmUnavailable = 0;
+      await until('the recovered pod scraped', async () => {
+        const r = await getJson(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('kube_daemonset_status_number_unavailable == 0')}`);
+        return r.data?.result?.length === 1 ? true : undefined;
+      }, () => prometheus!.log());
     }
   }, 60_000);
 
-  test('fails closed when Prometheus is unreachable, saying so for every check', async () => {
+  test('fails when Prometheus rejects an expression, with Prometheus\' error', async () => {
+    const run = await runGate(gateJob([{ name: 'typo', expr: 'sum(up' }]), { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+    expect(run.output).toMatch(/gate canary: check typo: FAILED, Prometheus rejected the query: .*"errorType":"bad_data"/);
+    expect(run.output).toContain('gate canary: 1 of 9 checks failed after 0s bake: typo; the sync stops here');
+    expect(run.code).toBe(1);
+  }, 60_000);
+
+  test('fails closed when Prometheus is unreachable, without waiting for every check', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const run = await runGate(gateJob(), { PROMETHEUS_URL: closed, BAKE_SECONDS: '0', QUERY_RETRIES: '0' });
     expect(run.output).toContain(`gate canary: check daemonset-known: FAILED, cannot query Prometheus at ${closed} (the gate fails closed)`);
     expect(run.output).toMatch(/Failed to connect|Connection refused|Couldn't connect/);
+    expect(run.output).toContain('gate canary: check pods-unavailable: FAILED, not run: Prometheus is unreachable');
     expect(run.output).toContain('gate canary: 8 of 8 checks failed after 0s bake');
     expect(run.code).toBe(1);
   }, 60_000);

@@ -111,36 +111,53 @@ export function bakeSeconds(gate: WaveGate, where: string): number {
  * The gate, as POSIX sh with curl (no jq: the image has none). Reads GATE_NAME, PROMETHEUS_URL,
  * BAKE_SECONDS, CHECK_COUNT, CHECK_<i>_NAME / CHECK_<i>_EXPR and QUERY_RETRIES. Exit 0 only when
  * every query succeeded with an empty vector; an unreachable Prometheus, an HTTP error, a non-vector
- * result or any returned series fails the gate (fails closed).
+ * result or any returned series fails the gate (fails closed). Once Prometheus is unreachable the
+ * remaining checks are not sent (each would wait for its own retries), and count as failed.
  */
 export const GATE_SCRIPT = `set -u
 log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
+# curl's own error (stderr) and Prometheus' answer (stdout) on one log line, bounded
+oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
 if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
 log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
 sleep "\${BAKE_SECONDS}"
 failed=0
 failed_names=""
+unreachable=0
 i=1
 while [ "$i" -le "\${CHECK_COUNT}" ]; do
   eval "name=\\\${CHECK_\${i}_NAME}; expr=\\\${CHECK_\${i}_EXPR}"
-  if body=$(curl --silent --show-error --fail-with-body --max-time 30 --retry "\${QUERY_RETRIES}" --retry-delay 5 --retry-connrefused \\
-      --data-urlencode "query=\${expr}" "\${PROMETHEUS_URL}/api/v1/query" 2>&1); then
+  i=$((i + 1))
+  if [ "$unreachable" -eq 1 ]; then
+    log "check \${name}: FAILED, not run: Prometheus is unreachable"
+    failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+    continue
+  fi
+  body=$(curl --silent --show-error --fail-with-body --connect-timeout 10 --max-time 30 \\
+    --retry "\${QUERY_RETRIES}" --retry-delay 5 --retry-connrefused \\
+    --data-urlencode "query=\${expr}" "\${PROMETHEUS_URL}/api/v1/query" 2>&1)
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
     case "$body" in
       *'"status":"success"'*'"resultType":"vector","result":[]'*)
         log "check \${name}: ok" ;;
       *'"status":"success"'*'"resultType":"vector"'*)
-        log "check \${name}: FAILED, the expression returned series: $(printf '%s' "$body" | cut -c1-2000)"
+        log "check \${name}: FAILED, the expression returned series: $(oneline "$body")"
         failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
       *)
-        log "check \${name}: FAILED, not an instant vector result: $(printf '%s' "$body" | cut -c1-2000)"
+        log "check \${name}: FAILED, not an instant vector result: $(oneline "$body")"
         failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
     esac
-  else
-    log "check \${name}: FAILED, cannot query Prometheus at \${PROMETHEUS_URL} (the gate fails closed): \${body}"
+  elif [ "$rc" -eq 22 ]; then
+    # --fail-with-body: an HTTP error status, e.g. 400 for an expression Prometheus cannot parse
+    log "check \${name}: FAILED, Prometheus rejected the query: $(oneline "$body")"
     failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+  else
+    log "check \${name}: FAILED, cannot query Prometheus at \${PROMETHEUS_URL} (the gate fails closed): $(oneline "$body")"
+    failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+    unreachable=1
   fi
   log "  expr: \${expr}"
-  i=$((i + 1))
 done
 if [ "$failed" -eq 0 ]; then
   log "0 of \${CHECK_COUNT} checks failed after \${bake} bake: promoting past this wave"
