@@ -84,7 +84,12 @@ function checkManifest(manifest: Manifest): string[] {
   }
   problems.push(...checkMetadata(manifest));
   if (manifest.kind === 'DaemonSet') problems.push(...checkDaemonSet(manifest));
-  if (manifest.kind === 'Job') problems.push(...checkPodSpec(manifest.spec?.template?.spec ?? {}));
+  if (manifest.kind === 'Job') {
+    const pod = manifest.spec?.template?.spec ?? {};
+    // pkg/apis/batch/validation: a Job's pods restart Never or OnFailure (the default Always is refused).
+    if (!['Never', 'OnFailure'].includes(pod.restartPolicy)) problems.push(`Job restartPolicy "${pod.restartPolicy}" must be Never or OnFailure`);
+    problems.push(...checkPodSpec(pod));
+  }
   if (manifest.kind === 'ConfigMap') {
     for (const k of Object.keys(manifest.data ?? {})) {
       if (!CONFIG_KEY.test(k)) problems.push(`data key "${k}" is not a valid ConfigMap key`);
