@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
+import { GATE_SCRIPT } from '../src/alerts/gate';
 
 const dist = path.join(__dirname, '..', 'examples', 'log-collector-rollout', 'dist');
 
@@ -54,5 +55,7 @@ test('every stage alerts on all three DaemonSets and gates the rollout after the
     const wave = (key: string) => Number(JSON.parse(all.get(key)!).metadata.annotations['argocd.argoproj.io/sync-wave']);
     expect([wave('DaemonSet/logs-canary'), wave('Job/logs-gate-canary'), wave('DaemonSet/logs-wave-1'), wave('DaemonSet/logs')]).toEqual([1, 2, 3, 5]);
     expect(gate.metadata.annotations['argocd.argoproj.io/hook']).toBe('Sync');
+    // The script survives YAML folding byte for byte (it is what the gate tests run).
+    expect(gate.spec.template.spec.containers[0].command).toEqual(['sh', '-c', GATE_SCRIPT]);
   }
 });
