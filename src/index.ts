@@ -10,3 +10,5 @@ export * from './fluent-bit/outputs';
 export * from './fluent-bit/parsers';
 export * from './constructs/log-collector-daemon-set';
 export * from './constructs/gpu-driver-daemon-set';
+export * from './alerts/options';
+export * from './constructs/agent-alerts';

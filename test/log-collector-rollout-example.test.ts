@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
+import { GATE_SCRIPT } from '../src/alerts/gate';
 
 const dist = path.join(__dirname, '..', 'examples', 'log-collector-rollout', 'dist');
 
@@ -63,4 +64,19 @@ test('the new version widens canary → wave-1 → fleet', () => {
   expect(images('1-canary')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.1.1', 'DaemonSet/logs': '4.1.1' });
   expect(images('2-wave-1')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.2.3', 'DaemonSet/logs': '4.1.1' });
   expect(images('3-fleet')).toEqual({ 'DaemonSet/logs-canary': '4.2.3', 'DaemonSet/logs-wave-1': '4.2.3', 'DaemonSet/logs': '4.2.3' });
+});
+
+test('every stage alerts on all three DaemonSets and gates the rollout after the canary', () => {
+  for (const stage of ['0-before', '1-canary', '2-wave-1', '3-fleet', '4-done']) {
+    const all = objects(stage);
+    const rule = JSON.parse(all.get('PrometheusRule/logs-alerts')!);
+    expect(rule.spec.groups.map((g: { name: string }) => g.name)).toEqual(['logs.daemonsets', 'logs.fluent-bit']);
+    expect(JSON.stringify(rule)).toContain('daemonset=~\\"logs(-canary|-wave-1)?\\"');
+    const gate = JSON.parse(all.get('Job/logs-gate-canary')!);
+    const wave = (key: string) => Number(JSON.parse(all.get(key)!).metadata.annotations['argocd.argoproj.io/sync-wave']);
+    expect([wave('DaemonSet/logs-canary'), wave('Job/logs-gate-canary'), wave('DaemonSet/logs-wave-1'), wave('DaemonSet/logs')]).toEqual([1, 2, 3, 5]);
+    expect(gate.metadata.annotations['argocd.argoproj.io/hook']).toBe('Sync');
+    // The script survives YAML folding byte for byte (it is what the gate tests run).
+    expect(gate.spec.template.spec.containers[0].command).toEqual(['sh', '-c', GATE_SCRIPT]);
+  }
 });

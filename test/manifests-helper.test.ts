@@ -103,3 +103,28 @@ test.each([
 test.each(['512MB', 'abc', '', '1.2.3'])('%s is not a quantity', (text) => {
   expect(parseQuantity(text)).toBeNaN();
 });
+
+test('a Job must not restart Always, and its pod is checked like a DaemonSet\'s', () => {
+  const job: Manifest = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'gate', namespace: 'agents' },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'gate', image: 'curlimages/curl:8.11.1' }] } } },
+  };
+  expect(() => validateManifests([job])).not.toThrow();
+  expect(() => validateManifests([{ ...job, spec: { template: { spec: { ...job.spec.template.spec, restartPolicy: 'Always' } } } }]))
+    .toThrow(/Job restartPolicy "Always" must be Never or OnFailure/);
+  expect(() => validateManifests([{ ...job, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'Gate', image: 'x' }] } } } }]))
+    .toThrow(/container name "Gate" is not a DNS-1123 label/);
+});
+
+test('a PrometheusRule is schema-checked', () => {
+  const rule: Manifest = {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PrometheusRule',
+    metadata: { name: 'agent-alerts', namespace: 'agents' },
+    spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', labels: { severity: 'warning' } }] }] },
+  };
+  expect(() => validateManifests([rule])).not.toThrow();
+  expect(() => validateManifests([{ ...rule, spec: { groups: [{ name: 'g', rules: [{ alert: 'A' }] }] } }])).toThrow(/schema/);
+});

@@ -220,8 +220,9 @@ describe('Argo CD gating', () => {
   test('sync waves order the DaemonSets after the shared objects', () => {
     const manifests = stage(Promotion.all(), null, { rollout: { waves: WAVES, promoted: Promotion.all(), argoCdSyncWaves: true } });
     expect(ds(manifests, 'logs-canary').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '1' });
-    expect(ds(manifests, 'logs-wave-1').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '2' });
-    expect(ds(manifests, 'logs').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '3' });
+    // Two apart: a gate after a wave goes in between (see test/wave-gates.test.ts).
+    expect(ds(manifests, 'logs-wave-1').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '3' });
+    expect(ds(manifests, 'logs').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '5' });
     for (const m of manifests.filter((x) => x.kind !== 'DaemonSet')) {
       expect(Number(m.metadata.annotations?.[ARGOCD_SYNC_WAVE] ?? 0)).toBeLessThan(1);
     }

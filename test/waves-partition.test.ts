@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { requirementMatches, termsMatch } from '../src/scheduling/node-affinity';
 import { NodeIdentity, NodeSelectorRequirementJson, NodeSelectorTermJson } from '../src/scheduling/types';
 import {
-  argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, negateRequirement, partitionTerms,
+  argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, gateSyncWave, groupResourceName, negateRequirement, partitionTerms,
   resolvePromotion, sharedSyncWave, validateWaves, WaveSpec,
 } from '../src/waves/partition';
 
@@ -288,9 +288,18 @@ describe('resolvePromotion', () => {
 describe('Argo CD sync waves', () => {
   test('shared objects first, then each group in order, the fleet last', () => {
     expect(sharedSyncWave()).toBe(0);
-    expect([0, 1, 2].map((i) => argoSyncWave(i))).toEqual([1, 2, 3]);
+    expect([0, 1, 2].map((i) => argoSyncWave(i))).toEqual([1, 3, 5]);
     expect(sharedSyncWave({ base: -5 })).toBe(-5);
-    expect(argoSyncWave(2, { base: 10 })).toBe(13);
+    expect(argoSyncWave(2, { base: 10 })).toBe(15);
+  });
+
+  test('a gate after wave k sits between wave k and the next group', () => {
+    expect([0, 1].map((i) => gateSyncWave(i))).toEqual([2, 4]);
+    expect(gateSyncWave(1, { base: 10 })).toBe(14);
+    for (const k of [0, 1, 2, 7]) {
+      expect(gateSyncWave(k)).toBeGreaterThan(argoSyncWave(k));
+      expect(gateSyncWave(k)).toBeLessThan(argoSyncWave(k + 1));
+    }
   });
 
   test('bad input', () => {

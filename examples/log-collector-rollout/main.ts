@@ -10,6 +10,11 @@
  *   3-fleet    4.2.3 everywhere                        (only DaemonSet logs changes; the 4.1.1 ConfigMap goes)
  *   4-done     `previous` removed from the code         (no manifest changes at all)
  *
+ * Every stage has the same alerts (a PrometheusRule covering all three DaemonSets) and the same gate:
+ * with Argo CD sync waves, the canary's DaemonSet is applied first (sync wave 1), then a Sync hook
+ * Job (sync wave 2) bakes 10 minutes and queries Prometheus; wave-1 (3) and the fleet (5) are
+ * applied only when the gate passes.
+ *
  * Rolling back a stage is reverting its commit: the earlier stage's YAML comes back byte for byte.
  * Nodes join a wave through the label node-agents.cdk8s.io/rollout-wave=<wave>; compute it from the
  * node inventory with `node-agents label --nodes nodes.json --wave canary=0.05 --wave wave-1=0.25`.
@@ -23,6 +28,9 @@ const PREVIOUS: LogCollectorDaemonSetProps = {
   name: 'logs',
   image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1',
   outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', port: 80 })],
+  // fluent-bit's metrics scraped (ServiceMonitor), so its alerts and the gate's checks have data
+  metrics: {},
+  alerts: { labels: { team: 'platform' } },
 };
 
 /**
@@ -44,14 +52,19 @@ const CURRENT: LogCollectorDaemonSetProps = {
 };
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
+/** Argo CD orders the waves; the gate after the canary stops the sync if the canary's metrics are bad. */
+const GATING = {
+  argoCdSyncWaves: true,
+  gates: [{ afterWave: 'canary', prometheusUrl: 'http://prometheus-operated.monitoring.svc:9090' }],
+};
 
 /** The stages, in commit order: the props the code gives and its rollout prop. */
 const STAGES: Array<{ name: string; props: LogCollectorDaemonSetProps; rollout: AgentRollout }> = [
-  { name: '0-before', props: PREVIOUS, rollout: { waves: WAVES, promoted: Promotion.all() } },
-  { name: '1-canary', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.through('canary'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
-  { name: '2-wave-1', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.through('wave-1'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
-  { name: '3-fleet', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.all(), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
-  { name: '4-done', props: CURRENT, rollout: { waves: WAVES, promoted: Promotion.all() } },
+  { name: '0-before', props: PREVIOUS, rollout: { ...GATING, waves: WAVES, promoted: Promotion.all() } },
+  { name: '1-canary', props: CURRENT, rollout: { ...GATING, waves: WAVES, promoted: Promotion.through('canary'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '2-wave-1', props: CURRENT, rollout: { ...GATING, waves: WAVES, promoted: Promotion.through('wave-1'), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '3-fleet', props: CURRENT, rollout: { ...GATING, waves: WAVES, promoted: Promotion.all(), previous: LogCollectorDaemonSet.release(PREVIOUS) } },
+  { name: '4-done', props: CURRENT, rollout: { ...GATING, waves: WAVES, promoted: Promotion.all() } },
 ];
 
 /** One stage of the upgrade as a cdk8s app writing to `outdir`. */

@@ -1,6 +1,7 @@
 import { NodeOperator, NodeRequirement } from './node-requirement';
 import { AgentRelease } from './release';
 import { UpdateStrategy } from './update-strategy';
+import { WaveGate } from '../alerts/options';
 import { resolvePromotion, WaveSpec } from '../waves/partition';
 
 /** The Argo CD annotation that orders objects within one sync. */
@@ -112,11 +113,19 @@ export interface AgentRollout {
   readonly wavePace?: { [wave: string]: UpdateStrategy };
 
   /**
-   * Annotate each DaemonSet with `argocd.argoproj.io/sync-wave` (wave k → k+1, the fleet last), so one
+   * Annotate each DaemonSet with `argocd.argoproj.io/sync-wave` (wave k → 2k+1, the fleet last), so one
    * commit rolls every wave in order, each applied once the earlier ones are Healthy. Argo CD counts an
    * OnDelete DaemonSet Healthy at once, so gating with OnDelete is refused; a wave that matches no
    * node is also Healthy at once (check waves against the inventory with `node-agents coverage`).
    * @default false
    */
   readonly argoCdSyncWaves?: boolean;
+
+  /**
+   * Metric gates after waves (with `argoCdSyncWaves`): an Argo CD Sync hook Job in sync wave 2k+2
+   * after wave k that bakes, then queries Prometheus, and fails the sync before the next group when
+   * any check returns series. Rendered by the log collector, node exporter and GPU driver constructs.
+   * @default - no gates
+   */
+  readonly gates?: WaveGate[];
 }

@@ -1,7 +1,9 @@
 import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { renderWaveGates } from './wave-gates';
 import { checkAbsolutePath, checkLabelValue, checkWholeNumber, sortedRecord } from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
@@ -12,6 +14,9 @@ import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
+import { gpuDriverGateChecks } from '../alerts/gate';
+import { GpuDriverAlertsOptions } from '../alerts/options';
+import { daemonSetAlertGroup, gpuDriverAlertGroup } from '../alerts/rules';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
@@ -204,6 +209,15 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
    * @default - one DaemonSet for all GPU nodes
    */
   readonly rollout?: AgentRollout;
+
+  /**
+   * Render a PrometheusRule with the driver's alerts: its DaemonSets (kube-state-metrics), a driver
+   * pod not ready, and a Ready GPU node without a ready driver. The latter reads the node labels of
+   * the driver's node requirements from `kube_node_labels`, so kube-state-metrics must export them
+   * (`--metric-labels-allowlist=nodes=[<label>,...]`).
+   * @default - no alerts
+   */
+  readonly alerts?: GpuDriverAlertsOptions;
 
   /**
    * Installer (GKE-style) or driver container (gpu-operator-style).
@@ -418,6 +432,10 @@ export class GpuDriverDaemonSet extends Construct {
   public readonly startupBudgetSeconds?: number;
   /** The node requirements of the driver: GPU selection, opt-outs, kernel pinning. */
   public readonly nodeRequirements: NodeRequirement[];
+  /** The driver's alerts, if `alerts` is set. */
+  public readonly alerts?: AgentAlerts;
+  /** The gate Jobs of `rollout.gates`. */
+  public readonly gates: ApiObject[];
 
   private readonly props: GpuDriverDaemonSetProps;
   private readonly validation?: DriverValidation;
@@ -553,6 +571,21 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     this.node.addValidation({ validate: () => this.checkRendered() });
+    if (props.alerts) {
+      const waves = props.rollout?.waves.map((w) => w.name);
+      const where = `GpuDriverDaemonSet ${this.node.path}`;
+      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
+      // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
+      const options = { ...props.alerts, rolloutStuckFor: props.alerts.rolloutStuckFor ?? '24h' };
+      this.alerts = new AgentAlerts(this, 'Alerts', {
+        ...options,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeRequirements.map((r) => r._toJson()))],
+      });
+    }
+    this.gates = renderWaveGates(this, this.agent, props.rollout, gpuDriverGateChecks);
   }
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */

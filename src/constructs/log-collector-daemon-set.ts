@@ -1,13 +1,18 @@
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { renderWaveGates } from './wave-gates';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
+import { logCollectorGateChecks } from '../alerts/gate';
+import { LogCollectorAlertsOptions } from '../alerts/options';
+import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
@@ -348,6 +353,14 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * @default - one DaemonSet for all nodes
    */
   readonly rollout?: AgentRollout;
+
+  /**
+   * Render a PrometheusRule with the collector's alerts: its DaemonSets (kube-state-metrics) and
+   * fluent-bit's output and input metrics (lost chunks and records, output errors, buffer nearly
+   * full, a stalled input). The fluent-bit alerts need the collector scraped, e.g. with `metrics`.
+   * @default - no alerts
+   */
+  readonly alerts?: LogCollectorAlertsOptions;
 }
 
 const CONTAINER_NAME = 'fluent-bit';
@@ -384,6 +397,10 @@ export class LogCollectorDaemonSet extends Construct {
   public readonly metricsService?: ApiObject;
   /** The ServiceMonitor or PodMonitor, if any. */
   public readonly monitor?: ApiObject;
+  /** The collector's alerts, if `alerts` is set. */
+  public readonly alerts?: AgentAlerts;
+  /** The gate Jobs of `rollout.gates`. */
+  public readonly gates: ApiObject[];
 
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
@@ -529,6 +546,18 @@ export class LogCollectorDaemonSet extends Construct {
       this.metricsService = rendered.service;
       this.monitor = rendered.monitor;
     }
+    if (props.alerts) {
+      const waves = props.rollout?.waves.map((w) => w.name);
+      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
+      this.alerts = new AgentAlerts(this, 'Alerts', {
+        ...props.alerts,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, props.alerts), logCollectorAlertGroup(target, props.alerts)],
+      });
+    }
+    this.gates = renderWaveGates(this, this.agent, props.rollout, logCollectorGateChecks);
   }
 
   /** The DaemonSet covering the fleet. */

@@ -1,6 +1,8 @@
 import { ApiObject, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { AgentAlerts } from './agent-alerts';
+import { renderWaveGates } from './wave-gates';
 import { checkAgentSpec, surgeProblems } from '../agent/agent-checks';
 import { AgentSpec, baseTerms, commonLabels, resolveAgentSpec } from '../agent/agent-spec';
 import { sortedRecord } from '../agent/checks';
@@ -17,6 +19,7 @@ import { BASE_RELEASE_KIND } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
+import { AgentAlertsOptions } from '../alerts/options';
 import { registerAgent } from '../internal/cross-agent-checks';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
@@ -220,6 +223,13 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
   readonly exclusiveComponents?: string[];
 
   /**
+   * Render a PrometheusRule with the agent's DaemonSet alerts (kube-state-metrics), summed over
+   * every rollout wave.
+   * @default - no alerts
+   */
+  readonly alerts?: AgentAlertsOptions;
+
+  /**
    * Roll the agent out over canary waves of nodes: one DaemonSet per wave plus the fleet.
    * @default - one DaemonSet for all nodes
    */
@@ -278,6 +288,11 @@ export class NodeAgentDaemonSet extends Construct {
   public readonly rolloutGroups: string[];
   /** Names of the rollout groups that run the current version. */
   public readonly promotedGroups: string[];
+
+  /** The agent's alerts, if `alerts` is set. */
+  public readonly alerts?: AgentAlerts;
+  /** The gate Jobs of `rollout.gates`. */
+  public readonly gates: ApiObject[];
 
   /**
    * The props as given: what a release of this agent is (see `AgentRelease`).
@@ -387,6 +402,12 @@ export class NodeAgentDaemonSet extends Construct {
       createsNamespace: props.createNamespace ? namespace : undefined,
     });
     this.node.addValidation({ validate: crossAgentProblems });
+
+    // The agent constructs built on this one render their own alerts and gates, with their kind's checks.
+    if (props.alerts) {
+      this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
+    }
+    this.gates = renderWaveGates(this, this, props.rollout);
   }
 
   private describe(): string {

@@ -1,7 +1,9 @@
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { renderWaveGates } from './wave-gates';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathVolume, MountPropagation,
@@ -10,6 +12,9 @@ import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
+import { nodeExporterGateChecks } from '../alerts/gate';
+import { NodeExporterAlertsOptions } from '../alerts/options';
+import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
@@ -398,6 +403,14 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
    * @default - one DaemonSet for all nodes
    */
   readonly rollout?: AgentRollout;
+
+  /**
+   * Render a PrometheusRule with the exporter's alerts: its DaemonSets (kube-state-metrics), a
+   * node's exporter down, textfile and collector errors, and optionally node-mixin's node alerts.
+   * The exporter alerts need the exporter scraped, e.g. with `serviceMonitor`.
+   * @default - no alerts
+   */
+  readonly alerts?: NodeExporterAlertsOptions;
 }
 
 /**
@@ -427,6 +440,10 @@ export class NodeExporterDaemonSet extends Construct {
   public readonly port: number;
   /** The exporter's arguments. */
   public readonly exporterArgs: string[];
+  /** The exporter's alerts, if `alerts` is set. */
+  public readonly alerts?: AgentAlerts;
+  /** The gate Jobs of `rollout.gates`. */
+  public readonly gates: ApiObject[];
 
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
@@ -561,6 +578,18 @@ export class NodeExporterDaemonSet extends Construct {
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
+    if (props.alerts) {
+      const waves = props.rollout?.waves.map((w) => w.name);
+      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
+      this.alerts = new AgentAlerts(this, 'Alerts', {
+        ...props.alerts,
+        agent: this.agent,
+        waves,
+        daemonSetAlerts: false,
+        additionalGroups: [daemonSetAlertGroup(target, props.alerts), ...nodeExporterAlertGroups(target, props.alerts)],
+      });
+    }
+    this.gates = renderWaveGates(this, this.agent, props.rollout, nodeExporterGateChecks);
   }
 
   private proxyContainer(proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): AgentContainer {

@@ -23,12 +23,13 @@ export function constructRelease(kind: string, build: (scope: Construct, id: str
 
 /**
  * The rollout prop for the construct's NodeAgentDaemonSet: `previous` turned into the props of
- * that NodeAgentDaemonSet. Refuses a release of another construct kind, and reports the previous
+ * that NodeAgentDaemonSet, and no gates (the construct renders them). Refuses a release of another construct kind, and reports the previous
  * release's own errors under this construct's path.
  */
 export function agentRollout(scope: Construct, kind: string, rollout: AgentRollout | undefined): AgentRollout | undefined {
+  // The agent construct renders the gates itself, with its own kind's checks.
   const previous = rollout?.previous;
-  if (!rollout || !previous) return rollout;
+  if (!rollout || !previous) return rollout ? { ...rollout, gates: undefined } : undefined;
   const where = `${kind} ${scope.node.path}`;
   if (previous.kind !== kind) {
     throw new Error(`${where}: rollout.previous was made by ${previous.kind === 'NodeAgentDaemonSet' ? 'AgentRelease.fromProps' : `${previous.kind}.release`}(); `
@@ -44,5 +45,5 @@ export function agentRollout(scope: Construct, kind: string, rollout: AgentRollo
       .split(`${SCRATCH_CHART}/${scope.node.id}`).join(scope.node.path);
     throw new Error(`${where}: rollout.previous: ${message}`);
   }
-  return { ...rollout, previous: AgentRelease.fromProps(props) };
+  return { ...rollout, gates: undefined, previous: AgentRelease.fromProps(props) };
 }

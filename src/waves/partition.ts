@@ -159,7 +159,7 @@ export function resolvePromotion(waves: readonly { readonly name: string }[], pr
 export interface ArgoSyncWaveOptions {
   /**
    * Sync wave of the objects every group shares (Namespace, ServiceAccount, RBAC, ConfigMaps of
-   * both versions). Group i's DaemonSet gets `base + 1 + i`.
+   * both versions). Group i's DaemonSet gets `base + 1 + 2i`, a gate after it `base + 2 + 2i`.
    * @default 0 (Argo CD's wave for unannotated objects, so those are applied with the shared ones)
    */
   readonly base?: number;
@@ -175,14 +175,23 @@ export function sharedSyncWave(options: ArgoSyncWaveOptions = {}): number {
 }
 
 /**
- * `argocd.argoproj.io/sync-wave` of group i's DaemonSet: base + 1 + i. Argo CD applies a sync wave
+ * `argocd.argoproj.io/sync-wave` of group i's DaemonSet: base + 1 + 2i. Argo CD applies a sync wave
  * only once every earlier one is Healthy, so wave k+1 waits for wave k and the fleet comes last.
+ * The numbers are two apart so that a gate after group i fits between (see gateSyncWave).
  */
 export function argoSyncWave(groupIndex: number, options: ArgoSyncWaveOptions = {}): number {
   if (!Number.isInteger(groupIndex) || groupIndex < 0) {
     throw new Error(`argo sync wave: group index ${groupIndex} must be an integer >= 0 (waves 0..n-1, fleet n)`);
   }
-  return sharedSyncWave(options) + 1 + groupIndex;
+  return sharedSyncWave(options) + 1 + 2 * groupIndex;
+}
+
+/**
+ * Sync wave of the gate after wave i: base + 2 + 2i, after wave i's DaemonSet and before group
+ * i+1's, so a failed gate stops the sync before the next group is applied.
+ */
+export function gateSyncWave(waveIndex: number, options: ArgoSyncWaveOptions = {}): number {
+  return argoSyncWave(waveIndex, options) + 1;
 }
 
 /** Object name of a group's DaemonSet: `<name>-<wave>`, and the plain `<name>` for the fleet (so enabling waves keeps the existing DaemonSet). */

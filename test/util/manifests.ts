@@ -9,9 +9,10 @@
  *    naming volumes, privileged vs allowPrivilegeEscalation, mount propagation, tolerations, probes,
  *    requests not above limits.
  */
-import { ServiceMonitor, PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { ServiceMonitor, PodMonitor, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { App, Chart, Testing } from 'cdk8s';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PriorityClass } from 'kubernetes-models/scheduling.k8s.io/v1';
 import { ConfigMap, Namespace, ResourceQuota, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
@@ -36,6 +37,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'scheduling.k8s.io/v1/PriorityClass': PriorityClass,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+  'batch/v1/Job': Job,
 };
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -43,7 +46,7 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor']);
+const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'Job']);
 
 /** Synthesizes a chart (or every chart of an app) and validates every manifest. */
 export function synthManifests(scope: Chart | App): Manifest[] {
@@ -81,6 +84,12 @@ function checkManifest(manifest: Manifest): string[] {
   }
   problems.push(...checkMetadata(manifest));
   if (manifest.kind === 'DaemonSet') problems.push(...checkDaemonSet(manifest));
+  if (manifest.kind === 'Job') {
+    const pod = manifest.spec?.template?.spec ?? {};
+    // pkg/apis/batch/validation: a Job's pods restart Never or OnFailure (the default Always is refused).
+    if (!['Never', 'OnFailure'].includes(pod.restartPolicy)) problems.push(`Job restartPolicy "${pod.restartPolicy}" must be Never or OnFailure`);
+    problems.push(...checkPodSpec(pod));
+  }
   if (manifest.kind === 'ConfigMap') {
     for (const k of Object.keys(manifest.data ?? {})) {
       if (!CONFIG_KEY.test(k)) problems.push(`data key "${k}" is not a valid ConfigMap key`);

@@ -1,0 +1,168 @@
+/**
+ * Metric gates between rollout waves: the checks a gate Job evaluates and the POSIX sh script it
+ * runs. Pure module (no cdk8s): a test runs `GATE_SCRIPT` with `sh` exactly as the Job does.
+ */
+import { WaveGate, WaveGateCheck } from './options';
+import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
+import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
+
+/** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
+export const GATE_IMAGE = 'curlimages/curl:8.11.1';
+/** User and group the curl image runs as. */
+export const GATE_UID = 100;
+export const GATE_GID = 101;
+
+/** What the default checks of a wave are about. */
+export interface GateTarget {
+  readonly namespace: string;
+  /** The wave's DaemonSet. */
+  readonly daemonSet: string;
+  /** The bake window as a PromQL duration, e.g. "10m". */
+  readonly window: string;
+  readonly kubeStateMetricsSelector?: string;
+}
+
+/** The checks every agent's gate makes, on the wave's DaemonSet and pods only. */
+export function daemonSetGateChecks(t: GateTarget): WaveGateCheck[] {
+  const ksm = t.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
+  const ds = matchers(ksm, eq('namespace', t.namespace), eq('daemonset', t.daemonSet));
+  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))));
+  return [
+    // Without it, a Prometheus that does not scrape kube-state-metrics would pass every check.
+    { name: 'daemonset-known', expr: `absent(kube_daemonset_status_desired_number_scheduled{${ds}})` },
+    { name: 'pods-unavailable', expr: `kube_daemonset_status_number_unavailable{${ds}} > 0` },
+    { name: 'rollout-incomplete', expr: `kube_daemonset_status_desired_number_scheduled{${ds}} - kube_daemonset_status_updated_number_scheduled{${ds}} > 0` },
+    { name: 'generation-not-observed', expr: `kube_daemonset_status_observed_generation{${ds}} != kube_daemonset_metadata_generation{${ds}}` },
+    { name: 'container-restarts', expr: `sum by (namespace, pod) (increase(kube_pod_container_status_restarts_total{${pods}}[${t.window}])) > 0` },
+  ];
+}
+
+/** The wave's pods' own metrics, as prometheus-operator labels them. */
+export function wavePodsSelector(t: GateTarget): string {
+  return matchers(eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))));
+}
+
+/** The log collector's: nothing lost on the wave during the bake. */
+export function logCollectorGateChecks(t: GateTarget): WaveGateCheck[] {
+  const m = wavePodsSelector(t);
+  return [
+    { name: 'records-dropped', expr: `sum by (namespace, pod, name) (increase(fluentbit_output_dropped_records_total{${m}}[${t.window}])) > 0` },
+    { name: 'retries-failed', expr: `sum by (namespace, pod, name) (increase(fluentbit_output_retries_failed_total{${m}}[${t.window}])) > 0` },
+  ];
+}
+
+/** node_exporter's: every pod of the wave scraped, the collectors every node has data for and the textfile collector working. */
+export function nodeExporterGateChecks(t: GateTarget): WaveGateCheck[] {
+  const m = wavePodsSelector(t);
+  return [
+    { name: 'exporter-down', expr: `up{${m}} == 0` },
+    { name: 'collector-failed', expr: `node_scrape_collector_success{${matchers(m, re('collector', ALWAYS_PRESENT_COLLECTORS.join('|')))}} == 0` },
+    { name: 'textfile-error', expr: `node_textfile_scrape_error{${m}} == 1` },
+  ];
+}
+
+/** The GPU driver's: every driver pod of the wave ready. */
+export function gpuDriverGateChecks(t: GateTarget): WaveGateCheck[] {
+  const ksm = t.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
+  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))), 'condition="true"');
+  return [{ name: 'driver-not-ready', expr: `kube_pod_status_ready{${pods}} == 0` }];
+}
+
+const CHECK_NAME = /^[A-Za-z0-9_-]{1,63}$/;
+
+/** The Job's environment: the script reads everything from it. Sorted by name. */
+export function gateEnvironment(gateName: string, gate: WaveGate, checks: readonly WaveGateCheck[], where: string): { [name: string]: string } {
+  if (!/^https?:\/\/[^\s/]+/.test(gate.prometheusUrl)) {
+    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") prometheusUrl "${gate.prometheusUrl}" is not an http(s) URL; `
+      + 'give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"');
+  }
+  if (checks.length === 0) throw new Error(`${where}: rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
+  const names = new Set<string>();
+  const env: { [name: string]: string } = {
+    GATE_NAME: gateName,
+    PROMETHEUS_URL: gate.prometheusUrl.replace(/\/+$/, ''),
+    BAKE_SECONDS: String(bakeSeconds(gate, where)),
+    CHECK_COUNT: String(checks.length),
+    QUERY_RETRIES: '3',
+  };
+  checks.forEach((check, i) => {
+    if (!CHECK_NAME.test(check.name)) {
+      throw new Error(`${where}: rollout.gates ("${gate.afterWave}") check name "${check.name}" must be 1-63 letters, digits, "-" or "_"`);
+    }
+    if (names.has(check.name)) throw new Error(`${where}: rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
+    names.add(check.name);
+    if (check.expr.trim() === '') throw new Error(`${where}: rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
+    env[`CHECK_${i + 1}_NAME`] = check.name;
+    // One line: the script reads each expression from one variable; PromQL ignores the newlines.
+    env[`CHECK_${i + 1}_EXPR`] = check.expr.replace(/\s*\n\s*/g, ' ');
+  });
+  return Object.fromEntries(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+export function bakeSeconds(gate: WaveGate, where: string): number {
+  const minutes = gate.bakeMinutes ?? 10;
+  if (!Number.isInteger(minutes) || minutes < 0) {
+    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number >= 0`);
+  }
+  return minutes * 60;
+}
+
+/**
+ * The gate, as POSIX sh with curl (no jq: the image has none). Reads GATE_NAME, PROMETHEUS_URL,
+ * BAKE_SECONDS, CHECK_COUNT, CHECK_<i>_NAME / CHECK_<i>_EXPR and QUERY_RETRIES. Exit 0 only when
+ * every query succeeded with an empty vector; an unreachable Prometheus, an HTTP error, a non-vector
+ * result or any returned series fails the gate (fails closed). Once Prometheus is unreachable the
+ * remaining checks are not sent (each would wait for its own retries), and count as failed.
+ */
+export const GATE_SCRIPT = `set -u
+log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
+# curl's own error (stderr) and Prometheus' answer (stdout) on one log line, bounded
+oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
+if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
+log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
+sleep "\${BAKE_SECONDS}"
+failed=0
+failed_names=""
+unreachable=0
+i=1
+while [ "$i" -le "\${CHECK_COUNT}" ]; do
+  eval "name=\\\${CHECK_\${i}_NAME}; expr=\\\${CHECK_\${i}_EXPR}"
+  i=$((i + 1))
+  if [ "$unreachable" -eq 1 ]; then
+    log "check \${name}: FAILED, not run: Prometheus is unreachable"
+    failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+    continue
+  fi
+  body=$(curl --silent --show-error --fail-with-body --connect-timeout 10 --max-time 30 \\
+    --retry "\${QUERY_RETRIES}" --retry-delay 5 --retry-connrefused \\
+    --data-urlencode "query=\${expr}" "\${PROMETHEUS_URL}/api/v1/query" 2>&1)
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
+    case "$body" in
+      *'"status":"success"'*'"resultType":"vector","result":[]'*)
+        log "check \${name}: ok" ;;
+      *'"status":"success"'*'"resultType":"vector"'*)
+        log "check \${name}: FAILED, the expression returned series: $(oneline "$body")"
+        failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
+      *)
+        log "check \${name}: FAILED, not an instant vector result: $(oneline "$body")"
+        failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
+    esac
+  elif [ "$rc" -eq 22 ]; then
+    # --fail-with-body: an HTTP error status, e.g. 400 for an expression Prometheus cannot parse
+    log "check \${name}: FAILED, Prometheus rejected the query: $(oneline "$body")"
+    failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+  else
+    log "check \${name}: FAILED, cannot query Prometheus at \${PROMETHEUS_URL} (the gate fails closed): $(oneline "$body")"
+    failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
+    unreachable=1
+  fi
+  log "  expr: \${expr}"
+done
+if [ "$failed" -eq 0 ]; then
+  log "0 of \${CHECK_COUNT} checks failed after \${bake} bake: promoting past this wave"
+  exit 0
+fi
+log "\${failed} of \${CHECK_COUNT} checks failed after \${bake} bake:\${failed_names}; the sync stops here"
+exit 1
+`;

@@ -1,0 +1,423 @@
+/**
+ * The alerting rules of each agent kind, as plain data. Pure module (no cdk8s): the AgentAlerts
+ * construct renders them into a PrometheusRule.
+ *
+ * DaemonSet alerts come from kube-state-metrics and are summed over every DaemonSet of the agent
+ * (`<agent>` for the fleet, `<agent>-<wave>` for each wave), so one agent raises one alert whatever
+ * its waves, and a wave's DaemonSet is never outside the selector.
+ */
+import {
+  AgentAlertsOptions, AlertRule, AlertRuleGroup, AlertSeverity, GpuDriverAlertsOptions, LogCollectorAlertsOptions,
+  NodeExporterAlertsOptions, NodeMixinAlertsOptions,
+} from './options';
+import {
+  checkDuration, checkNumber, daemonSetNameRegex, eq, kubeStateMetricsLabel, matchers, podNameRegex, promString, re, regexLiteral,
+} from './promql';
+import { NodeSelectorRequirementJson } from '../scheduling/types';
+
+/** The agent the rules watch. */
+export interface AlertTarget {
+  /** The agent's name: the fleet DaemonSet's name. */
+  readonly agent: string;
+  /** The agent's namespace. */
+  readonly namespace: string;
+  /** The names of its rollout waves (each a `<agent>-<wave>` DaemonSet). */
+  readonly waves: readonly string[];
+  /** Who asks, for error messages (construct kind and path). */
+  readonly where: string;
+}
+
+export const DEFAULT_KUBE_STATE_METRICS_SELECTOR = 'job="kube-state-metrics"';
+/**
+ * Collectors that have data on every Linux node. node_exporter reports
+ * `node_scrape_collector_success 0` also for a collector with nothing to read (no bonding, NFS,
+ * InfiniBand or RAID on the node), so only these are watched by default.
+ */
+export const ALWAYS_PRESENT_COLLECTORS = ['cpu', 'diskstats', 'filesystem', 'loadavg', 'meminfo', 'netdev', 'stat', 'time', 'uname', 'vmstat'];
+
+export const DEFAULT_RUNBOOK_URL = 'https://github.com/maintainers/cdk8s-node-agents/blob/main/README.md#alerts-and-wave-gates';
+
+/** Selectors every rule of an agent uses. */
+export interface TargetSelectors {
+  /** kube-state-metrics series of the agent's DaemonSets. */
+  readonly daemonSets: string;
+  /** kube-state-metrics series of the agent's pods. */
+  readonly pods: string;
+  /** The agent's own metrics (its pods' scrapes). */
+  readonly metrics: string;
+  /** The DaemonSet names, for descriptions. */
+  readonly daemonSetNames: string;
+}
+
+export function targetSelectors(target: AlertTarget, options: AgentAlertsOptions): TargetSelectors {
+  const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
+  const dsRegex = daemonSetNameRegex(target.agent, target.waves);
+  const podRegex = podNameRegex(dsRegex);
+  const names = [target.agent, ...target.waves.map((w) => `${target.agent}-${w}`)];
+  return {
+    daemonSets: matchers(ksm, eq('namespace', target.namespace), re('daemonset', dsRegex)),
+    pods: matchers(ksm, eq('namespace', target.namespace), re('pod', podRegex)),
+    metrics: options.metricsSelector ?? matchers(eq('namespace', target.namespace), re('pod', podRegex)),
+    daemonSetNames: names.join(', '),
+  };
+}
+
+/** The DaemonSet alerts every agent gets (kube-state-metrics). */
+export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOptions, defaults: { rolloutStuckFor?: string } = {}): AlertRuleGroup {
+  const w = target.where;
+  const s = targetSelectors(target, options);
+  const ds = s.daemonSets;
+  const of = `agent ${target.namespace}/${target.agent} (DaemonSets ${s.daemonSetNames})`;
+  const sum = (metric: string) => `sum by (namespace) (${metric}{${ds}})`;
+  const maxUnavailable = checkNumber(options.maxUnavailablePods ?? 0, 'alerts.maxUnavailablePods', w);
+  if (!Number.isInteger(maxUnavailable)) throw new Error(`${w}: alerts.maxUnavailablePods ${maxUnavailable} must be a whole number`);
+  const rules: AlertRule[] = [
+    {
+      alert: 'NodeAgentMissing',
+      expr: `absent(kube_daemonset_metadata_generation{${ds}})`,
+      forDuration: duration(options.missingFor, '15m', 'alerts.missingFor', w),
+      severity: AlertSeverity.CRITICAL,
+      summary: `No DaemonSet of node agent ${target.agent} exists.`,
+      description: `kube-state-metrics reports none of the DaemonSets of ${of}: no node runs the agent (or kube-state-metrics is not scraped).`,
+    },
+    {
+      alert: 'NodeAgentNotScheduled',
+      expr: `${sum('kube_daemonset_status_desired_number_scheduled')} - ${sum('kube_daemonset_status_current_number_scheduled')} > 0`,
+      forDuration: duration(options.notScheduledFor, '10m', 'alerts.notScheduledFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `Nodes that should run node agent ${target.agent} have no pod of it.`,
+      description: `{{ $value }} node(s) that ${of} should cover run no pod of it.`,
+    },
+    {
+      alert: 'NodeAgentMisscheduled',
+      expr: `${sum('kube_daemonset_status_number_misscheduled')} > 0`,
+      forDuration: duration(options.misscheduledFor, '15m', 'alerts.misscheduledFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `Node agent ${target.agent} runs pods on nodes it should not cover.`,
+      description: `{{ $value }} pod(s) of ${of} run on nodes outside their DaemonSet's node selection.`,
+    },
+    {
+      alert: 'NodeAgentPodsUnavailable',
+      expr: `${sum('kube_daemonset_status_number_unavailable')} > ${maxUnavailable}`,
+      forDuration: duration(options.unavailableFor, '15m', 'alerts.unavailableFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `Pods of node agent ${target.agent} are unavailable.`,
+      description: `{{ $value }} pod(s) of ${of} are unavailable (not ready for minReadySeconds, or missing).`,
+    },
+    {
+      alert: 'NodeAgentRolloutStuck',
+      expr: `${sum('kube_daemonset_status_desired_number_scheduled')} - ${sum('kube_daemonset_status_updated_number_scheduled')} > 0`,
+      forDuration: duration(options.rolloutStuckFor, defaults.rolloutStuckFor ?? '30m', 'alerts.rolloutStuckFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `The rollout of node agent ${target.agent} does not finish.`,
+      description: `{{ $value }} pod(s) of ${of} still run an outdated pod template of their DaemonSet.`,
+    },
+    {
+      alert: 'NodeAgentGenerationMismatch',
+      expr: `count by (namespace) (kube_daemonset_status_observed_generation{${ds}} != kube_daemonset_metadata_generation{${ds}}) > 0`,
+      forDuration: duration(options.generationMismatchFor, '15m', 'alerts.generationMismatchFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `The DaemonSet controller has not acted on a change of node agent ${target.agent}.`,
+      description: `{{ $value }} DaemonSet(s) of ${of} have a spec generation their controller has not observed.`,
+    },
+  ];
+  return { name: `${target.agent}.daemonsets`, rules };
+}
+
+/**
+ * fluent-bit's output and input metrics, per collector pod and plugin instance (`name` is the
+ * alias), with the names fluent-bit 4.x registers and serves on /api/v2/metrics/prometheus (the
+ * v1 endpoint has no `chunk_available_capacity_percent`). That gauge is
+ * 100 × (1 − filesystem chunks / `storage.total_limit_size`) and stays 100 for an output without a
+ * limit; every output here has one (`storageTotalLimitSize`, default 1G).
+ */
+export function logCollectorAlertGroup(target: AlertTarget, options: LogCollectorAlertsOptions): AlertRuleGroup {
+  const w = target.where;
+  const m = targetSelectors(target, options).metrics;
+  const by = 'sum by (namespace, pod, node, name)';
+  const lossWindow = duration(options.lossWindow, '5m', 'alerts.lossWindow', w);
+  const errorsPerSecond = checkNumber(options.outputErrorsPerSecond ?? 0, 'alerts.outputErrorsPerSecond', w);
+  const bufferPercent = checkNumber(options.bufferAvailablePercent ?? 20, 'alerts.bufferAvailablePercent', w, 0, 100);
+  const stalledFor = duration(options.inputStalledFor, '30m', 'alerts.inputStalledFor', w);
+  const inputs = options.stalledInputs ?? ['tail_containers'];
+  const where = `${target.namespace}/{{ $labels.pod }} on node {{ $labels.node }}`;
+  const rules: AlertRule[] = [
+    {
+      alert: 'LogCollectorOutputRetriesFailed',
+      expr: `${by} (increase(fluentbit_output_retries_failed_total{${m}}[${lossWindow}])) > 0`,
+      severity: AlertSeverity.CRITICAL,
+      summary: 'A log collector abandoned chunks after their last retry: logs were lost.',
+      description: `Output {{ $labels.name }} of log collector ${where} gave up {{ $value }} chunk(s) in ${lossWindow} (Retry_Limit reached).`,
+    },
+    {
+      alert: 'LogCollectorRecordsDropped',
+      expr: `${by} (increase(fluentbit_output_dropped_records_total{${m}}[${lossWindow}])) > 0`,
+      severity: AlertSeverity.CRITICAL,
+      summary: 'A log collector dropped records: logs were lost.',
+      description: `Output {{ $labels.name }} of log collector ${where} dropped {{ $value }} record(s) in ${lossWindow}.`,
+    },
+    {
+      alert: 'LogCollectorOutputErrors',
+      expr: `${by} (rate(fluentbit_output_errors_total{${m}}[5m])) > ${errorsPerSecond}`,
+      forDuration: duration(options.outputErrorsFor, '15m', 'alerts.outputErrorsFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: 'A log collector keeps failing to deliver to an output.',
+      description: `Output {{ $labels.name }} of log collector ${where} fails {{ $value }} time(s) per second; chunks wait for retries in the buffer.`,
+    },
+    {
+      alert: 'LogCollectorBufferNearFull',
+      expr: `min by (namespace, pod, node, name) (fluentbit_output_chunk_available_capacity_percent{${m}}) < ${bufferPercent}`,
+      forDuration: duration(options.bufferFor, '10m', 'alerts.bufferFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: 'A log collector\'s filesystem buffer is nearly full.',
+      description: `Output {{ $labels.name }} of log collector ${where} has {{ $value }}% of its storage.total_limit_size left; when it is full the oldest chunks are dropped.`,
+    },
+    {
+      alert: 'LogCollectorInputStalled',
+      expr: `${by} (rate(fluentbit_input_records_total{${matchers(m, re('name', inputs.map(regexLiteral).join('|')))}}[${stalledFor}])) == 0`
+        + ` and on (namespace, pod) (up{${m}} == 1)`,
+      forDuration: '5m',
+      severity: AlertSeverity.WARNING,
+      summary: 'A log collector input stopped reading while the collector runs.',
+      description: `Input {{ $labels.name }} of log collector ${where} read no record for ${stalledFor} although the collector is up.`,
+    },
+  ];
+  if (inputs.length === 0) rules.pop();
+  return { name: `${target.agent}.fluent-bit`, rules };
+}
+
+/** node_exporter's own health, per node. */
+export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExporterAlertsOptions): AlertRuleGroup[] {
+  const w = target.where;
+  const m = targetSelectors(target, options).metrics;
+  const collectors = options.watchedCollectors ?? ALWAYS_PRESENT_COLLECTORS;
+  if (collectors.length === 0) throw new Error(`${w}: alerts.watchedCollectors is empty; leave it unset for the default list`);
+  const groups: AlertRuleGroup[] = [{
+    name: `${target.agent}.node-exporter`,
+    rules: [
+      {
+        alert: 'NodeExporterDown',
+        expr: `up{${m}} == 0`,
+        forDuration: duration(options.targetDownFor, '5m', 'alerts.targetDownFor', w),
+        severity: AlertSeverity.WARNING,
+        summary: 'Prometheus cannot scrape node_exporter on a node.',
+        description: `node_exporter ${target.namespace}/{{ $labels.pod }} on node {{ $labels.instance }} fails its scrape: the node's metrics (and alerts on them) are missing.`,
+      },
+      {
+        alert: 'NodeExporterTextfileScrapeError',
+        expr: `node_textfile_scrape_error{${m}} == 1`,
+        severity: AlertSeverity.WARNING,
+        summary: 'node_exporter\'s textfile collector cannot read a metrics file.',
+        description: 'The textfile collector of node_exporter on node {{ $labels.instance }} failed to read or parse a *.prom file.',
+      },
+      {
+        alert: 'NodeExporterCollectorFailed',
+        expr: `node_scrape_collector_success{${matchers(m, re('collector', collectors.map(regexLiteral).join('|')))}} == 0`,
+        forDuration: duration(options.collectorFailedFor, '15m', 'alerts.collectorFailedFor', w),
+        severity: AlertSeverity.WARNING,
+        summary: 'A node_exporter collector fails.',
+        description: 'Collector {{ $labels.collector }} of node_exporter on node {{ $labels.instance }} fails on every scrape; its metrics are missing.',
+      },
+    ],
+  }];
+  if (options.nodeMixin) groups.push(nodeMixinAlertGroup(target, m, options.nodeMixin));
+  return groups;
+}
+
+/**
+ * The filesystem and clock alerts of node-mixin (prometheus/node_exporter docs/node-mixin), with
+ * the same expressions, `for` durations and severities; the selector is the agent's instead of
+ * `job="node"`.
+ */
+export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: string, o: NodeMixinAlertsOptions): AlertRuleGroup {
+  const w = target.where;
+  const fs = matchers(exporterSelector, o.filesystemSelector ?? 'fstype!="",mountpoint!=""');
+  const pct = (v: number | undefined, d: number, prop: string) => checkNumber(v ?? d, `alerts.nodeMixin.${prop}`, w, 0, 100);
+  const skew = checkNumber(o.clockSkewSeconds ?? 0.05, 'alerts.nodeMixin.clockSkewSeconds', w);
+  const fillingUp = (free: string, total: string, percent: number, hours: number) => [
+    '(',
+    `  ${free}{${fs}} / ${total}{${fs}} * 100 < ${percent}`,
+    'and',
+    `  predict_linear(${free}{${fs}}[6h], ${hours}*60*60) < 0`,
+    'and',
+    `  node_filesystem_readonly{${fs}} == 0`,
+    ')',
+  ].join('\n');
+  const almostOut = (free: string, total: string, percent: number) => [
+    '(',
+    `  ${free}{${fs}} / ${total}{${fs}} * 100 < ${percent}`,
+    'and',
+    `  node_filesystem_readonly{${fs}} == 0`,
+    ')',
+  ].join('\n');
+  const on = 'on {{ $labels.device }} at {{ $labels.instance }}';
+  const space = ['node_filesystem_avail_bytes', 'node_filesystem_size_bytes'] as const;
+  const files = ['node_filesystem_files_free', 'node_filesystem_files'] as const;
+  const spaceWarn = pct(o.spaceFillingUpWarningPercent, 40, 'spaceFillingUpWarningPercent');
+  const spaceCrit = pct(o.spaceFillingUpCriticalPercent, 20, 'spaceFillingUpCriticalPercent');
+  const availWarn = pct(o.spaceAvailableWarningPercent, 5, 'spaceAvailableWarningPercent');
+  const availCrit = pct(o.spaceAvailableCriticalPercent, 3, 'spaceAvailableCriticalPercent');
+  const filesWarn = pct(o.filesFillingUpWarningPercent, 40, 'filesFillingUpWarningPercent');
+  const filesCrit = pct(o.filesFillingUpCriticalPercent, 20, 'filesFillingUpCriticalPercent');
+  const filesAvailWarn = pct(o.filesAvailableWarningPercent, 5, 'filesAvailableWarningPercent');
+  const filesAvailCrit = pct(o.filesAvailableCriticalPercent, 3, 'filesAvailableCriticalPercent');
+  const rules: AlertRule[] = [
+    {
+      alert: 'NodeFilesystemSpaceFillingUp',
+      expr: fillingUp(space[0], space[1], spaceWarn, 24),
+      forDuration: '1h',
+      severity: AlertSeverity.WARNING,
+      summary: 'Filesystem is predicted to run out of space within the next 24 hours.',
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available space left and is filling up.`,
+    },
+    {
+      alert: 'NodeFilesystemSpaceFillingUp',
+      expr: fillingUp(space[0], space[1], spaceCrit, 4),
+      forDuration: '1h',
+      severity: AlertSeverity.CRITICAL,
+      summary: 'Filesystem is predicted to run out of space within the next 4 hours.',
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available space left and is filling up fast.`,
+    },
+    {
+      alert: 'NodeFilesystemAlmostOutOfSpace',
+      expr: almostOut(space[0], space[1], availWarn),
+      forDuration: '30m',
+      severity: AlertSeverity.WARNING,
+      summary: `Filesystem has less than ${availWarn}% space left.`,
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available space left.`,
+    },
+    {
+      alert: 'NodeFilesystemAlmostOutOfSpace',
+      expr: almostOut(space[0], space[1], availCrit),
+      forDuration: '30m',
+      severity: AlertSeverity.CRITICAL,
+      summary: `Filesystem has less than ${availCrit}% space left.`,
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available space left.`,
+    },
+    {
+      alert: 'NodeFilesystemFilesFillingUp',
+      expr: fillingUp(files[0], files[1], filesWarn, 24),
+      forDuration: '1h',
+      severity: AlertSeverity.WARNING,
+      summary: 'Filesystem is predicted to run out of inodes within the next 24 hours.',
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available inodes left and is filling up.`,
+    },
+    {
+      alert: 'NodeFilesystemFilesFillingUp',
+      expr: fillingUp(files[0], files[1], filesCrit, 4),
+      forDuration: '1h',
+      severity: AlertSeverity.CRITICAL,
+      summary: 'Filesystem is predicted to run out of inodes within the next 4 hours.',
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available inodes left and is filling up fast.`,
+    },
+    {
+      alert: 'NodeFilesystemAlmostOutOfFiles',
+      expr: almostOut(files[0], files[1], filesAvailWarn),
+      forDuration: '1h',
+      severity: AlertSeverity.WARNING,
+      summary: `Filesystem has less than ${filesAvailWarn}% inodes left.`,
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available inodes left.`,
+    },
+    {
+      alert: 'NodeFilesystemAlmostOutOfFiles',
+      expr: almostOut(files[0], files[1], filesAvailCrit),
+      forDuration: '1h',
+      severity: AlertSeverity.CRITICAL,
+      summary: `Filesystem has less than ${filesAvailCrit}% inodes left.`,
+      description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available inodes left.`,
+    },
+    {
+      alert: 'NodeClockSkewDetected',
+      expr: [
+        '(',
+        `  node_timex_offset_seconds{${exporterSelector}} > ${skew}`,
+        'and',
+        `  deriv(node_timex_offset_seconds{${exporterSelector}}[5m]) >= 0`,
+        ')',
+        'or',
+        '(',
+        `  node_timex_offset_seconds{${exporterSelector}} < -${skew}`,
+        'and',
+        `  deriv(node_timex_offset_seconds{${exporterSelector}}[5m]) <= 0`,
+        ')',
+      ].join('\n'),
+      forDuration: '10m',
+      severity: AlertSeverity.WARNING,
+      summary: 'Clock skew detected.',
+      description: `Clock on {{ $labels.instance }} is out of sync by more than ${skew}s. Ensure NTP is configured correctly on this host.`,
+    },
+    {
+      alert: 'NodeClockNotSynchronising',
+      expr: `min_over_time(node_timex_sync_status{${exporterSelector}}[5m]) == 0\nand\nnode_timex_maxerror_seconds{${exporterSelector}} >= 16`,
+      forDuration: '10m',
+      severity: AlertSeverity.WARNING,
+      summary: 'Clock not synchronising.',
+      description: 'Clock on {{ $labels.instance }} is not synchronising. Ensure NTP is configured on this host.',
+    },
+  ];
+  return { name: `${target.agent}.node-mixin`, rules };
+}
+
+/**
+ * GPU driver readiness from kube-state-metrics: per driver pod, and per GPU node (a node meeting
+ * the driver's node requirements, as kube-state-metrics' `kube_node_labels` reports them).
+ */
+export function gpuDriverAlertGroup(
+  target: AlertTarget, options: GpuDriverAlertsOptions, gpuNodeRequirements: readonly NodeSelectorRequirementJson[],
+): AlertRuleGroup {
+  const w = target.where;
+  const s = targetSelectors(target, options);
+  const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
+  const podNode = `max by (namespace, pod, node) (kube_pod_info{${s.pods}})`;
+  const readyPods = (value: 0 | 1) => `(kube_pod_status_ready{${matchers(s.pods, 'condition="true"')}} == ${value})\n* on (namespace, pod) group_left (node) ${podNode}`;
+  const nodeLabels = matchers(ksm, ...gpuNodeRequirements.map((r) => nodeLabelMatcher(r, w)));
+  return {
+    name: `${target.agent}.gpu-driver`,
+    rules: [
+      {
+        alert: 'GpuDriverPodNotReady',
+        expr: readyPods(0),
+        forDuration: duration(options.driverNotReadyFor, '30m', 'alerts.driverNotReadyFor', w),
+        severity: AlertSeverity.WARNING,
+        summary: 'A GPU driver pod is not ready.',
+        description: `GPU driver pod ${target.namespace}/{{ $labels.pod }} on node {{ $labels.node }} is not ready: the driver is not (yet) loaded there.`,
+      },
+      {
+        alert: 'GpuNodeWithoutReadyDriver',
+        expr: [
+          `max by (node) (kube_node_labels{${nodeLabels}})`,
+          `and on (node) (kube_node_status_condition{${matchers(ksm, 'condition="Ready"', 'status="true"')}} == 1)`,
+          'unless on (node)',
+          `max by (node) (\n${readyPods(1)}\n)`,
+        ].join('\n'),
+        forDuration: duration(options.nodeWithoutDriverFor, '1h', 'alerts.nodeWithoutDriverFor', w),
+        severity: AlertSeverity.CRITICAL,
+        summary: 'A Ready GPU node has no ready GPU driver.',
+        description: `Node {{ $labels.node }} is labelled for the GPU driver ${target.namespace}/${target.agent} and Ready, but no driver pod on it is ready: GPU workloads cannot start there.`,
+      },
+    ],
+  };
+}
+
+/**
+ * A node requirement as a matcher on kube-state-metrics' `kube_node_labels`, which carries only
+ * the labels kube-state-metrics is allowed to export (`--metric-labels-allowlist=nodes=[...]`);
+ * an absent label reads as "".
+ */
+export function nodeLabelMatcher(req: NodeSelectorRequirementJson, where: string): string {
+  const label = kubeStateMetricsLabel(req.key);
+  const values = (req.values ?? []).map(regexLiteral).join('|');
+  switch (req.operator) {
+    case 'In': return `${label}=~${promString(values)}`;
+    case 'NotIn': return `${label}!~${promString(values)}`;
+    case 'Exists': return `${label}!=""`;
+    case 'DoesNotExist': return `${label}=""`;
+    default:
+      throw new Error(`${where}: the node requirement "${req.key} ${req.operator}" has no label matcher in PromQL (Gt/Lt compare numbers); `
+        + 'use In with the values for the GPU nodes, or disable the GpuNodeWithoutReadyDriver alert by not enabling alerts');
+  }
+}
+
+function duration(value: string | undefined, fallback: string, prop: string, where: string): string {
+  return checkDuration(value ?? fallback, prop, where);
+}

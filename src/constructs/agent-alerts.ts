@@ -1,0 +1,90 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
+import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
+import { daemonSetAlertGroup } from '../alerts/rules';
+import { FLEET_GROUP } from '../waves/partition';
+
+/** Props of `AgentAlerts`. */
+export interface AgentAlertsProps extends AgentAlertsOptions {
+  /** The agent whose DaemonSets the alerts watch. */
+  readonly agent: NodeAgentDaemonSet;
+
+  /**
+   * Names of the agent's rollout waves: the alerts cover the DaemonSets `<agent>` and `<agent>-<wave>`.
+   * Give every wave of the rollout, so the rule does not change while waves are promoted.
+   * @default - the waves the agent renders now
+   */
+  readonly waves?: string[];
+
+  /**
+   * Render the DaemonSet alerts (kube-state-metrics) every agent gets.
+   * @default true
+   */
+  readonly daemonSetAlerts?: boolean;
+
+  /**
+   * More rule groups (the specialised agents pass their own here).
+   * @default - none
+   */
+  readonly additionalGroups?: AlertRuleGroup[];
+}
+
+/**
+ * A PrometheusRule (monitoring.coreos.com/v1) with the alerts of one node agent: its DaemonSets from
+ * kube-state-metrics, summed over every rollout wave, plus any groups given. Every alert carries
+ * `severity` and `node_agent` labels, the `labels` given, and `summary`, `description` and
+ * `runbook_url` annotations.
+ */
+export class AgentAlerts extends Construct {
+  /** The PrometheusRule object. */
+  public readonly prometheusRule: ApiObject;
+  /** The rule groups as rendered (the PrometheusRule's `spec.groups`). */
+  public readonly ruleGroups: AlertRuleGroup[];
+
+  private readonly renderedGroups: RuleGroupJson[];
+
+  public constructor(scope: Construct, id: string, props: AgentAlertsProps) {
+    super(scope, id);
+    const where = `AgentAlerts ${this.node.path}`;
+    const agent = props.agent;
+    const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
+    const target = { agent: agent.name, namespace: agent.namespace, waves, where };
+    this.ruleGroups = [
+      ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),
+      ...(props.additionalGroups ?? []),
+    ];
+    if (this.ruleGroups.length === 0) {
+      throw new Error(`${where}: no alert rule groups: daemonSetAlerts is false and no additionalGroups were given`);
+    }
+    this.renderedGroups = renderRuleGroups(agent.name, this.ruleGroups, props, where);
+    const name = `${agent.name}-alerts`;
+    this.prometheusRule = new ApiObject(this, 'PrometheusRule', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PrometheusRule',
+      metadata: {
+        name,
+        namespace: agent.namespace,
+        labels: sortedRecord({
+          'app.kubernetes.io/instance': agent.name,
+          'app.kubernetes.io/name': agent.name,
+          'app.kubernetes.io/component': 'alerts',
+          ...props.ruleLabels,
+        }),
+      },
+      spec: { groups: this.renderedGroups },
+    });
+  }
+
+  /** The rules as a Prometheus rule file (YAML-compatible JSON), e.g. for `promtool check rules`. */
+  public toRuleFile(): string {
+    return JSON.stringify({ groups: this.renderedGroups }, undefined, 2);
+  }
+}
+
+function sortedRecord(record: { [key: string]: string }): { [key: string]: string } {
+  const out: { [key: string]: string } = {};
+  for (const key of Object.keys(record).sort()) out[key] = record[key];
+  return out;
+}
