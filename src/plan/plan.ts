@@ -320,6 +320,18 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
         });
       }
     }
+    if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
+      result.push({
+        kind: 'stall',
+        severity: 'error',
+        cause: 'strategy',
+        agent: agent.agent,
+        daemonSets: [ds.id],
+        nodes: ds.replaced,
+        message: `${ds.id} cannot roll out as written: ${rollout.note}`,
+        fix: 'use maxUnavailable (with maxSurge 0) for an agent that binds a host port, and a strategy the API server accepts',
+      });
+    }
     const info = afterById.get(ds.id);
     if (info === undefined || info.syncWave === undefined) continue;
     const covered = afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered;
