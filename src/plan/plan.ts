@@ -156,17 +156,24 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         gained.push({ node: node.name, to: will[0] });
       } else if (will.length === 0) {
         lost.push({ node: node.name, from: was[0] });
-      } else if (was.length === will.length && was.every((id) => will.includes(id))) {
+      } else {
+        const arriving = will.find((id) => !was.includes(id));
+        const leaving = was.find((id) => !will.includes(id));
+        if (arriving !== undefined && leaving !== undefined) {
+          moved.push({ node: node.name, from: leaving, to: arriving });
+          return;
+        }
+        // the same DaemonSets, or one more or one fewer beside them (a duplicate: see the findings)
         let replaced = false;
         for (const id of will) {
-          if (beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
-            replacedBy.set(id, [...(replacedBy.get(id) ?? []), node.name]);
+          if (was.includes(id) && beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
+            const list = replacedBy.get(id);
+            if (list === undefined) replacedBy.set(id, [node.name]);
+            else list.push(node.name);
             replaced = true;
           }
         }
         if (!replaced) untouched++;
-      } else {
-        moved.push({ node: node.name, from: was.find((id) => !will.includes(id)) ?? was[0], to: will.find((id) => !was.includes(id)) ?? will[0] });
       }
     });
 
