@@ -178,7 +178,11 @@ function nodeMoves(agent: AgentPlan): string[] {
   const lines: string[] = [];
   const group = <T extends { node: string }>(items: readonly T[], key: (item: T) => string) => {
     const map = new Map<string, string[]>();
-    for (const item of items) map.set(key(item), [...(map.get(key(item)) ?? []), item.node]);
+    for (const item of items) {
+      const list = map.get(key(item));
+      if (list === undefined) map.set(key(item), [item.node]);
+      else list.push(item.node);
+    }
     return [...map.entries()];
   };
   for (const [key, names] of group(agent.moved, (m) => `${m.from} -> ${m.to}`)) lines.push(`moved ${key}: ${shortList(names, 8)}`);

@@ -392,9 +392,10 @@ function releaseHash(object: Record<string, unknown>): string {
 }
 
 /**
- * A changed rollout group must take a release some group ran before (a promotion or a rollback) or the one the
- * first group takes now (a new release enters at the canary). Any other template change restarts a group that
- * no promotion named: a setting changed in the current props that `previous` does not hold back.
+ * A changed rollout group must take a release some group ran before (a promotion), take the one the first group
+ * runs now (a new release enters at the canary, or every group moves together), or leave the release the first
+ * group runs now (a rollback to the previous release). Any other template change restarts a group that no
+ * promotion named: a setting changed in the current props that `previous` does not hold back.
  */
 function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
   const objects = (set: ManifestSet) => new Map(set.documents.filter((d) => d.object.kind === 'DaemonSet')
@@ -405,8 +406,11 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
   const afterObjects = objects(after);
   const allowed = new Set(agent.daemonSets.filter((d) => beforeObjects.has(d.id)).map((d) => releaseHash(beforeObjects.get(d.id)!)));
   const lead = grouped[0];
-  allowed.add(releaseHash(afterObjects.get(lead.id)!));
-  return grouped.filter((d) => d !== lead && d.podTemplateChanged && !allowed.has(releaseHash(afterObjects.get(d.id)!))).map((d) => ({
+  const leadRelease = releaseHash(afterObjects.get(lead.id)!);
+  allowed.add(leadRelease);
+  // a group leaving the release the lead runs now is rolled back (to the previous release, new to the tree)
+  const rolledBack = (d: DaemonSetPlan) => releaseHash(beforeObjects.get(d.id)!) === leadRelease;
+  return grouped.filter((d) => d !== lead && d.podTemplateChanged && !allowed.has(releaseHash(afterObjects.get(d.id)!)) && !rolledBack(d)).map((d) => ({
     kind: 'held-wave-restart' as const,
     severity: 'error' as const,
     cause: 'template',
