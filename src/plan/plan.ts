@@ -230,7 +230,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     findings.push(...heldWaveFindings(agent, before, after));
   }
   findings.push(...steadyStateFindings(afterReport, afterById, touched));
-  findings.push(...referenceFindings(before, after, touched, afterCovered));
+  const restarting = new Set(agents.flatMap((a) => a.daemonSets.filter((d) => d.podTemplateChanged || d.change === 'created').map((d) => d.id)));
+  findings.push(...referenceFindings(before, after, touched, restarting, afterCovered));
   return {
     podSeconds,
     nodes: sorted.length,
@@ -532,7 +533,7 @@ const CLUSTER_PROVIDED = new Set(['ConfigMap/kube-root-ca.crt']);
  * before-tree had it (the change deletes it): Secrets are often kept out of Git (created by hand, by an external
  * secrets operator or from a sealed secret), so one the tree never held is a warning.
  */
-function referenceFindings(before: ManifestSet, after: ManifestSet, touched: ReadonlySet<string>,
+function referenceFindings(before: ManifestSet, after: ManifestSet, touched: ReadonlySet<string>, restarting: ReadonlySet<string>,
   afterCovered: ReadonlyMap<string, readonly string[]>): Finding[] {
   const present = (set: ManifestSet) => new Set(set.documents
     .filter((d) => d.object.kind === 'ConfigMap' || d.object.kind === 'Secret')
@@ -557,7 +558,9 @@ function referenceFindings(before: ManifestSet, after: ManifestSet, touched: Rea
         daemonSets: [ds.id],
         nodes,
         message: `${ds.id} needs ${ref.kind} ${ds.namespace}/${ref.name} (${ref.from}), which the after-tree ${deleted ? 'deletes' : 'does not hold'}`
-          + (error ? `: its new pods on ${nodeList(nodes)} stay in ContainerCreating` : ': make sure it exists in the cluster (created outside the tree)'),
+          + (!error ? ': make sure it exists in the cluster (created outside the tree)'
+            : restarting.has(ds.id) ? `: its new pods on ${nodeList(nodes)} stay in ContainerCreating`
+              : `: its running pods on ${nodeList(nodes)} keep running, but one restarted or on a new node stays in ContainerCreating`),
         fix: deleted ? `keep ${ref.kind} ${ref.name} in the tree until no pod template names it`
           : ref.kind === 'ConfigMap' ? `add ConfigMap ${ref.name} to the tree (same namespace), or mark the reference optional`
             : `create Secret ${ref.name} in namespace ${ds.namespace} before the change syncs, or mark the reference optional`,
