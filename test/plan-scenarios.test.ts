@@ -107,9 +107,15 @@ describe('a pod that never starts', () => {
 
   test('an untolerated taint on a node the agent targets', () => {
     const nodes = inventory([{ name: 'a' }, { name: 'spot-1', taints: [{ key: 'spot', value: 'true', effect: 'NoExecute' }] }]);
-    const report = plan([daemonSet('agent')], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
+    const spot = [{ key: 'spot', operator: 'Exists' }];
+    const report = plan([daemonSet('agent', { tolerations: spot })], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
     expect(summary(report)).toEqual([['never-starts', 'toleration', ['spot-1']]]);
-    expect(report.findings[0].fix).toContain('spot=true:NoExecute');
+    expect(report.agents[0].lost).toEqual([{ node: 'spot-1', from: 'agents/agent' }]);
+    expect(report.findings[0]).toMatchObject({ severity: 'error', fix: expect.stringContaining('spot=true:NoExecute') });
+    // the same gap in the before-tree: not the change's doing, a standing warning
+    const standing = plan([daemonSet('agent')], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
+    expect(standing.findings).toMatchObject([{ kind: 'never-starts', severity: 'warning', standing: true, nodes: ['spot-1'] }]);
+    expect(standing.findings[0].message).toMatch(/\(already so before the change\)$/);
   });
 });
 

@@ -32,6 +32,8 @@ Findings (exit code 1), for the agents the change touches:
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)
+A finding the before-tree has too (same DaemonSets, same nodes) is a warning: the change does not
+cause it (\`coverage\` reports the standing state).
 
 Flags:
   --nodes FILE        node inventory: \`kubectl get nodes -o json\` output (required)

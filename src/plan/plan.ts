@@ -98,6 +98,12 @@ export interface Finding {
   readonly nodes: readonly string[];
   readonly message: string;
   readonly fix: string;
+  /** the before-tree has the same finding: the change does not cause it (then a warning) */
+  readonly standing?: boolean;
+}
+
+function findingKey(finding: Finding): string {
+  return [finding.kind, finding.cause, finding.daemonSets.join(','), finding.nodes.join(',')].join('\0');
 }
 
 export interface PlanReport {
@@ -223,15 +229,26 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     };
   });
 
+  const facts = new Map(sorted.map((n) => [n.name, n]));
   for (const agent of agents) {
     if (!touched.has(agent.agent)) continue;
     findings.push(...moveFindings(agent, beforeById, afterById));
-    findings.push(...stallFindings(agent, afterById, afterReport, sorted));
+    findings.push(...stallFindings(agent, afterById, afterReport, facts));
     findings.push(...heldWaveFindings(agent, before, after));
   }
-  findings.push(...steadyStateFindings(afterReport, afterById, touched));
+  // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
+  // not the change's doing, and is a warning marked standing.
   const restarting = new Set(agents.flatMap((a) => a.daemonSets.filter((d) => d.podTemplateChanged || d.change === 'created').map((d) => d.id)));
-  findings.push(...referenceFindings(before, after, touched, restarting, afterCovered));
+  const beforeCovered = new Map(beforeReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const standing = new Set([
+    ...steadyStateFindings(beforeReport, beforeById, touched),
+    ...referenceFindings(before, before, touched, new Set(), beforeCovered),
+  ].map(findingKey));
+  for (const finding of [...steadyStateFindings(afterReport, afterById, touched), ...referenceFindings(before, after, touched, restarting, afterCovered)]) {
+    findings.push(standing.has(findingKey(finding))
+      ? { ...finding, severity: 'warning', standing: true, message: `${finding.message} (already so before the change)` }
+      : finding);
+  }
   return {
     podSeconds,
     nodes: sorted.length,
@@ -303,9 +320,8 @@ function moveFindings(agent: AgentPlan, beforeById: ReadonlyMap<string, DaemonSe
 }
 
 function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
-  nodes: readonly NodeFacts[]): Finding[] {
+  facts: ReadonlyMap<string, NodeFacts>): Finding[] {
   const result: Finding[] = [];
-  const facts = new Map(nodes.map((n) => [n.name, n]));
   for (const ds of agent.daemonSets) {
     const rollout = ds.rollout;
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
@@ -440,35 +456,22 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
       fix: 'give one of them another host port, or keep them off each other\'s nodes (nodeSelector / affinity)',
     });
   }
-  // Pairs of DaemonSets on one node whose anti-affinity keeps one pod Pending; same-agent pairs without it run twice.
-  const onNode = new Map<string, string[]>();
-  for (const ds of report.daemonSets) {
-    for (const node of ds.covered) {
-      const list = onNode.get(node);
-      if (list === undefined) onNode.set(node, [ds.info.id]);
-      else list.push(ds.info.id);
+  // Pairs of DaemonSets on one node whose anti-affinity keeps one pod Pending; same-agent pairs without it run
+  // twice. The pairs are decided once, then their nodes are the intersection of two sorted coverage lists.
+  const pairs: { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[] }[] = [];
+  const list = report.daemonSets;
+  for (let i = 0; i < list.length; i++) {
+    for (let j = i + 1; j < list.length; j++) {
+      const a = list[i].info;
+      const b = list[j].info;
+      if (!touched.has(a.agent) && !touched.has(b.agent)) continue;
+      const separated = antiAffinitySeparates(a, b);
+      if (!separated && a.agent !== b.agent) continue;
+      const nodes = intersectSorted(list[i].covered, list[j].covered);
+      if (nodes.length > 0) pairs.push({ a, b, separated, nodes });
     }
   }
-  const pairs = new Map<string, { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[] }>();
-  for (const [node, ids] of onNode) {
-    for (let i = 0; i < ids.length; i++) {
-      for (let j = i + 1; j < ids.length; j++) {
-        const a = byId.get(ids[i])!;
-        const b = byId.get(ids[j])!;
-        if (!touched.has(a.agent) && !touched.has(b.agent)) continue;
-        const key = `${a.id}\0${b.id}`;
-        let pair = pairs.get(key);
-        if (pair === undefined) {
-          pair = { a, b, separated: antiAffinitySeparates(a, b), nodes: [] };
-          pairs.set(key, pair);
-        }
-        if (pair.separated || a.agent === b.agent) pair.nodes.push(node);
-      }
-    }
-  }
-  for (const { a, b, separated, nodes } of pairs.values()) {
-    if (nodes.length === 0) continue;
-    nodes.sort(compare);
+  for (const { a, b, separated, nodes } of pairs) {
     if (separated) {
       result.push({
         kind: 'never-starts',
@@ -520,6 +523,26 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
         message: `${group.ds} targets ${nodeList(group.nodes)} but does not tolerate ${group.taints}: no pod of ${agent.agent} ever runs there`,
         fix: `add a toleration for ${group.taints} (or leave the nodes out on purpose with nodeSelector / affinity)`,
       });
+    }
+  }
+  return result;
+}
+
+/** The names in both lists, each sorted in node order (coverage lists are). */
+function intersectSorted(a: readonly string[], b: readonly string[]): string[] {
+  const result: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const order = compare(a[i], b[j]);
+    if (order === 0) {
+      result.push(a[i]);
+      i++;
+      j++;
+    } else if (order < 0) {
+      i++;
+    } else {
+      j++;
     }
   }
   return result;
