@@ -1,9 +1,9 @@
 /** The README's plan of the rollout example's canary stage is what `node-agents plan --markdown` prints now. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { PLAN_CANARY_FILE, planCanary } from '../examples/log-collector-rollout/plan-canary';
+import { PLAN_CANARY_FILE, planCanary } from '../examples/plan-canary';
 
-test('examples/log-collector-rollout/plan-canary.md is current (regenerate: npx ts-node --project test/tsconfig.json examples/log-collector-rollout/plan-canary.ts)', () => {
+test('examples/log-collector-rollout/plan-canary.md is current (regenerate: npx ts-node --project test/tsconfig.json examples/plan-canary.ts)', () => {
   const { markdown, code } = planCanary();
   expect(code).toBe(0);
   expect(markdown).toContain('| logs | 1 of 3 | 1 | 0 | 0 | 0 | 19 | expected 40 s |');

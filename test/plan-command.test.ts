@@ -51,8 +51,14 @@ test('--json: the documented shape', () => {
   expect(step).toMatchObject({ before: `${DIST}/1-canary`, after: `${DIST}/2-wave-1`, safe: true, findings: [] });
   const wave = step.agents[0].daemonSets.find((d: { id: string }) => d.id === 'observability/logs-wave-1');
   expect(wave).toMatchObject({
-    change: 'changed', podTemplateChanged: true, versionBefore: '4.1.1', versionAfter: '4.2.3', replaced: ['worker-a-4', 'worker-b-2', 'worker-c-3'],
-    rollout: { nodes: 3, podsAtOnce: 1, batches: 3, batchSize: 1, lastBatchSize: 1, cycleSeconds: 40, seconds: 120, terminationGracePeriodSeconds: 60 },
+    change: 'changed',
+    podTemplateChanged: true,
+    versionBefore: '4.1.1',
+    versionAfter: '4.2.3',
+    replaced: ['worker-a-4', 'worker-b-2', 'worker-c-3'],
+    rollout: {
+      nodes: 3, podsAtOnce: 1, batches: 3, batchSize: 1, lastBatchSize: 1, cycleSeconds: 40, seconds: 120, terminationGracePeriodSeconds: 60,
+    },
   });
 });
 

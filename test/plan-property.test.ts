@@ -6,12 +6,12 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import { AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../src';
+import { Manifest, synthManifests } from './util/manifests';
+import { daemonSet, inventory, TestNode, tree } from './util/plan';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { ManifestSet } from '../src/coverage/manifests';
 import { estimateRollout } from '../src/estimate/estimate';
 import { planChange } from '../src/plan/plan';
-import { Manifest, synthManifests } from './util/manifests';
-import { daemonSet, inventory, TestNode, tree } from './util/plan';
 
 const WAVE_NAMES = ['canary', 'wave-1', 'wave-2'];
 const RELEASES = ['example.com/scanner:1', 'example.com/scanner:2', 'example.com/scanner:3'];
@@ -66,7 +66,10 @@ const stagePairArb = fc.oneof(
       const previous = withPrevious ? current - 1 : undefined;
       // a new agent (no previous) renders at least its first wave
       const promoted = (n: number, waves: readonly string[]) => Math.max(previous === undefined ? 1 : 0, Math.min(n, waves.length + 1));
-      return [{ waves: wavesA, promoted: promoted(a, wavesA), current, previous }, { waves: wavesB, promoted: promoted(b, wavesB), current, previous }];
+      return [
+        { waves: wavesA, promoted: promoted(a, wavesA), current, previous },
+        { waves: wavesB, promoted: promoted(b, wavesB), current, previous },
+      ];
     }),
   fc.record({ waves: wavesArb, b: fc.nat(4), current: fc.constantFrom(1, 2) })
     .map(({ waves, b, current }): [Stage, Stage] => [

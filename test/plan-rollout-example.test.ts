@@ -49,7 +49,7 @@ test.each([
 
 test('node counts per wave: canary 1, wave-1 3, fleet 16 (Windows and Fargate nodes excluded)', () => {
   const counts = Object.fromEntries(plan('0-before', '1-canary').agents[0].daemonSets.map((d) => [d.rolloutGroup, d.nodesAfter]));
-  expect(counts).toEqual({ canary: CANARY.length, 'wave-1': WAVE_1.length, 'fleet': FLEET.length });
+  expect(counts).toEqual({ 'canary': CANARY.length, 'wave-1': WAVE_1.length, 'fleet': FLEET.length });
 });
 
 test('3-fleet -> 4-done (removing previous): nothing happens on any node', () => {

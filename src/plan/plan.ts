@@ -244,7 +244,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     ...steadyStateFindings(beforeReport, beforeById, touched),
     ...referenceFindings(before, before, touched, new Set(), beforeCovered),
   ].map(findingKey));
-  for (const finding of [...steadyStateFindings(afterReport, afterById, touched), ...referenceFindings(before, after, touched, restarting, afterCovered)]) {
+  const found = [...steadyStateFindings(afterReport, afterById, touched), ...referenceFindings(before, after, touched, restarting, afterCovered)];
+  for (const finding of found) {
     findings.push(standing.has(findingKey(finding))
       ? { ...finding, severity: 'warning', standing: true, message: `${finding.message} (already so before the change)` }
       : finding);
@@ -273,7 +274,14 @@ function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: 
   const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
   if (pace.type === 'OnDelete') {
     return {
-      pace, nodes: paced, podsAtOnce: 0, batches: 0, batchSize: 0, lastBatchSize: 0, cycleSeconds: wave.cycleSeconds, ...grace,
+      pace,
+      nodes: paced,
+      podsAtOnce: 0,
+      batches: 0,
+      batchSize: 0,
+      lastBatchSize: 0,
+      cycleSeconds: wave.cycleSeconds,
+      ...grace,
       note: 'OnDelete: nothing happens until the pods are deleted; each node gets the new pod when its pod is deleted (by hand or by an operator)',
     };
   }
@@ -427,7 +435,8 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
   allowed.add(leadRelease);
   // a group leaving the release the lead runs now is rolled back (to the previous release, new to the tree)
   const rolledBack = (d: DaemonSetPlan) => releaseHash(beforeObjects.get(d.id)!) === leadRelease;
-  return grouped.filter((d) => d !== lead && d.podTemplateChanged && !allowed.has(releaseHash(afterObjects.get(d.id)!)) && !rolledBack(d)).map((d) => ({
+  const restarted = (d: DaemonSetPlan) => d !== lead && d.podTemplateChanged && !allowed.has(releaseHash(afterObjects.get(d.id)!)) && !rolledBack(d);
+  return grouped.filter(restarted).map((d) => ({
     kind: 'held-wave-restart' as const,
     severity: 'error' as const,
     cause: 'template',

@@ -1,8 +1,8 @@
 /** Helpers for the plan tests: trees from synthesized manifests, small inventories. */
+import { Manifest, validateManifests } from './manifests';
 import { manifestSet, ManifestSet } from '../../src/coverage/manifests';
 import { NodeFacts, nodeFacts } from '../../src/coverage/nodes';
 import { NodeJson, TaintJson } from '../../src/scheduling/types';
-import { Manifest, validateManifests } from './manifests';
 
 export const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';
 
