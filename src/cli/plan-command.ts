@@ -176,20 +176,20 @@ function timeText(agent: AgentPlan): string {
   return `expected ${formatDuration(agent.seconds)}${how}${manual}`;
 }
 
-function nodeMoves(agent: AgentPlan): string[] {
+function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names, 8), arrow = '->'): string[] {
   const lines: string[] = [];
   const group = <T extends { node: string }>(items: readonly T[], key: (item: T) => string) => {
     const map = new Map<string, string[]>();
     for (const item of items) {
-      const list = map.get(key(item));
-      if (list === undefined) map.set(key(item), [item.node]);
-      else list.push(item.node);
+      const names = map.get(key(item));
+      if (names === undefined) map.set(key(item), [item.node]);
+      else names.push(item.node);
     }
     return [...map.entries()];
   };
-  for (const [key, names] of group(agent.moved, (m) => `${m.from} -> ${m.to}`)) lines.push(`moved ${key}: ${shortList(names, 8)}`);
-  for (const [key, names] of group(agent.gained, (g) => g.to)) lines.push(`gain the agent (${key}): ${shortList(names, 8)}`);
-  for (const [key, names] of group(agent.lost, (l) => l.from)) lines.push(`lose the agent (${key} gone): ${shortList(names, 8)}`);
+  for (const [key, names] of group(agent.moved, (m) => `${m.from} ${arrow} ${m.to}`)) lines.push(`moved ${key}: ${list(names)}`);
+  for (const [key, names] of group(agent.gained, (g) => g.to)) lines.push(`gain the agent (${key}): ${list(names)}`);
+  for (const [key, names] of group(agent.lost, (l) => l.from)) lines.push(`lose the agent (${key} no longer covers them): ${list(names)}`);
   return lines;
 }
 
@@ -261,7 +261,7 @@ export function planMarkdown(steps: readonly PlanStep[]): string {
       for (const d of agent.daemonSets.filter((x) => x.rollout !== undefined)) {
         out += `- Batches of \`${d.id}\`: ${batchText(d).slice(d.id.length + 2)}  \n  Replaced: ${mdList(d.replaced)}\n`;
       }
-      for (const line of nodeMoves(agent)) out += `- ${line}\n`;
+      for (const line of nodeMoves(agent, (names) => mdList(names), '→')) out += `- ${line.replace(/^(moved|gain the agent|lose the agent)/, (w) => w[0].toUpperCase() + w.slice(1))}\n`;
       out += '\n</details>\n';
     }
   }

@@ -291,7 +291,10 @@ function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: 
   const lastBatchSize = paced - Math.max(0, batches - 1) * podsAtOnce;
   const base = { pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, ...grace };
   if (wave.problem !== undefined) return { ...base, note: wave.problem };
-  return { ...base, seconds: batches * wave.cycleSeconds, note: later === '' ? undefined : later.slice(2) };
+  // a surge replacement runs the old and the new pod side by side by design: not a two-pods finding
+  const surge = pace.mode === 'surge' ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
+  const note = `${surge}${later}`;
+  return { ...base, seconds: batches * wave.cycleSeconds, note: note === '' ? undefined : note.slice(2) };
 }
 
 const ANTI_AFFINITY_FIX = 'give every DaemonSet of the agent a required podAntiAffinity on kubernetes.io/hostname against the agent\'s pods of the other rollout groups '
