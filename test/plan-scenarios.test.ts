@@ -129,6 +129,16 @@ describe('a rollout that stalls', () => {
     expect(plan([daemonSet('agent', { tolerations: all })], [daemonSet('agent', { tolerations: all, strategy: wide, image: 'example.com/agent:2' })], nodes).findings).toEqual([]);
   });
 
+  test('a NotReady node under sync-wave gating stalls even inside a wider budget (the wave never turns Healthy)', () => {
+    const nodes = inventory([{ name: 'a' }, { name: 'b', ready: 'Unknown' }, { name: 'c' }]);
+    const gated = (image: string) => daemonSet('agent', {
+      image, tolerations: [{ operator: 'Exists' }], strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } }, annotations: { [ARGOCD_SYNC_WAVE]: '2' },
+    });
+    const report = plan([gated('example.com/agent:1')], [gated('example.com/agent:2')], nodes);
+    expect(summary(report)).toEqual([['stall', 'not-ready', ['b']]]);
+    expect(report.findings[0].message).toContain('the wave stays Progressing and the next waves never sync');
+  });
+
   test('a NotReady node the DaemonSet does not tolerate is outside the rollout: no stall', () => {
     const nodes = inventory([{ name: 'a' }, { name: 'b', ready: 'False' }]);
     const report = plan([daemonSet('agent')], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);

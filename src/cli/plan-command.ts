@@ -27,7 +27,8 @@ Findings (exit code 1), for the agents the change touches:
                       anti-affinity (or shared host port) holds back, or two DaemonSets covering it
   never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
   stall               a rollout that stops or is not gated: NotReady nodes filling the update
-                      budget, an Argo CD sync wave with zero nodes, OnDelete under sync waves,
+                      budget (or any under an Argo CD sync wave: it never turns Healthy), an
+                      Argo CD sync wave with zero nodes, OnDelete under sync waves,
                       a strategy the API server rejects or that deadlocks on a host port
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;

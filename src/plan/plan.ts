@@ -341,7 +341,15 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
       // good. With as many such nodes as pods at once, the controller replaces no other pod.
       const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
       const notReady = ds.replaced.filter((n) => covered.has(n) && ['False', 'Unknown'].includes(facts.get(n)!.ready));
-      if (notReady.length > 0 && notReady.length >= rollout.podsAtOnce) {
+      // Argo CD's DaemonSet health waits for numberAvailable = desiredNumberScheduled: under sync-wave gating
+      // one such node keeps the wave Progressing, and the next waves never sync.
+      const gated = ds.syncWave !== undefined;
+      if (notReady.length > 0 && (notReady.length >= rollout.podsAtOnce || gated)) {
+        const why = notReady.length >= rollout.podsAtOnce
+          ? `${nodeList(notReady)} NotReady inside a budget of ${rollout.podsAtOnce} pod${rollout.podsAtOnce === 1 ? '' : 's'} at once; `
+            + 'their new pods never become available, so the controller replaces no other pod'
+          : `${nodeList(notReady)} NotReady under Argo CD sync wave ${ds.syncWave}: their new pods never become available, `
+            + 'so the wave stays Progressing and the next waves never sync';
         result.push({
           kind: 'stall',
           severity: 'error',
@@ -349,9 +357,8 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
           agent: agent.agent,
           daemonSets: [ds.id],
           nodes: notReady,
-          message: `${ds.id} stalls: ${nodeList(notReady)} NotReady inside a budget of ${rollout.podsAtOnce} pod${rollout.podsAtOnce === 1 ? '' : 's'} at once; `
-            + 'their pods stay unavailable, so the controller replaces no other pod',
-          fix: `bring the nodes back (or delete the Node objects of machines that are gone), or raise maxUnavailable above ${notReady.length}`,
+          message: `${ds.id} stalls: ${why}`,
+          fix: `bring the nodes back (or delete the Node objects of machines that are gone)${gated ? '' : `, or raise maxUnavailable above ${notReady.length}`}`,
         });
       }
     }
