@@ -155,6 +155,14 @@ describe('a rollout that stalls', () => {
     expect(report.agents[0].sequential).toBe(true);
   });
 
+  test('a changed selector: the API server rejects the update', () => {
+    const relabelled = daemonSet('agent', { image: 'example.com/agent:2' });
+    relabelled.spec.selector.matchLabels.tier = 'node';
+    relabelled.spec.template.metadata.labels.tier = 'node';
+    const report = plan([daemonSet('agent')], [relabelled]);
+    expect(summary(report)).toEqual([['stall', 'immutable-selector', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+  });
+
   test('an OnDelete DaemonSet under sync-wave gating', () => {
     const onDelete = (image: string) => daemonSet('agent', { image, strategy: { type: 'OnDelete' }, annotations: { [ARGOCD_SYNC_WAVE]: '1' } });
     const report = plan([onDelete('example.com/agent:1')], [onDelete('example.com/agent:2')]);

@@ -29,7 +29,8 @@ Findings (exit code 1), for the agents the change touches:
   stall               a rollout that stops or is not gated: NotReady nodes filling the update
                       budget (or any under an Argo CD sync wave: it never turns Healthy), an
                       Argo CD sync wave with zero nodes, OnDelete under sync waves,
-                      a strategy the API server rejects or that deadlocks on a host port
+                      a strategy the API server rejects or that deadlocks on a host port,
+                      a changed spec.selector (immutable: the update is rejected)
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)

@@ -90,7 +90,10 @@ export interface Finding {
   readonly kind: FindingKind;
   /** errors make the plan unsafe (exit 1); warnings are printed only */
   readonly severity: 'error' | 'warning';
-  /** the finer reason: move, duplicate, host-port, anti-affinity, toleration, not-ready, empty-wave, on-delete, ConfigMap, Secret */
+  /**
+   * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
+   * empty-wave, on-delete, strategy, immutable-selector (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
+   */
   readonly cause: string;
   readonly agent?: string;
   readonly daemonSets: readonly string[];
@@ -235,6 +238,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     findings.push(...moveFindings(agent, beforeById, afterById));
     findings.push(...stallFindings(agent, afterById, afterReport, facts));
     findings.push(...heldWaveFindings(agent, before, after));
+    findings.push(...selectorFindings(agent, before, after));
   }
   // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
   // not the change's doing, and is a warning marked standing.
@@ -433,12 +437,10 @@ function releaseHash(object: Record<string, unknown>): string {
  * promotion named: a setting changed in the current props that `previous` does not hold back.
  */
 function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
-  const objects = (set: ManifestSet) => new Map(set.documents.filter((d) => d.object.kind === 'DaemonSet')
-    .map((d) => [`${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`, d.object as Record<string, unknown>]));
   const grouped = agent.daemonSets.filter((d) => d.rolloutGroup !== undefined && d.change !== 'deleted');
   if (grouped.length === 0) return [];
-  const beforeObjects = objects(before);
-  const afterObjects = objects(after);
+  const beforeObjects = daemonSetObjects(before);
+  const afterObjects = daemonSetObjects(after);
   const allowed = new Set(agent.daemonSets.filter((d) => beforeObjects.has(d.id)).map((d) => releaseHash(beforeObjects.get(d.id)!)));
   const lead = grouped[0];
   const leadRelease = releaseHash(afterObjects.get(lead.id)!);
@@ -456,6 +458,29 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
     message: `${d.id} (rollout group "${d.rolloutGroup}") restarts its pods on ${nodeList(d.replaced)} with a pod template no group ran before `
       + `and ${lead.id} does not take: a change reaches a wave that was not promoted`,
     fix: 'give the setting that changed its old value in `rollout.previous` (the held groups keep the previous release), or promote the wave',
+  }));
+}
+
+/** The DaemonSet objects of a tree by id. */
+function daemonSetObjects(set: ManifestSet): Map<string, Record<string, unknown>> {
+  return new Map(set.documents.filter((d) => d.object.kind === 'DaemonSet')
+    .map((d) => [`${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`, d.object as Record<string, unknown>]));
+}
+
+/** spec.selector of a live DaemonSet is immutable: the API server rejects the update, so nothing of it rolls out. */
+function selectorFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
+  const was = daemonSetObjects(before);
+  const will = daemonSetObjects(after);
+  const selector = (object: Record<string, unknown>) => canonicalHash((object.spec as Record<string, unknown>).selector ?? null);
+  return agent.daemonSets.filter((d) => d.change === 'changed' && selector(was.get(d.id)!) !== selector(will.get(d.id)!)).map((d) => ({
+    kind: 'stall' as const,
+    severity: 'error' as const,
+    cause: 'immutable-selector',
+    agent: agent.agent,
+    daemonSets: [d.id],
+    nodes: d.replaced,
+    message: `${d.id} changes spec.selector, which is immutable: the API server rejects the update (Argo CD's sync fails), so none of its changes reach the nodes`,
+    fix: 'keep the selector as it is, or delete and recreate the DaemonSet (Argo CD: the Replace=true sync option), which replaces every pod at once',
   }));
 }
 
