@@ -25,7 +25,7 @@ test('--before/--after on the canary stage: text, exit 0', () => {
   expect(r.stdout).toContain(`Plan: ${DIST}/0-before -> ${DIST}/1-canary on 23 nodes`);
   expect(r.stdout).toContain('logs: 1 replaced, 19 untouched; expected 40 s');
   expect(r.stdout).toContain('replaced by observability/logs-canary: worker-a-1');
-  expect(r.stdout).toContain('batches observability/logs-canary: 1 batch of 1 (maxUnavailable 1), 40 s each: 40 s');
+  expect(r.stdout).toContain('batches observability/logs-canary: 1 batch of 1 (maxUnavailable 1), 40 s each (old pod\'s grace period up to 1 min): 40 s');
   expect(r.stdout).toContain('No findings: safe to apply.');
   expect(r.stdout.split('\n').every((l) => l === l.trimEnd())).toBe(true);
 });

@@ -156,7 +156,9 @@ function batchText(ds: DaemonSetPlan): string {
     : r.lastBatchSize === r.batchSize ? `${r.batches} batches of ${r.batchSize}`
       : `${r.batches - 1} batches of ${r.batchSize}, then 1 of ${r.lastBatchSize}`;
   const time = r.seconds === undefined ? 'no automatic rollout' : formatDuration(r.seconds);
-  return `${ds.id}: ${sizes} (${paceText(r.pace)}), ${formatDuration(r.cycleSeconds)} each: ${time}${r.note !== undefined ? `; ${r.note}` : ''}`;
+  // the pod cycle includes the old pod's termination; its grace period is how long that may take at worst
+  const grace = r.terminationGracePeriodSeconds === undefined ? '' : ` (old pod's grace period up to ${formatDuration(r.terminationGracePeriodSeconds)})`;
+  return `${ds.id}: ${sizes} (${paceText(r.pace)}), ${formatDuration(r.cycleSeconds)} each${grace}: ${time}${r.note !== undefined ? `; ${r.note}` : ''}`;
 }
 
 /** A one-line summary of what an agent's nodes go through. */
