@@ -2,6 +2,7 @@
  * node-agents plan on the committed upgrade example (examples/log-collector-rollout/dist/<stage>/) and the
  * example inventory: each stage replaces the pods of the promoted wave only, and says so.
  */
+import * as fs from 'fs';
 import * as path from 'path';
 import { loadManifests, loadNodeList } from '../src/coverage/load';
 import { nodeFacts } from '../src/coverage/nodes';
@@ -70,4 +71,24 @@ test('skipping stages (0-before -> 3-fleet): every wave at once, in parallel wit
   expect(report.agents[0].replaced).toEqual([...CANARY, ...WAVE_1, ...FLEET].sort());
   expect(report.agents[0]).toMatchObject({ sequential: false, seconds: 160 });
   expect(report.findings).toEqual([]);
+});
+
+describe.each(fs.readdirSync(path.join(ROOT, 'examples/inventories')).filter((f) => f.endsWith('.json')))('on examples/inventories/%s', (file) => {
+  const nodes = nodeFacts(loadNodeList(`examples/inventories/${file}`, ROOT));
+  // counted from the inventory itself: Linux, non-virtual nodes by their wave label (the fleet: any other)
+  const linux = nodes.filter((n) => n.platform === 'linux');
+  const expected: Record<string, number> = {
+    'canary': linux.filter((n) => n.labels['node-agents.cdk8s.io/rollout-wave'] === 'canary').length,
+    'wave-1': linux.filter((n) => n.labels['node-agents.cdk8s.io/rollout-wave'] === 'wave-1').length,
+  };
+  expected.fleet = linux.length - expected.canary - expected['wave-1'];
+
+  test.each([['0-before', '1-canary', 'canary'], ['1-canary', '2-wave-1', 'wave-1'], ['2-wave-1', '3-fleet', 'fleet']])('%s -> %s replaces the %s nodes only', (before, after, group) => {
+    const report = planChange(loadManifests([`${DIST}/${before}`], ROOT), loadManifests([`${DIST}/${after}`], ROOT), nodes);
+    const agent = report.agents[0];
+    expect(agent.daemonSets.map((d) => [d.rolloutGroup, d.replaced.length])).toEqual(
+      ['canary', 'wave-1', 'fleet'].map((g) => [g, g === group ? expected[g] : 0]));
+    expect(agent.replaced).toHaveLength(expected[group]);
+    expect(agent.untouched).toBe(linux.length - expected[group]);
+  });
 });
