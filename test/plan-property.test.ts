@@ -7,7 +7,7 @@ import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import { AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
-import { daemonSet, inventory, TestNode, tree } from './util/plan';
+import { daemonSet, inventory, rolloutStage, TestNode, tree } from './util/plan';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { ManifestSet } from '../src/coverage/manifests';
 import { estimateRollout } from '../src/estimate/estimate';
@@ -16,16 +16,9 @@ import { planChange } from '../src/plan/plan';
 const WAVE_NAMES = ['canary', 'wave-1', 'wave-2'];
 const RELEASES = ['example.com/scanner:1', 'example.com/scanner:2', 'example.com/scanner:3'];
 
-/**
- * The rollout prop of one stage. The only place the tests give `previous`: the release the groups not yet
- * promoted keep (undefined: a new agent).
- */
+/** The rollout prop of one stage (labelled waves, the first `promoted` groups promoted). */
 function rolloutOf(waves: readonly string[], promoted: number, previousImage: string | undefined): AgentRollout {
-  return {
-    waves: waves.map((w) => RolloutWave.labelled(w)),
-    promoted: Promotion.groups(promoted),
-    previous: previousImage === undefined ? undefined : { image: previousImage },
-  };
+  return rolloutStage(waves.map((w) => RolloutWave.labelled(w)), Promotion.groups(promoted), previousImage);
 }
 
 interface Stage {

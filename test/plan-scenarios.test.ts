@@ -8,7 +8,7 @@ import {
   Promotion, RolloutWave,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
-import { daemonSet, inventory, tree } from './util/plan';
+import { daemonSet, inventory, rolloutStage, tree } from './util/plan';
 import { Finding, planChange, PlanReport } from '../src/plan/plan';
 
 const NODES = inventory([
@@ -171,7 +171,7 @@ describe('a rollout that stalls', () => {
 });
 
 describe('a held wave whose pod template changes', () => {
-  const rollout = (promoted: Promotion): AgentRollout => ({ waves: WAVES, promoted, previous: { image: 'example.com/scanner:1' } });
+  const rollout = (promoted: Promotion): AgentRollout => rolloutStage(WAVES, promoted, 'example.com/scanner:1');
 
   test('a setting changed outside `previous` restarts the waves that were not promoted', () => {
     const before = scanner('example.com/scanner:2', rollout(Promotion.through('canary')));
@@ -226,7 +226,7 @@ describe('one ordinary change per agent kind: a new version on the canary', () =
 
   test.each(cases)('%s', (kind, build, repository) => {
     const [v1, v2] = kind === 'GpuDriverDaemonSet' ? ['550.90.07-ubuntu22.04', '550.127.05-ubuntu22.04'] : kind === 'NodeExporterDaemonSet' ? ['v1.8.2', 'v1.9.1'] : ['1.0.0', '2.0.0'];
-    const stage = (promoted: Promotion) => synth((chart) => build(chart, `${repository}:${v2}`, { waves: WAVES, promoted, previous: { image: `${repository}:${v1}` } }));
+    const stage = (promoted: Promotion) => synth((chart) => build(chart, `${repository}:${v2}`, rolloutStage(WAVES, promoted, `${repository}:${v1}`)));
     const nodes = kind === 'GpuDriverDaemonSet' ? gpuNodes : NODES;
     const report = plan(stage(Promotion.none()), stage(Promotion.through('canary')), nodes);
     expect(report.agents).toHaveLength(1);
