@@ -15,7 +15,7 @@ const ZONES = ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'];
 const RUNS = 9;
 
 /** A deterministic mix like the example inventory: control plane, GPU, spot, Windows, Fargate, NotReady, waves. */
-function syntheticNodes(count: number): NodeJson[] {
+export function syntheticNodes(count: number): NodeJson[] {
   const nodes: NodeJson[] = [];
   for (let i = 0; i < count; i++) {
     const labels: Record<string, string> = {
@@ -139,4 +139,5 @@ function main(): void {
   }
 }
 
-main();
+// plan.bench.ts imports the synthetic inventory: run only when started as a script
+if (require.main === module) main();

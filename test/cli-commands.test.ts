@@ -44,7 +44,7 @@ describe('node-agents (no command, help, unknown command)', () => {
     expect(r.stdout).toContain('label');
   });
 
-  test.each(['coverage', 'label', 'estimate'])('%s --help: the command\'s flags, exit 0', (command) => {
+  test.each(['coverage', 'label', 'estimate', 'plan'])('%s --help: the command\'s flags, exit 0', (command) => {
     const r = run(command, '--help');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Usage: node-agents ${command}`);
@@ -55,7 +55,7 @@ describe('node-agents (no command, help, unknown command)', () => {
   test('unknown command: exit 2, lists the commands', () => {
     const r = run('cover');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('node-agents: unknown command "cover"; the commands are coverage, label, estimate (node-agents --help)\n');
+    expect(r.stderr).toBe('node-agents: unknown command "cover"; the commands are coverage, label, estimate, plan (node-agents --help)\n');
   });
 });
 

@@ -2,6 +2,7 @@ import { UsageError } from './args';
 import { coverageCommand } from './coverage-command';
 import { estimateCommand } from './estimate-command';
 import { labelCommand } from './label-command';
+import { planCommand } from './plan-command';
 
 /** Where the CLI writes and which directory relative paths start from: process streams, or buffers in tests. */
 export interface CliIo {
@@ -20,6 +21,8 @@ Commands:
              host port clashes
   label      assign nodes to rollout waves: kubectl label commands, JSON or node-pool labels
   estimate   rollout time per agent and wave, pods at once, blast radius
+  plan       what a change of manifests does on every node: pods replaced, moved, added,
+             removed, batches and time, and what can go wrong (two pods, stalls, restarts)
 
 Run \`node-agents <command> --help\` for a command's flags.
 The node inventory is the output of \`kubectl get nodes -o json\`.
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => number> =
   coverage: coverageCommand,
   label: labelCommand,
   estimate: estimateCommand,
+  plan: planCommand,
 };
 
 /**

@@ -478,8 +478,7 @@ function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string
       for (let b = a + 1; b < binders.length; b++) {
         for (const pa of byId.get(binders[a])!.info.hostPorts) {
           for (const pb of byId.get(binders[b])!.info.hostPorts) {
-            if (pa.port !== pb.port || pa.protocol !== pb.protocol) continue;
-            if (pa.hostIP !== '' && pb.hostIP !== '' && pa.hostIP !== pb.hostIP) continue;
+            if (!hostPortsOverlap(pa, pb)) continue;
             const key = `${binders[a]}\0${binders[b]}\0${pa.protocol}/${pa.port}`;
             const group = groups.get(key) ?? { ds: [binders[a], binders[b]], port: pa, nodes: [] };
             // several port pairs of the same two DaemonSets may clash on one node: list the node once
@@ -552,4 +551,9 @@ export function explainPlacement(placement: Placement): string {
 function nodeList(names: readonly string[]): string {
   const shown = names.slice(0, 5).join(', ');
   return `${names.length} node${names.length === 1 ? '' : 's'} (${shown}${names.length > 5 ? `, … ${names.length - 5} more` : ''})`;
+}
+
+/** The NodePorts rule: same protocol and port, and host IPs that overlap (an empty host IP overlaps every address). */
+export function hostPortsOverlap(a: HostPort, b: HostPort): boolean {
+  return a.port === b.port && a.protocol === b.protocol && (a.hostIP === '' || b.hostIP === '' || a.hostIP === b.hostIP);
 }

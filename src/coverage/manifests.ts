@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import * as YAML from 'yaml';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
@@ -43,6 +44,28 @@ export interface UpdateStrategy {
   readonly maxSurge?: number | string;
 }
 
+/** A label selector as written in a pod (anti-)affinity term. */
+export interface LabelSelectorJson {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+}
+
+/** One required pod anti-affinity term (requiredDuringSchedulingIgnoredDuringExecution). */
+export interface PodAffinityTermJson {
+  readonly labelSelector?: LabelSelectorJson;
+  readonly topologyKey: string;
+  readonly namespaces?: readonly string[];
+  readonly namespaceSelector?: LabelSelectorJson;
+}
+
+/** A ConfigMap or Secret the pod template needs to start (volumes, projected sources, envFrom, env). */
+export interface ObjectReference {
+  readonly kind: 'ConfigMap' | 'Secret';
+  readonly name: string;
+  /** where the template names it: `volumes[config]`, `containers[app].envFrom`, `imagePullSecrets` */
+  readonly from: string;
+}
+
 /** What coverage and estimates need from one DaemonSet. */
 export interface DaemonSetInfo {
   /** `namespace/name` */
@@ -65,6 +88,20 @@ export interface DaemonSetInfo {
   readonly updateStrategy: UpdateStrategy;
   readonly minReadySeconds: number;
   readonly terminationGracePeriodSeconds?: number;
+  /** pod template labels */
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** `app.kubernetes.io/instance` of the DaemonSet (else of its pod template) */
+  readonly instance?: string;
+  /** `app.kubernetes.io/version` of the DaemonSet (else of its pod template) */
+  readonly version?: string;
+  /** required pod anti-affinity terms of the pod template */
+  readonly podAntiAffinity: readonly PodAffinityTermJson[];
+  /** ConfigMaps and Secrets the pod needs (references marked optional are left out), sorted */
+  readonly references: readonly ObjectReference[];
+  /** sha256 of spec.template in canonical JSON (sorted keys): equal hashes, equal pods */
+  readonly templateHash: string;
+  /** sha256 of the whole object in canonical JSON: differs when anything about the DaemonSet changes */
+  readonly objectHash: string;
 }
 
 export interface ManifestSet {
@@ -144,6 +181,11 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
   const podLabels = stringMap(templateMeta.labels, `${where}: spec.template.metadata.labels`);
   const labels = stringMap(object.metadata?.labels, `${where}: metadata.labels`);
   const annotations = stringMap(object.metadata?.annotations, `${where}: metadata.annotations`);
+  const podAntiAffinity = isObject(podSpec.affinity) && isObject(podSpec.affinity.podAntiAffinity)
+    && Array.isArray(podSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution)
+    ? (podSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution as unknown[])
+      .filter((t): t is PodAffinityTermJson => isObject(t) && typeof t.topologyKey === 'string')
+    : [];
 
   const nodeAffinity = isObject(podSpec.affinity) && isObject(podSpec.affinity.nodeAffinity) ? podSpec.affinity.nodeAffinity : undefined;
   const required = nodeAffinity && isObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution)
@@ -177,7 +219,80 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     updateStrategy: updateStrategy(spec.updateStrategy, where),
     minReadySeconds: typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0,
     terminationGracePeriodSeconds: typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : undefined,
+    podLabels,
+    instance: labels['app.kubernetes.io/instance'] ?? podLabels['app.kubernetes.io/instance'],
+    version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
+    podAntiAffinity,
+    references: references(podSpec),
+    templateHash: canonicalHash(template),
+    objectHash: canonicalHash(object),
   };
+}
+
+/** sha256 of a value's JSON with object keys sorted: the same for equal objects whatever their key order. */
+export function canonicalHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value).sort(compare).filter((k) => value[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The ConfigMaps and Secrets a pod cannot start without: volumes (configMap, secret, projected sources),
+ * envFrom and env valueFrom of every container, and imagePullSecrets. `optional: true` references are left out:
+ * the kubelet starts the pod without them.
+ */
+function references(podSpec: Record<string, unknown>): ObjectReference[] {
+  const result: ObjectReference[] = [];
+  const add = (kind: ObjectReference['kind'], ref: unknown, nameField: string, from: string) => {
+    if (!isObject(ref) || ref.optional === true || typeof ref[nameField] !== 'string' || ref[nameField] === '') return;
+    result.push({ kind, name: ref[nameField], from });
+  };
+  for (const volume of Array.isArray(podSpec.volumes) ? podSpec.volumes : []) {
+    if (!isObject(volume)) continue;
+    const from = `volumes[${String(volume.name ?? '')}]`;
+    add('ConfigMap', volume.configMap, 'name', from);
+    add('Secret', volume.secret, 'secretName', from);
+    const sources = isObject(volume.projected) && Array.isArray(volume.projected.sources) ? volume.projected.sources : [];
+    for (const source of sources) {
+      if (!isObject(source)) continue;
+      add('ConfigMap', source.configMap, 'name', from);
+      add('Secret', source.secret, 'name', from);
+    }
+  }
+  const containers = [
+    ...(Array.isArray(podSpec.initContainers) ? podSpec.initContainers.map((c) => ['initContainers', c] as const) : []),
+    ...(Array.isArray(podSpec.containers) ? podSpec.containers.map((c) => ['containers', c] as const) : []),
+  ];
+  for (const [field, container] of containers) {
+    if (!isObject(container)) continue;
+    const at = `${field}[${String(container.name ?? '')}]`;
+    for (const source of Array.isArray(container.envFrom) ? container.envFrom : []) {
+      if (!isObject(source)) continue;
+      add('ConfigMap', source.configMapRef, 'name', `${at}.envFrom`);
+      add('Secret', source.secretRef, 'name', `${at}.envFrom`);
+    }
+    for (const env of Array.isArray(container.env) ? container.env : []) {
+      if (!isObject(env) || !isObject(env.valueFrom)) continue;
+      add('ConfigMap', env.valueFrom.configMapKeyRef, 'name', `${at}.env[${String(env.name ?? '')}]`);
+      add('Secret', env.valueFrom.secretKeyRef, 'name', `${at}.env[${String(env.name ?? '')}]`);
+    }
+  }
+  for (const secret of Array.isArray(podSpec.imagePullSecrets) ? podSpec.imagePullSecrets : []) add('Secret', secret, 'name', 'imagePullSecrets');
+  // one entry per object: the first place that names it
+  const seen = new Set<string>();
+  return result.filter((r) => {
+    const key = `${r.kind}/${r.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  }).sort((a, b) => compare(a.kind, b.kind) || compare(a.name, b.name));
 }
 
 /**

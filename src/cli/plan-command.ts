@@ -1,0 +1,273 @@
+import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
+import { plural, shortList, table } from './format';
+import { loadInventory } from './inventory';
+import type { CliIo } from './run';
+import { loadManifests } from '../coverage/load';
+import { ManifestSet } from '../coverage/manifests';
+import { nodeFacts } from '../coverage/nodes';
+import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../estimate/estimate';
+import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport } from '../plan/plan';
+
+export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TREE --after TREE [flags]
+       node-agents plan --nodes NODES.json --stages TREE TREE... [flags]
+
+What applying a change of synthesized manifests does on every node, before it merges: a TREE is a
+manifest file or directory (a cdk8s dist/), e.g. the main branch's and the pull request's. The
+before-tree is taken as running; the DaemonSet controller and the scheduler are simulated on the
+inventory with the coverage semantics (nodeSelector, affinity, taints and the controller's own
+tolerations, host ports, pod anti-affinity), the update pace as \`estimate\` computes it
+(maxUnavailable / maxSurge, percentages rounded up), minReadySeconds and the pod cycle.
+
+Per agent: the DaemonSets created, changed and deleted; the nodes whose pod is replaced, moves to
+another DaemonSet (a wave relabel), comes or goes, and the untouched ones; the batches in order and
+the expected time. OnDelete DaemonSets replace nothing until their pods are deleted.
+
+Findings (exit code 1), for the agents the change touches:
+  two-pods-per-node   a node running two pods of one agent: a move between DaemonSets that no
+                      anti-affinity (or shared host port) holds back, or two DaemonSets covering it
+  never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
+  stall               a rollout that stops or is not gated: NotReady nodes filling the update
+                      budget (or any under an Argo CD sync wave: it never turns Healthy), an
+                      Argo CD sync wave with zero nodes, OnDelete under sync waves,
+                      a strategy the API server rejects or that deadlocks on a host port,
+                      a changed spec.selector (immutable: the update is rejected)
+  held-wave-restart   a rollout group restarting with a release no promotion names
+  missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
+                      a Secret neither tree holds is a warning (it may be created outside Git)
+A finding the before-tree has too (same DaemonSets, same nodes) is a warning: the change does not
+cause it (\`coverage\` reports the standing state).
+
+Flags:
+  --nodes FILE        node inventory: \`kubectl get nodes -o json\` output (required)
+  --before TREE       the manifests running now
+  --after TREE        the manifests after the change
+  --stages TREE...    a sequence of trees, planned step by step (instead of --before/--after)
+  --pod-seconds N     one pod's cycle: image pull + start + ready + old pod termination
+                      (default ${DEFAULT_POD_SECONDS}, as in estimate)
+  --markdown          a pull request comment: a summary table first, details folded
+  --json              the plan as JSON (schema in the README)
+  -h, --help          this help
+
+Exit codes: 0 safe, 1 findings, 2 bad usage or input.
+Example: node-agents plan --nodes nodes.json --before main/dist --after dist
+`;
+
+const OPTIONS = {
+  'nodes': { type: 'string' },
+  'before': { type: 'string' },
+  'after': { type: 'string' },
+  'stages': { type: 'string', multiple: true },
+  'pod-seconds': { type: 'string' },
+  'markdown': { type: 'boolean' },
+  'json': { type: 'boolean' },
+  'help': { type: 'boolean', short: 'h' },
+} as const;
+
+/** One planned step: the two trees as given on the command line. */
+export interface PlanStep {
+  readonly before: string;
+  readonly after: string;
+  readonly report: PlanReport;
+}
+
+export function planCommand(argv: readonly string[], io: CliIo): number {
+  const parsed = parse('plan', argv, OPTIONS, true);
+  if (flag(parsed, 'help')) {
+    io.stdout.write(PLAN_HELP);
+    return 0;
+  }
+  const nodesFile = requiredString(parsed, 'plan', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
+  const before = stringValue(parsed, 'before');
+  const after = stringValue(parsed, 'after');
+  const stagesGiven = parsed.values.stages !== undefined;
+  // `--stages a b c`: the first tree is the flag's value, the others follow as arguments (a shell glob works)
+  const stages = [...listValue(parsed, 'stages'), ...(stagesGiven ? parsed.positionals : [])];
+  if (!stagesGiven && parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; give the trees with --before and --after, or a sequence with --stages`, 'plan');
+  }
+  if (stagesGiven && (before !== undefined || after !== undefined)) {
+    throw new UsageError('--stages plans a sequence of trees: give either it or --before and --after', 'plan');
+  }
+  if (!stagesGiven && (before === undefined || after === undefined)) {
+    const missing = before === undefined && after === undefined ? '--before and --after are' : before === undefined ? '--before is' : '--after is';
+    throw new UsageError(`${missing} required: the manifests running now and after the change (files or directories), or --stages TREE TREE...`, 'plan');
+  }
+  if (stagesGiven && stages.length < 2) {
+    throw new UsageError(`--stages ${stages.join(' ')}: give at least two trees, in rollout order`, 'plan');
+  }
+  if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'plan');
+  const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
+
+  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
+  const trees = stagesGiven ? stages : [before!, after!];
+  const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
+  if (loaded.every((set) => set.daemonSets.length === 0)) {
+    throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
+  }
+  const steps: PlanStep[] = [];
+  for (let i = 1; i < trees.length; i++) {
+    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds }) });
+  }
+
+  if (flag(parsed, 'json')) io.stdout.write(planJson(steps));
+  else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps));
+  else io.stdout.write(planText(steps));
+  return steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
+}
+
+/** The JSON document (schema in the README): one entry per step, `--before/--after` being one step. */
+export function planJson(steps: readonly PlanStep[]): string {
+  return JSON.stringify({
+    podSeconds: steps[0].report.podSeconds,
+    nodes: steps[0].report.nodes,
+    safe: steps.every((s) => s.report.findings.every((f) => f.severity !== 'error')),
+    steps: steps.map((s) => ({
+      before: s.before,
+      after: s.after,
+      safe: s.report.findings.every((f) => f.severity !== 'error'),
+      agents: s.report.agents,
+      findings: s.report.findings,
+    })),
+  }, null, 2) + '\n';
+}
+
+function changed(agent: AgentPlan): boolean {
+  return agent.daemonSets.some((d) => d.change !== 'unchanged') || agent.moved.length + agent.gained.length + agent.lost.length > 0;
+}
+
+function paceText(pace: Pace): string {
+  if (pace.type === 'OnDelete') return 'OnDelete';
+  return pace.mode === 'surge' ? `maxSurge ${pace.maxSurge}` : `maxUnavailable ${pace.maxUnavailable}`;
+}
+
+function versionText(ds: DaemonSetPlan): string {
+  if (ds.versionBefore === ds.versionAfter) return ds.versionAfter ?? '-';
+  return `${ds.versionBefore ?? '-'} -> ${ds.versionAfter ?? '-'}`;
+}
+
+function changeText(ds: DaemonSetPlan): string {
+  return ds.change === 'changed' && !ds.podTemplateChanged ? 'changed (no pod restart)' : ds.change;
+}
+
+function batchText(ds: DaemonSetPlan): string {
+  const r = ds.rollout!;
+  if (r.pace.type === 'OnDelete') return `${ds.id}: ${r.note}`;
+  const sizes = r.batches === 1 ? `1 batch of ${r.lastBatchSize}`
+    : r.lastBatchSize === r.batchSize ? `${r.batches} batches of ${r.batchSize}`
+      : `${r.batches - 1} batches of ${r.batchSize}, then 1 of ${r.lastBatchSize}`;
+  const time = r.seconds === undefined ? 'no automatic rollout' : formatDuration(r.seconds);
+  // the pod cycle includes the old pod's termination; its grace period is how long that may take at worst
+  const grace = r.terminationGracePeriodSeconds === undefined ? '' : ` (old pod's grace period up to ${formatDuration(r.terminationGracePeriodSeconds)})`;
+  return `${ds.id}: ${sizes} (${paceText(r.pace)}), ${formatDuration(r.cycleSeconds)} each${grace}: ${time}${r.note !== undefined ? `; ${r.note}` : ''}`;
+}
+
+/** A one-line summary of what an agent's nodes go through. */
+function nodeSummary(agent: AgentPlan): string {
+  const parts = [
+    agent.replaced.length > 0 ? `${agent.replaced.length} replaced` : '',
+    agent.moved.length > 0 ? `${agent.moved.length} moved` : '',
+    agent.gained.length > 0 ? `${agent.gained.length} gain the agent` : '',
+    agent.lost.length > 0 ? `${agent.lost.length} lose it` : '',
+    `${agent.untouched} untouched`,
+  ].filter((p) => p !== '');
+  return parts.join(', ');
+}
+
+function timeText(agent: AgentPlan): string {
+  if (!changed(agent) && agent.replaced.length === 0) return 'nothing happens';
+  const manual = agent.manual.length > 0 ? `; ${plural(agent.manual.length, 'DaemonSet')} with no automatic rollout (${agent.manual.join(', ')})` : '';
+  const how = agent.daemonSets.filter((d) => d.rollout !== undefined).length > 1 ? (agent.sequential ? ', waves one after the other (Argo CD sync waves)' : ', DaemonSets in parallel') : '';
+  return `expected ${formatDuration(agent.seconds)}${how}${manual}`;
+}
+
+function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names, 8), arrow = '->'): string[] {
+  const lines: string[] = [];
+  const group = <T extends { node: string }>(items: readonly T[], key: (item: T) => string) => {
+    const map = new Map<string, string[]>();
+    for (const item of items) {
+      const names = map.get(key(item));
+      if (names === undefined) map.set(key(item), [item.node]);
+      else names.push(item.node);
+    }
+    return [...map.entries()];
+  };
+  for (const [key, names] of group(agent.moved, (m) => `${m.from} ${arrow} ${m.to}`)) lines.push(`moved ${key}: ${list(names)}`);
+  for (const [key, names] of group(agent.gained, (g) => g.to)) lines.push(`gain the agent (${key}): ${list(names)}`);
+  for (const [key, names] of group(agent.lost, (l) => l.from)) lines.push(`lose the agent (${key} no longer covers them): ${list(names)}`);
+  return lines;
+}
+
+function findingLines(finding: Finding): string {
+  const mark = finding.severity === 'error' ? '!' : '~';
+  return `${mark} [${finding.kind}${finding.cause ? ` ${finding.cause}` : ''}] ${finding.message}\n    fix: ${finding.fix}\n`;
+}
+
+export function planText(steps: readonly PlanStep[]): string {
+  let out = '';
+  for (const step of steps) {
+    const report = step.report;
+    if (out !== '') out += '\n';
+    out += `Plan: ${step.before} -> ${step.after} on ${plural(report.nodes, 'node')} (pod cycle ${formatDuration(report.podSeconds)} + each DaemonSet's minReadySeconds)\n`;
+    for (const agent of report.agents) {
+      out += `\n${agent.agent}: ${nodeSummary(agent)}; ${timeText(agent)}\n`;
+      if (!changed(agent)) continue;
+      out += table(['DAEMONSET', 'GROUP', 'CHANGE', 'VERSION', 'NODES', 'REPLACED', 'PACE'], agent.daemonSets.map((d) => [
+        d.id, d.rolloutGroup ?? '-', changeText(d), versionText(d), d.nodesBefore === d.nodesAfter ? String(d.nodesAfter) : `${d.nodesBefore} -> ${d.nodesAfter}`,
+        String(d.replaced.length), d.rollout === undefined ? '-' : paceText(d.rollout.pace),
+      ]), '  ');
+      for (const d of agent.daemonSets.filter((x) => x.rollout !== undefined)) {
+        out += `  replaced by ${d.id}: ${shortList(d.replaced, 8)}\n  batches ${batchText(d)}\n`;
+      }
+      for (const line of nodeMoves(agent)) out += `  ${line}\n`;
+    }
+    const errors = report.findings.filter((f) => f.severity === 'error').length;
+    const warnings = report.findings.length - errors;
+    if (report.findings.length === 0) {
+      out += '\nNo findings: safe to apply.\n';
+    } else {
+      out += `\nFINDINGS (${plural(errors, 'error')}, ${plural(warnings, 'warning')})\n`;
+      for (const finding of report.findings) out += findingLines(finding);
+    }
+  }
+  return out;
+}
+
+/** Node names for a markdown cell or line, escaped so a name never breaks the table. */
+function mdList(names: readonly string[], max = 20): string {
+  return shortList(names.map((n) => `\`${n.replace(/`/g, "'")}\``), max);
+}
+
+export function planMarkdown(steps: readonly PlanStep[]): string {
+  let out = '';
+  for (const step of steps) {
+    const report = step.report;
+    const errors = report.findings.filter((f) => f.severity === 'error');
+    const warnings = report.findings.filter((f) => f.severity === 'warning');
+    if (out !== '') out += '\n';
+    out += `### node-agents plan: \`${step.before}\` → \`${step.after}\`\n\n`;
+    out += errors.length === 0 ? `**Safe**: no findings on ${plural(report.nodes, 'node')}${warnings.length > 0 ? ` (${plural(warnings.length, 'warning')})` : ''}.\n\n`
+      : `**${plural(errors.length, 'finding')}** on ${plural(report.nodes, 'node')}${warnings.length > 0 ? ` (and ${plural(warnings.length, 'warning')})` : ''}.\n\n`;
+    out += '| agent | DaemonSets changed | replaced | moved | gain | lose | untouched | time |\n|---|---:|---:|---:|---:|---:|---:|---|\n';
+    for (const agent of report.agents) {
+      const touched = agent.daemonSets.filter((d) => d.change !== 'unchanged').length;
+      out += `| ${agent.agent} | ${touched} of ${agent.daemonSets.length} | ${agent.replaced.length} | ${agent.moved.length} | ${agent.gained.length} | ${agent.lost.length} | ${agent.untouched} | ${timeText(agent).replace(/\|/g, '/')} |\n`;
+    }
+    for (const finding of report.findings) {
+      out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${finding.kind}** (${finding.cause}): ${finding.message}  \n  Fix: ${finding.fix}\n`;
+    }
+    for (const agent of report.agents.filter(changed)) {
+      out += `\n<details><summary>${agent.agent}: ${nodeSummary(agent)}</summary>\n\n`;
+      out += '| DaemonSet | group | change | version | nodes | replaced | pace |\n|---|---|---|---|---:|---:|---|\n';
+      for (const d of agent.daemonSets) {
+        out += `| \`${d.id}\` | ${d.rolloutGroup ?? '-'} | ${changeText(d)} | ${versionText(d).replace('->', '→')} | ${d.nodesBefore === d.nodesAfter ? d.nodesAfter : `${d.nodesBefore} → ${d.nodesAfter}`} | ${d.replaced.length} | ${d.rollout === undefined ? '-' : paceText(d.rollout.pace)} |\n`;
+      }
+      out += '\n';
+      for (const d of agent.daemonSets.filter((x) => x.rollout !== undefined)) {
+        out += `- Batches of \`${d.id}\`: ${batchText(d).slice(d.id.length + 2)}  \n  Replaced: ${mdList(d.replaced)}\n`;
+      }
+      for (const line of nodeMoves(agent, (names) => mdList(names), '→')) out += `- ${line.replace(/^(moved|gain the agent|lose the agent)/, (w) => w[0].toUpperCase() + w.slice(1))}\n`;
+      out += '\n</details>\n';
+    }
+  }
+  return out;
+}

@@ -1,0 +1,643 @@
+import { antiAffinitySeparates } from './pod-affinity';
+import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, orderWaves, placementExplainer } from '../coverage/analysis';
+import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
+import { NodeFacts } from '../coverage/nodes';
+import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { FLEET_GROUP } from '../waves/partition';
+
+export interface PlanOptions {
+  /** one pod's cycle (pull + start + ready + termination of the old pod), as `estimate` takes it (default 30) */
+  readonly podSeconds?: number;
+}
+
+/** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
+export type DaemonSetChange = 'created' | 'changed' | 'deleted' | 'unchanged';
+
+/** The DaemonSet controller's rolling update of the nodes whose pod one DaemonSet replaces. */
+export interface RolloutPlan {
+  /** the update pace as `estimate` computes it, scaled against the DaemonSet's nodes in the after-tree */
+  readonly pace: Pace;
+  /** replaced nodes the rolling update paces: those the DaemonSet covers in the after-tree */
+  readonly nodes: number;
+  /** pods replaced at once (0 for OnDelete) */
+  readonly podsAtOnce: number;
+  /** ceil(nodes / pods at once); 0 for OnDelete */
+  readonly batches: number;
+  /** size of every batch but the last, and of the last */
+  readonly batchSize: number;
+  readonly lastBatchSize: number;
+  /** podSeconds + minReadySeconds */
+  readonly cycleSeconds: number;
+  readonly terminationGracePeriodSeconds?: number;
+  /** batches × cycleSeconds; undefined when the rollout does not run by itself (OnDelete, rejected, deadlocked) */
+  readonly seconds?: number;
+  /** why the rollout does not run by itself, or nothing happens */
+  readonly note?: string;
+}
+
+export interface DaemonSetPlan {
+  /** `namespace/name` */
+  readonly id: string;
+  readonly rolloutGroup?: string;
+  readonly syncWave?: number;
+  readonly change: DaemonSetChange;
+  /** the pod template differs: every pod of the DaemonSet is replaced */
+  readonly podTemplateChanged: boolean;
+  readonly versionBefore?: string;
+  readonly versionAfter?: string;
+  /** nodes with a pod of the DaemonSet, before and after */
+  readonly nodesBefore: number;
+  readonly nodesAfter: number;
+  /** nodes whose pod this DaemonSet replaces in place (sorted) */
+  readonly replaced: readonly string[];
+  /** set when it replaces pods */
+  readonly rollout?: RolloutPlan;
+}
+
+/** A node whose pod goes from one DaemonSet of the agent to another (a wave relabel, a renamed DaemonSet). */
+export interface NodeMove {
+  readonly node: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface AgentPlan {
+  readonly agent: string;
+  /** after-tree DaemonSets in wave order, then the deleted ones */
+  readonly daemonSets: readonly DaemonSetPlan[];
+  /** nodes whose pod is replaced by its own DaemonSet, sorted */
+  readonly replaced: readonly string[];
+  readonly moved: readonly NodeMove[];
+  readonly gained: readonly { readonly node: string; readonly to: string }[];
+  readonly lost: readonly { readonly node: string; readonly from: string }[];
+  /** nodes with a pod of the agent that nothing changes */
+  readonly untouched: number;
+  /**
+   * Expected time: the rolling updates one after the other when every DaemonSet that replaces pods carries an
+   * Argo CD sync wave (Argo CD applies them in turn), else in parallel (the longest); at least one pod cycle
+   * when pods move, come or go (the controller does those at once, outside any update budget).
+   */
+  readonly seconds: number;
+  readonly sequential: boolean;
+  /** DaemonSets that replace pods only when they are deleted (OnDelete) or cannot roll out as written */
+  readonly manual: readonly string[];
+}
+
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'held-wave-restart' | 'missing-reference';
+export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'held-wave-restart', 'missing-reference'];
+
+export interface Finding {
+  readonly kind: FindingKind;
+  /** errors make the plan unsafe (exit 1); warnings are printed only */
+  readonly severity: 'error' | 'warning';
+  /**
+   * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
+   * empty-wave, on-delete, strategy, immutable-selector (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
+   */
+  readonly cause: string;
+  readonly agent?: string;
+  readonly daemonSets: readonly string[];
+  /** the nodes it happens on, sorted */
+  readonly nodes: readonly string[];
+  readonly message: string;
+  readonly fix: string;
+  /** the before-tree has the same finding: the change does not cause it (then a warning) */
+  readonly standing?: boolean;
+}
+
+function findingKey(finding: Finding): string {
+  return [finding.kind, finding.cause, finding.daemonSets.join(','), finding.nodes.join(',')].join('\0');
+}
+
+export interface PlanReport {
+  readonly podSeconds: number;
+  readonly nodes: number;
+  /** every agent of either tree, by name; agents with no change included (all untouched) */
+  readonly agents: readonly AgentPlan[];
+  readonly findings: readonly Finding[];
+}
+
+/** The agent's DaemonSets that have a pod on a node: its owner, or the DaemonSet whose pod stays on a NotReady node. */
+function podOwners(coverage: AgentCoverage | undefined, index: number): readonly string[] {
+  if (coverage === undefined) return [];
+  const entry = coverage.nodes[index];
+  if (entry.status === 'covered' || entry.status === 'duplicate') return entry.owners;
+  if (entry.status === 'node-condition' && entry.existingPodKeepsRunning && entry.closest !== undefined) return [entry.closest];
+  return [];
+}
+
+/**
+ * What applying `after` over `before` does on every node: the before-tree is taken as converged (every node it
+ * covers runs its pod template), and the DaemonSet controller and scheduler are simulated on the inventory with
+ * the coverage semantics. Pure: no cluster, no cdk8s.
+ */
+export function planChange(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], options: PlanOptions = {}): PlanReport {
+  const podSeconds = options.podSeconds ?? DEFAULT_POD_SECONDS;
+  const beforeReport = analyzeCoverage(before.daemonSets, nodes);
+  const afterReport = analyzeCoverage(after.daemonSets, nodes);
+  const sorted = afterReport.nodes;
+  const beforeById = new Map(before.daemonSets.map((d) => [d.id, d]));
+  const afterById = new Map(after.daemonSets.map((d) => [d.id, d]));
+  const beforeAgents = new Map(beforeReport.agents.map((a) => [a.agent, a]));
+  const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
+  const afterCovered = new Map(afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
+
+  const findings: Finding[] = [];
+  const touched = new Set<string>();
+  const agents = agentNames.map((agent): AgentPlan => {
+    const b = beforeAgents.get(agent);
+    const a = afterAgents.get(agent);
+    const replacedBy = new Map<string, string[]>();
+    const moved: NodeMove[] = [];
+    const gained: { node: string; to: string }[] = [];
+    const lost: { node: string; from: string }[] = [];
+    const countBefore = new Map<string, number>();
+    const countAfter = new Map<string, number>();
+    let untouched = 0;
+    sorted.forEach((node, i) => {
+      const was = podOwners(b, i);
+      const will = podOwners(a, i);
+      for (const id of was) countBefore.set(id, (countBefore.get(id) ?? 0) + 1);
+      for (const id of will) countAfter.set(id, (countAfter.get(id) ?? 0) + 1);
+      if (was.length === 0 && will.length === 0) return;
+      if (was.length === 0) {
+        gained.push({ node: node.name, to: will[0] });
+      } else if (will.length === 0) {
+        lost.push({ node: node.name, from: was[0] });
+      } else {
+        const arriving = will.find((id) => !was.includes(id));
+        const leaving = was.find((id) => !will.includes(id));
+        if (arriving !== undefined && leaving !== undefined) {
+          moved.push({ node: node.name, from: leaving, to: arriving });
+          return;
+        }
+        // the same DaemonSets, or one more or one fewer beside them (a duplicate: see the findings)
+        let replaced = false;
+        for (const id of will) {
+          if (was.includes(id) && beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
+            const list = replacedBy.get(id);
+            if (list === undefined) replacedBy.set(id, [node.name]);
+            else list.push(node.name);
+            replaced = true;
+          }
+        }
+        if (!replaced) untouched++;
+      }
+    });
+
+    const afterMembers = orderWaves(after.daemonSets.filter((d) => d.agent === agent));
+    const deleted = before.daemonSets.filter((d) => d.agent === agent && !afterById.has(d.id));
+    const daemonSets = [...afterMembers, ...deleted].map((info): DaemonSetPlan => {
+      const was = beforeById.get(info.id);
+      const will = afterById.get(info.id);
+      const change: DaemonSetChange = was === undefined ? 'created' : will === undefined ? 'deleted'
+        : was.objectHash === will.objectHash ? 'unchanged' : 'changed';
+      const replaced = replacedBy.get(info.id) ?? [];
+      return {
+        id: info.id,
+        rolloutGroup: info.rolloutGroup,
+        syncWave: info.syncWave,
+        change,
+        podTemplateChanged: was !== undefined && will !== undefined && was.templateHash !== will.templateHash,
+        versionBefore: was?.version,
+        versionAfter: will?.version,
+        nodesBefore: countBefore.get(info.id) ?? 0,
+        nodesAfter: countAfter.get(info.id) ?? 0,
+        replaced,
+        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds) : undefined,
+      };
+    });
+    if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
+
+    const rolling = daemonSets.filter((d) => d.rollout !== undefined);
+    const sequential = rolling.length > 1 && rolling.every((d) => d.syncWave !== undefined);
+    const times = rolling.map((d) => d.rollout!.seconds ?? 0);
+    let seconds = sequential ? times.reduce((sum, t) => sum + t, 0) : Math.max(0, ...times);
+    const arriving = [...moved.map((m) => m.to), ...gained.map((g) => g.to)];
+    if (arriving.length > 0) {
+      seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => podSeconds + afterById.get(id)!.minReadySeconds));
+    }
+    return {
+      agent,
+      daemonSets,
+      replaced: [...replacedBy.values()].flat().sort(compare),
+      moved,
+      gained,
+      lost,
+      untouched,
+      seconds,
+      sequential,
+      manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
+    };
+  });
+
+  const facts = new Map(sorted.map((n) => [n.name, n]));
+  for (const agent of agents) {
+    if (!touched.has(agent.agent)) continue;
+    findings.push(...moveFindings(agent, beforeById, afterById));
+    findings.push(...stallFindings(agent, afterById, afterReport, facts));
+    findings.push(...heldWaveFindings(agent, before, after));
+    findings.push(...selectorFindings(agent, before, after));
+  }
+  // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
+  // not the change's doing, and is a warning marked standing.
+  const restarting = new Set(agents.flatMap((a) => a.daemonSets.filter((d) => d.podTemplateChanged || d.change === 'created').map((d) => d.id)));
+  const beforeCovered = new Map(beforeReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const standing = new Set([
+    ...steadyStateFindings(beforeReport, beforeById, touched),
+    ...referenceFindings(before, before, touched, new Set(), beforeCovered),
+  ].map(findingKey));
+  const found = [...steadyStateFindings(afterReport, afterById, touched), ...referenceFindings(before, after, touched, restarting, afterCovered)];
+  for (const finding of found) {
+    findings.push(standing.has(findingKey(finding))
+      ? { ...finding, severity: 'warning', standing: true, message: `${finding.message} (already so before the change)` }
+      : finding);
+  }
+  return {
+    podSeconds,
+    nodes: sorted.length,
+    agents,
+    findings: findings.sort((x, y) => FINDING_KINDS.indexOf(x.kind) - FINDING_KINDS.indexOf(y.kind)
+      || compare(x.agent ?? '', y.agent ?? '') || compare(x.message, y.message)),
+  };
+}
+
+/**
+ * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces that it covers (desiredNumberScheduled):
+ * all of them when its nodes do not change. A pod left on a NotReady node the DaemonSet does not tolerate is
+ * outside the rolling update: it is replaced once the node is Ready again.
+ */
+function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number): RolloutPlan {
+  const wave = estimateRollout([{ info, covered }], { podSeconds })[0].waves[0];
+  const pace = wave.pace;
+  const coveredSet = new Set(covered);
+  const paced = replaced.filter((n) => coveredSet.has(n)).length;
+  const waiting = replaced.length - paced;
+  const later = waiting > 0 ? `; ${waiting} more when their NotReady node${waiting === 1 ? ' is' : 's are'} Ready again` : '';
+  const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
+  if (pace.type === 'OnDelete') {
+    return {
+      pace,
+      nodes: paced,
+      podsAtOnce: 0,
+      batches: 0,
+      batchSize: 0,
+      lastBatchSize: 0,
+      cycleSeconds: wave.cycleSeconds,
+      ...grace,
+      note: 'OnDelete: nothing happens until the pods are deleted; each node gets the new pod when its pod is deleted (by hand or by an operator)',
+    };
+  }
+  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge
+  const podsAtOnce = paced === 0 ? 0 : Math.max(1, Math.min(pace.batch, paced));
+  const batches = paced === 0 ? 0 : Math.ceil(paced / podsAtOnce);
+  const lastBatchSize = paced - Math.max(0, batches - 1) * podsAtOnce;
+  const base = { pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, ...grace };
+  if (wave.problem !== undefined) return { ...base, note: wave.problem };
+  // a surge replacement runs the old and the new pod side by side by design: not a two-pods finding
+  const surge = pace.mode === 'surge' ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
+  const note = `${surge}${later}`;
+  return { ...base, seconds: batches * wave.cycleSeconds, note: note === '' ? undefined : note.slice(2) };
+}
+
+const ANTI_AFFINITY_FIX = 'give every DaemonSet of the agent a required podAntiAffinity on kubernetes.io/hostname against the agent\'s pods of the other rollout groups '
+  + `(label ${ROLLOUT_GROUP_LABEL}), as the rollout-wave constructs write: the new pod then stays Pending until the old one is gone`;
+
+/** A node whose pod moves to another DaemonSet runs both pods at once unless the scheduler holds the new one. */
+function moveFindings(agent: AgentPlan, beforeById: ReadonlyMap<string, DaemonSetInfo>, afterById: ReadonlyMap<string, DaemonSetInfo>): Finding[] {
+  const groups = new Map<string, { from: string; to: string; nodes: string[] }>();
+  for (const move of agent.moved) {
+    const key = `${move.from}\0${move.to}`;
+    const group = groups.get(key) ?? { from: move.from, to: move.to, nodes: [] };
+    group.nodes.push(move.node);
+    groups.set(key, group);
+  }
+  const result: Finding[] = [];
+  for (const group of groups.values()) {
+    const old = beforeById.get(group.from)!;
+    const incoming = afterById.get(group.to)!;
+    const portWait = incoming.hostPorts.some((p) => old.hostPorts.some((q) => hostPortsOverlap(p, q)));
+    if (antiAffinitySeparates(incoming, old) || portWait) continue;
+    result.push({
+      kind: 'two-pods-per-node',
+      severity: 'error',
+      cause: 'move',
+      agent: agent.agent,
+      daemonSets: [group.from, group.to],
+      nodes: group.nodes,
+      message: `${agent.agent} runs two pods on ${nodeList(group.nodes)} while they move from ${group.from} to ${group.to}: `
+        + `the controller of ${group.to} creates its pod at once, and nothing keeps it off the node while ${group.from}'s pod terminates`,
+      fix: ANTI_AFFINITY_FIX,
+    });
+  }
+  return result;
+}
+
+function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
+  facts: ReadonlyMap<string, NodeFacts>): Finding[] {
+  const result: Finding[] = [];
+  for (const ds of agent.daemonSets) {
+    const rollout = ds.rollout;
+    if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
+      // A NotReady node the DaemonSet still covers (it tolerates the not-ready taints) counts in
+      // desiredNumberScheduled, and its new pod never becomes available: it holds one unit of maxUnavailable for
+      // good. With as many such nodes as pods at once, the controller replaces no other pod.
+      const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
+      const notReady = ds.replaced.filter((n) => covered.has(n) && ['False', 'Unknown'].includes(facts.get(n)!.ready));
+      // Argo CD's DaemonSet health waits for numberAvailable = desiredNumberScheduled: under sync-wave gating
+      // one such node keeps the wave Progressing, and the next waves never sync.
+      const gated = ds.syncWave !== undefined;
+      if (notReady.length > 0 && (notReady.length >= rollout.podsAtOnce || gated)) {
+        const why = notReady.length >= rollout.podsAtOnce
+          ? `${nodeList(notReady)} NotReady inside a budget of ${rollout.podsAtOnce} pod${rollout.podsAtOnce === 1 ? '' : 's'} at once; `
+            + 'their new pods never become available, so the controller replaces no other pod'
+          : `${nodeList(notReady)} NotReady under Argo CD sync wave ${ds.syncWave}: their new pods never become available, `
+            + 'so the wave stays Progressing and the next waves never sync';
+        result.push({
+          kind: 'stall',
+          severity: 'error',
+          cause: 'not-ready',
+          agent: agent.agent,
+          daemonSets: [ds.id],
+          nodes: notReady,
+          message: `${ds.id} stalls: ${why}`,
+          fix: `bring the nodes back (or delete the Node objects of machines that are gone)${gated ? '' : `, or raise maxUnavailable above ${notReady.length}`}`,
+        });
+      }
+    }
+    if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
+      result.push({
+        kind: 'stall',
+        severity: 'error',
+        cause: 'strategy',
+        agent: agent.agent,
+        daemonSets: [ds.id],
+        nodes: ds.replaced,
+        message: `${ds.id} cannot roll out as written: ${rollout.note}`,
+        fix: 'use maxUnavailable (with maxSurge 0) for an agent that binds a host port, and a strategy the API server accepts',
+      });
+    }
+    const info = afterById.get(ds.id);
+    if (info === undefined || info.syncWave === undefined) continue;
+    const covered = afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered;
+    if (covered.length === 0 && info.rolloutGroup !== undefined && info.rolloutGroup !== FLEET_GROUP) {
+      result.push({
+        kind: 'stall',
+        severity: 'error',
+        cause: 'empty-wave',
+        agent: agent.agent,
+        daemonSets: [ds.id],
+        nodes: [],
+        message: `${ds.id} (sync wave ${info.syncWave}, rollout group "${info.rolloutGroup}") covers zero nodes: Argo CD counts it Healthy at once, `
+          + 'so the gate it should be opens without any pod having run the new version',
+        fix: 'label nodes for the wave (node-agents label) or drop the wave',
+      });
+    }
+    if (info.updateStrategy.type === 'OnDelete' && (ds.change === 'created' || ds.podTemplateChanged)) {
+      result.push({
+        kind: 'stall',
+        severity: 'error',
+        cause: 'on-delete',
+        agent: agent.agent,
+        daemonSets: [ds.id],
+        nodes: ds.replaced,
+        message: `${ds.id} is OnDelete under Argo CD sync-wave gating: Argo CD counts it Healthy at once, so the next waves sync while `
+          + `${ds.replaced.length > 0 ? nodeList(ds.replaced) : 'its nodes'} still run the old pod (nothing happens until the pods are deleted)`,
+        fix: 'use a RollingUpdate strategy for gated waves, or drop the sync-wave gating and promote wave by wave after deleting the pods',
+      });
+    }
+  }
+  return result;
+}
+
+/**
+ * A pod template with what differs between the rollout groups of one release removed: the group label, the
+ * node affinity (the wave requirement) and anti-affinity terms on the group label.
+ */
+function releaseHash(object: Record<string, unknown>): string {
+  const template = JSON.parse(JSON.stringify((object.spec as Record<string, unknown>).template)) as Record<string, any>;
+  if (isObject(template.metadata) && isObject(template.metadata.labels)) delete template.metadata.labels[ROLLOUT_GROUP_LABEL];
+  const affinity = isObject(template.spec) && isObject(template.spec.affinity) ? template.spec.affinity : undefined;
+  if (affinity !== undefined) {
+    delete affinity.nodeAffinity;
+    const anti = affinity.podAntiAffinity;
+    if (isObject(anti) && Array.isArray(anti.requiredDuringSchedulingIgnoredDuringExecution)) {
+      anti.requiredDuringSchedulingIgnoredDuringExecution = anti.requiredDuringSchedulingIgnoredDuringExecution
+        .filter((term: unknown) => !JSON.stringify(term).includes(ROLLOUT_GROUP_LABEL));
+    }
+  }
+  return canonicalHash(template);
+}
+
+/**
+ * A changed rollout group must take a release some group ran before (a promotion), take the one the first group
+ * runs now (a new release enters at the canary, or every group moves together), or leave the release the first
+ * group runs now (a rollback to the previous release). Any other template change restarts a group that no
+ * promotion named: a setting changed in the current props that `previous` does not hold back.
+ */
+function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
+  const grouped = agent.daemonSets.filter((d) => d.rolloutGroup !== undefined && d.change !== 'deleted');
+  if (grouped.length === 0) return [];
+  const beforeObjects = daemonSetObjects(before);
+  const afterObjects = daemonSetObjects(after);
+  const allowed = new Set(agent.daemonSets.filter((d) => beforeObjects.has(d.id)).map((d) => releaseHash(beforeObjects.get(d.id)!)));
+  const lead = grouped[0];
+  const leadRelease = releaseHash(afterObjects.get(lead.id)!);
+  allowed.add(leadRelease);
+  // a group leaving the release the lead runs now is rolled back (to the previous release, new to the tree)
+  const rolledBack = (d: DaemonSetPlan) => releaseHash(beforeObjects.get(d.id)!) === leadRelease;
+  const restarted = (d: DaemonSetPlan) => d !== lead && d.podTemplateChanged && !allowed.has(releaseHash(afterObjects.get(d.id)!)) && !rolledBack(d);
+  return grouped.filter(restarted).map((d) => ({
+    kind: 'held-wave-restart' as const,
+    severity: 'error' as const,
+    cause: 'template',
+    agent: agent.agent,
+    daemonSets: [d.id],
+    nodes: d.replaced,
+    message: `${d.id} (rollout group "${d.rolloutGroup}") restarts its pods on ${nodeList(d.replaced)} with a pod template no group ran before `
+      + `and ${lead.id} does not take: a change reaches a wave that was not promoted`,
+    fix: 'give the setting that changed its old value in `rollout.previous` (the held groups keep the previous release), or promote the wave',
+  }));
+}
+
+/** The DaemonSet objects of a tree by id. */
+function daemonSetObjects(set: ManifestSet): Map<string, Record<string, unknown>> {
+  return new Map(set.documents.filter((d) => d.object.kind === 'DaemonSet')
+    .map((d) => [`${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`, d.object as Record<string, unknown>]));
+}
+
+/** spec.selector of a live DaemonSet is immutable: the API server rejects the update, so nothing of it rolls out. */
+function selectorFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
+  const was = daemonSetObjects(before);
+  const will = daemonSetObjects(after);
+  const selector = (object: Record<string, unknown>) => canonicalHash((object.spec as Record<string, unknown>).selector ?? null);
+  return agent.daemonSets.filter((d) => d.change === 'changed' && selector(was.get(d.id)!) !== selector(will.get(d.id)!)).map((d) => ({
+    kind: 'stall' as const,
+    severity: 'error' as const,
+    cause: 'immutable-selector',
+    agent: agent.agent,
+    daemonSets: [d.id],
+    nodes: d.replaced,
+    message: `${d.id} changes spec.selector, which is immutable: the API server rejects the update (Argo CD's sync fails), so none of its changes reach the nodes`,
+    fix: 'keep the selector as it is, or delete and recreate the DaemonSet (Argo CD: the Replace=true sync option), which replaces every pod at once',
+  }));
+}
+
+/** In the after-tree: pods that never start on a node (host port, anti-affinity, untolerated taint) and two pods of one agent for good. */
+function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, DaemonSetInfo>, touched: ReadonlySet<string>): Finding[] {
+  const result: Finding[] = [];
+  for (const problem of report.problems) {
+    if (problem.kind !== 'host-port-clash' || !problem.daemonSets.some((id) => touched.has(byId.get(id)!.agent))) continue;
+    result.push({
+      kind: 'never-starts',
+      severity: 'error',
+      cause: 'host-port',
+      agent: problem.agent,
+      daemonSets: problem.daemonSets,
+      nodes: problem.nodes,
+      message: problem.message,
+      fix: 'give one of them another host port, or keep them off each other\'s nodes (nodeSelector / affinity)',
+    });
+  }
+  // Pairs of DaemonSets on one node whose anti-affinity keeps one pod Pending; same-agent pairs without it run
+  // twice. The pairs are decided once, then their nodes are the intersection of two sorted coverage lists.
+  const pairs: { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[] }[] = [];
+  const list = report.daemonSets;
+  for (let i = 0; i < list.length; i++) {
+    for (let j = i + 1; j < list.length; j++) {
+      const a = list[i].info;
+      const b = list[j].info;
+      if (!touched.has(a.agent) && !touched.has(b.agent)) continue;
+      const separated = antiAffinitySeparates(a, b);
+      if (!separated && a.agent !== b.agent) continue;
+      const nodes = intersectSorted(list[i].covered, list[j].covered);
+      if (nodes.length > 0) pairs.push({ a, b, separated, nodes });
+    }
+  }
+  for (const { a, b, separated, nodes } of pairs) {
+    if (separated) {
+      result.push({
+        kind: 'never-starts',
+        severity: 'error',
+        cause: 'anti-affinity',
+        agent: a.agent === b.agent ? a.agent : undefined,
+        daemonSets: [a.id, b.id],
+        nodes,
+        message: `${a.id} and ${b.id} both place a pod on ${nodeList(nodes)}, and a required pod anti-affinity keeps them apart: one of the two stays Pending for good`,
+        fix: 'make their node selections disjoint (nodeSelector / affinity, or the wave labels), or drop one of them',
+      });
+    } else {
+      result.push({
+        kind: 'two-pods-per-node',
+        severity: 'error',
+        cause: 'duplicate',
+        agent: a.agent,
+        daemonSets: [a.id, b.id],
+        nodes,
+        message: `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`,
+        fix: `make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
+      });
+    }
+  }
+  // Targeted nodes an untolerated (non-condition) taint keeps the agent off.
+  const explain = placementExplainer(report);
+  for (const agent of report.agents) {
+    if (!touched.has(agent.agent)) continue;
+    const byTaint = new Map<string, { ds: string; taints: string; nodes: string[] }>();
+    agent.nodes.forEach((entry, i) => {
+      if (entry.status !== 'gap' || entry.closest === undefined) return;
+      const placement = explain(agent.agent, i).find((p) => p.daemonSet === entry.closest);
+      const taints = placement?.blockers.filter((x) => x.kind === 'taint' && x.cls === 'taint') ?? [];
+      if (taints.length === 0 || placement!.blockers.some((x) => x.cls === 'wave' || x.cls === 'selection')) return;
+      const text = taints.map((x) => (x.kind === 'taint' ? `${x.taint.key}${x.taint.value ? `=${x.taint.value}` : ''}:${x.taint.effect}` : '')).join(', ');
+      const key = `${entry.closest}\0${text}`;
+      const group = byTaint.get(key) ?? { ds: entry.closest, taints: text, nodes: [] };
+      group.nodes.push(entry.node);
+      byTaint.set(key, group);
+    });
+    for (const group of byTaint.values()) {
+      result.push({
+        kind: 'never-starts',
+        severity: 'error',
+        cause: 'toleration',
+        agent: agent.agent,
+        daemonSets: [group.ds],
+        nodes: group.nodes,
+        message: `${group.ds} targets ${nodeList(group.nodes)} but does not tolerate ${group.taints}: no pod of ${agent.agent} ever runs there`,
+        fix: `add a toleration for ${group.taints} (or leave the nodes out on purpose with nodeSelector / affinity)`,
+      });
+    }
+  }
+  return result;
+}
+
+/** The names in both lists, each sorted in node order (coverage lists are). */
+function intersectSorted(a: readonly string[], b: readonly string[]): string[] {
+  const result: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const order = compare(a[i], b[j]);
+    if (order === 0) {
+      result.push(a[i]);
+      i++;
+      j++;
+    } else if (order < 0) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  return result;
+}
+
+/** ConfigMaps published by the control plane in every namespace: never in a tree. */
+const CLUSTER_PROVIDED = new Set(['ConfigMap/kube-root-ca.crt']);
+
+/**
+ * References the after-tree leaves dangling. A missing ConfigMap is an error; a missing Secret only when the
+ * before-tree had it (the change deletes it): Secrets are often kept out of Git (created by hand, by an external
+ * secrets operator or from a sealed secret), so one the tree never held is a warning.
+ */
+function referenceFindings(before: ManifestSet, after: ManifestSet, touched: ReadonlySet<string>, restarting: ReadonlySet<string>,
+  afterCovered: ReadonlyMap<string, readonly string[]>): Finding[] {
+  const present = (set: ManifestSet) => new Set(set.documents
+    .filter((d) => d.object.kind === 'ConfigMap' || d.object.kind === 'Secret')
+    .map((d) => `${d.object.kind}/${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`));
+  const had = present(before);
+  const has = present(after);
+  const result: Finding[] = [];
+  for (const ds of after.daemonSets) {
+    if (!touched.has(ds.agent)) continue;
+    for (const ref of ds.references) {
+      if (CLUSTER_PROVIDED.has(`${ref.kind}/${ref.name}`)) continue;
+      const key = `${ref.kind}/${ds.namespace}/${ref.name}`;
+      if (has.has(key)) continue;
+      const deleted = had.has(key);
+      const error = ref.kind === 'ConfigMap' || deleted;
+      const nodes = afterCovered.get(ds.id) ?? [];
+      result.push({
+        kind: 'missing-reference',
+        severity: error ? 'error' : 'warning',
+        cause: ref.kind,
+        agent: ds.agent,
+        daemonSets: [ds.id],
+        nodes,
+        message: `${ds.id} needs ${ref.kind} ${ds.namespace}/${ref.name} (${ref.from}), which the after-tree ${deleted ? 'deletes' : 'does not hold'}`
+          + (!error ? ': make sure it exists in the cluster (created outside the tree)'
+            : restarting.has(ds.id) ? `: its new pods on ${nodeList(nodes)} stay in ContainerCreating`
+              : `: its running pods on ${nodeList(nodes)} keep running, but one restarted or on a new node stays in ContainerCreating`),
+        fix: deleted ? `keep ${ref.kind} ${ref.name} in the tree until no pod template names it`
+          : ref.kind === 'ConfigMap' ? `add ConfigMap ${ref.name} to the tree (same namespace), or mark the reference optional`
+            : `create Secret ${ref.name} in namespace ${ds.namespace} before the change syncs, or mark the reference optional`,
+      });
+    }
+  }
+  return result;
+}
+
+export function nodeList(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return `${names.length} node${names.length === 1 ? '' : 's'} (${shown}${names.length > 5 ? `, … ${names.length - 5} more` : ''})`;
+}

@@ -1,0 +1,113 @@
+/** The `node-agents plan` command: flags, output formats, exit codes. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runCli } from '../src/cli/run';
+
+const ROOT = path.join(__dirname, '..');
+const NODES = 'examples/inventories/mixed-cluster.json';
+const DIST = 'examples/log-collector-rollout/dist';
+
+function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    cwd: ROOT,
+  });
+  return { code, stdout, stderr };
+}
+
+test('--before/--after on the canary stage: text, exit 0', () => {
+  const r = run('plan', '--nodes', NODES, '--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  expect(r.stdout).toContain(`Plan: ${DIST}/0-before -> ${DIST}/1-canary on 23 nodes`);
+  expect(r.stdout).toContain('logs: 1 replaced, 19 untouched; expected 40 s');
+  expect(r.stdout).toContain('replaced by observability/logs-canary: worker-a-1');
+  expect(r.stdout).toContain('batches observability/logs-canary: 1 batch of 1 (maxUnavailable 1), 40 s each (old pod\'s grace period up to 1 min): 40 s');
+  expect(r.stdout).toContain('No findings: safe to apply.');
+  expect(r.stdout.split('\n').every((l) => l === l.trimEnd())).toBe(true);
+});
+
+test('--stages: one plan per step, in order; --pod-seconds as in estimate', () => {
+  const r = run('plan', '--nodes', NODES, '--pod-seconds', '50', '--stages', `${DIST}/0-before`, `${DIST}/1-canary`, `${DIST}/2-wave-1`);
+  expect(r.code).toBe(0);
+  const headers = r.stdout.split('\n').filter((l) => l.startsWith('Plan: '));
+  expect(headers).toEqual([
+    `Plan: ${DIST}/0-before -> ${DIST}/1-canary on 23 nodes (pod cycle 50 s + each DaemonSet's minReadySeconds)`,
+    `Plan: ${DIST}/1-canary -> ${DIST}/2-wave-1 on 23 nodes (pod cycle 50 s + each DaemonSet's minReadySeconds)`,
+  ]);
+  expect(r.stdout).toContain('logs: 3 replaced, 17 untouched; expected 3 min');
+});
+
+test('--json: the documented shape', () => {
+  const r = run('plan', '--nodes', NODES, '--json', '--stages', `${DIST}/1-canary`, `${DIST}/2-wave-1`);
+  expect(r.code).toBe(0);
+  const json = JSON.parse(r.stdout);
+  expect(Object.keys(json)).toEqual(['podSeconds', 'nodes', 'safe', 'steps']);
+  expect(json).toMatchObject({ podSeconds: 30, nodes: 23, safe: true });
+  const [step] = json.steps;
+  expect(step).toMatchObject({ before: `${DIST}/1-canary`, after: `${DIST}/2-wave-1`, safe: true, findings: [] });
+  const wave = step.agents[0].daemonSets.find((d: { id: string }) => d.id === 'observability/logs-wave-1');
+  expect(wave).toMatchObject({
+    change: 'changed',
+    podTemplateChanged: true,
+    versionBefore: '4.1.1',
+    versionAfter: '4.2.3',
+    replaced: ['worker-a-4', 'worker-b-2', 'worker-c-3'],
+    rollout: {
+      nodes: 3, podsAtOnce: 1, batches: 3, batchSize: 1, lastBatchSize: 1, cycleSeconds: 40, seconds: 120, terminationGracePeriodSeconds: 60,
+    },
+  });
+});
+
+test('findings: exit 1, named in every format', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plan-'));
+  try {
+    // the after-tree drops the ConfigMap every pod template mounts
+    const text = fs.readFileSync(path.join(ROOT, DIST, '1-canary', 'log-collector.k8s.yaml'), 'utf8');
+    const docs = text.split(/^---\n/m).filter((d) => !/^kind: ConfigMap$/m.test(d));
+    fs.writeFileSync(path.join(dir, 'after.yaml'), docs.join('---\n'));
+    const argv = ['plan', '--nodes', NODES, '--before', `${DIST}/0-before`, '--after', path.join(dir, 'after.yaml')];
+    const text1 = run(...argv);
+    expect(text1.code).toBe(1);
+    expect(text1.stdout).toContain('FINDINGS (3 errors, 0 warnings)');
+    expect(text1.stdout).toContain('! [missing-reference ConfigMap] observability/logs-canary needs ConfigMap observability/logs-config-b73d36e563 (volumes[config]), which the after-tree deletes: its new pods on 1 node (worker-a-1) stay in ContainerCreating');
+    const md = run(...argv, '--markdown');
+    expect(md.code).toBe(1);
+    expect(md.stdout).toContain('**3 findings** on 23 nodes.');
+    expect(text1.stdout).toContain('observability/logs-wave-1 needs ConfigMap observability/logs-config-b73d36e563 (volumes[config]), which the after-tree deletes: its running pods on 3 nodes (worker-a-4, worker-b-2, worker-c-3) keep running, but one restarted or on a new node stays in ContainerCreating');
+    const json = JSON.parse(run(...argv, '--json').stdout);
+    expect(json.safe).toBe(false);
+    expect(json.steps[0].findings.map((f: { kind: string; severity: string; daemonSets: string[] }) => [f.kind, f.severity, f.daemonSets])).toEqual([
+      ['missing-reference', 'error', ['observability/logs']],
+      ['missing-reference', 'error', ['observability/logs-canary']],
+      ['missing-reference', 'error', ['observability/logs-wave-1']],
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.each([
+  [['--before', `${DIST}/0-before`], '--after is required: the manifests running now and after the change (files or directories), or --stages TREE TREE...'],
+  [[], '--before and --after are required'],
+  [['--stages', `${DIST}/0-before`], `--stages ${DIST}/0-before: give at least two trees, in rollout order`],
+  [['--stages', `${DIST}/0-before`, `${DIST}/1-canary`, '--before', `${DIST}/0-before`], '--stages plans a sequence of trees: give either it or --before and --after'],
+  [['--before', 'a', '--after', 'b', 'c'], 'unexpected argument "c"'],
+  [['--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`, '--json', '--markdown'], '--markdown and --json: give one output format'],
+  [['--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`, '--pod-seconds', '30s'], '--pod-seconds "30s" has a unit'],
+])('bad usage %j: exit 2 with one message', (args, message) => {
+  const r = run('plan', '--nodes', NODES, ...args);
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toContain(`node-agents plan: ${message}`);
+  expect(r.stderr).toContain('Run `node-agents plan --help` for usage.');
+});
+
+test('bad input: a missing tree or inventory, exit 2 without a stack trace', () => {
+  const missing = run('plan', '--nodes', NODES, '--before', 'no-such-dir', '--after', `${DIST}/1-canary`);
+  expect(missing).toMatchObject({ code: 2, stderr: 'node-agents plan: no-such-dir: cannot read (no such file or directory)\n' });
+  expect(run('plan', '--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`)).toMatchObject({ code: 2, stderr: expect.stringContaining('--nodes is required') });
+});
