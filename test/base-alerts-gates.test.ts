@@ -12,7 +12,10 @@ test('NodeAgentDaemonSet: alerts over every wave and a gate Job after the canary
     image: 'ghcr.io/acme/scanner:2.0.0',
     alerts: {},
     rollout: {
-      waves: WAVES, promoted: Promotion.through('canary'), argoCdSyncWaves: true, gates: [GATE],
+      waves: WAVES,
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      gates: [GATE],
       previous: AgentRelease.fromProps({ image: 'ghcr.io/acme/scanner:1.0.0' }),
     },
   });
@@ -27,7 +30,10 @@ test('an agent construct renders its gate once, with its own checks', () => {
   new LogCollectorDaemonSet(chart, 'logs', {
     outputs: [FluentBitOutput.stdout()],
     rollout: {
-      waves: WAVES, promoted: Promotion.through('canary'), argoCdSyncWaves: true, gates: [GATE],
+      waves: WAVES,
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      gates: [GATE],
       previous: LogCollectorDaemonSet.release({ outputs: [FluentBitOutput.stdout()], image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
     },
   });

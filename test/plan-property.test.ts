@@ -5,7 +5,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
-import { AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../src';
+import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { daemonSet, inventory, rolloutStage, TestNode, tree } from './util/plan';
 import { analyzeCoverage } from '../src/coverage/analysis';
@@ -17,8 +17,8 @@ const WAVE_NAMES = ['canary', 'wave-1', 'wave-2'];
 const RELEASES = ['example.com/scanner:1', 'example.com/scanner:2', 'example.com/scanner:3'];
 
 /** The rollout prop of one stage (labelled waves, the first `promoted` groups promoted). */
-function rolloutOf(waves: readonly string[], promoted: number, previousImage: string | undefined): AgentRollout {
-  return rolloutStage(waves.map((w) => RolloutWave.labelled(w)), Promotion.groups(promoted), previousImage);
+function rolloutOf(waves: readonly string[], promoted: number, previous: AgentRelease | undefined): AgentRollout {
+  return rolloutStage(waves.map((w) => RolloutWave.labelled(w)), Promotion.groups(promoted), previous);
 }
 
 interface Stage {
@@ -34,7 +34,9 @@ function render(stage: Stage, strategy?: UpdateStrategy): ManifestSet {
     name: 'scanner',
     image: RELEASES[stage.current],
     updateStrategy: strategy,
-    rollout: rolloutOf(stage.waves, stage.promoted, stage.previous === undefined ? undefined : RELEASES[stage.previous]),
+    rollout: rolloutOf(stage.waves, stage.promoted, stage.previous === undefined
+      ? undefined
+      : AgentRelease.fromProps({ name: 'scanner', image: RELEASES[stage.previous], updateStrategy: strategy })),
   });
   return tree(synthManifests(chart));
 }

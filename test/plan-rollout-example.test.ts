@@ -17,6 +17,23 @@ const WAVE_1 = ['worker-a-4', 'worker-b-2', 'worker-c-3'];
 const FLEET = ['cp-1', 'cp-2', 'cp-3', 'gpu-a-1', 'gpu-b-1', 'spot-a-1', 'spot-c-1', 'worker-a-2', 'worker-a-3', 'worker-b-1', 'worker-b-3',
   'worker-b-4', 'worker-b-5', 'worker-c-1', 'worker-c-2', 'worker-c-4'];
 
+/** [kind, cause, severity, DaemonSets] of each finding */
+function findings(report: PlanReport): Array<[string, string, string, string[]]> {
+  return report.findings.map((f) => [f.kind, f.cause, f.severity, [...f.daemonSets]]);
+}
+
+/**
+ * The new release's Elasticsearch output reads the Secret es-credentials, which lives outside the
+ * tree: a warning for every DaemonSet running the new release. Under Argo CD sync waves the fleet's
+ * NotReady node (worker-b-5) would keep the fleet DaemonSet from turning Healthy: a stall.
+ */
+const SECRET = (ds: string): [string, string, string, string[]] => ['missing-reference', 'Secret', 'warning', [`observability/${ds}`]];
+const EXPECTED_FINDINGS: Record<string, Array<[string, string, string, string[]]>> = {
+  '0-before': [SECRET('logs-canary')],
+  '1-canary': [SECRET('logs-canary'), SECRET('logs-wave-1')],
+  '2-wave-1': [['stall', 'not-ready', 'error', ['observability/logs']], SECRET('logs'), SECRET('logs-canary'), SECRET('logs-wave-1')],
+};
+
 function plan(before: string, after: string): PlanReport {
   return planChange(loadManifests([`${DIST}/${before}`], ROOT), loadManifests([`${DIST}/${after}`], ROOT), NODES);
 }
@@ -45,7 +62,8 @@ test.each([
   const ds = agent.daemonSets.find((d) => d.id === promoted)!;
   expect(ds).toMatchObject({ versionBefore: '4.1.1', versionAfter: '4.2.3', podTemplateChanged: true, nodesBefore: nodes.length, nodesAfter: nodes.length });
   expect(ds.rollout).toMatchObject({ batches, seconds, cycleSeconds: 40 });
-  expect(report.findings).toEqual([]);
+  expect(findings(report)).toEqual(EXPECTED_FINDINGS[before]);
+  expect(report.findings.find((f) => f.kind === 'stall')?.nodes ?? []).toEqual(before === '2-wave-1' ? ['worker-b-5'] : []);
 });
 
 test('node counts per wave: canary 1, wave-1 3, fleet 16 (Windows and Fargate nodes excluded)', () => {
@@ -66,11 +84,11 @@ test('a rollback (reverting 1-canary) replaces the canary again, and is no held-
   expect(report.findings).toEqual([]);
 });
 
-test('skipping stages (0-before -> 3-fleet): every wave at once, in parallel without sync waves', () => {
+test('skipping stages (0-before -> 3-fleet): every wave in one commit, one after another under the sync waves', () => {
   const report = plan('0-before', '3-fleet');
   expect(report.agents[0].replaced).toEqual([...CANARY, ...WAVE_1, ...FLEET].sort());
-  expect(report.agents[0]).toMatchObject({ sequential: false, seconds: 160 });
-  expect(report.findings).toEqual([]);
+  expect(report.agents[0]).toMatchObject({ sequential: true, seconds: 320 });
+  expect(findings(report)).toEqual([['stall', 'not-ready', 'error', ['observability/logs']], SECRET('logs'), SECRET('logs-canary'), SECRET('logs-wave-1')]);
 });
 
 describe.each(fs.readdirSync(path.join(ROOT, 'examples/inventories')).filter((f) => f.endsWith('.json')))('on examples/inventories/%s', (file) => {

@@ -4,7 +4,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  AgentRollout, ARGOCD_SYNC_WAVE, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet,
+  AgentRelease, AgentRollout, ARGOCD_SYNC_WAVE, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet,
   Promotion, RolloutWave,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
@@ -171,11 +171,12 @@ describe('a rollout that stalls', () => {
 });
 
 describe('a held wave whose pod template changes', () => {
-  const rollout = (promoted: Promotion): AgentRollout => rolloutStage(WAVES, promoted, 'example.com/scanner:1');
+  const rollout = (promoted: Promotion, previousArgs?: string[]): AgentRollout =>
+    rolloutStage(WAVES, promoted, AgentRelease.fromProps({ name: 'scanner', image: 'example.com/scanner:1', args: previousArgs }));
 
-  test('a setting changed outside `previous` restarts the waves that were not promoted', () => {
+  test('an edit of the previous release restarts the waves that were not promoted', () => {
     const before = scanner('example.com/scanner:2', rollout(Promotion.through('canary')));
-    const after = scanner('example.com/scanner:2', rollout(Promotion.through('canary')), { args: ['--verbose'] });
+    const after = scanner('example.com/scanner:2', rollout(Promotion.through('canary'), ['--verbose']));
     const report = plan(before, after);
     expect(summary(report)).toEqual([
       ['held-wave-restart', 'template', ['n-4', 'n-5', 'n-6']],
@@ -211,6 +212,14 @@ describe('a ConfigMap or Secret the after-tree lacks', () => {
   });
 });
 
+/** The previous release of each case below: the same props with the older image. */
+const PREVIOUS_RELEASE: Record<string, (image: string) => AgentRelease> = {
+  NodeAgentDaemonSet: (image) => AgentRelease.fromProps({ name: 'scanner', image }),
+  LogCollectorDaemonSet: (image) => LogCollectorDaemonSet.release({ name: 'logs', image, outputs: [LOKI] }),
+  NodeExporterDaemonSet: (image) => NodeExporterDaemonSet.release({ image }),
+  GpuDriverDaemonSet: (image) => GpuDriverDaemonSet.release({ image }),
+};
+
 describe('one ordinary change per agent kind: a new version on the canary', () => {
   const cases: Array<[string, (chart: Chart, image: string, rollout: AgentRollout) => void, string]> = [
     ['NodeAgentDaemonSet', (c, image, rollout) => new NodeAgentDaemonSet(c, 'a', { name: 'scanner', image, rollout }), 'example.com/scanner'],
@@ -226,7 +235,8 @@ describe('one ordinary change per agent kind: a new version on the canary', () =
 
   test.each(cases)('%s', (kind, build, repository) => {
     const [v1, v2] = kind === 'GpuDriverDaemonSet' ? ['550.90.07-ubuntu22.04', '550.127.05-ubuntu22.04'] : kind === 'NodeExporterDaemonSet' ? ['v1.8.2', 'v1.9.1'] : ['1.0.0', '2.0.0'];
-    const stage = (promoted: Promotion) => synth((chart) => build(chart, `${repository}:${v2}`, rolloutStage(WAVES, promoted, `${repository}:${v1}`)));
+    const previous = PREVIOUS_RELEASE[kind](`${repository}:${v1}`);
+    const stage = (promoted: Promotion) => synth((chart) => build(chart, `${repository}:${v2}`, rolloutStage(WAVES, promoted, previous)));
     const nodes = kind === 'GpuDriverDaemonSet' ? gpuNodes : NODES;
     const report = plan(stage(Promotion.none()), stage(Promotion.through('canary')), nodes);
     expect(report.agents).toHaveLength(1);

@@ -1,6 +1,6 @@
 /** Helpers for the plan tests: trees from synthesized manifests, small inventories. */
 import { Manifest, validateManifests } from './manifests';
-import { AgentRollout, Promotion, RolloutWave } from '../../src';
+import { AgentRelease, AgentRollout, Promotion, RolloutWave } from '../../src';
 import { manifestSet, ManifestSet } from '../../src/coverage/manifests';
 import { NodeFacts, nodeFacts } from '../../src/coverage/nodes';
 import { NodeJson, TaintJson } from '../../src/scheduling/types';
@@ -79,10 +79,6 @@ export function daemonSet(name: string, options: {
  * A stage's rollout prop. The one place the plan tests give `previous` (the release the groups not yet promoted
  * keep; undefined: a new agent), so a change in how it is given is made here only.
  */
-export function rolloutStage(waves: readonly RolloutWave[], promoted: Promotion, previousImage: string | undefined): AgentRollout {
-  return {
-    waves: [...waves],
-    promoted,
-    previous: previousImage === undefined ? undefined : { image: previousImage },
-  };
+export function rolloutStage(waves: readonly RolloutWave[], promoted: Promotion, previous: AgentRelease | undefined): AgentRollout {
+  return { waves: [...waves], promoted, previous };
 }
