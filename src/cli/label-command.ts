@@ -115,6 +115,8 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
       // JSON drops undefined values: the fleet is written as null so every node is listed.
       byNode: Object.fromEntries(Object.entries(assignment.byNode).map(([name, wave]) => [name, wave ?? null])),
       leftOut: leftNames,
+      // nodes a wave passed over because a rollout cannot count on them → why
+      heldOut: assignment.heldOut,
       ...(diff ? { changes: commands } : {}),
     }, null, 2) + '\n');
     return 0;
@@ -125,6 +127,10 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
     `fleet ${assignment.fleet.length}`,
   ].join(', ');
   let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
+  const held = Object.entries(assignment.heldOut);
+  if (held.length > 0) {
+    out += `# kept in the fleet, out of every wave (a wave's rollout would wait on them): ${commentList(held.map(([name, why]) => `${name} (${why.join(', ')})`))}\n`;
+  }
   if (format === 'nodepool') {
     for (const wave of waves) {
       const members = assignment.byWave[wave.name];

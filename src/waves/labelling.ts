@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
 import { checkLabelKey } from '../agent/checks';
+import { factsOf } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { shellLine } from '../util/shell';
 
@@ -22,7 +23,13 @@ import { shellLine } from '../util/shell';
  *   at most 3 x waves + strata then;
  * - at least one node per wave once there are more nodes than waves;
  * - control-plane nodes rank last in their stratum and never join the first wave unless
- *   `includeControlPlane`.
+ *   `includeControlPlane`;
+ * - nodes a rollout cannot count on (NotReady, unreachable, cordoned, NoExecute-tainted: see
+ *   `NodeFacts.rolloutHazards`) join no wave and stay in the fleet: a wave's DaemonSet with
+ *   maxUnavailable 1 would wait for a pod that never gets Ready there, and with Argo CD gating every
+ *   later wave would wait too. `unreadyInLaterWaves` lets them into the waves after the first (never
+ *   into the first). Wave sizes still count them (fractions are of all the nodes given), so a wave
+ *   is short only when too few other nodes are left.
  *
  * Current labels are never read (except by `labelCommands` to print a diff): the same node set
  * gives the same answer whoever runs it.
@@ -46,6 +53,11 @@ export interface LabellingOptions {
   readonly includeControlPlane?: boolean;
   /** Mixed into the hash: a different seed draws different canaries. @default '' */
   readonly seed?: string;
+  /**
+   * Let nodes with rollout hazards (NotReady, unreachable, cordoned, NoExecute-tainted) into the
+   * waves after the first. They never join the first wave. @default false (they stay in the fleet)
+   */
+  readonly unreadyInLaterWaves?: boolean;
 }
 
 export interface WaveAssignment {
@@ -56,6 +68,8 @@ export interface WaveAssignment {
   readonly byWave: Record<string, string[]>;
   /** Nodes in no wave, sorted. */
   readonly fleet: string[];
+  /** Nodes kept out of waves they would otherwise have joined → their rollout hazards. Keys sorted. */
+  readonly heldOut: Record<string, readonly string[]>;
 }
 
 export const DEFAULT_SPREAD_BY: readonly string[] = ['topology.kubernetes.io/zone'];
@@ -77,6 +91,7 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
     score: createHash('sha256').update(`${seed}\u0000${node.metadata.name}`).digest('hex'),
     values: spreadBy.map((key) => node.metadata.labels?.[key]),
     controlPlane: CONTROL_PLANE_LABELS.some((key) => node.metadata.labels?.[key] !== undefined),
+    hazards: factsOf(node).rolloutHazards,
   })).sort((a, b) => (Number(lateControlPlane && a.controlPlane) - Number(lateControlPlane && b.controlPlane))
     || compare(a.score, b.score) || compare(a.name, b.name));
   for (const node of hashed) {
@@ -91,15 +106,20 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
   // Wave 0 takes the first nodes of the order it may take; every later wave the next ones left.
   const waveOf = new Map<string, string>();
   const byWave: Record<string, string[]> = {};
+  const held = new Map<string, readonly string[]>();
   let cursor = 0;
   waveCounts(options.waves.map((wave) => wave.fraction), nodes.length).forEach((count, w) => {
     const wave = options.waves[w].name;
     const members: string[] = [];
     if (w === 0) {
-      // Control-plane nodes skipped here (strata made only of them) keep their place in the order, for the next wave.
+      // Nodes skipped here (control plane, hazards) keep their place in the order, for the next wave.
       for (const node of order) {
         if (members.length === count) break;
         if (node.controlPlane && lateControlPlane) continue;
+        if (node.hazards.length > 0) {
+          held.set(node.name, node.hazards);
+          continue;
+        }
         members.push(node.name);
         waveOf.set(node.name, wave);
       }
@@ -107,8 +127,13 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
       for (; cursor < order.length && members.length < count; cursor++) {
         const node = order[cursor];
         if (waveOf.has(node.name)) continue;
+        if (node.hazards.length > 0 && !options.unreadyInLaterWaves) {
+          held.set(node.name, node.hazards);
+          continue;
+        }
         members.push(node.name);
         waveOf.set(node.name, wave);
+        held.delete(node.name);
       }
     }
     byWave[wave] = members.sort(compare);
@@ -117,7 +142,9 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
   const names = nodes.map((node) => node.metadata.name).sort(compare);
   const byNode: Record<string, string | undefined> = {};
   for (const name of names) byNode[name] = waveOf.get(name);
-  return { labelKey, byNode, byWave, fleet: names.filter((name) => !waveOf.has(name)) };
+  const heldOut: Record<string, readonly string[]> = {};
+  for (const name of [...held.keys()].sort(compare)) heldOut[name] = held.get(name)!;
+  return { labelKey, byNode, byWave, fleet: names.filter((name) => !waveOf.has(name)), heldOut };
 }
 
 /**
@@ -186,6 +213,8 @@ interface RankedNode {
   readonly score: string;
   readonly values: readonly (string | undefined)[];
   readonly controlPlane: boolean;
+  /** NodeFacts.rolloutHazards: non-empty keeps the node out of the waves */
+  readonly hazards: readonly string[];
   /** Position in its stratum by hash (0 = lowest hash), and the stratum's size. */
   readonly rank: number;
   size: number;
