@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { NodeJson } from '../src/scheduling/types';
-import { assignWaves, labelCommands, LabellingOptions, nodePoolLabel, WaveAssignment, waveCounts, WaveFraction } from '../src/waves/labelling';
+import {
+  assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts, WaveFraction,
+} from '../src/waves/labelling';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -404,6 +406,66 @@ describe('labelCommands', () => {
     }));
     expect(labelCommands(result, nodes)).toHaveLength(Object.values(result.byWave).flat().length);
     expect(labelCommands(result, labelled)).toEqual([]);
+  });
+});
+
+describe('empty waves', () => {
+  test('smallestClusterForWave: the first node count above the current one at which the rounding gives the wave a node', () => {
+    expect(smallestClusterForWave([0.02, 0.3, 0.3], 0, 2)).toBe(4);
+    expect(smallestClusterForWave([0.02, 0.3, 0.3], 2, 2)).toBe(3);
+    expect(smallestClusterForWave([0.02], 0, 1)).toBe(2);
+  });
+
+  test('property: the answer gives the wave a node and no smaller count above the current one does', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 8 }), (percents, total) => {
+      const fractions = percents.map((p) => p / 100);
+      fractions.forEach((_, i) => {
+        if (waveCounts(fractions, total)[i] > 0) return;
+        const n = smallestClusterForWave(fractions, i, total);
+        expect(waveCounts(fractions, n)[i]).toBeGreaterThan(0);
+        expect(n).toBeLessThanOrEqual(fractions.length + 1);
+        for (let m = total + 1; m < n; m++) expect(waveCounts(fractions, m)[i]).toBe(0);
+      });
+    }), { numRuns: 300, seed: 12 });
+  });
+
+  test('emptyWaves names each wave with no node: rounded to 0, or its nodes held out', () => {
+    const waves = [{ name: 'canary', fraction: 0.02 }, { name: 'wave-1', fraction: 0.5 }];
+    expect(emptyWaves(assignWaves(cluster(2), { waves }), waves, 2)).toEqual([{ wave: 'canary', fraction: 0.02, total: 2, count: 0, smallestCluster: 3 }]);
+    const cordoned: NodeJson[] = cluster(4).map((n, i) => (i < 2 ? n : { ...n, spec: { unschedulable: true } }));
+    const half = [{ name: 'canary', fraction: 0.5 }, { name: 'wave-1', fraction: 0.5 }];
+    expect(emptyWaves(assignWaves(cordoned, { waves: half }), half, 4)).toEqual([{ wave: 'wave-1', fraction: 0.5, total: 4, count: 2 }]);
+    expect(emptyWaves(assignWaves(cluster(100), { waves: STANDARD }), STANDARD, 100)).toEqual([]);
+  });
+});
+
+describe('labelCommands: excluded nodes', () => {
+  test('an excluded node carrying a wave label gets it removed; one without is left alone', () => {
+    const result = assignWaves(cluster(3), { waves: [{ name: 'canary', fraction: 0.34 }] });
+    const excluded = [node('win-1', { [KEY]: 'canary' }), node('win-2')];
+    const commands = labelCommands(result, cluster(3), excluded);
+    expect(commands).toContain(`kubectl label node win-1 ${KEY}-`);
+    expect(commands.some((c) => c.includes('win-2'))).toBe(false);
+  });
+});
+
+describe('gpuRelabelSteps', () => {
+  test('cordon, drain, label, wait for the new driver pod, uncordon; every argument quoted', () => {
+    expect(gpuRelabelSteps(KEY, "gpu's", 'canary', { namespace: 'gpu-driver', podSelector: 'app=d,g=canary' })).toEqual([
+      "kubectl cordon 'gpu'\\''s'",
+      "kubectl drain 'gpu'\\''s' --ignore-daemonsets --delete-emptydir-data --timeout=600s",
+      `kubectl label node 'gpu'\\''s' ${KEY}=canary --overwrite`,
+      "until kubectl get pods -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' -o name | grep -q .; do sleep 5; done",
+      "kubectl wait --for=condition=Ready pod -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' --timeout=1500s",
+      "kubectl uncordon 'gpu'\\''s'",
+    ]);
+    // to the fleet: the label is removed; no DaemonSet known: no wait
+    expect(gpuRelabelSteps(KEY, 'gpu-1', undefined)).toEqual([
+      'kubectl cordon gpu-1',
+      'kubectl drain gpu-1 --ignore-daemonsets --delete-emptydir-data --timeout=600s',
+      `kubectl label node gpu-1 ${KEY}-`,
+      'kubectl uncordon gpu-1',
+    ]);
   });
 });
 

@@ -171,28 +171,111 @@ export function waveCounts(fractions: readonly number[], total: number): number[
 }
 
 /**
+ * The smallest node count above `total` at which wave `index` gets a node, with the rounding of
+ * `waveCounts`. A wave gets 0 nodes only while there are no more nodes than waves (past that every
+ * wave gets one), so the answer is at most the number of waves + 1.
+ */
+export function smallestClusterForWave(fractions: readonly number[], index: number, total: number): number {
+  for (let n = total + 1; ; n++) {
+    if (waveCounts(fractions, n)[index] > 0) return n;
+  }
+}
+
+/** A wave of the assignment that got no node although its share is more than 0. */
+export interface EmptyWave {
+  readonly wave: string;
+  readonly fraction: number;
+  /** nodes the counts were computed from */
+  readonly total: number;
+  /** what the rounding gave the wave (0: too few nodes; more: the nodes it could take were held out) */
+  readonly count: number;
+  /** when count is 0: the smallest node count that gives the wave a node */
+  readonly smallestCluster?: number;
+}
+
+/** Waves with a share > 0 that got no node (every share is > 0: validated), in wave order. */
+export function emptyWaves(assignment: WaveAssignment, waves: readonly WaveFraction[], total: number): EmptyWave[] {
+  const fractions = waves.map((wave) => wave.fraction);
+  const counts = waveCounts(fractions, total);
+  return waves.flatMap((wave, i): EmptyWave[] => (assignment.byWave[wave.name].length > 0 ? [] : [{
+    wave: wave.name,
+    fraction: wave.fraction,
+    total,
+    count: counts[i],
+    ...(counts[i] === 0 ? { smallestCluster: smallestClusterForWave(fractions, i, total) } : {}),
+  }]));
+}
+
+/**
  * Commands that make the nodes' labels match the assignment, sorted by node name. Without
  * `current`, every wave node is labelled and every fleet node unlabelled (idempotent; kubectl only
  * notes a missing label). With `current` (the nodes as they are now), only the changes are printed;
- * nodes not in the assignment are left alone. Every argument is quoted for a POSIX shell: node
+ * nodes not in the assignment are left alone, except the `excluded` ones (left out of the
+ * assignment on purpose) that still carry a wave label: it is removed. Every argument is quoted for a POSIX shell: node
  * names come from an inventory file and are pasted into a terminal.
  */
-export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[]): string[] {
+export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[], excluded: readonly NodeJson[] = []): string[] {
+  return labelChanges(assignment, current, excluded).map((change) => change.command);
+}
+
+/** labelCommands with the node each command labels. */
+export function labelChanges(assignment: WaveAssignment, current?: readonly NodeJson[], excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
   const now = current === undefined ? undefined
     : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[assignment.labelKey]]));
-  const commands: string[] = [];
-  for (const name of Object.keys(assignment.byNode).sort(compare)) {
+  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
+  const stale = new Set(excluded.filter((node) => node.metadata.labels?.[assignment.labelKey] !== undefined
+    && !(node.metadata.name in assignment.byNode)).map((node) => node.metadata.name));
+  const commands: { node: string; command: string }[] = [];
+  for (const name of [...Object.keys(assignment.byNode), ...stale].sort(compare)) {
+    if (stale.has(name)) {
+      commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]) });
+      continue;
+    }
     const wave = assignment.byNode[name];
     const present = now?.get(name);
     if (wave !== undefined) {
       if (now === undefined || present !== wave) {
-        commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']));
+        commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']) });
       }
     } else if (now === undefined || present !== undefined) {
-      commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]));
+      commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]) });
     }
   }
   return commands;
+}
+
+/** Where the GPU driver pod of a relabelled node comes back: the DaemonSet of the node's new group. */
+export interface DriverTarget {
+  readonly namespace: string;
+  /** the DaemonSet's `spec.selector.matchLabels`, as a kubectl selector (`k=v,k2=v2`) */
+  readonly podSelector: string;
+}
+
+/** gpu-operator's default wait for a driver pod (a kernel module build plus the image pull). */
+export const DRIVER_READY_TIMEOUT_SECONDS = 25 * 60;
+
+/**
+ * The steps that relabel one GPU driver node: a driver cannot be unloaded under running GPU
+ * workloads, and relabelling moves the node's driver pod to another wave's DaemonSet. So: cordon,
+ * drain (DaemonSet pods stay: the driver keeps running until the relabel), relabel, wait for the
+ * new driver pod to be Ready, uncordon. A failed step leaves the node cordoned.
+ */
+export function gpuRelabelSteps(labelKey: string, node: string, wave: string | undefined, target?: DriverTarget): string[] {
+  const steps = [
+    shellLine(['kubectl', 'cordon', node]),
+    shellLine(['kubectl', 'drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=600s']),
+    wave === undefined
+      ? shellLine(['kubectl', 'label', 'node', node, `${labelKey}-`])
+      : shellLine(['kubectl', 'label', 'node', node, `${labelKey}=${wave}`, '--overwrite']),
+  ];
+  if (target !== undefined) {
+    const pods = ['-n', target.namespace, '-l', target.podSelector, '--field-selector', `spec.nodeName=${node}`];
+    // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
+    steps.push(`until ${shellLine(['kubectl', 'get', 'pods', ...pods, '-o', 'name'])} | grep -q .; do sleep 5; done`);
+    steps.push(shellLine(['kubectl', 'wait', '--for=condition=Ready', 'pod', ...pods, `--timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`]));
+  }
+  steps.push(shellLine(['kubectl', 'uncordon', node]));
+  return steps;
 }
 
 /**
