@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { NodeJson } from '../src/scheduling/types';
 import {
-  assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts, WaveFraction,
+  assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts,
+  WaveFraction,
 } from '../src/waves/labelling';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 
@@ -417,7 +418,8 @@ describe('empty waves', () => {
   });
 
   test('property: the answer gives the wave a node and no smaller count above the current one does', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 8 }), (percents, total) => {
+    const shares = fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 });
+    fc.assert(fc.property(shares, fc.integer({ min: 1, max: 8 }), (percents, total) => {
       const fractions = percents.map((p) => p / 100);
       fractions.forEach((_, i) => {
         if (waveCounts(fractions, total)[i] > 0) return;

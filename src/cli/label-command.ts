@@ -164,7 +164,9 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
       // nodes a wave passed over because a rollout cannot count on them → why
       heldOut: assignment.heldOut,
       warnings,
-      ...(gpu === undefined ? {} : { gpuDriverMoves: gpu.moves.map((m) => ({ node: m.node, from: m.from ?? null, to: m.to ?? null, steps: m.steps })) }),
+      ...(gpu === undefined ? {} : {
+        gpuDriverMoves: gpu.moves.map((m) => ({ node: m.node, from: m.from ?? null, to: m.to ?? null, steps: m.steps })),
+      }),
       ...(diff ? { changes: commands } : {}),
     }, null, 2) + '\n');
     return 0;
@@ -271,7 +273,8 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
     const sameAgent = driverSets.filter((d) => d.agent === driver.agent);
     const target = sameAgent.find((d) => d.rolloutGroup === (to ?? FLEET_GROUP)) ?? sameAgent.find((d) => d.rolloutGroup === FLEET_GROUP);
     if (target?.id === driver.id) continue; // the pod stays with its DaemonSet: nothing restarts
-    const driverTarget: DriverTarget | undefined = target === undefined ? undefined : { namespace: target.namespace, podSelector: selectors.get(target.id)! };
+    const driverTarget: DriverTarget | undefined = target === undefined ? undefined
+      : { namespace: target.namespace, podSelector: selectors.get(target.id)! };
     moves.push({ node: name, from, to, driver: driver.id, steps: gpuRelabelSteps(assignment.labelKey, name, to, driverTarget) });
   }
   return { drivers: [...drivers].sort(), waved, moves: moves.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)) };

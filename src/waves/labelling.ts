@@ -219,7 +219,8 @@ export function labelCommands(assignment: WaveAssignment, current?: readonly Nod
 }
 
 /** labelCommands with the node each command labels. */
-export function labelChanges(assignment: WaveAssignment, current?: readonly NodeJson[], excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
+export function labelChanges(assignment: WaveAssignment, current?: readonly NodeJson[],
+  excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
   const now = current === undefined ? undefined
     : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[assignment.labelKey]]));
   // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
