@@ -613,3 +613,44 @@ describe('label: nodes that must not gate a wave, empty waves, stale labels, GPU
     expectNoStack(r.stderr);
   });
 });
+
+describe('coverage and estimate: a wave holding a node a rollout cannot count on is a problem naming it', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-unready-'));
+    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, NODES), 'utf-8'));
+    const wave: Record<string, string> = { 'worker-b-5': 'canary', 'worker-c-4': 'wave-1', 'spot-a-1': 'wave-1' };
+    for (const item of inventory.items) {
+      if (wave[item.metadata.name]) item.metadata.labels['node-agents.cdk8s.io/rollout-wave'] = wave[item.metadata.name];
+    }
+    file = path.join(dir, 'nodes.json');
+    fs.writeFileSync(file, JSON.stringify(inventory));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('coverage: one problem per wave DaemonSet, naming the node and its state; a NoExecute taint is not one (tolerated: runs; else a gap)', () => {
+    const r = run('coverage', '--nodes', file, CLUSTER);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('[unready-in-wave] logging/fluent-bit-canary (rollout group "canary") holds 1 node a rollout cannot count on '
+      + '(worker-b-5: NotReady (Ready=False)): its rolling update waits on a pod that never gets Ready there');
+    expect(r.stdout).toContain('[unready-in-wave] logging/fluent-bit-wave-1 (rollout group "wave-1") holds 1 node a rollout cannot count on '
+      + '(worker-c-4: cordoned (spec.unschedulable))');
+    // fluent-bit-wave-1 tolerates spot=true:NoExecute: spot-a-1 runs its pod fine
+    const json = JSON.parse(run('coverage', '--nodes', file, CLUSTER, '--json').stdout);
+    const unready = json.problems.filter((p: { kind: string }) => p.kind === 'unready-in-wave');
+    expect(unready.map((p: { nodes: string[] }) => p.nodes)).toEqual([['worker-b-5'], ['worker-c-4']]);
+    // the inventory as committed: those nodes are in no wave, no such problem
+    expect(run('coverage', '--nodes', NODES, CLUSTER).stdout).not.toContain('unready-in-wave');
+  });
+
+  test('estimate: the stalling wave is a problem (exit 1) naming the node', () => {
+    const r = run('estimate', '--nodes', file, CLUSTER, '--agent', 'fluent-bit');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('  ! logging/fluent-bit-canary: logging/fluent-bit-canary (rollout group "canary") holds 1 node a rollout cannot count on (worker-b-5: NotReady');
+    const json = JSON.parse(run('estimate', '--nodes', file, CLUSTER, '--agent', 'fluent-bit', '--json').stdout);
+    const waves = json.agents[0].waves as { daemonSet: string; problem?: string }[];
+    expect(waves.filter((w) => w.problem !== undefined).map((w) => w.daemonSet)).toEqual(['logging/fluent-bit-canary', 'logging/fluent-bit-wave-1']);
+    expect(run('estimate', '--nodes', NODES, CLUSTER, '--agent', 'fluent-bit').code).toBe(0);
+  });
+});

@@ -22,6 +22,10 @@ Problems (exit code 1):
   duplicate         a node owned by two or more DaemonSets of one agent
   empty-wave        a rollout-wave DaemonSet that matches zero nodes (Argo CD counts it
                     Healthy at once: the wave gates nothing)
+  unready-in-wave   a rollout-wave DaemonSet (not the fleet) on a NotReady, unreachable or
+                    cordoned node: its rollout waits on a pod that never gets Ready there
+                    (node-agents label keeps such nodes out of the waves; a NoExecute taint
+                    the wave does not tolerate is a gap)
   host-port-clash   two DaemonSets binding the same host port on one node
   unsupported-node  a DaemonSet landing on Windows/virtual nodes it did not select by label
 
