@@ -242,14 +242,14 @@ describe('waves: nodes falling between them', () => {
 
   test('a wave holding an unreachable, NotReady or cordoned node is an unready-in-wave problem naming each; the fleet holding one is not', () => {
     const state = (name: string, value: string | undefined, extra: Partial<NodeJson>): NodeJson => ({ ...mk(name, value), ...extra });
-    const inventory = [
+    const given = [
       state('u1', 'canary', { status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }),
       state('n1', 'canary', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }),
       state('k1', 'canary', { spec: { unschedulable: true } }),
       mk('ok', 'canary'),
       state('f1', undefined, { status: { conditions: [{ type: 'Ready', status: 'False' }] } }),
     ];
-    const r = analyzeCoverage(daemonSets, nodeFacts(inventory));
+    const r = analyzeCoverage(daemonSets, nodeFacts(given));
     const unready = r.problems.filter((p) => p.kind === 'unready-in-wave');
     expect(unready).toHaveLength(1);
     expect(unready[0].daemonSets).toEqual(['ns/agent-canary']);
