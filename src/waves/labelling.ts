@@ -98,7 +98,10 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
     const id = JSON.stringify(node.values);
     const members = strata.get(id) ?? [];
     strata.set(id, members);
-    members.push({ ...node, rank: members.length, size: 0 });
+    // fields copied one by one: an object spread per node was a large share of the time at 50k nodes
+    members.push({
+      name: node.name, score: node.score, values: node.values, controlPlane: node.controlPlane, hazards: node.hazards, rank: members.length, size: 0,
+    });
   }
   for (const members of strata.values()) members.forEach((node) => node.size = members.length);
   const order = spreadOrder([...strata.values()].flat());
