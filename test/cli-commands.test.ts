@@ -604,6 +604,17 @@ describe('label: nodes that must not gate a wave, empty waves, stale labels, GPU
     expect(r.stdout).not.toContain('kubectl cordon');
   });
 
+  test('--manifests without a GPU driver: the output says no node needs draining', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', `${FIXTURES}/clean`);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('# --manifests holds no GPU driver DaemonSet (pod label app.kubernetes.io/component or name gpu-driver or nvidia-driver): '
+      + 'no node needs draining');
+    // gpu-operator's driver found by its name label: not split into waves
+    expect(run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', CLUSTER).stdout)
+      .toContain('# GPU driver gpu-operator/nvidia-driver-daemonset: not split into rollout waves, so relabelling leaves its pods alone');
+    expect(r.stdout).not.toContain('kubectl cordon');
+  });
+
   test.each([
     [['--manifests', 'no-such-dir/'], 'no-such-dir/'],
   ])('bad --manifests %j → exit 2 naming the path', (flags, message) => {

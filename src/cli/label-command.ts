@@ -35,7 +35,7 @@ on stderr with the smallest node count that gives it one; --strict makes it an e
 nothing printed on stdout).
 
 With --manifests, nodes that run a GPU driver DaemonSet (pod label app.kubernetes.io/component
-gpu-driver or nvidia-driver) and change wave are relabelled through cordon, drain, label, wait
+or app.kubernetes.io/name gpu-driver or nvidia-driver) and change wave are relabelled through cordon, drain, label, wait
 for the new driver pod, uncordon: a driver cannot be replaced under running GPU workloads.
 
 Flags:
@@ -235,7 +235,7 @@ interface GpuPlan {
   readonly moves: readonly GpuMove[];
 }
 
-/** `app.kubernetes.io/component` of GPU driver pods: this library's and gpu-operator's. */
+/** `app.kubernetes.io/component` (or `name`) of GPU driver pods: this library's and gpu-operator's. */
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
 /**
@@ -250,9 +250,11 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
     if (object.kind !== 'DaemonSet') continue;
     const spec = isObject(object.spec) ? object.spec : {};
     const template = isObject(spec.template) && isObject(spec.template.metadata) ? spec.template.metadata : {};
-    const component = isObject(template.labels) ? template.labels['app.kubernetes.io/component'] : undefined;
+    const podLabels = isObject(template.labels) ? template.labels : {};
     const id = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name}`;
-    if (DRIVER_COMPONENTS.includes(component)) drivers.add(id);
+    if (DRIVER_COMPONENTS.includes(podLabels['app.kubernetes.io/component']) || DRIVER_COMPONENTS.includes(podLabels['app.kubernetes.io/name'])) {
+      drivers.add(id);
+    }
     const matchLabels = isObject(spec.selector) && isObject(spec.selector.matchLabels) ? spec.selector.matchLabels : {};
     selectors.set(id, Object.entries(matchLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(','));
   }
@@ -281,7 +283,9 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
 }
 
 function gpuText(gpu: GpuPlan): string {
-  if (gpu.drivers.length === 0) return '';
+  if (gpu.drivers.length === 0) {
+    return `# --manifests holds no GPU driver DaemonSet (pod label app.kubernetes.io/component or name ${DRIVER_COMPONENTS.join(' or ')}): no node needs draining\n`;
+  }
   if (!gpu.waved) {
     return `# GPU driver ${commentList(gpu.drivers)}: not split into rollout waves, so relabelling leaves its pods alone\n`;
   }
