@@ -3,7 +3,7 @@ import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition'
 import { checkLabelKey } from '../agent/checks';
 import { factsOf } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
-import { shellLine } from '../util/shell';
+import { shellLine, shellWord } from '../util/shell';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.
@@ -224,25 +224,31 @@ export function labelCommands(assignment: WaveAssignment, current?: readonly Nod
 /** labelCommands with the node each command labels. */
 export function labelChanges(assignment: WaveAssignment, current?: readonly NodeJson[],
   excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
-  const now = current === undefined ? undefined
-    : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[assignment.labelKey]]));
+  const key = assignment.labelKey;
+  const now = current === undefined ? undefined : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[key]]));
   // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
-  const stale = new Set(excluded.filter((node) => node.metadata.labels?.[assignment.labelKey] !== undefined
-    && !(node.metadata.name in assignment.byNode)).map((node) => node.metadata.name));
+  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !(node.metadata.name in assignment.byNode))
+    .map((node) => node.metadata.name);
+  // The label arguments quoted once, not per node: the same few words on every line.
+  const unlabel = shellWord(`${key}-`);
+  const setLabel = new Map<string, string>();
+  const labelFor = (wave: string) => setLabel.get(wave) ?? setLabel.set(wave, `${shellWord(`${key}=${wave}`)} --overwrite`).get(wave)!;
+  const line = (name: string, args: string) => ({ node: name, command: `kubectl label node ${shellWord(name)} ${args}` });
   const commands: { node: string; command: string }[] = [];
-  for (const name of [...Object.keys(assignment.byNode), ...stale].sort(compare)) {
-    if (stale.has(name)) {
-      commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]) });
+  const entries: [string, string | undefined][] = [
+    ...Object.entries(assignment.byNode), ...stale.map((name): [string, undefined] => [name, undefined]),
+  ];
+  const staleSet = new Set(stale);
+  for (const [name, wave] of entries.sort((a, b) => compare(a[0], b[0]))) {
+    if (staleSet.has(name)) {
+      commands.push(line(name, unlabel));
       continue;
     }
-    const wave = assignment.byNode[name];
     const present = now?.get(name);
     if (wave !== undefined) {
-      if (now === undefined || present !== wave) {
-        commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']) });
-      }
+      if (now === undefined || present !== wave) commands.push(line(name, labelFor(wave)));
     } else if (now === undefined || present !== undefined) {
-      commands.push({ node: name, command: shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]) });
+      commands.push(line(name, unlabel));
     }
   }
   return commands;
