@@ -463,6 +463,11 @@ describe('an empty node list: every command exits 2 with the same message', () =
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`node-agents label: ${file}: all 2 nodes are Windows or virtual; nothing to label (win-1, win-2); --all-nodes assigns them too\n`);
     expect(run('label', '--nodes', file, '--wave', 'canary=0.5', '--all-nodes')).toMatchObject({ code: 0, stderr: '' });
+    const one = path.join(dir, 'one.json');
+    fs.writeFileSync(one, JSON.stringify({ kind: 'List', items: [{ kind: 'Node', metadata: { name: 'fg-1', labels: { 'eks.amazonaws.com/compute-type': 'fargate' } } }] }));
+    expect(run('label', '--nodes', one, '--wave', 'canary=0.5')).toMatchObject({
+      code: 2, stdout: '', stderr: `node-agents label: ${one}: the only node (fg-1) is Windows or virtual; nothing to label; --all-nodes assigns it too\n`,
+    });
   });
 });
 

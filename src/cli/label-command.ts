@@ -119,8 +119,10 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const left = all.filter((n) => leftSet.has(n.metadata.name));
   const nodes: NodeJson[] = all.filter((n) => !leftSet.has(n.metadata.name));
   if (nodes.length === 0) {
-    throw new Error(`${nodesFile}: all ${plural(all.length, 'node')} ${all.length === 1 ? 'is' : 'are'} Windows or virtual; nothing to label `
-      + `(${commentList(left.map((n) => n.metadata.name).sort())}); --all-nodes assigns them too`);
+    const names = commentList(left.map((n) => n.metadata.name).sort());
+    throw new Error(all.length === 1
+      ? `${nodesFile}: the only node (${names}) is Windows or virtual; nothing to label; --all-nodes assigns it too`
+      : `${nodesFile}: all ${all.length} nodes are Windows or virtual; nothing to label (${names}); --all-nodes assigns them too`);
   }
   const manifestPaths = listValue(parsed, 'manifests');
   const manifests = manifestPaths.length === 0 ? undefined : loadManifests(manifestPaths, io.cwd);
