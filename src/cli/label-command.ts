@@ -34,9 +34,10 @@ A wave that gets no node (too few nodes for its share, or only held-out ones lef
 on stderr with the smallest node count that gives it one; --strict makes it an error (exit 1,
 nothing printed on stdout).
 
-With --manifests, nodes that run a GPU driver DaemonSet (pod label app.kubernetes.io/component
-or app.kubernetes.io/name gpu-driver or nvidia-driver) and change wave are relabelled through cordon, drain, label, wait
-for the new driver pod, uncordon: a driver cannot be replaced under running GPU workloads.
+With --manifests, a GPU driver node (one a DaemonSet with pod label app.kubernetes.io/component
+or app.kubernetes.io/name gpu-driver or nvidia-driver covers) whose driver pod moves to another
+wave is relabelled through cordon, drain, label, wait for the new driver pod, uncordon: a driver
+cannot be replaced under running GPU workloads.
 
 Flags:
   --nodes FILE            node inventory: \`kubectl get nodes -o json\` output (required)
