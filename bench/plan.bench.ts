@@ -7,7 +7,7 @@
  *   npx ts-node --project test/tsconfig.json bench/plan.bench.ts
  */
 import { performance } from 'perf_hooks';
-import { syntheticNodes } from './coverage.bench';
+import { syntheticNodes } from './synthetic';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { KubeObject, manifestSet, ManifestSet, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
 import { nodeFacts } from '../src/coverage/nodes';

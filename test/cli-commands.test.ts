@@ -263,7 +263,9 @@ describe('label', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^# 20 nodes: canary 2, wave-1 4, fleet 14; left out \(Windows\/virtual\): fargate-ip-/);
-    const commands = lines.slice(1);
+    expect(lines[1]).toBe('# kept in the fleet, out of every wave (the rollout of a wave would wait on them): spot-a-1 (NoExecute taint spot=true:NoExecute), '
+      + 'worker-b-5 (NotReady (Ready=False)), worker-c-4 (cordoned (spec.unschedulable))');
+    const commands = lines.slice(2);
     expect(commands).toHaveLength(20);
     expect(commands.filter((c) => c.endsWith('=canary --overwrite'))).toHaveLength(2);
     expect(commands.filter((c) => c.endsWith('=wave-1 --overwrite'))).toHaveLength(4);
@@ -275,8 +277,8 @@ describe('label', () => {
   });
 
   test('--diff prints only the changes against the labels nodes carry', () => {
-    const all = run(...base).stdout.trim().split('\n').slice(1);
-    const diff = run(...base, '--diff').stdout.trim().split('\n').slice(1);
+    const all = run(...base).stdout.trim().split('\n').filter((l) => !l.startsWith('#'));
+    const diff = run(...base, '--diff').stdout.trim().split('\n').filter((l) => !l.startsWith('#'));
     const assigned: Record<string, string | null> = JSON.parse(run(...base, '--json').stdout).byNode;
     const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, NODES), 'utf-8')).items as { metadata: { name: string; labels: Record<string, string> } }[];
     const current = new Map(inventory.map((n) => [n.metadata.name, n.metadata.labels['node-agents.cdk8s.io/rollout-wave'] ?? null]));
@@ -296,7 +298,8 @@ describe('label', () => {
     expect(JSON.parse(run(...base, '--all-nodes', '--json').stdout).leftOut).toEqual([]);
   });
 
-  test.each([['canary=100%', 17], ['canary=1', 17], ['canary=.5', 10], ['canary=50.0%', 10], ['canary=0.05', 1]])('the share %s is accepted (control-plane nodes stay out of the first wave)', (wave, count) => {
+  // 20 Linux nodes: 3 control-plane and 4 a rollout cannot count on (NotReady, cordoned, 2 spot NoExecute) stay out of the first wave
+  test.each([['canary=100%', 13], ['canary=1', 13], ['canary=.5', 10], ['canary=50.0%', 10], ['canary=0.05', 1]])('the share %s is accepted (control-plane and unready nodes stay out of the first wave)', (wave, count) => {
     const r = run('label', '--nodes', NODES, '--wave', wave, '--json');
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout).waves.canary).toHaveLength(count);
@@ -458,8 +461,13 @@ describe('an empty node list: every command exits 2 with the same message', () =
     const r = run('label', '--nodes', file, '--wave', 'canary=0.5');
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`node-agents label: ${file}: no node to label: all 2 nodes run no Linux agent (Windows or virtual: win-1, win-2); --all-nodes assigns them too\n`);
+    expect(r.stderr).toBe(`node-agents label: ${file}: all 2 nodes are Windows or virtual; nothing to label (win-1, win-2); --all-nodes assigns them too\n`);
     expect(run('label', '--nodes', file, '--wave', 'canary=0.5', '--all-nodes')).toMatchObject({ code: 0, stderr: '' });
+    const one = path.join(dir, 'one.json');
+    fs.writeFileSync(one, JSON.stringify({ kind: 'List', items: [{ kind: 'Node', metadata: { name: 'fg-1', labels: { 'eks.amazonaws.com/compute-type': 'fargate' } } }] }));
+    expect(run('label', '--nodes', one, '--wave', 'canary=0.5')).toMatchObject({
+      code: 2, stdout: '', stderr: `node-agents label: ${one}: the only node (fg-1) is Windows or virtual; nothing to label; --all-nodes assigns it too\n`,
+    });
   });
 });
 
@@ -475,5 +483,190 @@ describe('the built executable', () => {
     const bad = spawnSync(process.execPath, [bin, 'coverage', '--nodes', 'missing.json', CLUSTER], { cwd: ROOT, encoding: 'utf-8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe('node-agents coverage: missing.json: cannot read (no such file or directory)\n');
+  });
+});
+
+describe('label: nodes that must not gate a wave, empty waves, stale labels, GPU driver nodes', () => {
+  const GPU_NODES = 'test/fixtures/label/gpu-cluster.json';
+  const GPU_DRIVER = 'test/fixtures/label/gpu-driver-waves.yaml';
+  const KEY = 'node-agents.cdk8s.io/rollout-wave';
+  const commandsOf = (stdout: string) => stdout.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+
+  test('NotReady and cordoned nodes join no wave; a wave label they carry is removed', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=100%', '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.heldOut).toEqual({ 'gpu-c-2': ['NotReady (Ready=False)'], 'worker-b-1': ['cordoned (spec.unschedulable)'] });
+    expect(json.byNode['gpu-c-2']).toBeNull();
+    expect(json.byNode['worker-b-1']).toBeNull();
+    expect(json.waves.canary).toHaveLength(7);
+    const diff = commandsOf(run('label', '--nodes', GPU_NODES, '--wave', 'canary=100%', '--diff').stdout);
+    expect(diff).toContain(`kubectl label node worker-b-1 ${KEY}-`);
+  });
+
+  test('--unready-in-later-waves: into wave-1, never into the canary', () => {
+    const argv = ['label', '--nodes', GPU_NODES, '--wave', 'canary=50%', '--wave', 'wave-1=50%', '--json'];
+    const held = JSON.parse(run(...argv).stdout);
+    expect(held.waves['wave-1']).not.toContain('gpu-c-2');
+    const later = JSON.parse(run(...argv, '--unready-in-later-waves').stdout);
+    expect(later.waves.canary).not.toContain('gpu-c-2');
+    expect(later.waves.canary).not.toContain('worker-b-1');
+    expect(later.waves['wave-1']).toEqual(expect.arrayContaining(['gpu-c-2', 'worker-b-1']));
+    expect(later.heldOut).toEqual({});
+  });
+
+  test('--diff removes the stale wave label of an excluded (Windows) node, quoted for the shell', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--diff');
+    expect(commandsOf(r.stdout)).toContain(`kubectl label node win-a-1 ${KEY}-`);
+    // a key that needs quoting is quoted in the removal too
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-stale-'));
+    try {
+      const file = path.join(dir, 'nodes.json');
+      const items = [
+        { kind: 'Node', metadata: { name: "win's", labels: { 'kubernetes.io/os': 'windows', [KEY]: 'canary' } } },
+        { kind: 'Node', metadata: { name: 'win-2', labels: { 'kubernetes.io/os': 'windows' } } },
+        { kind: 'Node', metadata: { name: 'linux-1', labels: { 'kubernetes.io/os': 'linux' } } },
+      ];
+      fs.writeFileSync(file, JSON.stringify({ kind: 'List', items }));
+      const diff = commandsOf(run('label', '--nodes', file, '--wave', 'canary=1', '--diff').stdout);
+      expect(diff).toEqual([`kubectl label node linux-1 ${KEY}=canary --overwrite`, `kubectl label node 'win'\\''s' ${KEY}-`]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a wave of 0 nodes: a warning with the smallest cluster that gives it one; --strict makes it exit 1', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-small-'));
+    try {
+      const file = path.join(dir, 'nodes.json');
+      const items = ['n-1', 'n-2'].map((name) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'linux' } } }));
+      fs.writeFileSync(file, JSON.stringify({ kind: 'List', items }));
+      // 2 nodes, 3 waves: the rounding gives canary (2% of 2 = 0.04) nothing; at 4 nodes every wave gets one
+      const argv = ['label', '--nodes', file, '--wave', 'canary=2%', '--wave', 'wave-1=30%', '--wave', 'wave-2=30%'];
+      const r = run(...argv);
+      expect(r.code).toBe(0);
+      const warning = 'wave "canary" (2%) gets 0 of 2 nodes: 2% of 2 rounds to 0; the smallest cluster that gives it a node has 4 nodes, '
+        + 'Windows and virtual ones not counted.';
+      expect(r.stderr).toContain(`node-agents label: warning: ${warning}`);
+      expect(r.stdout).toContain(`# warning: ${warning}`);
+      // wave-2 too: 30% of 2 rounds to 0 after wave-1's node; 3 nodes give it one
+      const warnings = JSON.parse(run(...argv, '--json').stdout).warnings;
+      expect(warnings).toHaveLength(2);
+      expect(warnings[1]).toMatch(/^wave "wave-2" \(30%\) gets 0 of 2 nodes: 30% of 2 rounds to 0; the smallest cluster that gives it a node has 3 nodes/);
+      const strict = run(...argv, '--strict');
+      expect(strict.code).toBe(1);
+      expect(strict.stdout).toBe('');
+      expect(strict.stderr).toContain(`node-agents label: error (--strict): ${warning}`);
+      // enough nodes: no warning, --strict passes
+      expect(run('label', '--nodes', NODES, '--wave', 'canary=2%', '--strict')).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a wave whose candidates are all held out says so (its count is not 0)', () => {
+    // 9 Linux nodes, 7 a rollout can count on: the canary's 7 (80%) take them all, wave-1's 2 have none left
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=80%', '--wave', 'wave-1=20%', '--strict');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('wave "wave-1" (20%) gets 0 nodes although 20% of 9 is 2: every node left for it is control-plane or kept out because a rollout cannot count on it (gpu-c-2, worker-b-1)');
+  });
+
+  test('--manifests with a waved GPU driver: a GPU node that changes wave goes through cordon, drain, label, wait, uncordon', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--diff', '--manifests', GPU_DRIVER);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', GPU_DRIVER, '--json').stdout);
+    const moved = json.gpuDriverMoves.map((m: { node: string }) => m.node);
+    // the GPU nodes whose wave changes: every GPU node whose label differs from its assignment
+    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, GPU_NODES), 'utf-8')).items as { metadata: { name: string; labels: Record<string, string> } }[];
+    const expected = inventory.filter((n) => n.metadata.name.startsWith('gpu-') && (n.metadata.labels[KEY] ?? null) !== json.byNode[n.metadata.name])
+      .map((n) => n.metadata.name);
+    expect(moved).toEqual(expected);
+    expect(moved.length).toBeGreaterThan(0);
+    expect(r.stdout).toContain('# GPU driver nodes that change wave: their driver pod moves to another DaemonSet');
+    for (const name of moved) {
+      const to = json.byNode[name];
+      const selector = `app.kubernetes.io/instance=gpu-driver,app.kubernetes.io/name=gpu-driver,node-agents.cdk8s.io/rollout-group=${to ?? 'fleet'}`;
+      const block = [
+        `kubectl cordon ${name}`,
+        `kubectl drain ${name} --ignore-daemonsets --delete-emptydir-data --timeout=600s`,
+        to === null ? `kubectl label node ${name} ${KEY}-` : `kubectl label node ${name} ${KEY}=${to} --overwrite`,
+        `until kubectl get pods -n gpu-driver -l ${selector} --field-selector spec.nodeName=${name} -o name | grep -q .; do sleep 5; done`,
+        `kubectl wait --for=condition=Ready pod -n gpu-driver -l ${selector} --field-selector spec.nodeName=${name} --timeout=1500s`,
+        `kubectl uncordon ${name}`,
+      ].join('\n');
+      expect(r.stdout).toContain(block);
+      // its plain label command is not printed as well
+      expect(commandsOf(r.stdout).filter((c) => c.startsWith(`kubectl label node ${name} `))).toHaveLength(1);
+    }
+    // without --manifests: plain label commands only
+    expect(run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--diff').stdout).not.toContain('kubectl cordon');
+  });
+
+  test('--manifests with a GPU driver that has no waves: relabelling leaves its pods alone, and the output says so', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', 'examples/gpu-driver/dist');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('# GPU driver gpu-driver/gpu-driver: not split into rollout waves, so relabelling leaves its pods alone');
+    expect(r.stdout).not.toContain('kubectl cordon');
+  });
+
+  test('--manifests without a GPU driver: the output says no node needs draining', () => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', `${FIXTURES}/clean`);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('# --manifests holds no GPU driver DaemonSet (pod label app.kubernetes.io/component or name gpu-driver or nvidia-driver): '
+      + 'no node needs draining');
+    // gpu-operator's driver found by its name label: not split into waves
+    expect(run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', '--manifests', CLUSTER).stdout)
+      .toContain('# GPU driver gpu-operator/nvidia-driver-daemonset: not split into rollout waves, so relabelling leaves its pods alone');
+    expect(r.stdout).not.toContain('kubectl cordon');
+  });
+
+  test.each([
+    [['--manifests', 'no-such-dir/'], 'no-such-dir/'],
+  ])('bad --manifests %j → exit 2 naming the path', (flags, message) => {
+    const r = run('label', '--nodes', GPU_NODES, '--wave', 'canary=0.3', ...flags);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expectNoStack(r.stderr);
+  });
+});
+
+describe('coverage and estimate: a wave holding a node a rollout cannot count on is a problem naming it', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-unready-'));
+    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, NODES), 'utf-8'));
+    const wave: Record<string, string> = { 'worker-b-5': 'canary', 'worker-c-4': 'wave-1', 'spot-a-1': 'wave-1' };
+    for (const item of inventory.items) {
+      if (wave[item.metadata.name]) item.metadata.labels['node-agents.cdk8s.io/rollout-wave'] = wave[item.metadata.name];
+    }
+    file = path.join(dir, 'nodes.json');
+    fs.writeFileSync(file, JSON.stringify(inventory));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('coverage: one problem per wave DaemonSet, naming the node and its state; a NoExecute taint is not one (tolerated: runs; else a gap)', () => {
+    const r = run('coverage', '--nodes', file, CLUSTER);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('[unready-in-wave] logging/fluent-bit-canary (rollout group "canary") holds 1 node a rollout cannot count on '
+      + '(worker-b-5: NotReady (Ready=False)): its rolling update waits on a pod that never gets Ready there');
+    expect(r.stdout).toContain('[unready-in-wave] logging/fluent-bit-wave-1 (rollout group "wave-1") holds 1 node a rollout cannot count on '
+      + '(worker-c-4: cordoned (spec.unschedulable))');
+    // fluent-bit-wave-1 tolerates spot=true:NoExecute: spot-a-1 runs its pod fine
+    const json = JSON.parse(run('coverage', '--nodes', file, CLUSTER, '--json').stdout);
+    const unready = json.problems.filter((p: { kind: string }) => p.kind === 'unready-in-wave');
+    expect(unready.map((p: { nodes: string[] }) => p.nodes)).toEqual([['worker-b-5'], ['worker-c-4']]);
+    // the inventory as committed: those nodes are in no wave, no such problem
+    expect(run('coverage', '--nodes', NODES, CLUSTER).stdout).not.toContain('unready-in-wave');
+  });
+
+  test('estimate: the stalling wave is a problem (exit 1) naming the node', () => {
+    const r = run('estimate', '--nodes', file, CLUSTER, '--agent', 'fluent-bit');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('  ! logging/fluent-bit-canary: logging/fluent-bit-canary (rollout group "canary") holds 1 node a rollout cannot count on (worker-b-5: NotReady');
+    const json = JSON.parse(run('estimate', '--nodes', file, CLUSTER, '--agent', 'fluent-bit', '--json').stdout);
+    const waves = json.agents[0].waves as { daemonSet: string; problem?: string }[];
+    expect(waves.filter((w) => w.problem !== undefined).map((w) => w.daemonSet)).toEqual(['logging/fluent-bit-canary', 'logging/fluent-bit-wave-1']);
+    expect(run('estimate', '--nodes', NODES, CLUSTER, '--agent', 'fluent-bit').code).toBe(0);
   });
 });

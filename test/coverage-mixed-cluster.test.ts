@@ -240,6 +240,23 @@ describe('waves: nodes falling between them', () => {
     expect(r.problems.map((p) => p.kind)).toEqual(['gap']);
   });
 
+  test('a wave holding an unreachable, NotReady or cordoned node is an unready-in-wave problem naming each; the fleet holding one is not', () => {
+    const state = (name: string, value: string | undefined, extra: Partial<NodeJson>): NodeJson => ({ ...mk(name, value), ...extra });
+    const given = [
+      state('u1', 'canary', { status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }),
+      state('n1', 'canary', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }),
+      state('k1', 'canary', { spec: { unschedulable: true } }),
+      mk('ok', 'canary'),
+      state('f1', undefined, { status: { conditions: [{ type: 'Ready', status: 'False' }] } }),
+    ];
+    const r = analyzeCoverage(daemonSets, nodeFacts(given));
+    const unready = r.problems.filter((p) => p.kind === 'unready-in-wave');
+    expect(unready).toHaveLength(1);
+    expect(unready[0].daemonSets).toEqual(['ns/agent-canary']);
+    expect(unready[0].nodes).toEqual(['k1', 'n1', 'u1']);
+    expect(unready[0].message).toContain('(k1: cordoned (spec.unschedulable); n1: NotReady (Ready=False); u1: unreachable (Ready=Unknown))');
+  });
+
   test('a wave whose nodes all carry an untolerated taint also covers zero nodes: flagged; an empty fleet is not', () => {
     const tainted: NodeJson = { metadata: { name: 'c1', labels: { [key]: 'canary' } }, spec: { taints: [{ key: 'spot', effect: 'NoExecute' }] } };
     const r = analyzeCoverage(daemonSets, nodeFacts([tainted]));

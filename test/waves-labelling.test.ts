@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { NodeJson } from '../src/scheduling/types';
-import { assignWaves, labelCommands, LabellingOptions, nodePoolLabel, WaveAssignment, waveCounts, WaveFraction } from '../src/waves/labelling';
+import {
+  assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts,
+  WaveFraction,
+} from '../src/waves/labelling';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -259,6 +262,63 @@ describe('assignWaves', () => {
     expect(assignWaves(onlyControlPlane, { waves, includeControlPlane: true }).byWave.canary).toHaveLength(1);
   });
 
+  describe('nodes a rollout cannot count on join no wave', () => {
+    const notReady = (name: string, zone = 'a'): NodeJson => ({ metadata: { name, labels: { [ZONE]: zone } }, status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+    const unknown = (name: string): NodeJson => ({ metadata: { name, labels: { [ZONE]: 'b' } }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } });
+    const unreachableTaint = (name: string): NodeJson => ({ metadata: { name, labels: { [ZONE]: 'c' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] } });
+    const cordoned = (name: string): NodeJson => ({ metadata: { name, labels: { [ZONE]: 'a' } }, spec: { unschedulable: true } });
+    const noExecute = (name: string): NodeJson => ({ metadata: { name, labels: { [ZONE]: 'b' } }, spec: { taints: [{ key: 'spot', value: 'true', effect: 'NoExecute' }] } });
+    const noSchedule = (name: string): NodeJson => ({ metadata: { name, labels: { [ZONE]: 'c' } }, spec: { taints: [{ key: 'gpu', effect: 'NoSchedule' }] } });
+    const broken = [notReady('bad-notready'), unknown('bad-unknown'), unreachableTaint('bad-unreachable'), cordoned('bad-cordoned'), noExecute('bad-noexecute')];
+
+    test('each kind stays in the fleet, with its reason; a NoSchedule taint alone is no hazard', () => {
+      // every wave wants all the nodes it can get: the broken ones would be drawn if they were allowed
+      const nodes = [...broken, noSchedule('ok-noschedule'), ...cluster(4)];
+      const result = assignWaves(nodes, { waves: [{ name: 'canary', fraction: 0.5 }, { name: 'wave-1', fraction: 0.5 }] });
+      for (const n of broken) expect(result.byNode[n.metadata.name]).toBeUndefined();
+      expect(result.byNode['ok-noschedule']).toBeDefined();
+      expect(result.heldOut).toEqual({
+        'bad-cordoned': ['cordoned (spec.unschedulable)'],
+        'bad-noexecute': ['NoExecute taint spot=true:NoExecute'],
+        'bad-notready': ['NotReady (Ready=False)'],
+        'bad-unknown': ['unreachable (Ready=Unknown)'],
+        'bad-unreachable': ['unreachable (taint node.kubernetes.io/unreachable)'],
+      });
+      expect(Object.keys(result.heldOut)).toEqual(Object.keys(result.heldOut).sort());
+      // wave sizes count every node given: 10 nodes, 5 + 5 wanted, only 5 healthy ones to take
+      expect(result.byWave.canary).toHaveLength(5);
+      expect(result.byWave['wave-1']).toEqual([]);
+    });
+
+    test('unreadyInLaterWaves: into later waves, never into the first', () => {
+      const nodes = [...broken, ...cluster(5)];
+      const result = assignWaves(nodes, { waves: [{ name: 'canary', fraction: 0.5 }, { name: 'wave-1', fraction: 0.5 }], unreadyInLaterWaves: true });
+      expect(result.byWave.canary).toEqual(cluster(5).map((n) => n.metadata.name).sort());
+      expect(result.byWave['wave-1']).toEqual(broken.map((n) => n.metadata.name).sort());
+      expect(result.heldOut).toEqual({});
+    });
+
+    test('property: no node with a hazard is ever in the first wave, nor in any wave by default', () => {
+      const kinds = [notReady, unknown, unreachableTaint, cordoned, noExecute, (name: string) => node(name, { [ZONE]: 'a' })];
+      const arb = fc.uniqueArray(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), fc.integer({ min: 0, max: kinds.length - 1 })),
+        { selector: ([name]) => name, minLength: 1, maxLength: 40 });
+      const wavesArb = fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 4 })
+        .map((ps) => ps.map((p, i) => ({ name: `w${i}`, fraction: p / 100 })));
+      fc.assert(fc.property(arb, wavesArb, fc.boolean(), (list, waves, later) => {
+        const nodes = list.map(([name, kind]) => kinds[kind](name));
+        const bad = new Set(list.filter(([, kind]) => kind < kinds.length - 1).map(([name]) => name));
+        const result = assignWaves(nodes, { waves, unreadyInLaterWaves: later });
+        expect(result.byWave.w0.filter((name) => bad.has(name))).toEqual([]);
+        if (!later) expect(Object.values(result.byWave).flat().filter((name) => bad.has(name))).toEqual([]);
+        // held-out nodes are exactly the bad nodes in the fleet that a wave passed over
+        for (const name of Object.keys(result.heldOut)) {
+          expect(bad.has(name)).toBe(true);
+          expect(result.byNode[name]).toBeUndefined();
+        }
+      }), { numRuns: 300, seed: 11 });
+    });
+  });
+
   describe('errors', () => {
     const nodes = cluster(3);
     test.each<[string, readonly NodeJson[], LabellingOptions, RegExp]>([
@@ -308,6 +368,7 @@ describe('labelCommands', () => {
     byNode: { 'n-a': 'canary', 'n-b': undefined, 'n-c': 'wave-1', 'n-d': undefined },
     byWave: { 'canary': ['n-a'], 'wave-1': ['n-c'] },
     fleet: ['n-b', 'n-d'],
+    heldOut: {},
   };
 
   test('without current state: label every wave node, unlabel every fleet node, sorted by node', () => {
@@ -346,6 +407,67 @@ describe('labelCommands', () => {
     }));
     expect(labelCommands(result, nodes)).toHaveLength(Object.values(result.byWave).flat().length);
     expect(labelCommands(result, labelled)).toEqual([]);
+  });
+});
+
+describe('empty waves', () => {
+  test('smallestClusterForWave: the first node count above the current one at which the rounding gives the wave a node', () => {
+    expect(smallestClusterForWave([0.02, 0.3, 0.3], 0, 2)).toBe(4);
+    expect(smallestClusterForWave([0.02, 0.3, 0.3], 2, 2)).toBe(3);
+    expect(smallestClusterForWave([0.02], 0, 1)).toBe(2);
+  });
+
+  test('property: the answer gives the wave a node and no smaller count above the current one does', () => {
+    const shares = fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 });
+    fc.assert(fc.property(shares, fc.integer({ min: 1, max: 8 }), (percents, total) => {
+      const fractions = percents.map((p) => p / 100);
+      fractions.forEach((_, i) => {
+        if (waveCounts(fractions, total)[i] > 0) return;
+        const n = smallestClusterForWave(fractions, i, total);
+        expect(waveCounts(fractions, n)[i]).toBeGreaterThan(0);
+        expect(n).toBeLessThanOrEqual(fractions.length + 1);
+        for (let m = total + 1; m < n; m++) expect(waveCounts(fractions, m)[i]).toBe(0);
+      });
+    }), { numRuns: 300, seed: 12 });
+  });
+
+  test('emptyWaves names each wave with no node: rounded to 0, or its nodes held out', () => {
+    const waves = [{ name: 'canary', fraction: 0.02 }, { name: 'wave-1', fraction: 0.5 }];
+    expect(emptyWaves(assignWaves(cluster(2), { waves }), waves, 2)).toEqual([{ wave: 'canary', fraction: 0.02, total: 2, count: 0, smallestCluster: 3 }]);
+    const cordoned: NodeJson[] = cluster(4).map((n, i) => (i < 2 ? n : { ...n, spec: { unschedulable: true } }));
+    const half = [{ name: 'canary', fraction: 0.5 }, { name: 'wave-1', fraction: 0.5 }];
+    expect(emptyWaves(assignWaves(cordoned, { waves: half }), half, 4)).toEqual([{ wave: 'wave-1', fraction: 0.5, total: 4, count: 2 }]);
+    expect(emptyWaves(assignWaves(cluster(100), { waves: STANDARD }), STANDARD, 100)).toEqual([]);
+  });
+});
+
+describe('labelCommands: excluded nodes', () => {
+  test('an excluded node carrying a wave label gets it removed; one without is left alone', () => {
+    const result = assignWaves(cluster(3), { waves: [{ name: 'canary', fraction: 0.34 }] });
+    const excluded = [node('win-1', { [KEY]: 'canary' }), node('win-2')];
+    const commands = labelCommands(result, cluster(3), excluded);
+    expect(commands).toContain(`kubectl label node win-1 ${KEY}-`);
+    expect(commands.some((c) => c.includes('win-2'))).toBe(false);
+  });
+});
+
+describe('gpuRelabelSteps', () => {
+  test('cordon, drain, label, wait for the new driver pod, uncordon; every argument quoted', () => {
+    expect(gpuRelabelSteps(KEY, "gpu's", 'canary', { namespace: 'gpu-driver', podSelector: 'app=d,g=canary' })).toEqual([
+      "kubectl cordon 'gpu'\\''s'",
+      "kubectl drain 'gpu'\\''s' --ignore-daemonsets --delete-emptydir-data --timeout=600s",
+      `kubectl label node 'gpu'\\''s' ${KEY}=canary --overwrite`,
+      "until kubectl get pods -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' -o name | grep -q .; do sleep 5; done",
+      "kubectl wait --for=condition=Ready pod -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' --timeout=1500s",
+      "kubectl uncordon 'gpu'\\''s'",
+    ]);
+    // to the fleet: the label is removed; no DaemonSet known: no wait
+    expect(gpuRelabelSteps(KEY, 'gpu-1', undefined)).toEqual([
+      'kubectl cordon gpu-1',
+      'kubectl drain gpu-1 --ignore-daemonsets --delete-emptydir-data --timeout=600s',
+      `kubectl label node gpu-1 ${KEY}-`,
+      'kubectl uncordon gpu-1',
+    ]);
   });
 });
 

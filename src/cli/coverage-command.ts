@@ -1,5 +1,5 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
-import { plural, shortList, table } from './format';
+import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
@@ -22,6 +22,10 @@ Problems (exit code 1):
   duplicate         a node owned by two or more DaemonSets of one agent
   empty-wave        a rollout-wave DaemonSet that matches zero nodes (Argo CD counts it
                     Healthy at once: the wave gates nothing)
+  unready-in-wave   a rollout-wave DaemonSet (not the fleet) on a NotReady, unreachable or
+                    cordoned node: its rollout waits on a pod that never gets Ready there
+                    (node-agents label keeps such nodes out of the waves; a NoExecute taint
+                    the wave does not tolerate is a gap)
   host-port-clash   two DaemonSets binding the same host port on one node
   unsupported-node  a DaemonSet landing on Windows/virtual nodes it did not select by label
 
@@ -84,7 +88,8 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   }
 
   if (flag(parsed, 'json')) {
-    io.stdout.write(JSON.stringify(coverageJson(view, manifests, nodeName), null, 2) + '\n');
+    // streamed: at 50k nodes the document as one string (and the objects behind it) took about 1 GB
+    writeJson(coverageJson(view, manifests, nodeName), (text) => io.stdout.write(text));
   } else if (nodeName !== undefined) {
     io.stdout.write(explainNode(view, nodeName));
   } else {
@@ -235,20 +240,23 @@ function coverageJson(report: CoverageReport, manifests: ManifestSet, nodeName?:
       agent: a.agent,
       daemonSets: a.daemonSets,
       counts: a.counts,
-      nodes: indices.map((i) => a.nodes[i]).map((n, k) => ({
-        node: n.node,
-        status: n.status,
-        owners: n.owners,
-        why: n.why || undefined,
-        existingPodKeepsRunning: n.existingPodKeepsRunning,
-        // the reasons of every DaemonSet that does not own the node (covered nodes: none needed)
-        placements: n.status === 'covered' ? [] : placementsOf(a.agent, indices[k]).map((p) => ({
-          daemonSet: p.daemonSet,
-          reasons: p.blockers.map(describeBlocker),
-          // the structured blockers only when one node is asked for: on a big cluster they would multiply the output
-          ...(index >= 0 ? { blockers: p.blockers } : {}),
-        })),
-      })),
+      nodes: new LazyArray(indices.length, (k) => {
+        const n = a.nodes[indices[k]];
+        return {
+          node: n.node,
+          status: n.status,
+          owners: n.owners,
+          why: n.why || undefined,
+          existingPodKeepsRunning: n.existingPodKeepsRunning,
+          // the reasons of every DaemonSet that does not own the node (covered nodes: none needed)
+          placements: n.status === 'covered' ? [] : placementsOf(a.agent, indices[k]).map((p) => ({
+            daemonSet: p.daemonSet,
+            reasons: p.blockers.map(describeBlocker),
+            // the structured blockers only when one node is asked for: on a big cluster they would multiply the output
+            ...(index >= 0 ? { blockers: p.blockers } : {}),
+          })),
+        };
+      }),
     })),
     daemonSets: report.daemonSets.map((d) => ({
       id: d.info.id,
@@ -258,14 +266,19 @@ function coverageJson(report: CoverageReport, manifests: ManifestSet, nodeName?:
       coveredCount: d.covered.length,
       covered: d.covered,
     })),
-    nodes: indices.map((i) => report.nodes[i]).map((n) => ({
-      name: n.name,
-      zone: n.zone,
-      platform: n.platform,
-      ready: n.ready,
-      unschedulable: n.unschedulable,
-      controlPlane: n.controlPlane,
-      taints: n.taints.map((t) => ({ ...t })),
-    })),
+    nodes: new LazyArray(indices.length, (k) => {
+      const n = report.nodes[indices[k]];
+      return {
+        name: n.name,
+        zone: n.zone,
+        platform: n.platform,
+        ready: n.ready,
+        unschedulable: n.unschedulable,
+        controlPlane: n.controlPlane,
+        // why a rollout cannot count on the node (NotReady, unreachable, cordoned, NoExecute taint); [] when it can
+        rolloutHazards: n.rolloutHazards,
+        taints: n.taints.map((t) => ({ ...t })),
+      };
+    }),
   };
 }

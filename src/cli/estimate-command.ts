@@ -39,7 +39,11 @@ Flags:
   --json                   print the estimates as JSON
   -h, --help               this help
 
-Exit codes: 0 ok, 1 a wave the API server would reject or that deadlocks, 2 bad usage or input.
+A wave (not the fleet) holding a NotReady, unreachable or cordoned node is a problem naming the
+node: its rollout waits on a pod that never gets Ready there.
+
+Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks or that stalls on a node,
+2 bad usage or input.
 `;
 
 const OPTIONS = {
@@ -86,7 +90,9 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   }
   const daemonSets = manifests.daemonSets.filter((d) => agentsWanted.length === 0 || agentsWanted.includes(d.agent));
   const report = analyzeCoverage(daemonSets, nodes);
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds });
+  // a wave holding a node a rollout cannot count on (NotReady, cordoned...) stalls: the coverage problem says which
+  const stalls = new Map(report.problems.filter((p) => p.kind === 'unready-in-wave').map((p) => [p.daemonSets[0], p.message]));
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
 
   if (flag(parsed, 'json')) {

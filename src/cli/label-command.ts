@@ -3,10 +3,15 @@ import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
-import { nodeFacts } from '../coverage/nodes';
+import { analyzeCoverage } from '../coverage/analysis';
+import { loadManifests } from '../coverage/load';
+import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
+import { NodeFacts, nodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
-import { assignWaves, DEFAULT_SPREAD_BY, labelCommands, nodePoolLabel, WaveFraction } from '../waves/labelling';
-import { checkWaveName, DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
+import {
+  assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
+} from '../waves/labelling';
+import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
 
 const FORMATS = ['commands', 'json', 'nodepool'];
 
@@ -16,7 +21,23 @@ Assigns nodes to rollout waves and prints the labels to apply. The draw is deter
 (a hash of each node name, never the list order), spread across zones (or --spread-by labels),
 stable when nodes come and go, and keeps control-plane nodes out of the first wave. Nodes in
 no wave are the fleet: they carry no wave label. Windows and virtual (Fargate, virtual-kubelet)
-nodes run no Linux agent and are left out unless --all-nodes.
+nodes run no Linux agent and are left out unless --all-nodes; a wave label they still carry is
+removed.
+
+NotReady, unreachable (Ready=Unknown or taint node.kubernetes.io/unreachable), cordoned and
+NoExecute-tainted nodes join no wave and stay in the fleet: a wave's rollout (maxUnavailable 1)
+would wait on a pod that never gets Ready there, and with Argo CD gating every later wave would
+wait too. Wave sizes still count them. --unready-in-later-waves lets them into the waves after
+the first (never into the first).
+
+A wave that gets no node (too few nodes for its share, or only held-out ones left) is a warning
+on stderr with the smallest node count that gives it one; --strict makes it an error (exit 1,
+nothing printed on stdout).
+
+With --manifests, a GPU driver node (one a DaemonSet with pod label app.kubernetes.io/component
+or app.kubernetes.io/name gpu-driver or nvidia-driver covers) whose driver pod moves to another
+wave is relabelled through cordon, drain, label, wait for the new driver pod, uncordon: a driver
+cannot be replaced under running GPU workloads.
 
 Flags:
   --nodes FILE            node inventory: \`kubectl get nodes -o json\` output (required)
@@ -30,11 +51,17 @@ Flags:
   --seed TEXT             draw different canaries (default: none)
   --all-nodes             also assign Windows and virtual nodes
   --diff                  print only what changes against the labels the nodes carry now
+  --unready-in-later-waves
+                          let NotReady, unreachable, cordoned and NoExecute-tainted nodes
+                          into the waves after the first
+  --strict                a wave that gets no node is an error (exit 1), not a warning
+  --manifests PATH        synthesized manifests (files or directories, repeatable): GPU
+                          driver nodes that change wave get cordon/drain steps
   --format FORMAT         commands (kubectl label, default) | json | nodepool (node-pool labels)
   --json                  same as --format json
   -h, --help              this help
 
-Exit codes: 0 ok, 2 bad usage or input.
+Exit codes: 0 ok, 1 a wave gets no node (with --strict), 2 bad usage or input.
 Example: node-agents label --nodes nodes.json --wave canary=0.02 --wave wave-1=0.1 --diff
 `;
 
@@ -47,6 +74,9 @@ const OPTIONS = {
   'seed': { type: 'string' },
   'all-nodes': { type: 'boolean' },
   'diff': { type: 'boolean' },
+  'unready-in-later-waves': { type: 'boolean' },
+  'strict': { type: 'boolean' },
+  'manifests': { type: 'string', multiple: true },
   'format': { type: 'string' },
   'json': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
@@ -82,15 +112,23 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use one of ${FORMATS.join(', ')}`, 'label');
 
   const all = loadInventory(nodesFile, io.cwd);
-  const facts = new Map(nodeFacts(all).map((n) => [n.name, n]));
-  const left = flag(parsed, 'all-nodes') ? [] : all.filter((n) => facts.get(n.metadata.name)!.platform !== 'linux');
-  const nodes: NodeJson[] = all.filter((n) => !left.includes(n));
+  const facts = nodeFacts(all);
+  const factsByName = new Map(facts.map((n) => [n.name, n]));
+  const allNodes = flag(parsed, 'all-nodes');
+  // a Set: `left.includes` per node made this step quadratic on big clusters
+  const leftSet = new Set(allNodes ? [] : facts.filter((n) => n.platform !== 'linux').map((n) => n.name));
+  const left = all.filter((n) => leftSet.has(n.metadata.name));
+  const nodes: NodeJson[] = all.filter((n) => !leftSet.has(n.metadata.name));
   if (nodes.length === 0) {
-    throw new Error(`${nodesFile}: no node to label: all ${plural(all.length, 'node')} run no Linux agent (Windows or virtual: ${commentList(left.map((n) => n.metadata.name).sort())}); `
-      + '--all-nodes assigns them too');
+    const names = commentList(left.map((n) => n.metadata.name).sort());
+    throw new Error(all.length === 1
+      ? `${nodesFile}: the only node (${names}) is Windows or virtual; nothing to label; --all-nodes assigns it too`
+      : `${nodesFile}: all ${all.length} nodes are Windows or virtual; nothing to label (${names}); --all-nodes assigns them too`);
   }
+  const manifestPaths = listValue(parsed, 'manifests');
+  const manifests = manifestPaths.length === 0 ? undefined : loadManifests(manifestPaths, io.cwd);
 
-  let assignment;
+  let assignment: WaveAssignment;
   try {
     assignment = assignWaves(nodes, {
       waves,
@@ -98,13 +136,24 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
       spreadBy,
       includeControlPlane: flag(parsed, 'include-control-plane'),
       seed: stringValue(parsed, 'seed'),
+      unreadyInLaterWaves: flag(parsed, 'unready-in-later-waves'),
     });
   } catch (error) {
     // the waves module names the bad option in its terms (waves[0].fraction...): say it in the CLI's.
     throw new UsageError((error as Error).message, 'label');
   }
+  const empty = emptyWaves(assignment, waves, nodes.length);
+  const warnings = empty.map((e) => emptyWaveMessage(e, assignment, allNodes));
+  if (flag(parsed, 'strict') && warnings.length > 0) {
+    io.stderr.write(warnings.map((w) => `node-agents label: error (--strict): ${w}\n`).join(''));
+    return 1;
+  }
+  io.stderr.write(warnings.map((w) => `node-agents label: warning: ${w}\n`).join(''));
+
   const diff = flag(parsed, 'diff');
-  const commands = labelCommands(assignment, diff ? nodes : undefined);
+  const gpu = manifests === undefined ? undefined : gpuMoves(manifests, assignment, nodes, factsByName);
+  const moving = new Set(gpu?.moves.map((m) => m.node) ?? []);
+  const commands = labelChanges(assignment, diff ? nodes : undefined, left).filter((c) => !moving.has(c.node)).map((c) => c.command);
   const leftNames = left.map((n) => n.metadata.name).sort();
 
   if (format === 'json') {
@@ -115,6 +164,12 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
       // JSON drops undefined values: the fleet is written as null so every node is listed.
       byNode: Object.fromEntries(Object.entries(assignment.byNode).map(([name, wave]) => [name, wave ?? null])),
       leftOut: leftNames,
+      // nodes a wave passed over because a rollout cannot count on them → why
+      heldOut: assignment.heldOut,
+      warnings,
+      ...(gpu === undefined ? {} : {
+        gpuDriverMoves: gpu.moves.map((m) => ({ node: m.node, from: m.from ?? null, to: m.to ?? null, steps: m.steps })),
+      }),
       ...(diff ? { changes: commands } : {}),
     }, null, 2) + '\n');
     return 0;
@@ -125,6 +180,11 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
     `fleet ${assignment.fleet.length}`,
   ].join(', ');
   let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
+  const held = Object.entries(assignment.heldOut);
+  if (held.length > 0) {
+    out += `# kept in the fleet, out of every wave (the rollout of a wave would wait on them): ${commentList(held.map(([name, why]) => `${name} (${why.join(', ')})`))}\n`;
+  }
+  out += warnings.map((w) => `# warning: ${commentText(w)}\n`).join('');
   if (format === 'nodepool') {
     for (const wave of waves) {
       const members = assignment.byWave[wave.name];
@@ -134,12 +194,114 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
     }
     out += `\n# fleet: ${plural(assignment.fleet.length, 'node')}: node pools carry no ${assignment.labelKey} label\n`;
     out += '# (Cluster API copies only labels under node.cluster.x-k8s.io/ to nodes: pick such a --label-key there)\n';
+    if (gpu !== undefined && gpu.moves.length > 0) {
+      out += `# GPU driver nodes change wave (${commentList(gpu.moves.map((m) => m.node))}): replace them through cordon and drain, one node at a time\n`;
+    }
   } else {
-    if (diff && commands.length === 0) out += '# nothing to change: every node already carries its wave label\n';
+    if (diff && commands.length === 0 && moving.size === 0) out += '# nothing to change: every node already carries its wave label\n';
     out += commands.map((c) => `${c}\n`).join('');
+    if (gpu !== undefined) out += gpuText(gpu);
   }
   io.stdout.write(out);
   return 0;
+}
+
+/** One line on a wave with no node: why, and what gives it one. */
+function emptyWaveMessage(empty: EmptyWave, assignment: WaveAssignment, allNodes: boolean): string {
+  const share = `${+(empty.fraction * 100).toFixed(4)}%`;
+  const counted = allNodes ? 'nodes' : 'nodes, Windows and virtual ones not counted';
+  if (empty.smallestCluster !== undefined) {
+    return `wave "${empty.wave}" (${share}) gets 0 of ${plural(empty.total, 'node')}: ${share} of ${empty.total} rounds to 0; `
+      + `the smallest cluster that gives it a node has ${empty.smallestCluster} ${counted}. Its DaemonSet would gate nothing `
+      + '(Argo CD counts a DaemonSet with no node Healthy at once): raise its share, use fewer waves, or drop it';
+  }
+  const held = Object.keys(assignment.heldOut);
+  return `wave "${empty.wave}" (${share}) gets 0 nodes although ${share} of ${empty.total} is ${empty.count}: `
+    + `every node left for it is control-plane${held.length > 0 ? ` or kept out because a rollout cannot count on it (${shortList(held)})` : ''}; `
+    + 'its DaemonSet would gate nothing. Fix or replace those nodes, or raise its share';
+}
+
+interface GpuMove {
+  readonly node: string;
+  /** wave now (undefined: fleet) and after */
+  readonly from?: string;
+  readonly to?: string;
+  readonly driver: string;
+  readonly steps: readonly string[];
+}
+
+interface GpuPlan {
+  /** GPU driver DaemonSets in the manifests (ids) */
+  readonly drivers: readonly string[];
+  /** whether the drivers are split into rollout waves (else a relabel leaves their pods alone) */
+  readonly waved: boolean;
+  readonly moves: readonly GpuMove[];
+}
+
+/** `app.kubernetes.io/component` (or `name`) of GPU driver pods: this library's and gpu-operator's. */
+const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
+
+/**
+ * GPU driver nodes whose wave label changes. A node runs a driver when a driver DaemonSet of the
+ * manifests covers it (coverage semantics). Only drivers split into waves move pods on a relabel.
+ */
+function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: readonly NodeJson[], facts: ReadonlyMap<string, NodeFacts>): GpuPlan {
+  const selectors = new Map<string, string>();
+  const drivers = new Set<string>();
+  for (const doc of manifests.documents) {
+    const object = doc.object;
+    if (object.kind !== 'DaemonSet') continue;
+    const spec = isObject(object.spec) ? object.spec : {};
+    const template = isObject(spec.template) && isObject(spec.template.metadata) ? spec.template.metadata : {};
+    const podLabels = isObject(template.labels) ? template.labels : {};
+    const id = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name}`;
+    if (DRIVER_COMPONENTS.includes(podLabels['app.kubernetes.io/component']) || DRIVER_COMPONENTS.includes(podLabels['app.kubernetes.io/name'])) {
+      drivers.add(id);
+    }
+    const matchLabels = isObject(spec.selector) && isObject(spec.selector.matchLabels) ? spec.selector.matchLabels : {};
+    selectors.set(id, Object.entries(matchLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(','));
+  }
+  const driverSets = manifests.daemonSets.filter((d) => drivers.has(d.id));
+  const waved = driverSets.some((d) => d.rolloutGroup !== undefined && d.rolloutGroup !== FLEET_GROUP);
+  const report = analyzeCoverage(driverSets, nodes.map((n) => facts.get(n.metadata.name)!), { waveLabelKey: assignment.labelKey });
+  const driverOf = new Map<string, DaemonSetInfo>();
+  for (const ds of report.daemonSets) for (const name of ds.covered) if (!driverOf.has(name)) driverOf.set(name, ds.info);
+  const moves: GpuMove[] = [];
+  if (!waved) return { drivers: [...drivers].sort(), waved, moves };
+  for (const node of nodes) {
+    const name = node.metadata.name;
+    const driver = driverOf.get(name);
+    const from = node.metadata.labels?.[assignment.labelKey];
+    const to = assignment.byNode[name];
+    if (driver === undefined || from === to) continue;
+    // the DaemonSet of the node's new group; a wave value the driver does not know falls to its fleet
+    const sameAgent = driverSets.filter((d) => d.agent === driver.agent);
+    const target = sameAgent.find((d) => d.rolloutGroup === (to ?? FLEET_GROUP)) ?? sameAgent.find((d) => d.rolloutGroup === FLEET_GROUP);
+    if (target?.id === driver.id) continue; // the pod stays with its DaemonSet: nothing restarts
+    const driverTarget: DriverTarget | undefined = target === undefined ? undefined
+      : { namespace: target.namespace, podSelector: selectors.get(target.id)! };
+    moves.push({ node: name, from, to, driver: driver.id, steps: gpuRelabelSteps(assignment.labelKey, name, to, driverTarget) });
+  }
+  return { drivers: [...drivers].sort(), waved, moves: moves.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)) };
+}
+
+function gpuText(gpu: GpuPlan): string {
+  if (gpu.drivers.length === 0) {
+    return `# --manifests holds no GPU driver DaemonSet (pod label app.kubernetes.io/component or name ${DRIVER_COMPONENTS.join(' or ')}): no node needs draining\n`;
+  }
+  if (!gpu.waved) {
+    return `# GPU driver ${commentList(gpu.drivers)}: not split into rollout waves, so relabelling leaves its pods alone\n`;
+  }
+  if (gpu.moves.length === 0) return '';
+  let out = '\n# GPU driver nodes that change wave: their driver pod moves to another DaemonSet, and a driver cannot be\n'
+    + '# replaced under running GPU workloads. Cordon, drain, relabel, wait for the new driver pod, uncordon,\n'
+    + '# one node at a time; set -e stops at a failed step and leaves that node cordoned.\n'
+    + 'set -e\n';
+  for (const move of gpu.moves) {
+    out += `\n# ${commentText(move.node)}: ${move.from ?? FLEET_GROUP} -> ${move.to ?? FLEET_GROUP} (GPU driver ${commentText(move.driver)})\n`;
+    out += move.steps.map((step) => `${step}\n`).join('');
+  }
+  return out;
 }
 
 const SHARE_HINT = 'give the share of nodes as a fraction more than 0 and at most 1, such as 0.02, or as a percentage such as 2%';
@@ -179,6 +341,10 @@ function parseWave(text: string): WaveFraction {
  * character (a newline in a crafted inventory) is written escaped instead of ending the comment.
  */
 function commentList(names: readonly string[]): string {
+  return shortList(names.map(commentText));
+}
+
+function commentText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return shortList(names.map((name) => name.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))));
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }

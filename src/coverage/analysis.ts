@@ -94,7 +94,7 @@ export interface DaemonSetCoverage {
   readonly covered: readonly string[];
 }
 
-export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'host-port-clash' | 'unsupported-node';
+export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'unready-in-wave' | 'host-port-clash' | 'unsupported-node';
 
 export interface Problem {
   readonly kind: ProblemKind;
@@ -181,6 +181,7 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
       });
     }
   }
+  problems.push(...unreadyInWaves(prepared, nodes, waveKey, intended));
   problems.push(...unsupportedNodes(prepared, nodes, coveredBy, byId));
   problems.push(...hostPortClashes(nodes, coveredBy, byId));
 
@@ -440,6 +441,42 @@ function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem
       ? `${agent} is missing from ${nodeList(g.nodes)}: ${g.why}`
       : `${agent} runs twice on ${nodeList(g.nodes)}: ${g.why}`,
   }));
+}
+
+/**
+ * A wave DaemonSet (not the fleet) that targets a node a rollout cannot count on (NodeFacts.rolloutHazards:
+ * NotReady, unreachable, cordoned): its rolling update waits on a pod that never gets Ready there, and with
+ * Argo CD gating every later wave waits too.
+ */
+function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts[], waveKey: string, intended: ReadonlySet<string>): Problem[] {
+  const hazardous = nodes.filter((node) => node.rolloutHazards.length > 0);
+  const problems: Problem[] = [];
+  for (const ds of prepared) {
+    const group = ds.info.rolloutGroup;
+    if (group === undefined || group === FLEET_GROUP) continue;
+    const found: { node: string; why: readonly string[] }[] = [];
+    for (const node of hazardous) {
+      const r = reasonClasses(ds, node, waveKey, intended);
+      if (r.selection || r.wave) continue;
+      // A NoExecute taint is left out: one the DaemonSet tolerates does not keep its pod from running, and one
+      // it does not tolerate keeps the node out of the DaemonSet altogether (reported as a gap).
+      const noExecute = new Set(node.noExecuteTaints.map((t) => `NoExecute taint ${formatTaint(t)}`));
+      const why = node.rolloutHazards.filter((h) => !noExecute.has(h));
+      if (why.length > 0) found.push({ node: node.name, why });
+    }
+    if (found.length === 0) continue;
+    const named = found.slice(0, 5).map((f) => `${f.node}: ${f.why.join(', ')}`).join('; ') + (found.length > 5 ? `; … ${found.length - 5} more` : '');
+    problems.push({
+      kind: 'unready-in-wave',
+      agent: ds.info.agent,
+      daemonSets: [ds.info.id],
+      nodes: found.map((f) => f.node),
+      message: `${ds.info.id} (rollout group "${group}") holds ${found.length === 1 ? '1 node' : `${found.length} nodes`} a rollout cannot count on (${named}): `
+        + 'its rolling update waits on a pod that never gets Ready there, and with Argo CD gating every later wave waits too. '
+        + `Fix the node${found.length === 1 ? '' : 's'}, or move ${found.length === 1 ? 'it' : 'them'} to the fleet (node-agents label --diff removes the wave label).`,
+    });
+  }
+  return problems;
 }
 
 /** A DaemonSet landing on a Windows or virtual node it did not ask for by label: its pods cannot run there. */

@@ -21,7 +21,20 @@ export interface NodeFacts {
   readonly taints: readonly EffectiveTaint[];
   /** status of the Ready condition; 'absent' when the inventory has no conditions */
   readonly ready: 'True' | 'False' | 'Unknown' | 'absent';
+  /** spec.unschedulable: the node is cordoned */
   readonly unschedulable: boolean;
+  /** Ready=False, or a listed `node.kubernetes.io/not-ready` taint */
+  readonly notReady: boolean;
+  /** Ready=Unknown, or a listed `node.kubernetes.io/unreachable` taint: the node controller lost the kubelet */
+  readonly unreachable: boolean;
+  /** every NoExecute taint, listed or implied by the node's state (a pod that does not tolerate one is evicted) */
+  readonly noExecuteTaints: readonly EffectiveTaint[];
+  /**
+   * Why a rollout cannot count on this node (empty when it can): NotReady, unreachable, cordoned, a
+   * NoExecute taint. A rolling update with maxUnavailable 1 waits for a pod that never gets Ready
+   * there, so rollout waves keep such nodes out (see waves/labelling.ts). One phrase per reason.
+   */
+  readonly rolloutHazards: readonly string[];
   readonly platform: Platform;
   /** e.g. `kubernetes.io/os=windows`, why the platform is not linux */
   readonly platformReason?: string;
@@ -30,6 +43,10 @@ export interface NodeFacts {
 }
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+/** Taints the node lifecycle controller sets from the Ready condition. */
+const STATE_TAINTS = [NOT_READY_TAINT, UNREACHABLE_TAINT];
 
 /**
  * Accepts what `kubectl get nodes -o json` prints (kind List) and a NodeList (kind NodeList), both with items[].
@@ -86,7 +103,8 @@ export function nodeFacts(nodes: readonly NodeJson[]): NodeFacts[] {
   return nodes.map(factsOf).sort((a, b) => compare(a.name, b.name));
 }
 
-function factsOf(node: NodeJson): NodeFacts {
+/** The facts of one node (nodeFacts for a list). */
+export function factsOf(node: NodeJson): NodeFacts {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
   const readyCondition = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
@@ -101,14 +119,24 @@ function factsOf(node: NodeJson): NodeFacts {
     if (!taints.some((t) => t.key === key && t.effect === effect)) taints.push({ key, effect, impliedBy: why });
   };
   if (ready === 'False') {
-    implied('node.kubernetes.io/not-ready', 'NoSchedule', 'Ready=False');
-    implied('node.kubernetes.io/not-ready', 'NoExecute', 'Ready=False');
+    implied(NOT_READY_TAINT, 'NoSchedule', 'Ready=False');
+    implied(NOT_READY_TAINT, 'NoExecute', 'Ready=False');
   } else if (ready === 'Unknown') {
-    implied('node.kubernetes.io/unreachable', 'NoSchedule', 'Ready=Unknown');
-    implied('node.kubernetes.io/unreachable', 'NoExecute', 'Ready=Unknown');
+    implied(UNREACHABLE_TAINT, 'NoSchedule', 'Ready=Unknown');
+    implied(UNREACHABLE_TAINT, 'NoExecute', 'Ready=Unknown');
   }
   if (unschedulable) implied('node.kubernetes.io/unschedulable', 'NoSchedule', 'spec.unschedulable (cordoned)');
 
+  const notReady = ready === 'False' || taints.some((t) => t.key === NOT_READY_TAINT && t.impliedBy === undefined);
+  const unreachable = ready === 'Unknown' || taints.some((t) => t.key === UNREACHABLE_TAINT && t.impliedBy === undefined);
+  const noExecuteTaints = taints.filter((t) => t.effect === 'NoExecute');
+  const rolloutHazards = [
+    ...(notReady ? [`NotReady (${ready === 'False' ? 'Ready=False' : `taint ${NOT_READY_TAINT}`})`] : []),
+    ...(unreachable ? [`unreachable (${ready === 'Unknown' ? 'Ready=Unknown' : `taint ${UNREACHABLE_TAINT}`})`] : []),
+    ...(unschedulable ? ['cordoned (spec.unschedulable)'] : []),
+    // the not-ready / unreachable NoExecute taints are the states named above, not a reason of their own
+    ...noExecuteTaints.filter((t) => !STATE_TAINTS.includes(t.key)).map((t) => `NoExecute taint ${formatTaint(t)}`),
+  ];
   const [platform, platformReason] = platformOf(labels);
   return {
     name,
@@ -117,6 +145,10 @@ function factsOf(node: NodeJson): NodeFacts {
     taints,
     ready,
     unschedulable,
+    notReady,
+    unreachable,
+    noExecuteTaints,
+    rolloutHazards,
     platform,
     platformReason,
     zone: labels[ZONE_LABEL] ?? labels['failure-domain.beta.kubernetes.io/zone'],

@@ -65,6 +65,11 @@ export interface EstimateOptions {
   readonly podSeconds?: number;
   /** wait after each wave before the next one starts (default 600) */
   readonly bakeSeconds?: number;
+  /**
+   * DaemonSet id → why its rollout cannot finish on some of its nodes (e.g. a NotReady node in a
+   * wave, from the coverage problems): reported as the wave's problem. @default none
+   */
+  readonly stalls?: ReadonlyMap<string, string>;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -90,7 +95,7 @@ export interface WaveEstimate {
   readonly cumulativePercent: number;
   /** information: OnDelete, no nodes */
   readonly note?: string;
-  /** the wave cannot roll out as written: rejected by the API server, or a surge that deadlocks on a host port */
+  /** the wave cannot roll out as written: rejected by the API server, a surge that deadlocks on a host port, or a node it stalls on */
   readonly problem?: string;
 }
 
@@ -132,7 +137,10 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
       covered.forEach((n) => seen.add(n));
-      return waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+      const stall = options.stalls?.get(info.id);
+      if (stall === undefined) return estimate;
+      return { ...estimate, problem: estimate.problem === undefined ? stall : `${estimate.problem}; and ${stall}` };
     });
     const withPods = waves.filter((w) => w.nodes > 0).length;
     const bakes = Math.max(0, withPods - 1);

@@ -1,8 +1,9 @@
 import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
 import { checkLabelKey } from '../agent/checks';
+import { factsOf } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
-import { shellLine } from '../util/shell';
+import { shellLine, shellWord } from '../util/shell';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.
@@ -22,7 +23,13 @@ import { shellLine } from '../util/shell';
  *   at most 3 x waves + strata then;
  * - at least one node per wave once there are more nodes than waves;
  * - control-plane nodes rank last in their stratum and never join the first wave unless
- *   `includeControlPlane`.
+ *   `includeControlPlane`;
+ * - nodes a rollout cannot count on (NotReady, unreachable, cordoned, NoExecute-tainted: see
+ *   `NodeFacts.rolloutHazards`) join no wave and stay in the fleet: a wave's DaemonSet with
+ *   maxUnavailable 1 would wait for a pod that never gets Ready there, and with Argo CD gating every
+ *   later wave would wait too. `unreadyInLaterWaves` lets them into the waves after the first (never
+ *   into the first). Wave sizes still count them (fractions are of all the nodes given), so a wave
+ *   is short only when too few other nodes are left.
  *
  * Current labels are never read (except by `labelCommands` to print a diff): the same node set
  * gives the same answer whoever runs it.
@@ -46,6 +53,11 @@ export interface LabellingOptions {
   readonly includeControlPlane?: boolean;
   /** Mixed into the hash: a different seed draws different canaries. @default '' */
   readonly seed?: string;
+  /**
+   * Let nodes with rollout hazards (NotReady, unreachable, cordoned, NoExecute-tainted) into the
+   * waves after the first. They never join the first wave. @default false (they stay in the fleet)
+   */
+  readonly unreadyInLaterWaves?: boolean;
 }
 
 export interface WaveAssignment {
@@ -56,6 +68,8 @@ export interface WaveAssignment {
   readonly byWave: Record<string, string[]>;
   /** Nodes in no wave, sorted. */
   readonly fleet: string[];
+  /** Nodes kept out of waves they would otherwise have joined → their rollout hazards. Keys sorted. */
+  readonly heldOut: Record<string, readonly string[]>;
 }
 
 export const DEFAULT_SPREAD_BY: readonly string[] = ['topology.kubernetes.io/zone'];
@@ -77,13 +91,17 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
     score: createHash('sha256').update(`${seed}\u0000${node.metadata.name}`).digest('hex'),
     values: spreadBy.map((key) => node.metadata.labels?.[key]),
     controlPlane: CONTROL_PLANE_LABELS.some((key) => node.metadata.labels?.[key] !== undefined),
+    hazards: factsOf(node).rolloutHazards,
   })).sort((a, b) => (Number(lateControlPlane && a.controlPlane) - Number(lateControlPlane && b.controlPlane))
     || compare(a.score, b.score) || compare(a.name, b.name));
   for (const node of hashed) {
     const id = JSON.stringify(node.values);
     const members = strata.get(id) ?? [];
     strata.set(id, members);
-    members.push({ ...node, rank: members.length, size: 0 });
+    // fields copied one by one: an object spread per node was a large share of the time at 50k nodes
+    members.push({
+      name: node.name, score: node.score, values: node.values, controlPlane: node.controlPlane, hazards: node.hazards, rank: members.length, size: 0,
+    });
   }
   for (const members of strata.values()) members.forEach((node) => node.size = members.length);
   const order = spreadOrder([...strata.values()].flat());
@@ -91,15 +109,20 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
   // Wave 0 takes the first nodes of the order it may take; every later wave the next ones left.
   const waveOf = new Map<string, string>();
   const byWave: Record<string, string[]> = {};
+  const held = new Map<string, readonly string[]>();
   let cursor = 0;
   waveCounts(options.waves.map((wave) => wave.fraction), nodes.length).forEach((count, w) => {
     const wave = options.waves[w].name;
     const members: string[] = [];
     if (w === 0) {
-      // Control-plane nodes skipped here (strata made only of them) keep their place in the order, for the next wave.
+      // Nodes skipped here (control plane, hazards) keep their place in the order, for the next wave.
       for (const node of order) {
         if (members.length === count) break;
         if (node.controlPlane && lateControlPlane) continue;
+        if (node.hazards.length > 0) {
+          held.set(node.name, node.hazards);
+          continue;
+        }
         members.push(node.name);
         waveOf.set(node.name, wave);
       }
@@ -107,8 +130,13 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
       for (; cursor < order.length && members.length < count; cursor++) {
         const node = order[cursor];
         if (waveOf.has(node.name)) continue;
+        if (node.hazards.length > 0 && !options.unreadyInLaterWaves) {
+          held.set(node.name, node.hazards);
+          continue;
+        }
         members.push(node.name);
         waveOf.set(node.name, wave);
+        held.delete(node.name);
       }
     }
     byWave[wave] = members.sort(compare);
@@ -117,7 +145,9 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
   const names = nodes.map((node) => node.metadata.name).sort(compare);
   const byNode: Record<string, string | undefined> = {};
   for (const name of names) byNode[name] = waveOf.get(name);
-  return { labelKey, byNode, byWave, fleet: names.filter((name) => !waveOf.has(name)) };
+  const heldOut: Record<string, readonly string[]> = {};
+  for (const name of [...held.keys()].sort(compare)) heldOut[name] = held.get(name)!;
+  return { labelKey, byNode, byWave, fleet: names.filter((name) => !waveOf.has(name)), heldOut };
 }
 
 /**
@@ -144,28 +174,118 @@ export function waveCounts(fractions: readonly number[], total: number): number[
 }
 
 /**
+ * The smallest node count above `total` at which wave `index` gets a node, with the rounding of
+ * `waveCounts`. A wave gets 0 nodes only while there are no more nodes than waves (past that every
+ * wave gets one), so the answer is at most the number of waves + 1.
+ */
+export function smallestClusterForWave(fractions: readonly number[], index: number, total: number): number {
+  for (let n = total + 1; ; n++) {
+    if (waveCounts(fractions, n)[index] > 0) return n;
+  }
+}
+
+/** A wave of the assignment that got no node although its share is more than 0. */
+export interface EmptyWave {
+  readonly wave: string;
+  readonly fraction: number;
+  /** nodes the counts were computed from */
+  readonly total: number;
+  /** what the rounding gave the wave (0: too few nodes; more: the nodes it could take were held out) */
+  readonly count: number;
+  /** when count is 0: the smallest node count that gives the wave a node */
+  readonly smallestCluster?: number;
+}
+
+/** Waves with a share > 0 that got no node (every share is > 0: validated), in wave order. */
+export function emptyWaves(assignment: WaveAssignment, waves: readonly WaveFraction[], total: number): EmptyWave[] {
+  const fractions = waves.map((wave) => wave.fraction);
+  const counts = waveCounts(fractions, total);
+  return waves.flatMap((wave, i): EmptyWave[] => (assignment.byWave[wave.name].length > 0 ? [] : [{
+    wave: wave.name,
+    fraction: wave.fraction,
+    total,
+    count: counts[i],
+    ...(counts[i] === 0 ? { smallestCluster: smallestClusterForWave(fractions, i, total) } : {}),
+  }]));
+}
+
+/**
  * Commands that make the nodes' labels match the assignment, sorted by node name. Without
  * `current`, every wave node is labelled and every fleet node unlabelled (idempotent; kubectl only
  * notes a missing label). With `current` (the nodes as they are now), only the changes are printed;
- * nodes not in the assignment are left alone. Every argument is quoted for a POSIX shell: node
+ * nodes not in the assignment are left alone, except the `excluded` ones (left out of the
+ * assignment on purpose) that still carry a wave label: it is removed. Every argument is quoted for a POSIX shell: node
  * names come from an inventory file and are pasted into a terminal.
  */
-export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[]): string[] {
-  const now = current === undefined ? undefined
-    : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[assignment.labelKey]]));
-  const commands: string[] = [];
-  for (const name of Object.keys(assignment.byNode).sort(compare)) {
-    const wave = assignment.byNode[name];
+export function labelCommands(assignment: WaveAssignment, current?: readonly NodeJson[], excluded: readonly NodeJson[] = []): string[] {
+  return labelChanges(assignment, current, excluded).map((change) => change.command);
+}
+
+/** labelCommands with the node each command labels. */
+export function labelChanges(assignment: WaveAssignment, current?: readonly NodeJson[],
+  excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
+  const key = assignment.labelKey;
+  const now = current === undefined ? undefined : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[key]]));
+  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
+  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !(node.metadata.name in assignment.byNode))
+    .map((node) => node.metadata.name);
+  // The label arguments quoted once, not per node: the same few words on every line.
+  const unlabel = shellWord(`${key}-`);
+  const setLabel = new Map<string, string>();
+  const labelFor = (wave: string) => setLabel.get(wave) ?? setLabel.set(wave, `${shellWord(`${key}=${wave}`)} --overwrite`).get(wave)!;
+  const line = (name: string, args: string) => ({ node: name, command: `kubectl label node ${shellWord(name)} ${args}` });
+  const commands: { node: string; command: string }[] = [];
+  const entries: [string, string | undefined][] = [
+    ...Object.entries(assignment.byNode), ...stale.map((name): [string, undefined] => [name, undefined]),
+  ];
+  const staleSet = new Set(stale);
+  for (const [name, wave] of entries.sort((a, b) => compare(a[0], b[0]))) {
+    if (staleSet.has(name)) {
+      commands.push(line(name, unlabel));
+      continue;
+    }
     const present = now?.get(name);
     if (wave !== undefined) {
-      if (now === undefined || present !== wave) {
-        commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}=${wave}`, '--overwrite']));
-      }
+      if (now === undefined || present !== wave) commands.push(line(name, labelFor(wave)));
     } else if (now === undefined || present !== undefined) {
-      commands.push(shellLine(['kubectl', 'label', 'node', name, `${assignment.labelKey}-`]));
+      commands.push(line(name, unlabel));
     }
   }
   return commands;
+}
+
+/** Where the GPU driver pod of a relabelled node comes back: the DaemonSet of the node's new group. */
+export interface DriverTarget {
+  readonly namespace: string;
+  /** the DaemonSet's `spec.selector.matchLabels`, as a kubectl selector (`k=v,k2=v2`) */
+  readonly podSelector: string;
+}
+
+/** gpu-operator's default wait for a driver pod (a kernel module build plus the image pull). */
+export const DRIVER_READY_TIMEOUT_SECONDS = 25 * 60;
+
+/**
+ * The steps that relabel one GPU driver node: a driver cannot be unloaded under running GPU
+ * workloads, and relabelling moves the node's driver pod to another wave's DaemonSet. So: cordon,
+ * drain (DaemonSet pods stay: the driver keeps running until the relabel), relabel, wait for the
+ * new driver pod to be Ready, uncordon. A failed step leaves the node cordoned.
+ */
+export function gpuRelabelSteps(labelKey: string, node: string, wave: string | undefined, target?: DriverTarget): string[] {
+  const steps = [
+    shellLine(['kubectl', 'cordon', node]),
+    shellLine(['kubectl', 'drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=600s']),
+    wave === undefined
+      ? shellLine(['kubectl', 'label', 'node', node, `${labelKey}-`])
+      : shellLine(['kubectl', 'label', 'node', node, `${labelKey}=${wave}`, '--overwrite']),
+  ];
+  if (target !== undefined) {
+    const pods = ['-n', target.namespace, '-l', target.podSelector, '--field-selector', `spec.nodeName=${node}`];
+    // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
+    steps.push(`until ${shellLine(['kubectl', 'get', 'pods', ...pods, '-o', 'name'])} | grep -q .; do sleep 5; done`);
+    steps.push(shellLine(['kubectl', 'wait', '--for=condition=Ready', 'pod', ...pods, `--timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`]));
+  }
+  steps.push(shellLine(['kubectl', 'uncordon', node]));
+  return steps;
 }
 
 /**
@@ -186,6 +306,8 @@ interface RankedNode {
   readonly score: string;
   readonly values: readonly (string | undefined)[];
   readonly controlPlane: boolean;
+  /** NodeFacts.rolloutHazards: non-empty keeps the node out of the waves */
+  readonly hazards: readonly string[];
   /** Position in its stratum by hash (0 = lowest hash), and the stratum's size. */
   readonly rank: number;
   size: number;
