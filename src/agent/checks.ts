@@ -350,3 +350,39 @@ export function sortedRecord<T>(record: { [key: string]: T } | undefined): { [ke
   for (const key of Object.keys(record ?? {}).sort()) result[key] = record![key];
   return result;
 }
+
+/** Tolerations as the API server checks them: key a label key, value a label value, seconds an int64. */
+export function checkTolerations(prop: string, tolerations: readonly unknown[] | undefined): string[] {
+  return (tolerations ?? []).flatMap((t, i) => {
+    if (typeof t !== 'object' || t === null) return [];
+    const { key, value, tolerationSeconds } = t as { key?: unknown; value?: unknown; tolerationSeconds?: unknown };
+    return [
+      ...(key !== undefined && key !== '' ? checkLabelKey(`${prop}[${i}].key`, key) : []),
+      ...(value !== undefined ? checkTolerationValue(`${prop}[${i}].value`, value) : []),
+      ...checkInteger(`${prop}[${i}].tolerationSeconds`, tolerationSeconds, -INT64_SAFE_MAX, INT64_SAFE_MAX),
+    ];
+  });
+}
+
+/** Container resources: quantities as the API parses them, requests not above limits. */
+export function checkResources(prop: string, resources: unknown): string[] {
+  if (typeof resources !== 'object' || resources === null) return [];
+  const r = resources as { cpuRequest?: unknown; cpuLimit?: unknown; memoryRequest?: unknown; memoryLimit?: unknown };
+  const quantities = [
+    ...checkQuantity(`${prop}.cpuRequest`, r.cpuRequest),
+    ...checkQuantity(`${prop}.cpuLimit`, r.cpuLimit),
+    ...checkQuantity(`${prop}.memoryRequest`, r.memoryRequest),
+    ...checkQuantity(`${prop}.memoryLimit`, r.memoryLimit),
+  ];
+  if (quantities.length > 0) return quantities;
+  return [
+    ...checkRequestNotAboveLimit(`${prop} cpu`, r.cpuRequest, r.cpuLimit),
+    ...checkRequestNotAboveLimit(`${prop} memory`, r.memoryRequest, r.memoryLimit),
+  ];
+}
+
+/** Throws one Error for all problems, prefixed by `where` (the construct kind and path). */
+export function throwIfProblems(where: string, problems: readonly string[]): void {
+  if (problems.length === 1) throw new Error(`${where}: ${problems[0]}`);
+  if (problems.length > 1) throw new Error(`${where}: ${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
+}

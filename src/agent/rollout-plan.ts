@@ -43,9 +43,10 @@ export function planRollout(
   if (previous && promotedCount < partition.length && JSON.stringify(previous) === JSON.stringify(current)) {
     problems.push('rollout.previous is identical to the current settings while some waves are held, so there is nothing to roll out; change the version, or drop `previous` once every group is promoted');
   }
-  const paces: { [name: string]: UpdateStrategy } = { ...rollout.wavePace };
+  // A Map: a wave named like an Object.prototype member ("constructor") must find nothing.
+  const paces = new Map<string, UpdateStrategy>(Object.entries(rollout.wavePace ?? {}));
   const firstWave = rollout.waves[0]?.name;
-  for (const name of Object.keys(paces)) {
+  for (const name of paces.keys()) {
     if (!rollout.waves.some((w) => w.name === name) && name !== FLEET_GROUP) {
       problems.push(`rollout.wavePace names "${name}", which is not a wave; valid names are ${rollout.waves.map((w) => `"${w.name}"`).join(', ')} or "fleet"`);
     }
@@ -54,7 +55,7 @@ export function planRollout(
   for (const group of partition) {
     const promoted = group.index < promotedCount;
     if (!promoted && !previous) continue;
-    const strategy = paces[group.name]
+    const strategy = paces.get(group.name)
       ?? (group.name === firstWave ? rollout.canaryPace ?? canaryDefault(agentPace) : agentPace);
     problems.push(...strategy.problems().map((m) => `rollout pace of "${group.name}": ${m}`));
     if (rollout.argoCdSyncWaves && strategy.type === UpdateStrategyType.ON_DELETE) {
