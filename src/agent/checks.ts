@@ -386,3 +386,13 @@ export function throwIfProblems(where: string, problems: readonly string[]): voi
   if (problems.length === 1) throw new Error(`${where}: ${problems[0]}`);
   if (problems.length > 1) throw new Error(`${where}: ${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
 }
+
+/**
+ * A name a Service gets from the agent's name: Service names are DNS-1035 labels (starting with a
+ * letter), stricter than the DNS-1123 labels other objects accept.
+ */
+export function checkServiceName(prop: string, value: unknown, serviceName: string): string[] {
+  return /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(serviceName) && serviceName.length <= 63
+    ? []
+    : [`${prop} ${describeValue(value)} gives the Service the name "${serviceName}", which is not a DNS-1035 label (at most 63 lower-case letters, digits and "-", starting with a letter); start the name with a letter`];
+}

@@ -14,6 +14,9 @@ import { UpdateStrategy } from './update-strategy';
 /** Checks one map key; returns problems naming `prop`. */
 type KeyCheck = (prop: string, key: string) => string[];
 
+/** A class, whatever its constructor's visibility. */
+type ClassRef = { readonly prototype: object };
+
 /** The expected type of one prop. */
 export type PropShape =
   | { readonly type: 'string'; readonly example: string; readonly required?: boolean }
@@ -22,9 +25,8 @@ export type PropShape =
   | { readonly type: 'array'; readonly items: PropShape; readonly required?: boolean }
   | { readonly type: 'map'; readonly values: PropShape; readonly keys?: KeyCheck; readonly required?: boolean }
   | { readonly type: 'object'; readonly fields: PropFields; readonly required?: boolean }
-  // A thunk, so shapes can name classes of modules that import this one.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  | { readonly type: 'instance'; readonly of: () => abstract new (...args: any[]) => unknown; readonly hint: string; readonly required?: boolean }
+  // A thunk, so shapes can name classes of modules that import this one (classes with private constructors too).
+  | { readonly type: 'instance'; readonly of: () => ClassRef; readonly hint: string; readonly required?: boolean }
   | { readonly type: 'enum'; readonly values: () => readonly string[]; readonly hint: string; readonly required?: boolean }
   | { readonly type: 'any'; readonly required?: boolean };
 
@@ -39,8 +41,7 @@ export const shape = {
   array: (items: PropShape): PropShape => ({ type: 'array', items }),
   map: (values: PropShape, keys?: KeyCheck): PropShape => ({ type: 'map', values, keys }),
   object: (fields: PropFields): PropShape => ({ type: 'object', fields }),
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  instance: (of: () => abstract new (...args: any[]) => unknown, hint: string): PropShape => ({ type: 'instance', of, hint }),
+  instance: (of: () => ClassRef, hint: string): PropShape => ({ type: 'instance', of, hint }),
   enumOf: (values: () => readonly string[], hint: string): PropShape => ({ type: 'enum', values, hint }),
   any: (): PropShape => ({ type: 'any' }),
   required: (s: PropShape): PropShape => ({ ...s, required: true }),
@@ -70,7 +71,7 @@ export function checkShape(path: string, value: unknown, s: PropShape): string[]
         : [`${prop} must be one of ${s.hint} (${values.map((v) => JSON.stringify(v)).join(', ')}), got ${describeValue(value)}`];
     }
     case 'instance':
-      return value instanceof s.of() ? [] : [`${prop} must be made with ${s.hint}, got ${describeValue(value)}`];
+      return value instanceof (s.of() as unknown as ObjectConstructor) ? [] : [`${prop} must be made with ${s.hint}, got ${describeValue(value)}`];
     case 'array':
       if (!Array.isArray(value)) return [`${prop} must be an array, got ${describeValue(value)}`];
       return value.flatMap((item, i) => (item === undefined
