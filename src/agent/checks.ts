@@ -180,7 +180,7 @@ export function checkInteger(prop: string, value: unknown, min: number, max: num
   if (value === undefined) return [];
   if (typeof value !== 'number') return [`${prop} must be a number, got ${describeValue(value)}`];
   if (!Number.isInteger(value) || value < min || value > max) {
-    return [`${prop} must be a whole number from ${min} to ${max}, got ${value}`];
+    return [`${prop} ${value} must be a whole number from ${min} to ${max}`];
   }
   return [];
 }
