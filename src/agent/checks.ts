@@ -169,9 +169,9 @@ export function checkRequestNotAboveLimit(prop: string, request: unknown, limit:
 /** The largest int32, the type of most integer fields of the Kubernetes API (replicas, seconds, ports, ids). */
 export const INT32_MAX = 2 ** 31 - 1;
 /**
- * The largest int64 a JavaScript number holds exactly (2^53 - 1): the int64 fields (runAsUser,
- * runAsGroup, terminationGracePeriodSeconds) go up to 2^63 - 1, but a number above 2^53 is no
- * longer the integer it was written as.
+ * The largest int64 a JavaScript number holds exactly (2^53 - 1): the int64 fields
+ * (terminationGracePeriodSeconds, tolerationSeconds) go up to 2^63 - 1, but a number above 2^53 is
+ * no longer the integer it was written as.
  */
 export const INT64_SAFE_MAX = Number.MAX_SAFE_INTEGER;
 
@@ -190,7 +190,11 @@ export function checkInt32(prop: string, value: unknown, min = 0): string[] {
   return checkInteger(prop, value, min, INT32_MAX);
 }
 
-/** An int64 API field (runAsUser, runAsGroup, terminationGracePeriodSeconds) of at least `min`. */
+/**
+ * An int64 API field (terminationGracePeriodSeconds, tolerationSeconds) of at least `min`. runAsUser
+ * and runAsGroup are int64 fields too, but the API server accepts only 0 to 2^31 - 1 there
+ * (IsValidUserID, IsValidGroupID): use checkInt32 for them.
+ */
 export function checkInt64(prop: string, value: unknown, min = 0): string[] {
   return checkInteger(prop, value, min, INT64_SAFE_MAX);
 }

@@ -5,7 +5,7 @@ import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import {
-  checkDnsLabel, checkDnsSubdomain, checkImage, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
   checkTolerations, throwIfProblems,
 } from '../agent/checks';
 import {
@@ -412,8 +412,9 @@ export class LogCollectorDaemonSet extends Construct {
       ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
       ...checkTolerations('tolerations', props.tolerations),
       ...checkResources('resources', props.resources),
-      ...checkInt64('runAsUser', props.runAsUser),
-      ...checkInt64('runAsGroup', props.runAsGroup),
+      // The API server's IsValidUserID / IsValidGroupID: 0 to 2^31 - 1.
+      ...checkInt32('runAsUser', props.runAsUser),
+      ...checkInt32('runAsGroup', props.runAsGroup),
       ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
       ...stateDirProblems(props),
     ]);
