@@ -1,5 +1,5 @@
-import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { checkLabelKey, checkLabelValue, describeValue } from './checks';
+import { NodeSelectorRequirementJson } from '../scheduling/types';
 
 /** Node selector operators of required node affinity. */
 export enum NodeOperator {

@@ -25,6 +25,7 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
@@ -536,6 +537,7 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     this.patchDriverContainer(shape.kind === GpuDriverShapeKind.INSTALLER);
+    addObjectSizeValidation(this, `GpuDriverDaemonSet ${this.node.path}`);
     this.node.addValidation({ validate: () => this.checkRendered() });
   }
 

@@ -2,12 +2,13 @@ import { ApiObject, App, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { NodeRequirement } from '../agent/node-requirement';
-import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
   checkTolerations, throwIfProblems,
 } from '../agent/checks';
+import { NodeRequirement } from '../agent/node-requirement';
+import { checkObjectSize } from '../agent/object-size';
+import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import {
   assertPropTypes, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
 } from '../agent/prop-types';
@@ -19,6 +20,7 @@ import {
 } from '../fluent-bit/config';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
 export enum NodeContainerRuntime {
@@ -472,6 +474,9 @@ export class LogCollectorDaemonSet extends Construct {
       [CONFIG_FILE_NAME]: config.text,
       ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
     };
+    // The ConfigMap's size is known now: refuse it here, with the path, rather than at apply time.
+    throwIfProblems(where, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
+      .problems.map((p) => `configuration: ${p} (the rendered fluent-bit.conf plus the parsers file; extraConfig is the usual cause)`));
     this.graceSeconds = config.graceSeconds;
     this.httpPort = config.httpPort;
     if (runAsUser !== 0) {
@@ -554,6 +559,7 @@ export class LogCollectorDaemonSet extends Construct {
       rollout: props.rollout,
     });
 
+    addObjectSizeValidation(this, `LogCollectorDaemonSet ${this.node.path}`);
     if (props.metrics) {
       const rendered = this.renderMonitor(props.metrics, where);
       this.metricsService = rendered.service;

@@ -2,18 +2,20 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import {
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
+  throwIfProblems,
+} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, HostPathVolume, MountPropagation,
 } from '../agent/options';
 import {
-  checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations, throwIfProblems,
-} from '../agent/checks';
-import {
   assertPropTypes, CONTAINER, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
 } from '../agent/prop-types';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
@@ -572,6 +574,7 @@ export class NodeExporterDaemonSet extends Construct {
       },
     });
 
+    addObjectSizeValidation(this, `NodeExporterDaemonSet ${this.node.path}`);
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
