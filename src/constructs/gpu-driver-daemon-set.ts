@@ -603,6 +603,14 @@ export class GpuDriverDaemonSet extends Construct {
       problems.push(...checkQuantity(`extendedResources["${resource}"]`, p.extendedResources![resource]));
     }
     problems.push(...checkResources('resources', p.resources));
+    // Checked before cdk8s-plus, whose own message ("Init containers must not have a ... probe") names no container.
+    (p.shape?.installerOptions?.extraInitContainers ?? []).forEach((c, i) => {
+      for (const probe of ['readiness', 'liveness', 'startup'] as const) {
+        if (c[probe] !== undefined) {
+          problems.push(`shape extraInitContainers[${i}] ("${c.name}"): an init container runs to completion and takes no ${probe} probe; remove it`);
+        }
+      }
+    });
     problems.push(...checkTolerations('tolerations', p.tolerations));
     problems.push(...checkLabels('labels', p.labels));
     if (p.priorityClassName !== undefined) problems.push(...checkDnsSubdomain('priorityClassName', p.priorityClassName));
