@@ -11,7 +11,7 @@ import {
 } from '../src';
 import {
   failureClass, fuzzProps, fuzzRun, outcomeCounts, image, labels, maybe, nodeRequirements, pick, port, priorityClassName, Props,
-  rarely, resources, rollout, sidecar, tolerations, updateStrategy, env, ints,
+  rarely, resources, sidecar, tolerations, updateStrategy, env, ints,
 } from './util/fuzz';
 
 // About 10-20 s per construct; FUZZ_RUNS raises it for a longer local run.
@@ -157,4 +157,3 @@ describe('fuzz: every run synthesizes valid, deterministic manifests or names th
   });
 });
 
-export { rollout };
