@@ -99,7 +99,7 @@ test.each<[string, (ds: Manifest) => void, string]>([
   ['toleration key invalid', (ds) => { ds.spec.template.spec.tolerations = [{ key: 'bad key', operator: 'Exists' }]; }, 'toleration key "bad key" is not a label key'],
   ['priorityClassName a..b', (ds) => { ds.spec.template.spec.priorityClassName = 'a..b'; }, 'priorityClassName "a..b" is not a DNS-1123 subdomain'],
   ['a quantity with a space', (ds) => { ds.spec.template.spec.containers[0].resources.requests.memory = ' 64Mi'; }, 'resources.requests.memory " 64Mi" is not a quantity string'],
-  ['a number as quantity', (ds) => { ds.spec.template.spec.containers[0].resources.limits['nvidia.com/gpu'] = 1; }, 'resources.limits.nvidia.com/gpu 1 is not a quantity string'],
+  ['a quantity with a unit typo', (ds) => { ds.spec.template.spec.containers[0].resources.limits['example.com/dev'] = '1MB'; }, 'resources.limits.example.com/dev "1MB" is not a quantity string'],
   ['preStop with an empty command', (ds) => { ds.spec.template.spec.containers[0].lifecycle = { preStop: { exec: { command: [] } } }; }, 'lifecycle.preStop.exec.command is empty'],
   ['an invalid node selector key', (ds) => { ds.spec.template.spec.nodeSelector = { ']%': 'x' }; }, 'label key "]%" is invalid'],
   ['an invalid node affinity key', (ds) => {

@@ -61,7 +61,11 @@ export function checkRenderedPodSpec(pod: Json): string[] {
       own.push(...checkMountPropagation(`${where} mount ${m.name} mountPropagation`, m.mountPropagation));
     }
     for (const [kind, values] of [['requests', c.resources?.requests], ['limits', c.resources?.limits]] as const) {
-      for (const [resource, quantity] of Object.entries(values ?? {})) own.push(...checkQuantity(`${where} resources.${kind}.${resource}`, quantity));
+      for (const [resource, quantity] of Object.entries(values ?? {})) {
+        // A JSON number is a valid quantity too (the API decodes it as one).
+        if (typeof quantity === 'number' && Number.isFinite(quantity) && quantity >= 0) continue;
+        own.push(...checkQuantity(`${where} resources.${kind}.${resource}`, quantity));
+      }
     }
     for (const hook of ['preStop', 'postStart']) {
       const exec = c.lifecycle?.[hook]?.exec;

@@ -343,7 +343,9 @@ function checkContainer(c: Manifest, volumeNames: string[], hostNetwork: boolean
   problems.push(...checkIds('securityContext', sc));
   for (const [kind, values] of [['requests', c.resources?.requests], ['limits', c.resources?.limits]] as const) {
     for (const [resource, quantity] of Object.entries(values ?? {})) {
-      if (typeof quantity !== 'string' || !QUANTITY.test(quantity)) problems.push(`resources.${kind}.${resource} ${JSON.stringify(quantity)} is not a quantity string`);
+      // A JSON number decodes as a quantity too.
+      const isNumber = typeof quantity === 'number' && Number.isFinite(quantity) && quantity >= 0;
+      if (!isNumber && (typeof quantity !== 'string' || !QUANTITY.test(quantity))) problems.push(`resources.${kind}.${resource} ${JSON.stringify(quantity)} is not a quantity string`);
     }
   }
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
