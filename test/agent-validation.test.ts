@@ -3,7 +3,7 @@
  * Error naming the construct kind and path, the prop and the fix, never a TypeError or a
  * cdk8s-plus message without path.
  */
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import {
   FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, LogCollectorMonitorKind, NodeExporterDaemonSet,
@@ -85,6 +85,10 @@ describe('NodeExporterDaemonSet', () => {
     ['a name starting with a digit', { name: '1exporter' }, 'gives the Service the name "1exporter", which is not a DNS-1035 label'],
     ['a sidecar runAsUser -1 (late net at synthesis, with the path)', { sidecars: [{ name: 'proxy', image: 'p:1', runAsUser: -1 }] },
       'NodeExporterDaemonSet chart/metrics: DaemonSet "node-exporter": container "proxy" securityContext.runAsUser -1 must be a whole number from 0 to 2147483647'],
+    ['a port twice in one sidecar (before cdk8s-plus)', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'a', containerPort: 9200 }, { name: 'b', containerPort: 9200 }] }] },
+      'NodeExporterDaemonSet chart/metrics: port 9200/TCP is listed twice in container "proxy"'],
+    ['a fractional probe period in a sidecar (cdk8s error given the path)', { sidecars: [{ name: 'proxy', image: 'p:1', readiness: kplus.Probe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }] },
+      'NodeExporterDaemonSet chart/metrics: DaemonSet "node-exporter" cannot be rendered: Failed serializing construct'],
     ['a sidecar on the exporter\'s host port', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'p', containerPort: 9100 }] }] },
       'port 9100/TCP is used by two containers, "node-exporter" and "proxy"'],
   ])('%s', (_what, props, message) => {

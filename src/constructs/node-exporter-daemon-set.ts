@@ -711,7 +711,14 @@ function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[
   const owners = new Map<string, string>();
   const containers = [{ name: mainName, ports: mainPorts }, ...sidecars];
   for (const c of containers) {
+    // cdk8s-plus refuses a port listed twice in one container without saying where: say it first.
+    const own = new Set<string>();
     for (const p of c.ports ?? []) {
+      const containerKey = `${p.containerPort}/${p.protocol ?? 'TCP'}`;
+      if (own.has(containerKey)) {
+        throw new Error(`${where}: port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
+      }
+      own.add(containerKey);
       for (const n of new Set([p.containerPort, p.hostPort ?? p.containerPort])) {
         const key = `${n}/${p.protocol ?? 'TCP'}`;
         const owner = owners.get(key);
