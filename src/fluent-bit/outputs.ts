@@ -412,6 +412,11 @@ export class FluentBitOutput {
     return [...this.problems];
   }
 
+  /**
+   * The `[OUTPUT]` entries for this output under `alias`, and the Secret-backed
+   * environment variables they reference. Throws when the options have problems.
+   * @internal
+   */
   public _render(alias: string): RenderedOutput {
     if (this.problems.length > 0) {
       throw new Error(`FluentBitOutput ${this.kind}: ${this.problems.join('; ')}`);
