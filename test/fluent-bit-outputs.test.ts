@@ -81,7 +81,7 @@ describe('Loki', () => {
     [{ job: 'a b' }],
     [{ job: '' }],
   ])('rejects labels %p', (labels) => {
-    expect(() => FluentBitOutput.loki({ host: 'l', labels })._render('loki')).toThrow(/Loki output: label/);
+    expect(() => FluentBitOutput.loki({ host: 'l', labels })._render('loki')).toThrow(/labels\[".*"\]: the Loki label/);
   });
 });
 
@@ -141,7 +141,7 @@ describe('Elasticsearch and OpenSearch', () => {
 
   test('OpenSearch uses its own plugin and has no Elastic Cloud options', () => {
     expect(kv(FluentBitOutput.openSearch({ host: 'os', httpUser: 'u' })._render('os').entries)).toMatchObject({ Name: 'opensearch', HTTP_User: 'u' });
-    expect(() => FluentBitOutput.openSearch({ host: 'os', cloudId: 'x' })).toThrow(/cloudId\/cloudAuth are Elastic Cloud options/);
+    expect(() => FluentBitOutput.openSearch({ host: 'os', cloudId: 'x' })._render('os')).toThrow(/cloudId\/cloudAuth are Elastic Cloud options/);
   });
 });
 
@@ -189,10 +189,10 @@ describe('validation', () => {
     ['a host with port', () => FluentBitOutput.forward({ host: 'agg:24224' })._render('l'), /must be a bare host name/],
     ['port 0', () => FluentBitOutput.elasticsearch({ host: 'e', port: 0 })._render('l'), /port 0 must be an integer from 1 to 65535/],
     ['tlsVerify without tls', () => FluentBitOutput.loki({ host: 'l', tlsVerify: false })._render('l'), /tlsVerify is set but tls is off/],
-    ['retryLimit 0', () => FluentBitOutput.stdout({ retryLimit: 0 }), /retryLimit 0 must be a whole number >= 1/],
-    ['a bad buffer size', () => FluentBitOutput.stdout({ storageTotalLimitSize: 'lots' }), /storageTotalLimitSize "lots"/],
-    ['a bad alias', () => FluentBitOutput.stdout({ alias: 'has space' }), /alias "has space" must match/],
-    ['a match with spaces', () => FluentBitOutput.stdout({ match: 'a b' }), /match "a b" must be a non-empty tag pattern/],
+    ['retryLimit 0', () => FluentBitOutput.stdout({ retryLimit: 0 })._render('l'), /retryLimit 0 must be a whole number >= 1/],
+    ['a bad buffer size', () => FluentBitOutput.stdout({ storageTotalLimitSize: 'lots' })._render('l'), /storageTotalLimitSize "lots"/],
+    ['a bad alias', () => FluentBitOutput.stdout({ alias: 'has space' })._render('l'), /alias "has space" must match/],
+    ['a match with spaces', () => FluentBitOutput.stdout({ match: 'a b' })._render('l'), /match "a b" must be a non-empty tag pattern/],
     ['a bad Secret name', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 'Bad_Name', key: 'k' } })._render('l'), /secretName "Bad_Name" is not a valid Secret name/],
     ['a bad Secret key', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 's', key: 'a/b' } })._render('l'), /Secret key "a\/b"/],
   ])('rejects %s', (_what, build, message) => {
@@ -235,5 +235,29 @@ describe('Loki record-accessor keys', () => {
   test('label values that are record accessors are checked too', () => {
     expect(loki([], { ns: '$kubernetes[namespace_name]' })).toThrow(/labels.ns "\$kubernetes\[namespace_name\]" is not a record accessor/);
     expect(kv(loki([], { ns: "$kubernetes['namespace_name']" })().entries).Labels).toBe("ns=$kubernetes['namespace_name']");
+  });
+});
+
+describe('problems are collected, not thrown, so the collector can name its path', () => {
+  test('a factory never throws, whatever it is given', () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const untyped = FluentBitOutput as any;
+    for (const options of [null, 5, 'loki', [], { host: 1 }, { host: 'l', port: '80' }, { host: 'l', labels: null }]) {
+      expect(() => untyped.loki(options)).not.toThrow();
+      expect(untyped.loki(options)._problems().length).toBeGreaterThan(0);
+    }
+  });
+
+  test.each<[string, () => FluentBitOutput, string]>([
+    ['a string port', () => FluentBitOutput.loki({ host: 'l', port: '80' as unknown as number }), 'port must be a number, got string "80"'],
+    ['an empty username', () => FluentBitOutput.forward({ host: 'f', username: '' }), 'username is empty; give a value or leave it unset.'],
+    ['a padded tenant', () => FluentBitOutput.loki({ host: 'l', tenantId: ' a' }), 'tenantId " a" has leading or trailing spaces'],
+    ['a multi-line uri', () => FluentBitOutput.loki({ host: 'l', uri: '/a\n/b' }), 'uri "/a\\n/b" contains a line break'],
+    ['a bad secret', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 's', key: '..k' } }), 'Secret key "..k" must match'],
+    ['null options', () => FluentBitOutput.stdout(null as unknown as {}), 'the options must be an object, got null'],
+  ])('%s names the option', (_what, build, message) => {
+    const problems = build()._problems();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(message);
   });
 });

@@ -2,7 +2,7 @@
  * The shared manifest check must itself be able to fail: each rule is exercised on a manifest that
  * breaks it (a check that never fires would let bad YAML through every other test).
  */
-import { Manifest, validateManifests } from './util/manifests';
+import { ANNOTATIONS_MAX_BYTES, CONFIGMAP_MAX_BYTES, Manifest, validateManifests } from './util/manifests';
 import { parseQuantity } from '../src/util/quantity';
 
 function goodDaemonSet(): Manifest {
@@ -71,6 +71,40 @@ test.each<[string, (ds: Manifest) => void, string]>([
     ds.spec.template.spec.containers[0].readinessProbe = { exec: { command: ['true'] }, tcpSocket: { port: 8080 } };
   }, 'readinessProbe must have exactly one handler'],
   ['request above limit', (ds) => { ds.spec.template.spec.containers[0].resources.requests.memory = '1Gi'; }, 'requests.memory 1Gi is above its limit 128Mi'],
+  ['revisionHistoryLimit above int32', (ds) => { ds.spec.revisionHistoryLimit = 2 ** 31; }, 'spec.revisionHistoryLimit must be a non-negative int32, got 2147483648'],
+  ['minReadySeconds above int32', (ds) => { ds.spec.minReadySeconds = 2 ** 31; }, 'spec.minReadySeconds must be a non-negative int32'],
+  ['fractional runAsUser', (ds) => { ds.spec.template.spec.containers[0].securityContext.runAsUser = 1.5; }, 'securityContext.runAsUser must be a whole number from 0 to 2147483647, got 1.5'],
+  ['negative pod runAsGroup', (ds) => { ds.spec.template.spec.securityContext = { runAsGroup: -5 }; }, 'securityContext.runAsGroup must be a whole number'],
+  ['grace period 1e20', (ds) => { ds.spec.template.spec.terminationGracePeriodSeconds = 1e20; }, 'terminationGracePeriodSeconds must be a non-negative int64'],
+  ['probe port 2^53', (ds) => { ds.spec.template.spec.containers[0].livenessProbe = { httpGet: { path: '/', port: 2 ** 53 } }; }, 'livenessProbe.httpGet.port 9007199254740992 is neither a port'],
+  ['probe port 0', (ds) => { ds.spec.template.spec.containers[0].readinessProbe = { tcpSocket: { port: 0 } }; }, 'readinessProbe.tcpSocket.port 0'],
+  ['negative probe threshold', (ds) => { ds.spec.template.spec.containers[0].readinessProbe = { tcpSocket: { port: 'http' }, failureThreshold: -1 }; }, 'readinessProbe.failureThreshold must be a non-negative int32'],
+  ['fractional probe period', (ds) => { ds.spec.template.spec.containers[0].readinessProbe = { tcpSocket: { port: 'http' }, periodSeconds: 1.5 }; }, 'readinessProbe.periodSeconds must be a non-negative int32, got 1.5'],
+  ['non-ASCII env name', (ds) => { ds.spec.template.spec.containers[0].env = [{ name: 'NÄME', value: 'x' }]; }, 'env name "NÄME" is not a valid environment variable name'],
+  ['empty env name', (ds) => { ds.spec.template.spec.containers[0].env = [{ name: '', value: 'x' }]; }, 'env name "" is not a valid'],
+  ['env name starting with a digit', (ds) => { ds.spec.template.spec.containers[0].env = [{ name: '1A', value: 'x' }]; }, 'env name "1A"'],
+  ['subPath with ..', (ds) => { ds.spec.template.spec.containers[0].volumeMounts[0].subPath = '../etc'; }, 'subPath "../etc" must be relative without ".."'],
+  ['absolute subPath', (ds) => { ds.spec.template.spec.containers[0].volumeMounts[0].subPath = '/etc'; }, 'subPath "/etc" must be relative'],
+  ['unknown mountPropagation', (ds) => { ds.spec.template.spec.containers[0].volumeMounts[0].mountPropagation = 'Sideways'; }, 'mountPropagation "Sideways" is unknown'],
+  ['the same host port twice (sidecar)', (ds) => {
+    ds.spec.template.spec.containers[0].ports[0].hostPort = 8080;
+    ds.spec.template.spec.containers.push({ name: 'proxy', image: 'busybox:1.36', ports: [{ name: 'p', containerPort: 9000, hostPort: 8080 }] });
+  }, 'host port :8080/TCP is used twice in the pod (containers "agent" and "proxy")'],
+  ['the same host port twice (hostNetwork)', (ds) => {
+    ds.spec.template.spec.hostNetwork = true;
+    ds.spec.template.spec.containers.push({ name: 'proxy', image: 'busybox:1.36', ports: [{ name: 'p', containerPort: 8080 }] });
+  }, 'host port :8080/TCP is used twice in the pod'],
+  ['container port 0', (ds) => { ds.spec.template.spec.containers[0].ports[0].containerPort = 0; }, 'containerPort 0 is not a port'],
+  ['toleration value with spaces', (ds) => { ds.spec.template.spec.tolerations = [{ key: 'k', operator: 'Equal', value: 'bad value!' }]; }, 'toleration value "bad value!" is not a label value'],
+  ['toleration key invalid', (ds) => { ds.spec.template.spec.tolerations = [{ key: 'bad key', operator: 'Exists' }]; }, 'toleration key "bad key" is not a label key'],
+  ['priorityClassName a..b', (ds) => { ds.spec.template.spec.priorityClassName = 'a..b'; }, 'priorityClassName "a..b" is not a DNS-1123 subdomain'],
+  ['a quantity with a space', (ds) => { ds.spec.template.spec.containers[0].resources.requests.memory = ' 64Mi'; }, 'resources.requests.memory " 64Mi" is not a quantity string'],
+  ['a quantity with a unit typo', (ds) => { ds.spec.template.spec.containers[0].resources.limits['example.com/dev'] = '1MB'; }, 'resources.limits.example.com/dev "1MB" is not a quantity string'],
+  ['preStop with an empty command', (ds) => { ds.spec.template.spec.containers[0].lifecycle = { preStop: { exec: { command: [] } } }; }, 'lifecycle.preStop.exec.command is empty'],
+  ['an invalid node selector key', (ds) => { ds.spec.template.spec.nodeSelector = { ']%': 'x' }; }, 'label key "]%" is invalid'],
+  ['an invalid node affinity key', (ds) => {
+    ds.spec.template.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'bad key!', operator: 'Exists' }] }] } } };
+  }, 'node affinity key "bad key!" is not a label key'],
 ])('%s is caught', (_name, mutate, message) => {
   expect(() => validateManifests([broken(mutate)])).toThrow(message);
 });
@@ -88,6 +122,26 @@ test('an unknown kind is refused rather than passed unchecked', () => {
 
 test('two objects with the same kind, namespace and name are refused', () => {
   expect(() => validateManifests([goodDaemonSet(), goodDaemonSet()])).toThrow('two objects with the same kind, namespace and name');
+});
+
+test('a ConfigMap key ".." is refused', () => {
+  expect(() => validateManifests([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { '..': 'x' } }])).toThrow('data key ".."');
+});
+
+test('a ConfigMap over 1 MiB is refused; one just under passes the ConfigMap rule', () => {
+  const configMap = (bytes: number) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { f: 'x'.repeat(bytes) } });
+  expect(() => validateManifests([configMap(CONFIGMAP_MAX_BYTES)])).toThrow(`exceeds the ConfigMap limit of ${CONFIGMAP_MAX_BYTES} bytes`);
+  expect(() => validateManifests([configMap(200 * 1024)])).not.toThrow();
+});
+
+test('an object too large for the last-applied-configuration annotation is refused, with server-side apply as the fix', () => {
+  const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { f: 'x'.repeat(ANNOTATIONS_MAX_BYTES) } };
+  expect(() => validateManifests([big])).toThrow(/would not fit the 262144-byte annotation limit .* apply it server-side/);
+});
+
+test('a Service name must start with a letter (DNS-1035)', () => {
+  const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: '1collector-metrics' }, spec: { ports: [{ port: 80 }] } };
+  expect(() => validateManifests([service])).toThrow('metadata.name "1collector-metrics" is not a DNS-1035 label');
 });
 
 test('an invalid ConfigMap key is refused', () => {

@@ -10,17 +10,60 @@ const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const IANA_SVC_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+/** The value as a message shows it: its type, then the value ("string \"80\"", "number 1.5", "null"). */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return `array ${abbreviate(safeJson(value))}`;
+  if (typeof value === 'string') return `string ${abbreviate(JSON.stringify(value))}`;
+  if (typeof value === 'object') return `object ${abbreviate(safeJson(value))}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+function abbreviate(text: string): string {
+  return text.length > 80 ? `${text.substring(0, 77)}...` : text;
+}
+
+/** A string-typed prop: the type problem, or undefined when it is a string. */
+function notString(prop: string, value: unknown, example: string): string | undefined {
+  return typeof value === 'string' ? undefined : `${prop} must be a string such as ${JSON.stringify(example)}, got ${describeValue(value)}`;
+}
+
 /** A DNS-1123 label of at most `max` characters. */
-export function checkDnsLabel(prop: string, value: string, max = 63): string[] {
-  if (!DNS1123_LABEL.test(value) || value.length > max) {
-    return [`${prop} "${value}" must be a DNS-1123 label of at most ${max} characters (lower-case letters, digits and "-", starting and ending with a letter or digit)`];
+export function checkDnsLabel(prop: string, value: unknown, max = 63): string[] {
+  const typeProblem = notString(prop, value, 'my-agent');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  if (!DNS1123_LABEL.test(text) || text.length > max) {
+    return [`${prop} "${text}" must be a DNS-1123 label of at most ${max} characters (lower-case letters, digits and "-", starting and ending with a letter or digit)`];
+  }
+  return [];
+}
+
+/** A DNS-1123 subdomain (object names such as a PriorityClass): dot-separated labels, at most 253 characters. */
+export function checkDnsSubdomain(prop: string, value: unknown): string[] {
+  const typeProblem = notString(prop, value, 'my-agent-critical');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  if (!DNS1123_SUBDOMAIN.test(text) || text.length > 253) {
+    return [`${prop} "${abbreviate(text)}" must be a DNS-1123 subdomain of at most 253 characters (lower-case labels of letters, digits and "-", joined by ".")`];
   }
   return [];
 }
 
 /** A label key such as `app.kubernetes.io/name`. */
-export function checkLabelKey(prop: string, key: string): string[] {
-  const parts = key.split('/');
+export function checkLabelKey(prop: string, key: unknown): string[] {
+  const typeProblem = notString(prop, key, 'app.kubernetes.io/name');
+  if (typeProblem) return [typeProblem];
+  const parts = (key as string).split('/');
   const name = parts[parts.length - 1];
   const prefix = parts.length === 2 ? parts[0] : undefined;
   const valid = parts.length <= 2 && LABEL_NAME.test(name) && name.length <= 63
@@ -29,14 +72,35 @@ export function checkLabelKey(prop: string, key: string): string[] {
 }
 
 /** A label value: at most 63 characters, letters, digits, "-", "_" and ".", alphanumeric at both ends. */
-export function checkLabelValue(prop: string, value: string): string[] {
-  return LABEL_VALUE.test(value) && value.length <= 63
+export function checkLabelValue(prop: string, value: unknown): string[] {
+  const typeProblem = notString(prop, value, 'v1');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  return LABEL_VALUE.test(text) && text.length <= 63
     ? []
-    : [`${prop}: "${value}" is not a valid label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`];
+    : [`${prop}: "${text}" is not a valid label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`];
 }
 
-export function checkLabels(prop: string, labels: { [key: string]: string } | undefined): string[] {
-  return Object.entries(labels ?? {}).flatMap(([k, v]) => [...checkLabelKey(prop, k), ...checkLabelValue(`${prop}["${k}"]`, v)]);
+export function checkLabels(prop: string, labels: unknown): string[] {
+  if (labels === undefined) return [];
+  const typeProblem = notStringMap(prop, labels);
+  if (typeProblem) return [typeProblem];
+  return Object.entries(labels as { [key: string]: unknown })
+    .flatMap(([k, v]) => [...checkLabelKey(prop, k), ...checkLabelValue(`${prop}["${k}"]`, v)]);
+}
+
+function notStringMap(prop: string, value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? undefined
+    : `${prop} must be an object of strings such as {"team":"platform"}, got ${describeValue(value)}`;
+}
+
+/**
+ * A toleration value: the API server checks it with the label value syntax (at most 63 letters,
+ * digits, "-", "_" or ".", alphanumeric at both ends; empty allowed).
+ */
+export function checkTolerationValue(prop: string, value: unknown): string[] {
+  return checkLabelValue(prop, value);
 }
 
 /** Parsed image reference: the tag and digest it pins, if any. */
@@ -52,7 +116,10 @@ export function parseImage(image: string): ImageReference {
   return { tag: colon >= 0 ? lastSegment.substring(colon + 1) : undefined, digest };
 }
 
-export function checkImage(prop: string, image: string): string[] {
+export function checkImage(prop: string, value: unknown): string[] {
+  const typeProblem = notString(prop, value, 'registry/name:1.2.3');
+  if (typeProblem) return [typeProblem];
+  const image = value as string;
   if (!image || /\s/.test(image)) return [`${prop} "${image}" is not an image reference; give one such as "registry/name:1.2.3"`];
   const { tag, digest } = parseImage(image);
   if (digest !== undefined && !/^[a-z0-9]+:[a-f0-9]{32,}$/.test(digest)) {
@@ -78,55 +145,207 @@ export function versionLabel(image: string): string {
   return cleaned || 'unknown';
 }
 
-export function checkQuantity(prop: string, value: string | undefined): string[] {
+export function checkQuantity(prop: string, value: unknown): string[] {
   if (value === undefined) return [];
-  const parsed = parseQuantity(value);
-  if (Number.isNaN(parsed)) return [`${prop} "${value}" is not a Kubernetes quantity; write it like "100m", "0.5", "128Mi" or "1Gi"`];
-  if (parsed < 0) return [`${prop} "${value}" is negative; resources must be 0 or more`];
+  const typeProblem = notString(prop, value, '100m');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  // The API server parses the quantity as written: surrounding spaces are an error there, so they are here.
+  if (text !== text.trim()) return [`${prop} ${JSON.stringify(text)} has leading or trailing spaces; write it without them, e.g. "${text.trim() || '100m'}"`];
+  const parsed = parseQuantity(text);
+  if (Number.isNaN(parsed)) return [`${prop} "${text}" is not a Kubernetes quantity; write it like "100m", "0.5", "128Mi" or "1Gi"`];
+  if (parsed < 0) return [`${prop} "${text}" is negative; resources must be 0 or more`];
   return [];
 }
 
-export function checkRequestNotAboveLimit(prop: string, request: string, limit: string | undefined): string[] {
-  if (limit === undefined) return [];
+export function checkRequestNotAboveLimit(prop: string, request: unknown, limit: unknown): string[] {
+  if (limit === undefined || typeof request !== 'string' || typeof limit !== 'string') return [];
   const r = parseQuantity(request);
   const l = parseQuantity(limit);
   if (Number.isNaN(r) || Number.isNaN(l)) return [];
   return r > l ? [`${prop}: the request ${request} is above the limit ${limit}; the API server rejects that. Raise the limit or lower the request`] : [];
 }
 
-export function checkWholeNumber(prop: string, value: number | undefined, min = 0): string[] {
+/** The largest int32, the type of most integer fields of the Kubernetes API (replicas, seconds, ports, ids). */
+export const INT32_MAX = 2 ** 31 - 1;
+/**
+ * The largest int64 a JavaScript number holds exactly (2^53 - 1): the int64 fields
+ * (terminationGracePeriodSeconds, tolerationSeconds) go up to 2^63 - 1, but a number above 2^53 is
+ * no longer the integer it was written as.
+ */
+export const INT64_SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
+/** A whole number from `min` to `max` (both included), with the fix in the message. */
+export function checkInteger(prop: string, value: unknown, min: number, max: number): string[] {
   if (value === undefined) return [];
-  return Number.isInteger(value) && value >= min ? [] : [`${prop} must be a whole number of at least ${min}, got ${value}`];
+  if (typeof value !== 'number') return [`${prop} must be a number, got ${describeValue(value)}`];
+  if (!Number.isInteger(value) || value < min || value > max) {
+    return [`${prop} ${value} must be a whole number from ${min} to ${max}`];
+  }
+  return [];
+}
+
+/** An int32 API field (e.g. minReadySeconds, revisionHistoryLimit, probe thresholds) of at least `min`. */
+export function checkInt32(prop: string, value: unknown, min = 0): string[] {
+  return checkInteger(prop, value, min, INT32_MAX);
+}
+
+/**
+ * An int64 API field (terminationGracePeriodSeconds, tolerationSeconds) of at least `min`. runAsUser
+ * and runAsGroup are int64 fields too, but the API server accepts only 0 to 2^31 - 1 there
+ * (IsValidUserID, IsValidGroupID): use checkInt32 for them.
+ */
+export function checkInt64(prop: string, value: unknown, min = 0): string[] {
+  return checkInteger(prop, value, min, INT64_SAFE_MAX);
+}
+
+/** A non-negative whole number (an int32 API field unless a larger `max` is given). */
+export function checkWholeNumber(prop: string, value: unknown, min = 0, max = INT32_MAX): string[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'number') return [`${prop} must be a number, got ${describeValue(value)}`];
+  if (!Number.isInteger(value) || value < min) return [`${prop} must be a whole number of at least ${min}, got ${value}`];
+  if (value > max) return [`${prop} must be a whole number of at most ${max}, got ${value}`];
+  return [];
 }
 
 /** A TCP/UDP port number: a whole number from 1 to 65535. */
-export function isPort(port: number): boolean {
-  return Number.isInteger(port) && port >= 1 && port <= 65535;
+export function isPort(port: unknown): boolean {
+  return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535;
 }
 
-export function checkPort(prop: string, port: number | undefined): string[] {
+export function checkPort(prop: string, port: unknown): string[] {
   if (port === undefined) return [];
-  return isPort(port) ? [] : [`${prop} ${port} is outside 1-65535`];
+  if (typeof port !== 'number') return [`${prop} must be a number, got ${describeValue(port)}`];
+  return isPort(port) ? [] : [`${prop} ${port} is outside 1-65535; give a whole port number from 1 to 65535`];
 }
 
-export function checkPortName(prop: string, name: string): string[] {
-  return IANA_SVC_NAME.test(name) && name.length <= 15 && /[a-z]/.test(name)
+export function checkPortName(prop: string, name: unknown): string[] {
+  const typeProblem = notString(prop, name, 'metrics');
+  if (typeProblem) return [typeProblem];
+  const text = name as string;
+  return IANA_SVC_NAME.test(text) && text.length <= 15 && /[a-z]/.test(text)
     ? []
-    : [`${prop} "${name}" must be an IANA service name: at most 15 lower-case letters, digits and "-", with at least one letter`];
+    : [`${prop} "${text}" must be an IANA service name: at most 15 lower-case letters, digits and "-", with at least one letter`];
 }
 
-export function checkAbsolutePath(prop: string, path: string): string[] {
-  return path.startsWith('/') && !path.split('/').includes('..') ? [] : [`${prop} "${path}" must be an absolute path without ".."`];
+export function checkAbsolutePath(prop: string, path: unknown): string[] {
+  const typeProblem = notString(prop, path, '/var/log');
+  if (typeProblem) return [typeProblem];
+  const text = path as string;
+  return text.startsWith('/') && !text.split('/').includes('..') ? [] : [`${prop} "${text}" must be an absolute path without ".."`];
 }
 
-export function checkCapability(prop: string, capability: string): string[] {
-  return /^[A-Z][A-Z_]*$/.test(capability) && !capability.startsWith('CAP_')
+/**
+ * A volume mount's subPath: relative, and no ".." element (the API server's
+ * validateLocalDescendingPath, which also treats "\\" as a separator).
+ */
+export function checkSubPath(prop: string, path: unknown): string[] {
+  if (path === undefined) return [];
+  const typeProblem = notString(prop, path, 'conf.d');
+  if (typeProblem) return [typeProblem];
+  const text = path as string;
+  if (text.startsWith('/') || text.startsWith('\\')) return [`${prop} "${text}" must be a path relative to the volume; drop the leading "${text[0]}"`];
+  if (text.split(/[\\/]/).includes('..')) return [`${prop} "${text}" must not contain ".."; name a file or directory inside the volume`];
+  return [];
+}
+
+export function checkCapability(prop: string, capability: unknown): string[] {
+  const typeProblem = notString(prop, capability, 'NET_ADMIN');
+  if (typeProblem) return [typeProblem];
+  const text = capability as string;
+  return /^[A-Z][A-Z_]*$/.test(text) && !text.startsWith('CAP_')
     ? []
-    : [`${prop}: "${capability}" is not a capability name; write it upper case without the CAP_ prefix, e.g. "NET_ADMIN"`];
+    : [`${prop}: "${text}" is not a capability name; write it upper case without the CAP_ prefix, e.g. "NET_ADMIN"`];
 }
 
-export function checkConfigKey(prop: string, key: string): string[] {
-  return /^[-._a-zA-Z0-9]+$/.test(key) && key.length <= 253 ? [] : [`${prop}: "${key}" is not a valid ConfigMap key (letters, digits, "-", "_" and "." only)`];
+/**
+ * A ConfigMap or Secret key (the API server's IsConfigMapKey): letters, digits, "-", "_" and ".",
+ * at most 253 characters, and not ".", ".." or starting with ".." (the kubelet writes keys as file
+ * names next to its own "..data" link).
+ */
+export function checkConfigKey(prop: string, key: unknown): string[] {
+  const typeProblem = notString(prop, key, 'agent.conf');
+  if (typeProblem) return [typeProblem];
+  const text = key as string;
+  if (!/^[-._a-zA-Z0-9]+$/.test(text) || text.length > 253) {
+    return [`${prop}: "${abbreviate(text)}" is not a valid ConfigMap key (letters, digits, "-", "_" and "." only)`];
+  }
+  if (text === '.' || text.startsWith('..')) {
+    return [`${prop}: "${text}" is not a valid ConfigMap key ("." and names starting with ".." are reserved); use a file name such as "agent.conf"`];
+  }
+  return [];
+}
+
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/**
+ * An environment variable name as every supported API server accepts it (apimachinery's
+ * IsEnvVarName): letters, digits, "_", "-" and ".", not starting with a digit, and not ".", ".."
+ * or starting with "..". Kubernetes 1.30 added the RelaxedEnvironmentVariableValidation gate
+ * (any printable ASCII but "="), on by default only from 1.32: the library targets 1.28 on, so it
+ * keeps the strict rule every version accepts.
+ */
+export function checkEnvName(prop: string, name: unknown): string[] {
+  const typeProblem = notString(prop, name, 'HOST_IP');
+  if (typeProblem) return [typeProblem];
+  const text = name as string;
+  if (!ENV_NAME.test(text) || text === '.' || text.startsWith('..')) {
+    return [`${prop}: ${JSON.stringify(abbreviate(text))} is not a valid environment variable name; use letters, digits, "_", "-" and ".", `
+      + 'not starting with a digit or "..", e.g. "HOST_IP"'];
+  }
+  return [];
+}
+
+const MOUNT_PROPAGATIONS = ['None', 'HostToContainer', 'Bidirectional'];
+
+/** A mountPropagation: None, HostToContainer or Bidirectional. */
+export function checkMountPropagation(prop: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  return typeof value === 'string' && MOUNT_PROPAGATIONS.includes(value)
+    ? []
+    : [`${prop} must be one of MountPropagation.NONE, HOST_TO_CONTAINER or BIDIRECTIONAL ("None", "HostToContainer", "Bidirectional"), got ${describeValue(value)}`];
+}
+
+const PROMETHEUS_DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
+
+/** A Prometheus duration such as "30s" or "1m30s" (units y, w, d, h, m, s, ms, largest first). */
+export function checkPrometheusDuration(prop: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  const typeProblem = notString(prop, value, '30s');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  return text !== '' && PROMETHEUS_DURATION.test(text) && /[1-9]/.test(text)
+    ? []
+    : [`${prop} "${text}" is not a Prometheus duration; write e.g. "30s" or "1m"`];
+}
+
+/**
+ * A fluent-bit size such as "5M" or "512K" (flb_utils_size_to_bytes: a whole number, then an
+ * optional K, M or G, optionally followed by B, in either case).
+ */
+export function checkFluentBitSize(prop: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  const typeProblem = notString(prop, value, '5M');
+  if (typeProblem) return [typeProblem];
+  const text = value as string;
+  return /^\d{1,15}([kKmMgG][bB]?)?$/.test(text)
+    ? []
+    : [`${prop} "${text}" is not a fluent-bit size; write a whole number with an optional K, M or G, e.g. "5M"`];
+}
+
+/** A number of seconds for fluent-bit (may be fractional), above 0 and at most `max`. */
+export function checkSeconds(prop: string, value: unknown, max: number, allowFraction = true): string[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'number') return [`${prop} must be a number of seconds, got ${describeValue(value)}`];
+  if (!Number.isFinite(value) || value <= 0 || value > max || (!allowFraction && !Number.isInteger(value))) {
+    return [`${prop} must be ${allowFraction ? 'a number' : 'a whole number'} of seconds above 0 and at most ${max}, got ${value}`];
+  }
+  return [];
+}
+
+/** A boolean prop. */
+export function checkBoolean(prop: string, value: unknown): string[] {
+  return value === undefined || typeof value === 'boolean' ? [] : [`${prop} must be true or false, got ${describeValue(value)}`];
 }
 
 /** Sorted copy of a string map, so rendered output does not depend on insertion order. */
@@ -134,4 +353,50 @@ export function sortedRecord<T>(record: { [key: string]: T } | undefined): { [ke
   const result: { [key: string]: T } = {};
   for (const key of Object.keys(record ?? {}).sort()) result[key] = record![key];
   return result;
+}
+
+/** Tolerations as the API server checks them: key a label key, value a label value, seconds an int64. */
+export function checkTolerations(prop: string, tolerations: readonly unknown[] | undefined): string[] {
+  return (tolerations ?? []).flatMap((t, i) => {
+    if (typeof t !== 'object' || t === null) return [];
+    const { key, value, tolerationSeconds } = t as { key?: unknown; value?: unknown; tolerationSeconds?: unknown };
+    return [
+      ...(key !== undefined && key !== '' ? checkLabelKey(`${prop}[${i}].key`, key) : []),
+      ...(value !== undefined ? checkTolerationValue(`${prop}[${i}].value`, value) : []),
+      ...checkInteger(`${prop}[${i}].tolerationSeconds`, tolerationSeconds, -INT64_SAFE_MAX, INT64_SAFE_MAX),
+    ];
+  });
+}
+
+/** Container resources: quantities as the API parses them, requests not above limits. */
+export function checkResources(prop: string, resources: unknown): string[] {
+  if (typeof resources !== 'object' || resources === null) return [];
+  const r = resources as { cpuRequest?: unknown; cpuLimit?: unknown; memoryRequest?: unknown; memoryLimit?: unknown };
+  const quantities = [
+    ...checkQuantity(`${prop}.cpuRequest`, r.cpuRequest),
+    ...checkQuantity(`${prop}.cpuLimit`, r.cpuLimit),
+    ...checkQuantity(`${prop}.memoryRequest`, r.memoryRequest),
+    ...checkQuantity(`${prop}.memoryLimit`, r.memoryLimit),
+  ];
+  if (quantities.length > 0) return quantities;
+  return [
+    ...checkRequestNotAboveLimit(`${prop} cpu`, r.cpuRequest, r.cpuLimit),
+    ...checkRequestNotAboveLimit(`${prop} memory`, r.memoryRequest, r.memoryLimit),
+  ];
+}
+
+/** Throws one Error for all problems, prefixed by `where` (the construct kind and path). */
+export function throwIfProblems(where: string, problems: readonly string[]): void {
+  if (problems.length === 1) throw new Error(`${where}: ${problems[0]}`);
+  if (problems.length > 1) throw new Error(`${where}: ${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
+}
+
+/**
+ * A name a Service gets from the agent's name: Service names are DNS-1035 labels (starting with a
+ * letter), stricter than the DNS-1123 labels other objects accept.
+ */
+export function checkServiceName(prop: string, value: unknown, serviceName: string): string[] {
+  return /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(serviceName) && serviceName.length <= 63
+    ? []
+    : [`${prop} ${describeValue(value)} gives the Service the name "${serviceName}", which is not a DNS-1035 label (at most 63 lower-case letters, digits and "-", starting with a letter); start the name with a letter`];
 }

@@ -1,3 +1,4 @@
+import { checkLabelKey, checkLabelValue, describeValue } from './checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 
 /** Node selector operators of required node affinity. */
@@ -64,19 +65,25 @@ export class NodeRequirement {
   /** Problems with this requirement as sentences; empty when valid. */
   public problems(): string[] {
     const problems: string[] = [];
+    // Built from JavaScript or parsed YAML, the key and values may not be what the types say.
+    if (typeof this.key !== 'string') return [`the key must be a string such as "topology.kubernetes.io/zone", got ${describeValue(this.key)}`];
+    if (!Array.isArray(this.values)) return [`the values of "${this.key}" must be an array of strings, got ${describeValue(this.values)}`];
     if (!this.key) problems.push('the key is empty');
+    else problems.push(...checkLabelKey('the key', this.key));
     switch (this.operator) {
       case NodeOperator.IN:
       case NodeOperator.NOT_IN:
         if (this.values.length === 0) problems.push(`${this.operator} on "${this.key}" needs at least one value`);
+        this.values.forEach((v, i) => problems.push(...checkLabelValue(`value ${i} of "${this.key}"`, v)));
         break;
       case NodeOperator.EXISTS:
       case NodeOperator.DOES_NOT_EXIST:
         if (this.values.length > 0) problems.push(`${this.operator} on "${this.key}" takes no values`);
         break;
       default:
-        if (this.values.length !== 1 || !/^-?\d+$/.test(this.values[0])) {
-          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value`);
+        // The API server parses Gt/Lt values as int64.
+        if (this.values.length !== 1 || !/^-?\d{1,18}$/.test(this.values[0])) {
+          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value (a whole number of at most 18 digits)`);
         }
     }
     return problems;

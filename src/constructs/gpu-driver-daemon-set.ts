@@ -4,13 +4,17 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { renderWaveGates } from './wave-gates';
-import { checkAbsolutePath, checkLabelValue, checkWholeNumber, sortedRecord } from '../agent/checks';
+import {
+  checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
+  checkTolerations, checkWholeNumber, sortedRecord,
+} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
+import { assertPropTypes, POD_OPTIONS, CONTAINER, ENV, HOST_PATH, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
@@ -28,6 +32,7 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
@@ -442,8 +447,12 @@ export class GpuDriverDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: GpuDriverDaemonSetProps) {
     super(scope, id);
+    // Types first: JavaScript callers and props from parsed YAML get a message instead of a TypeError.
+    assertPropTypes(`GpuDriverDaemonSet ${this.node.path}`, props, GPU_DRIVER_PROPS);
     this.props = props;
     const shape = props.shape ?? GpuDriverShape.driverContainer();
+    assertPropTypes(`GpuDriverDaemonSet ${this.node.path}`, { shape: shape.installerOptions ?? shape.driverContainerOptions ?? {} },
+      { shape: t.object(shape.kind === GpuDriverShapeKind.INSTALLER ? INSTALLER_OPTIONS : DRIVER_CONTAINER_OPTIONS) });
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
 
@@ -570,6 +579,7 @@ export class GpuDriverDaemonSet extends Construct {
         : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
     }
 
+    addObjectSizeValidation(this, `GpuDriverDaemonSet ${this.node.path}`);
     this.node.addValidation({ validate: () => this.checkRendered() });
     if (props.alerts) {
       const waves = props.rollout?.waves.map((w) => w.name);
@@ -645,6 +655,27 @@ export class GpuDriverDaemonSet extends Construct {
     const problems: string[] = [];
     for (const resource of Object.keys(p.extendedResources ?? {}).sort()) {
       if (isGpuResource(resource)) problems.push(gpuRequestProblem('extendedResources', resource));
+      // A resource name is a label key (domain-prefixed outside the kubernetes.io namespace); its value a quantity.
+      problems.push(...checkLabelKey('extendedResources', resource));
+      problems.push(...checkQuantity(`extendedResources["${resource}"]`, p.extendedResources![resource]));
+    }
+    problems.push(...checkResources('resources', p.resources));
+    // Checked before cdk8s-plus, whose own message ("Init containers must not have a ... probe") names no container.
+    (p.shape?.installerOptions?.extraInitContainers ?? []).forEach((c, i) => {
+      for (const probe of ['readiness', 'liveness', 'startup'] as const) {
+        if (c[probe] !== undefined) {
+          problems.push(`shape extraInitContainers[${i}] ("${c.name}"): an init container runs to completion and takes no ${probe} probe; remove it`);
+        }
+      }
+    });
+    problems.push(...checkTolerations('tolerations', p.tolerations));
+    problems.push(...checkLabels('labels', p.labels));
+    if (p.priorityClassName !== undefined) problems.push(...checkDnsSubdomain('priorityClassName', p.priorityClassName));
+    problems.push(...checkInt64('terminationGracePeriodSeconds', p.terminationGracePeriodSeconds));
+    if (p.upgradeSkipNodeLabel !== undefined) problems.push(...checkLabelKey('upgradeSkipNodeLabel', p.upgradeSkipNodeLabel));
+    for (const [i, volume] of (p.extraHostPaths ?? []).entries()) {
+      problems.push(...checkAbsolutePath(`extraHostPaths[${i}].hostPath`, volume.hostPath));
+      if (volume.mountPath !== undefined) problems.push(...checkAbsolutePath(`extraHostPaths[${i}].mountPath`, volume.mountPath));
     }
     if (p.env && Object.keys(p.env).includes('NVIDIA_VISIBLE_DEVICES')) {
       problems.push('env sets NVIDIA_VISIBLE_DEVICES; the driver keeps it "void" so the NVIDIA container runtime injects no GPU into it. Remove it.');
@@ -779,6 +810,54 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
+
+const INSTALLER_OPTIONS: PropFields = {
+  command: t.array(t.string('/install.sh')),
+  args: t.array(t.string('--verbose')),
+  pauseImage: t.string('registry.k8s.io/pause:3.10'),
+  extraInitContainers: t.array(CONTAINER),
+};
+
+const DRIVER_CONTAINER_OPTIONS: PropFields = {
+  command: t.array(t.string('nvidia-driver')),
+  args: t.array(t.string('init')),
+  buildTimeSeconds: t.number(),
+  startupPeriodSeconds: t.number(),
+  startupInitialDelaySeconds: t.number(),
+  startupFailureThreshold: t.number(),
+  probeTimeoutSeconds: t.number(),
+  readinessCheck: t.enumOf(() => Object.values(DriverReadinessCheck), 'DriverReadinessCheck.NVIDIA_SMI or MODULE_LOADED'),
+  readyMarker: t.string('/run/nvidia/validations/.driver-ctr-ready'),
+};
+
+/** The types of GpuDriverDaemonSetProps, checked on entry. */
+const GPU_DRIVER_PROPS: PropFields = {
+  ...POD_OPTIONS,
+  image: t.required(t.string('nvcr.io/nvidia/driver:550.127.08-ubuntu22.04')),
+  rollout: ROLLOUT,
+  shape: t.instance(() => GpuDriverShape, 'GpuDriverShape.installer() or driverContainer()'),
+  name: t.string('gpu-driver'),
+  namespace: t.string('gpu-system'),
+  createNamespace: t.boolean(),
+  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), labelExists(), labelIn() or custom()'),
+  optOutRequirements: t.array(NODE_REQUIREMENT),
+  kernelVersions: t.array(t.string('5.15.0-1048-aws')),
+  tolerations: t.array(TOLERATION),
+  tolerateControlPlane: t.boolean(),
+  priorityClassName: t.string('system-node-critical'),
+  seLinuxLevel: t.string('s0'),
+  resources: RESOURCES,
+  extendedResources: t.map(t.string('1')),
+  env: ENV,
+  driverManager: t.boolean(),
+  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.0'),
+  extraHostPaths: t.array(HOST_PATH),
+  updateStrategy: UPDATE_STRATEGY,
+  terminationGracePeriodSeconds: t.number(),
+  labels: LABELS,
+  upgradeSkipNodeLabel: t.string('nvidia.com/gpu-driver-upgrade.skip'),
+  upgradeWaitForPodSelector: t.string('app=gpu-workload'),
+};
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';

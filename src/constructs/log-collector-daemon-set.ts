@@ -4,9 +4,17 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { renderWaveGates } from './wave-gates';
+import {
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
+  checkTolerations, throwIfProblems,
+} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
+import { checkObjectSize } from '../agent/object-size';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
+import {
+  assertPropTypes, POD_OPTIONS, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
+} from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
@@ -19,6 +27,7 @@ import {
 } from '../fluent-bit/config';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
@@ -405,6 +414,25 @@ export class LogCollectorDaemonSet extends Construct {
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
     const where = `LogCollectorDaemonSet ${this.node.path}`;
+    // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
+    assertPropTypes(where, props, LOG_COLLECTOR_PROPS);
+    throwIfProblems(where, [
+      ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+      ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
+        ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
+      ...(props.image !== undefined ? checkImage('image', props.image) : []),
+      ...checkLabels('labels', props.labels),
+      ...checkLabels('metrics.labels', props.metrics?.labels),
+      ...checkPrometheusDuration('metrics.interval', props.metrics?.interval),
+      ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
+      ...checkTolerations('tolerations', props.tolerations),
+      ...checkResources('resources', props.resources),
+      // The API server's IsValidUserID / IsValidGroupID: 0 to 2^31 - 1.
+      ...checkInt32('runAsUser', props.runAsUser),
+      ...checkInt32('runAsGroup', props.runAsGroup),
+      ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
+      ...stateDirProblems(props),
+    ]);
     const name = props.name ?? 'log-collector';
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'observability';
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
@@ -459,6 +487,9 @@ export class LogCollectorDaemonSet extends Construct {
       [CONFIG_FILE_NAME]: config.text,
       ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
     };
+    // The ConfigMap's size is known now: refuse it here, with the path, rather than at apply time.
+    throwIfProblems(where, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
+      .problems.map((p) => `configuration: ${p} (the rendered fluent-bit.conf plus the parsers file; extraConfig is the usual cause)`));
     this.graceSeconds = config.graceSeconds;
     this.httpPort = config.httpPort;
     if (runAsUser !== 0) {
@@ -541,6 +572,7 @@ export class LogCollectorDaemonSet extends Construct {
       rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
     });
 
+    addObjectSizeValidation(this, `LogCollectorDaemonSet ${this.node.path}`);
     if (props.metrics) {
       const rendered = this.renderMonitor(props.metrics, where);
       this.metricsService = rendered.service;
@@ -639,6 +671,73 @@ export class LogCollectorDaemonSet extends Construct {
     });
     return { service, monitor };
   }
+}
+
+/** The types of LogCollectorDaemonSetProps, checked on entry. */
+const LOG_COLLECTOR_PROPS: PropFields = {
+  ...POD_OPTIONS,
+  outputs: t.required(t.array(t.instance(() => FluentBitOutput, 'FluentBitOutput.loki(), elasticsearch(), openSearch(), forward() or stdout()'))),
+  name: t.string('log-collector'),
+  namespace: t.string('observability'),
+  createNamespace: t.boolean(),
+  image: t.string('cr.fluentbit.io/fluent/fluent-bit:4.2.3'),
+  containerRuntime: t.enumOf(() => Object.values(NodeContainerRuntime), 'NodeContainerRuntime.CONTAINERD, CRI_O or DOCKER'),
+  stateDir: t.string('/var/lib/log-collector'),
+  httpPort: t.number(),
+  flushSeconds: t.number(),
+  terminationGracePeriodSeconds: t.number(),
+  graceSeconds: t.number(),
+  logLevel: t.enumOf(() => Object.values(FluentBitLogLevel), 'a FluentBitLogLevel such as INFO'),
+  memBufLimit: t.string('5M'),
+  storageMaxChunksUp: t.number(),
+  storagePauseOnChunksOverlimit: t.boolean(),
+  parsers: t.array(t.instance(() => FluentBitParser, 'FluentBitParser.regex(), json(), logfmt() or ltsv()')),
+  multilineParsers: t.array(t.instance(() => FluentBitMultilineParser, 'FluentBitMultilineParser.regex()')),
+  storageBacklogMemLimit: t.string('5M'),
+  refreshIntervalSeconds: t.number(),
+  readFromHead: t.boolean(),
+  systemdInput: t.boolean(),
+  systemdUnits: t.array(t.string('kubelet.service')),
+  useKubelet: t.boolean(),
+  kubeletPort: t.number(),
+  kubernetesTlsVerify: t.boolean(),
+  forwardInputPort: t.number(),
+  extraConfig: t.string('[FILTER]\n    Name grep'),
+  runAsUser: t.number(),
+  runAsGroup: t.number(),
+  tolerateAllTaints: t.boolean(),
+  tolerations: t.array(TOLERATION),
+  updateStrategy: UPDATE_STRATEGY,
+  resources: RESOURCES,
+  priorityClassName: t.string('system-node-critical'),
+  nodeSelector: LABELS,
+  nodeRequirements: t.array(NODE_REQUIREMENT),
+  labels: LABELS,
+  podAnnotations: t.map(t.string('value')),
+  metrics: t.object({
+    kind: t.enumOf(() => Object.values(LogCollectorMonitorKind), 'LogCollectorMonitorKind.SERVICE_MONITOR or POD_MONITOR'),
+    interval: t.string('30s'),
+    labels: LABELS,
+  }),
+  rollout: ROLLOUT,
+};
+
+/**
+ * The state directory is a writable hostPath mounted at its own path: it cannot be a path the
+ * collector already mounts (the API server refuses two mounts at one path, and the base would
+ * report it without naming stateDir).
+ */
+function stateDirProblems(props: LogCollectorDaemonSetProps): string[] {
+  const dir = props.stateDir;
+  if (typeof dir !== 'string') return [];
+  const taken = new Map<string, string>([
+    ['/var/log', 'the read-only container log directory'],
+    [CONFIG_DIR, 'the config directory'],
+    ['/var/lib/docker/containers', 'the Docker container log directory'],
+    ['/etc/machine-id', 'the machine id the systemd input reads'],
+  ]);
+  const what = taken.get(dir.replace(/\/+$/, ''));
+  return what ? [`stateDir "${dir}" is ${what}, which the collector already mounts; choose a directory of its own, e.g. "/var/lib/${props.name ?? 'log-collector'}"`] : [];
 }
 
 const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {

@@ -15,12 +15,14 @@ import {
   HostPathVolume, PodSecurityLevel,
 } from '../agent/options';
 import { AgentPodOptions } from '../agent/pod-options';
+import { checkAgentPropTypes } from '../agent/prop-types';
 import { BASE_RELEASE_KIND } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { AgentAlertsOptions } from '../alerts/options';
 import { registerAgent } from '../internal/cross-agent-checks';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
@@ -302,6 +304,8 @@ export class NodeAgentDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeAgentDaemonSetProps) {
     super(scope, id);
+    // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
+    checkAgentPropTypes(`NodeAgentDaemonSet ${this.node.path}`, props);
     this._props = props;
     const name = props.name ?? nameFromId(id);
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'kube-system';
@@ -402,6 +406,7 @@ export class NodeAgentDaemonSet extends Construct {
       createsNamespace: props.createNamespace ? namespace : undefined,
     });
     this.node.addValidation({ validate: crossAgentProblems });
+    addObjectSizeValidation(this, this.describe());
 
     // The agent constructs built on this one render their own alerts and gates, with their kind's checks.
     if (props.alerts) {
@@ -427,6 +432,7 @@ export class NodeAgentDaemonSet extends Construct {
         + 'AgentRelease.fromProps(previousProps), with the props the previous version gave this construct');
     }
     const props = release._agentProps({ id, chartNamespace: Chart.of(this).namespace });
+    checkAgentPropTypes(`${this.describe()}: rollout.previous`, props);
     const name = props.name ?? nameFromId(id);
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'kube-system';
     // Name and namespace are the identity both releases share: a difference is refused by sharedObjectProblems.

@@ -4,17 +4,25 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { renderWaveGates } from './wave-gates';
+import {
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
+  throwIfProblems,
+} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathVolume, MountPropagation,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
+import {
+  assertPropTypes, POD_OPTIONS, CONTAINER, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
+} from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
 import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
+import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
@@ -448,6 +456,22 @@ export class NodeExporterDaemonSet extends Construct {
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
     const where = `NodeExporterDaemonSet ${this.node.path}`;
+    // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
+    assertPropTypes(where, props, NODE_EXPORTER_PROPS);
+    throwIfProblems(where, [
+      ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+      ...(typeof props.name === 'string' ? checkServiceName('name', props.name, props.name) : []),
+      ...checkLabels('labels', props.labels),
+      ...checkLabels('serviceMonitor.labels', props.serviceMonitor?.labels),
+      ...checkPrometheusDuration('serviceMonitor.interval', props.serviceMonitor?.interval),
+      ...checkPrometheusDuration('serviceMonitor.scrapeTimeout', props.serviceMonitor?.scrapeTimeout),
+      ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
+      ...checkTolerations('tolerations', props.tolerations),
+      ...checkResources('resources', props.resources),
+      ...checkResources('kubeRbacProxy.resources', props.kubeRbacProxy?.resources),
+      ...(props.kubeRbacProxy?.image !== undefined ? checkImage('kubeRbacProxy.image', props.kubeRbacProxy.image) : []),
+      ...(props.kubeRbacProxy?.tlsSecretName !== undefined ? checkDnsSubdomain('kubeRbacProxy.tlsSecretName', props.kubeRbacProxy.tlsSecretName) : []),
+    ]);
     const port = props.port ?? 9100;
     validatePort(port, 'port', where);
     this.port = port;
@@ -575,6 +599,7 @@ export class NodeExporterDaemonSet extends Construct {
       },
     });
 
+    addObjectSizeValidation(this, `NodeExporterDaemonSet ${this.node.path}`);
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
@@ -671,11 +696,59 @@ export class NodeExporterDaemonSet extends Construct {
   }
 }
 
+/** The types of NodeExporterDaemonSetProps, checked on entry. */
+const NODE_EXPORTER_PROPS: PropFields = {
+  ...POD_OPTIONS,
+  name: t.string('node-exporter'),
+  namespace: t.string('monitoring'),
+  createNamespace: t.boolean(),
+  image: t.string('quay.io/prometheus/node-exporter:v1.9.1'),
+  port: t.number(),
+  // The value is checked below with its own message.
+  listenAddress: t.string('node-ip'),
+  enableCollectors: t.array(t.string('systemd')),
+  disableCollectors: t.array(t.string('wifi')),
+  mountPointsExclude: t.string('^/(dev|proc|sys)($|/)'),
+  fsTypesExclude: t.string('^(overlay|tmpfs)$'),
+  netDevicesExclude: t.string('^(veth.*)$'),
+  extraArgs: t.array(t.string('--collector.textfile.directory=/x')),
+  resources: RESOURCES,
+  updateStrategy: UPDATE_STRATEGY,
+  tolerateAllTaints: t.boolean(),
+  tolerations: t.array(TOLERATION),
+  nodeSelector: LABELS,
+  nodeRequirements: t.array(NODE_REQUIREMENT),
+  priorityClassName: t.string('system-node-critical'),
+  kubeRbacProxy: t.object({
+    image: t.string('quay.io/brancz/kube-rbac-proxy:v0.21.0'),
+    upstreamPort: t.number(),
+    tlsSecretName: t.string('node-exporter-tls'),
+    requireTlsSecret: t.boolean(),
+    resources: RESOURCES,
+  }),
+  serviceMonitor: t.object({
+    interval: t.string('30s'),
+    scrapeTimeout: t.string('10s'),
+    labels: LABELS,
+    tlsInsecureSkipVerify: t.boolean(),
+  }),
+  sidecars: t.array(CONTAINER),
+  labels: LABELS,
+  rollout: ROLLOUT,
+};
+
 function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[], sidecars: AgentContainer[]): void {
   const owners = new Map<string, string>();
   const containers = [{ name: mainName, ports: mainPorts }, ...sidecars];
   for (const c of containers) {
+    // cdk8s-plus refuses a port listed twice in one container without saying where: say it first.
+    const own = new Set<string>();
     for (const p of c.ports ?? []) {
+      const containerKey = `${p.containerPort}/${p.protocol ?? 'TCP'}`;
+      if (own.has(containerKey)) {
+        throw new Error(`${where}: port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
+      }
+      own.add(containerKey);
       for (const n of new Set([p.containerPort, p.hostPort ?? p.containerPort])) {
         const key = `${n}/${p.protocol ?? 'TCP'}`;
         const owner = owners.get(key);

@@ -172,6 +172,10 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     fail('outputs is empty: the collector would read every log on the node and drop it. '
       + 'Add at least one output, e.g. FluentBitOutput.loki({ host: "loki-gateway.monitoring.svc" }).');
   }
+  // The outputs' own problems, named by the option as written in the factory call.
+  const outputProblems = options.outputs.flatMap((o, i) => o._problems().map((m) => `outputs[${i}] (FluentBitOutput ${o.kind}): ${m}`));
+  if (outputProblems.length === 1) fail(outputProblems[0]);
+  if (outputProblems.length > 1) fail(`${outputProblems.length} problems:\n  - ${outputProblems.join('\n  - ')}`);
   if (!/^\/[^\s]*$/.test(options.stateDir) || options.stateDir === '/' || /\/\.\.?(\/|$)/.test(options.stateDir)) {
     fail(`stateDir ${JSON.stringify(options.stateDir)} must be an absolute path below / without spaces or '..'.`);
   }

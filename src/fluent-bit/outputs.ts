@@ -12,7 +12,8 @@
  */
 import { ClassicEntry, onOff } from './classic-format';
 import { RenderedOutput, SecretEnvVar } from './rendered-output';
-import { isPort } from '../agent/checks';
+import { describeValue, isPort } from '../agent/checks';
+import { checkFields, PropFields, shape as t } from '../agent/prop-shape';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
 export interface SecretKeyRefOptions {
@@ -272,12 +273,15 @@ export enum FluentBitOutputKind {
 }
 
 type Field = [key: string, value: string | number | boolean | undefined];
+type SecretFn = (suffix: string, ref?: SecretKeyRefOptions) => string | undefined;
+/** Renders an output's own fields; pushes every problem (naming the option) to `problems`. */
+type FieldsFn = (secret: SecretFn, problems: string[]) => Field[];
 
 /** A fluent-bit output destination. Create one with the static factories. */
 export class FluentBitOutput {
   /** Ship to Grafana Loki. */
   public static loki(options: LokiOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.LOKI, options, (secret) => {
+    return new FluentBitOutput(FluentBitOutputKind.LOKI, options, LOKI_FIELDS, (secret, problems) => {
       const labels = options.labels ?? {
         job: 'fluent-bit',
         namespace: "$kubernetes['namespace_name']",
@@ -285,22 +289,21 @@ export class FluentBitOutput {
       };
       const labelPairs = Object.keys(labels).sort().map((k) => {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || /[,\s]/.test(labels[k]) || labels[k] === '') {
-          throw new Error(`Loki output: label ${JSON.stringify(k)}=${JSON.stringify(labels[k])} is invalid; `
+          problems.push(`labels[${JSON.stringify(k)}]: the Loki label ${JSON.stringify(k)}=${JSON.stringify(labels[k])} is invalid; `
             + 'names are [A-Za-z_][A-Za-z0-9_]*, values are non-empty without commas or spaces.');
-        }
-        if (labels[k].startsWith('$')) {
-          recordAccessor('Loki output', `labels.${k}`, labels[k]);
+        } else if (labels[k].startsWith('$')) {
+          recordAccessor(problems, `labels.${k}`, labels[k]);
         }
         return `${k}=${labels[k]}`;
       });
       for (const key of options.removeKeys ?? []) {
-        recordKey('Loki output', 'removeKeys', key);
+        recordKey(problems, 'removeKeys', key);
       }
       return [
-        ['Host', host('Loki', options.host)],
-        ['Port', port('Loki', options.port ?? 3100)],
+        ['Host', host(problems, options.host)],
+        ['Port', port(problems, options.port ?? 3100)],
         ['Uri', options.uri],
-        ...tlsFields(options),
+        ...tlsFields(options, problems),
         ['Tenant_ID', options.tenantId],
         ['HTTP_User', options.httpUser],
         ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
@@ -315,8 +318,8 @@ export class FluentBitOutput {
 
   /** Ship to Elasticsearch (`es` plugin). */
   public static elasticsearch(options: ElasticsearchOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, (secret) => [
-      ...searchFields('Elasticsearch', options, secret),
+    return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, SEARCH_FIELDS, (secret, problems) => [
+      ...searchFields(options, secret, problems),
       ['Cloud_ID', options.cloudId],
       ['Cloud_Auth', secret('CLOUD_AUTH', options.cloudAuth)],
     ]);
@@ -324,18 +327,20 @@ export class FluentBitOutput {
 
   /** Ship to OpenSearch (`opensearch` plugin). */
   public static openSearch(options: ElasticsearchOutputOptions): FluentBitOutput {
-    if (options.cloudAuth !== undefined || options.cloudId !== undefined) {
-      throw new Error('OpenSearch output: cloudId/cloudAuth are Elastic Cloud options; use FluentBitOutput.elasticsearch() or remove them.');
-    }
-    return new FluentBitOutput(FluentBitOutputKind.OPENSEARCH, options, (secret) => searchFields('OpenSearch', options, secret));
+    return new FluentBitOutput(FluentBitOutputKind.OPENSEARCH, options, SEARCH_FIELDS, (secret, problems) => {
+      if (options.cloudAuth !== undefined || options.cloudId !== undefined) {
+        problems.push('cloudId/cloudAuth are Elastic Cloud options; use FluentBitOutput.elasticsearch() or remove them.');
+      }
+      return searchFields(options, secret, problems);
+    });
   }
 
   /** Ship to a Fluentd or fluent-bit aggregator over the forward protocol. */
   public static forward(options: ForwardOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.FORWARD, options, (secret) => [
-      ['Host', host('Forward', options.host)],
-      ['Port', port('Forward', options.port ?? 24224)],
-      ...tlsFields(options),
+    return new FluentBitOutput(FluentBitOutputKind.FORWARD, options, FORWARD_FIELDS, (secret, problems) => [
+      ['Host', host(problems, options.host)],
+      ['Port', port(problems, options.port ?? 24224)],
+      ...tlsFields(options, problems),
       ['Shared_Key', secret('SHARED_KEY', options.sharedKey)],
       ['Self_Hostname', options.selfHostname],
       ['Username', options.username],
@@ -346,7 +351,7 @@ export class FluentBitOutput {
 
   /** Print records on the collector's standard output (trials only: it doubles log volume on the node). */
   public static stdout(options: StdoutOutputOptions = {}): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.STDOUT, options, () => [
+    return new FluentBitOutput(FluentBitOutputKind.STDOUT, options, STDOUT_FIELDS, () => [
       ['Format', options.format ?? StdoutFormat.JSON_LINES],
     ]);
   }
@@ -359,44 +364,68 @@ export class FluentBitOutput {
   public readonly match: string;
 
   private readonly common: OutputCommonOptions;
-  private readonly fields: (secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined) => Field[];
+  private readonly fields: FieldsFn;
+  private readonly problems: string[];
 
-  private constructor(
-    kind: FluentBitOutputKind,
-    common: OutputCommonOptions,
-    fields: (secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined) => Field[],
-  ) {
+  private constructor(kind: FluentBitOutputKind, options: OutputCommonOptions, optionFields: PropFields, fields: FieldsFn) {
     this.kind = kind;
+    // Wrong types (JavaScript, parsed YAML) become problems like any other; nothing is thrown here,
+    // so the collector using the output reports every problem with its own path.
+    const typeProblems = typeof options === 'object' && options !== null && !Array.isArray(options)
+      ? checkFields('', options as unknown as { [key: string]: unknown }, optionFields).map((m) => m.replace(/^prop /, ''))
+      : [`the options must be an object, got ${describeValue(options)}`];
+    const common: OutputCommonOptions = typeProblems.length === 0 ? options : {};
     this.common = common;
     this.fields = fields;
     this.alias = common.alias;
     this.match = common.match ?? '*';
-    if (!/^\S+$/.test(this.match)) {
-      throw new Error(`${kind} output: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+    const problems = [...typeProblems];
+    if (typeProblems.length === 0) {
+      problems.push(...singleLineProblems(options as unknown as { [key: string]: unknown }));
+      if (!/^\S+$/.test(this.match)) {
+        problems.push(`match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+      }
+      if (common.alias !== undefined && !ALIAS_PATTERN.test(common.alias)) {
+        problems.push(`alias ${JSON.stringify(common.alias)} must match ${ALIAS_PATTERN} (it names env vars and metrics).`);
+      }
+      if (common.retryLimit !== undefined && (!Number.isInteger(common.retryLimit) || common.retryLimit < 1 || common.retryLimit > 2 ** 31 - 1)) {
+        problems.push(`retryLimit ${common.retryLimit} must be a whole number >= 1 (leave it unset for no limit).`);
+      }
+      if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
+        problems.push(`storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
+      }
+      // The fields are pure: rendering them once with placeholder secrets finds every problem now.
+      fields((_suffix, ref) => {
+        if (ref !== undefined) problems.push(...secretRefProblems(ref));
+        return '${PLACEHOLDER}';
+      }, problems);
     }
-    if (common.alias !== undefined && !ALIAS_PATTERN.test(common.alias)) {
-      throw new Error(`${kind} output: alias ${JSON.stringify(common.alias)} must match ${ALIAS_PATTERN} (it names env vars and metrics).`);
-    }
-    if (common.retryLimit !== undefined && (!Number.isInteger(common.retryLimit) || common.retryLimit < 1)) {
-      throw new Error(`${kind} output: retryLimit ${common.retryLimit} must be a whole number >= 1 (leave it unset for no limit).`);
-    }
-    if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
-      throw new Error(`${kind} output: storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
-    }
+    this.problems = problems;
+  }
+
+  /**
+   * Problems with the options, each naming the option ("port 0 must be ..."); the collector that
+   * uses the output reports them with its path.
+   * @internal
+   */
+  public _problems(): string[] {
+    return [...this.problems];
   }
 
   /**
    * The `[OUTPUT]` entries for this output under `alias`, and the Secret-backed
-   * environment variables they reference.
+   * environment variables they reference. Throws when the options have problems.
    * @internal
    */
   public _render(alias: string): RenderedOutput {
+    if (this.problems.length > 0) {
+      throw new Error(`FluentBitOutput ${this.kind}: ${this.problems.join('; ')}`);
+    }
     const secretEnv: SecretEnvVar[] = [];
     const secret = (suffix: string, ref?: SecretKeyRefOptions): string | undefined => {
       if (ref === undefined) {
         return undefined;
       }
-      validateSecretRef(this.kind, ref);
       const envName = `FLB_${alias.toUpperCase().replace(/-/g, '_')}_${suffix}`;
       secretEnv.push({ envName, secretName: ref.secretName, key: ref.key });
       return '${' + envName + '}';
@@ -405,7 +434,7 @@ export class FluentBitOutput {
       ['Name', this.kind],
       ['Alias', alias],
       ['Match', this.match],
-      ...this.fields(secret),
+      ...this.fields(secret, []),
       ['Retry_Limit', this.common.retryLimit ?? 'no_limits'],
       ['storage.total_limit_size', this.common.storageTotalLimitSize ?? '1G'],
     ];
@@ -426,66 +455,80 @@ const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 const TOP_LEVEL_KEY = /^[^\s$,\[\]'"]+$/;
 
-function recordAccessor(what: string, prop: string, value: string): void {
+function recordAccessor(problems: string[], prop: string, value: string): boolean {
   if (!RECORD_ACCESSOR.test(value)) {
     const parts = /^\$([_A-Za-z][A-Za-z0-9_\-/]*)[.[]/.exec(value);
     const hint = parts ? ` Write nested keys in brackets with single quotes, e.g. $${parts[1]}['annotations'].` : '';
-    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} is not a record accessor ($key, then ['sub-key'] or [index]; no commas).${hint}`);
+    problems.push(`${prop} ${JSON.stringify(value)} is not a record accessor ($key, then ['sub-key'] or [index]; no commas).${hint}`);
+    return false;
   }
+  return true;
 }
 
-function recordKey(what: string, prop: string, value: string): void {
+function recordKey(problems: string[], prop: string, value: string): void {
   if (value.startsWith('$')) {
-    recordAccessor(what, prop, value);
+    if (!recordAccessor(problems, prop, value)) return;
   } else if (!TOP_LEVEL_KEY.test(value)) {
-    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} must be a top-level key or a record accessor such as $kubernetes['annotations'].`);
+    problems.push(`${prop} ${JSON.stringify(value)} must be a top-level key or a record accessor such as $kubernetes['annotations'].`);
+    return;
   }
   // The kubernetes filter nests pod metadata under `kubernetes`: a flattened top-level name matches nothing.
   const flat = /^\$?kubernetes[._]([^[]+)/.exec(value);
   if (flat) {
-    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} names a top-level key that does not exist: the kubernetes filter nests `
+    problems.push(`${prop} ${JSON.stringify(value)} names a top-level key that does not exist: the kubernetes filter nests `
       + `'${flat[1]}' under 'kubernetes'. Use the record accessor $kubernetes['${flat[1]}'].`);
   }
 }
 
-function host(what: string, value: string): string {
+function host(problems: string[], value: string): string {
   // A bare IPv6 literal is fine (fluent-bit resolves the host with getaddrinfo, which takes no brackets).
   if (!/^[^\s/:\[\]]+$/.test(value) && !/^[0-9a-fA-F]*:[0-9a-fA-F:]*$/.test(value)) {
-    throw new Error(`${what} output: host ${JSON.stringify(value)} must be a bare host name or IP (no scheme, path or port).`);
+    problems.push(`host ${JSON.stringify(value)} must be a bare host name or IP (no scheme, path or port).`);
   }
   return value;
 }
 
-function port(what: string, value: number): number {
+function port(problems: string[], value: number): number {
   if (!isPort(value)) {
-    throw new Error(`${what} output: port ${value} must be an integer from 1 to 65535.`);
+    problems.push(`port ${value} must be an integer from 1 to 65535.`);
   }
   return value;
 }
 
-function tlsFields(options: OutputTlsOptions): Field[] {
+/**
+ * Every string option becomes one classic-mode value: one line, not empty, without surrounding
+ * spaces (fluent-bit would drop them). Checked here so the message names the option, not the key.
+ */
+function singleLineProblems(options: { [key: string]: unknown }): string[] {
+  return Object.keys(options).sort().flatMap((prop) => {
+    const value = options[prop];
+    if (typeof value !== 'string') return [];
+    if (value.trim() === '') return [`${prop} is empty; give a value or leave it unset.`];
+    if (/[\r\n]/.test(value)) return [`${prop} ${JSON.stringify(value)} contains a line break; fluent-bit values are single lines.`];
+    if (value.trim() !== value) return [`${prop} ${JSON.stringify(value)} has leading or trailing spaces, which fluent-bit would drop; remove them.`];
+    return [];
+  });
+}
+
+function tlsFields(options: OutputTlsOptions, problems: string[]): Field[] {
   if (!options.tls) {
     if (options.tlsVerify !== undefined) {
-      throw new Error('output: tlsVerify is set but tls is off; set tls: true or remove tlsVerify.');
+      problems.push('tlsVerify is set but tls is off; set tls: true or remove tlsVerify.');
     }
     return [['tls', 'Off']];
   }
   return [['tls', 'On'], ['tls.verify', onOff(options.tlsVerify ?? true)]];
 }
 
-function searchFields(
-  what: string,
-  options: ElasticsearchOutputOptions,
-  secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined,
-): Field[] {
+function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, problems: string[]): Field[] {
   const logstash = options.logstashFormat ?? true;
   if (logstash && options.index !== undefined) {
-    throw new Error(`${what} output: index is ignored with logstashFormat (the default); set logstashFormat: false or use logstashPrefix.`);
+    problems.push('index is ignored with logstashFormat (the default); set logstashFormat: false or use logstashPrefix.');
   }
   return [
-    ['Host', host(what, options.host)],
-    ['Port', port(what, options.port ?? 9200)],
-    ...tlsFields(options),
+    ['Host', host(problems, options.host)],
+    ['Port', port(problems, options.port ?? 9200)],
+    ...tlsFields(options, problems),
     ['HTTP_User', options.httpUser],
     ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
     ['Logstash_Format', onOff(logstash)],
@@ -497,11 +540,68 @@ function searchFields(
   ];
 }
 
-function validateSecretRef(kind: string, ref: SecretKeyRefOptions): void {
-  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(ref.secretName) || ref.secretName.length > 253) {
-    throw new Error(`${kind} output: secretName ${JSON.stringify(ref.secretName)} is not a valid Secret name (DNS subdomain).`);
+function secretRefProblems(ref: SecretKeyRefOptions): string[] {
+  const problems: string[] = [];
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(ref.secretName) || ref.secretName.length > 253) {
+    problems.push(`secretName ${JSON.stringify(ref.secretName)} is not a valid Secret name (DNS subdomain).`);
   }
-  if (!/^[-._a-zA-Z0-9]+$/.test(ref.key)) {
-    throw new Error(`${kind} output: Secret key ${JSON.stringify(ref.key)} must match [-._a-zA-Z0-9]+.`);
+  if (!/^[-._a-zA-Z0-9]+$/.test(ref.key) || ref.key.length > 253 || ref.key === '.' || ref.key.startsWith('..')) {
+    problems.push(`Secret key ${JSON.stringify(ref.key)} must match [-._a-zA-Z0-9]+ (not "." or starting with "..").`);
   }
+  return problems;
 }
+
+const SECRET_REF = t.object({ secretName: t.required(t.string('loki-credentials')), key: t.required(t.string('password')) });
+const COMMON_FIELDS: PropFields = {
+  match: t.string('kube.*'),
+  alias: t.string('loki'),
+  retryLimit: t.number(),
+  storageTotalLimitSize: t.string('1G'),
+};
+const TLS_FIELDS: PropFields = { tls: t.boolean(), tlsVerify: t.boolean() };
+const LOKI_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  ...TLS_FIELDS,
+  host: t.required(t.string('loki-gateway.monitoring.svc')),
+  port: t.number(),
+  uri: t.string('/loki/api/v1/push'),
+  tenantId: t.string('team-a'),
+  httpUser: t.string('user'),
+  httpPassword: SECRET_REF,
+  bearerToken: SECRET_REF,
+  labels: t.map(t.string('fluent-bit')),
+  autoKubernetesLabels: t.boolean(),
+  removeKeys: t.array(t.string('stream')),
+  lineFormat: t.enumOf(() => Object.values(LokiLineFormat), 'LokiLineFormat.JSON or KEY_VALUE'),
+};
+const SEARCH_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  ...TLS_FIELDS,
+  host: t.required(t.string('elasticsearch.logging.svc')),
+  port: t.number(),
+  index: t.string('fluent-bit'),
+  logstashFormat: t.boolean(),
+  logstashPrefix: t.string('logstash'),
+  httpUser: t.string('elastic'),
+  httpPassword: SECRET_REF,
+  cloudAuth: SECRET_REF,
+  cloudId: t.string('my-deployment:ZXhhbXBsZQ=='),
+  suppressTypeName: t.boolean(),
+  replaceDots: t.boolean(),
+  traceError: t.boolean(),
+};
+const FORWARD_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  ...TLS_FIELDS,
+  host: t.required(t.string('fluentd.logging.svc')),
+  port: t.number(),
+  sharedKey: SECRET_REF,
+  selfHostname: t.string('node'),
+  username: t.string('fluent-bit'),
+  password: SECRET_REF,
+  requireAckResponse: t.boolean(),
+};
+const STDOUT_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  format: t.enumOf(() => Object.values(StdoutFormat), 'StdoutFormat.MSGPACK, JSON or JSON_LINES'),
+};

@@ -10,7 +10,7 @@ import {
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
 } from './collectors';
-import { isPort } from '../agent/checks';
+import { checkPort, describeValue } from '../agent/checks';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
 export const HOST_PROC = '/host/proc';
@@ -79,7 +79,8 @@ export function listenAddress(listen: ListenMode, port: number): string {
 }
 
 export function validatePort(port: number, prop: string, context?: string): void {
-  if (!isPort(port)) {
+  if (typeof port !== 'number') throw new Error(`${prefix(context)}${checkPort(prop, port)[0]}`);
+  if (checkPort(prop, port).length > 0) {
     throw new Error(`${prefix(context)}${prop} must be an integer between 1 and 65535, got ${port}. ` +
       'Pick a free host port (node-exporter uses 9100).');
   }
@@ -105,7 +106,11 @@ export function resolveCollectors(
 
 function checkNames(names: readonly string[], prop: string, context?: string): CollectorName[] {
   const result: CollectorName[] = [];
+  if (!Array.isArray(names)) throw new Error(`${prefix(context)}${prop} must be an array of collector names, got ${describeValue(names)}`);
   for (const name of names) {
+    if (typeof name !== 'string') {
+      throw new Error(`${prefix(context)}${prop} must list collector names such as "systemd", got ${describeValue(name)}`);
+    }
     if (!isKnownCollector(name)) {
       const guess = closestCollector(name);
       throw new Error(`${prefix(context)}${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
@@ -120,6 +125,7 @@ function checkNames(names: readonly string[], prop: string, context?: string): C
 /** The full argument list, in a stable order. */
 export function exporterArgs(options: ExporterArgsOptions): string[] {
   validatePort(options.port, 'port', options.context);
+  checkFlagValues(options);
   const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
   return [
     `--path.procfs=${HOST_PROC}`,
@@ -135,6 +141,30 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
     ...collectors.disable.map((name) => `--no-collector.${name}`),
     ...(options.extraArgs ?? []),
   ];
+}
+
+/**
+ * The exclude regexes and extra arguments become single container arguments: node_exporter
+ * (kingpin) reads a flag as "--name" or "--name=value", and a line break or an empty value is
+ * never what was meant.
+ */
+function checkFlagValues(options: ExporterArgsOptions): void {
+  for (const prop of ['mountPointsExclude', 'fsTypesExclude', 'netDevicesExclude'] as const) {
+    const value: unknown = options[prop];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '' || /[\r\n]/.test(value)) {
+      throw new Error(`${prefix(options.context)}${prop} must be a non-empty one-line regular expression such as "^(veth.*)$", got ${describeValue(value)}`);
+    }
+  }
+  const extra: unknown = options.extraArgs;
+  if (extra === undefined) return;
+  if (!Array.isArray(extra)) throw new Error(`${prefix(options.context)}extraArgs must be an array of flags, got ${describeValue(extra)}`);
+  extra.forEach((arg: unknown, i) => {
+    if (typeof arg !== 'string' || !/^--[a-z][-a-z0-9._]*(=.*)?$/.test(arg) || /[\r\n]/.test(arg)) {
+      throw new Error(`${prefix(options.context)}extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
+        + `got ${describeValue(arg)}`);
+    }
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { checkDnsSubdomain, checkLabelKey, checkLabelValue, describeValue } from '../agent/checks';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 
 /**
@@ -203,6 +204,9 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Wave names become DaemonSet name suffixes and label values: DNS-1123 labels, and `fleet` is taken. */
 export function checkWaveName(name: string, prop: string): void {
+  if (typeof name !== 'string') {
+    throw new Error(`${prop} must be a string such as "canary", got ${describeValue(name)}`);
+  }
   if (name === FLEET_GROUP) {
     throw new Error(`${prop}: "${FLEET_GROUP}" is reserved for the nodes that match no wave; choose another wave name`);
   }
@@ -239,6 +243,11 @@ function checkRequirement(wave: WaveSpec, k: number): void {
   if (req.operator === 'Exists' && values.length > 0) {
     throw new Error(`${prop}: "Exists" takes no values (got ${JSON.stringify(values)}); use "In" to select label values`);
   }
+  // What the API server refuses in a node selector (and a hostname no node can have).
+  const syntax = wave.field
+    ? values.flatMap((v, i) => checkDnsSubdomain(`hostname ${i}`, v))
+    : [...checkLabelKey('key', req.key), ...values.flatMap((v, i) => checkLabelValue(`value ${i}`, v))];
+  if (syntax.length > 0) throw new Error(`${prop}: ${syntax.join('; ')}`);
 }
 
 /** Requirements ORed to select the wave. matchFields In takes exactly one value, hence one term per hostname. */

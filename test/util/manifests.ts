@@ -8,6 +8,12 @@
  *    labels, the DaemonSet selector and update strategy, unique container/port/volume names, mounts
  *    naming volumes, privileged vs allowPrivilegeEscalation, mount propagation, tolerations, probes,
  *    requests not above limits.
+ * 3. Numbers and formats the API server checks: int32/int64 ranges (minReadySeconds,
+ *    revisionHistoryLimit, probe fields, ids, grace periods), ports (container, host, probe), env
+ *    names, quantities, subPath, mount propagation, toleration keys and values, priority class
+ *    names, one host port per pod.
+ * 4. Size: a ConfigMap's data at most 1 MiB, and every object small enough for client-side
+ *    apply's `last-applied-configuration` annotation (256 KiB for all annotations).
  */
 import { ServiceMonitor, PodMonitor, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { App, Chart, Testing } from 'cdk8s';
@@ -46,6 +52,15 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+// apimachinery IsEnvVarName: what every supported API server (1.28 on) accepts.
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const QUANTITY = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+|n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+const INT32_MAX = 2 ** 31 - 1;
+/** ConfigMap data and binaryData together (core/validation ValidateConfigMap). */
+export const CONFIGMAP_MAX_BYTES = 1024 * 1024;
+/** All annotations of an object (TotalAnnotationSizeLimitB), which holds last-applied-configuration. */
+export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'Job']);
 
 /** Synthesizes a chart (or every chart of an app) and validates every manifest. */
@@ -92,10 +107,32 @@ function checkManifest(manifest: Manifest): string[] {
   }
   if (manifest.kind === 'ConfigMap') {
     for (const k of Object.keys(manifest.data ?? {})) {
-      if (!CONFIG_KEY.test(k)) problems.push(`data key "${k}" is not a valid ConfigMap key`);
+      if (!CONFIG_KEY.test(k) || k === '.' || k.startsWith('..')) problems.push(`data key "${k}" is not a valid ConfigMap key`);
     }
+    const size = [...Object.entries(manifest.data ?? {}), ...Object.entries(manifest.binaryData ?? {})]
+      .reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
+    if (size > CONFIGMAP_MAX_BYTES) problems.push(`data of ${size} bytes exceeds the ConfigMap limit of ${CONFIGMAP_MAX_BYTES} bytes (1 MiB)`);
   }
+  problems.push(...checkLastAppliedSize(manifest));
   return problems;
+}
+
+/**
+ * Client-side apply (kubectl apply, Argo CD's default) stores the whole object in the
+ * last-applied-configuration annotation; beyond 256 KiB for all annotations the apply fails.
+ */
+function checkLastAppliedSize(manifest: Manifest): string[] {
+  const annotations: Record<string, string> = manifest.metadata?.annotations ?? {};
+  const others = Object.entries(annotations).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
+  const lastApplied = Buffer.byteLength(JSON.stringify(manifest));
+  const total = others + lastApplied + Buffer.byteLength('kubectl.kubernetes.io/last-applied-configuration');
+  return total > ANNOTATIONS_MAX_BYTES
+    ? [`the object (${lastApplied} bytes of JSON) would not fit the ${ANNOTATIONS_MAX_BYTES}-byte annotation limit as a client-side apply last-applied-configuration; apply it server-side`]
+    : [];
+}
+
+function isInt(value: unknown, min: number, max: number): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
 function checkMetadata(manifest: Manifest): string[] {
@@ -107,6 +144,9 @@ function checkMetadata(manifest: Manifest): string[] {
   }
   if (manifest.kind === 'Namespace' || manifest.kind === 'Service') {
     if ((md.name ?? '').length > 63) problems.push(`metadata.name "${md.name}" is longer than 63 characters`);
+  }
+  if (manifest.kind === 'Service' && typeof md.name === 'string' && !DNS1035_LABEL.test(md.name)) {
+    problems.push(`metadata.name "${md.name}" is not a DNS-1035 label (a Service name starts with a letter)`);
   }
   if (NAMESPACED_KINDS.has(manifest.kind) && md.namespace !== undefined && !DNS1123_LABEL.test(md.namespace)) {
     problems.push(`metadata.namespace "${md.namespace}" is not a DNS-1123 label`);
@@ -156,9 +196,23 @@ function checkDaemonSet(ds: Manifest): string[] {
   }
   problems.push(...checkUpdateStrategy(spec.updateStrategy));
   for (const [field, value] of [['minReadySeconds', spec.minReadySeconds], ['revisionHistoryLimit', spec.revisionHistoryLimit]] as const) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`spec.${field} must be a non-negative integer, got ${value}`);
+    if (value !== undefined && !isInt(value, 0, INT32_MAX)) problems.push(`spec.${field} must be a non-negative int32, got ${value}`);
   }
   problems.push(...checkPodSpec(spec.template?.spec ?? {}));
+  return problems;
+}
+
+function labelKeyValid(k: string): boolean {
+  return checkLabels('', { [k]: 'v' }).length === 0;
+}
+
+/** runAsUser / runAsGroup: 0 to 2^31 - 1 (IsValidUserID, IsValidGroupID). */
+function checkIds(where: string, sc: Manifest): string[] {
+  const problems: string[] = [];
+  for (const field of ['runAsUser', 'runAsGroup', 'fsGroup']) {
+    const id = sc?.[field];
+    if (id !== undefined && !isInt(id, 0, INT32_MAX)) problems.push(`${where}.${field} must be a whole number from 0 to ${INT32_MAX}, got ${id}`);
+  }
   return problems;
 }
 
@@ -213,6 +267,46 @@ function checkPodSpec(pod: Manifest): string[] {
     if (!toleration.key && toleration.operator !== 'Exists') problems.push('toleration with an empty key must use operator Exists');
     if (toleration.effect && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(toleration.effect)) problems.push(`toleration effect "${toleration.effect}" is unknown`);
   }
+  for (const toleration of pod.tolerations ?? []) {
+    if (toleration.key && !labelKeyValid(toleration.key)) problems.push(`toleration key "${toleration.key}" is not a label key`);
+    if (toleration.value !== undefined && (typeof toleration.value !== 'string' || !LABEL_VALUE.test(toleration.value) || toleration.value.length > 63)) {
+      problems.push(`toleration value "${toleration.value}" is not a label value`);
+    }
+    if (toleration.tolerationSeconds !== undefined && !isInt(toleration.tolerationSeconds, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) {
+      problems.push(`tolerationSeconds ${toleration.tolerationSeconds} is not an int64`);
+    }
+  }
+  if (pod.terminationGracePeriodSeconds !== undefined && !isInt(pod.terminationGracePeriodSeconds, 0, Number.MAX_SAFE_INTEGER)) {
+    problems.push(`terminationGracePeriodSeconds must be a non-negative int64, got ${pod.terminationGracePeriodSeconds}`);
+  }
+  if (pod.priorityClassName !== undefined && (!DNS1123_SUBDOMAIN.test(pod.priorityClassName) || pod.priorityClassName.length > 253)) {
+    problems.push(`priorityClassName "${pod.priorityClassName}" is not a DNS-1123 subdomain`);
+  }
+  problems.push(...checkLabels('nodeSelector', pod.nodeSelector));
+  const terms: Manifest[] = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  for (const term of terms) {
+    for (const e of term.matchExpressions ?? []) {
+      if (!labelKeyValid(e.key)) problems.push(`node affinity key "${e.key}" is not a label key`);
+      if (e.operator === 'In' || e.operator === 'NotIn') {
+        for (const v of e.values ?? []) {
+          if (typeof v !== 'string' || !LABEL_VALUE.test(v) || v.length > 63) problems.push(`node affinity value "${v}" of "${e.key}" is not a label value`);
+        }
+      }
+    }
+  }
+  problems.push(...checkIds('securityContext', pod.securityContext));
+  // core/validation checkHostPortConflicts: one hostPort/protocol/hostIP per pod (hostNetwork: hostPort = containerPort).
+  const hostPorts = new Map<string, string>();
+  for (const c of [...containers, ...initContainers]) {
+    for (const p of c.ports ?? []) {
+      const hostPort = p.hostPort ?? (pod.hostNetwork ? p.containerPort : undefined);
+      if (!hostPort) continue;
+      const key = `${p.hostIP ?? ''}:${hostPort}/${p.protocol ?? 'TCP'}`;
+      const owner = hostPorts.get(key);
+      if (owner !== undefined) problems.push(`host port ${key} is used twice in the pod (containers "${owner}" and "${c.name}")`);
+      hostPorts.set(key, c.name);
+    }
+  }
   if (pod.hostNetwork && pod.dnsPolicy && pod.dnsPolicy !== 'ClusterFirstWithHostNet' && pod.dnsPolicy !== 'Default') {
     problems.push(`hostNetwork pods should use dnsPolicy ClusterFirstWithHostNet, got ${pod.dnsPolicy}`);
   }
@@ -245,6 +339,23 @@ function checkContainer(c: Manifest, volumeNames: string[], hostNetwork: boolean
   }
   for (const p of c.ports ?? []) {
     if (hostNetwork && p.hostPort !== undefined && p.hostPort !== p.containerPort) problems.push(`hostNetwork: hostPort ${p.hostPort} must equal containerPort ${p.containerPort}`);
+    if (!isInt(p.containerPort, 1, 65535)) problems.push(`containerPort ${p.containerPort} is not a port from 1 to 65535`);
+    if (p.hostPort !== undefined && !isInt(p.hostPort, 0, 65535)) problems.push(`hostPort ${p.hostPort} is not a port from 0 to 65535`);
+  }
+  for (const e of c.env ?? []) {
+    if (typeof e.name !== 'string' || !ENV_NAME.test(e.name) || e.name === '.' || e.name.startsWith('..')) problems.push(`env name ${JSON.stringify(e.name)} is not a valid environment variable name`);
+  }
+  for (const m of c.volumeMounts ?? []) {
+    if (m.subPath !== undefined && (m.subPath.startsWith('/') || m.subPath.split(/[\\/]/).includes('..'))) problems.push(`mount ${m.name}: subPath "${m.subPath}" must be relative without ".."`);
+    if (m.mountPropagation !== undefined && !['None', 'HostToContainer', 'Bidirectional'].includes(m.mountPropagation)) problems.push(`mount ${m.name}: mountPropagation "${m.mountPropagation}" is unknown`);
+  }
+  problems.push(...checkIds('securityContext', sc));
+  for (const [kind, values] of [['requests', c.resources?.requests], ['limits', c.resources?.limits]] as const) {
+    for (const [resource, quantity] of Object.entries(values ?? {})) {
+      // A JSON number decodes as a quantity too.
+      const isNumber = typeof quantity === 'number' && Number.isFinite(quantity) && quantity >= 0;
+      if (!isNumber && (typeof quantity !== 'string' || !QUANTITY.test(quantity))) problems.push(`resources.${kind}.${resource} ${JSON.stringify(quantity)} is not a quantity string`);
+    }
   }
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
     const pr = c[probe];
@@ -254,6 +365,22 @@ function checkContainer(c: Manifest, volumeNames: string[], hostNetwork: boolean
     if ((probe === 'livenessProbe' || probe === 'startupProbe') && pr.successThreshold !== undefined && pr.successThreshold !== 1) {
       problems.push(`${probe}.successThreshold must be 1`);
     }
+    for (const field of ['initialDelaySeconds', 'periodSeconds', 'timeoutSeconds', 'successThreshold', 'failureThreshold']) {
+      if (pr[field] !== undefined && !isInt(pr[field], 0, INT32_MAX)) problems.push(`${probe}.${field} must be a non-negative int32, got ${pr[field]}`);
+    }
+    if (pr.terminationGracePeriodSeconds !== undefined && !isInt(pr.terminationGracePeriodSeconds, 1, Number.MAX_SAFE_INTEGER)) {
+      problems.push(`${probe}.terminationGracePeriodSeconds must be a positive int64, got ${pr.terminationGracePeriodSeconds}`);
+    }
+    for (const handler of ['httpGet', 'tcpSocket', 'grpc']) {
+      const port = pr[handler]?.port;
+      if (pr[handler] === undefined) continue;
+      const named = typeof port === 'string' && port.length <= 15 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(port) && /[a-z]/.test(port) && handler !== 'grpc';
+      if (!named && !isInt(port, 1, 65535)) problems.push(`${probe}.${handler}.port ${JSON.stringify(port)} is neither a port from 1 to 65535 nor a port name`);
+    }
+  }
+  for (const hook of ['preStop', 'postStart']) {
+    const exec = c.lifecycle?.[hook]?.exec;
+    if (exec && (!Array.isArray(exec.command) || exec.command.length === 0)) problems.push(`lifecycle.${hook}.exec.command is empty`);
   }
   const requests = c.resources?.requests ?? {};
   const limits = c.resources?.limits ?? {};

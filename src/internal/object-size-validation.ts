@@ -1,0 +1,48 @@
+/**
+ * Late net on every object a construct renders: run at synthesis, when the objects' JSON is final.
+ * Size limits (src/agent/object-size), API rules on rendered DaemonSets (src/agent/rendered-checks),
+ * and any error cdk8s-plus raises while rendering, all reported with the construct's kind and path.
+ */
+import { ApiObject } from 'cdk8s';
+import { IConstruct } from 'constructs';
+import { checkObjectSize } from '../agent/object-size';
+import { checkRenderedDaemonSet } from '../agent/rendered-checks';
+
+const CHECKED_HERE = Symbol.for('cdk8s-node-agents.rendered-objects-checked');
+
+/** The outermost construct at or above `c` that checks its rendered objects (an agent construct before its NodeAgentDaemonSet). */
+function checkedBy(c: IConstruct): IConstruct | undefined {
+  let found: IConstruct | undefined;
+  for (let s: IConstruct | undefined = c; s; s = s.node.scope) {
+    if ((s as unknown as { [CHECKED_HERE]?: boolean })[CHECKED_HERE]) found = s;
+  }
+  return found;
+}
+
+/**
+ * Adds a validation to `construct` refusing any object below it that the API server or an apply
+ * would refuse. Each object is checked once, by the outermost construct that asked (an agent
+ * construct reports its NodeAgentDaemonSet's objects, under its own kind and path). Rendering every object is
+ * the costly part and cdk8s validates the whole app once per chart it synthesizes, so the result
+ * is computed on the first validation (at synthesis, when every escape-hatch patch is in) and kept.
+ */
+export function addObjectSizeValidation(construct: IConstruct, where: string): void {
+  Object.defineProperty(construct, CHECKED_HERE, { value: true });
+  let result: string[] | undefined;
+  construct.node.addValidation({
+    validate: () => result ??= construct.node.findAll()
+      .filter((c): c is ApiObject => ApiObject.isApiObject(c) && checkedBy(c) === construct)
+      .flatMap((o) => {
+        let json;
+        try {
+          json = o.toJson();
+        } catch (e) {
+          // cdk8s-plus' own checks (fractional seconds, duplicate ports, probes on init containers)
+          // run while rendering: give them the path they lack.
+          return [`${where}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
+        }
+        const problems = [...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])];
+        return problems.map((p) => `${where}: ${p}`);
+      }),
+  });
+}
