@@ -8,3 +8,5 @@ export * from './fluent-bit/outputs';
 export * from './fluent-bit/parsers';
 export * from './constructs/log-collector-daemon-set';
 export * from './constructs/gpu-driver-daemon-set';
+export * from './constructs/fleet-cluster';
+export * from './constructs/agent-fleet';

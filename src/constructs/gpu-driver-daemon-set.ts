@@ -21,6 +21,7 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
+import { memoizeForSynthesis } from '../util/per-synthesis';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
@@ -528,7 +529,10 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     this.patchDriverContainer(shape.kind === GpuDriverShapeKind.INSTALLER);
-    this.node.addValidation({ validate: () => this.checkRendered() });
+    // Rendering a DaemonSet resolves the whole pod template: once per synthesis, not once per
+    // validation pass (cdk8s re-validates the app for every chart it writes).
+    const checkRendered = memoizeForSynthesis(() => this.checkRendered());
+    this.node.addValidation({ validate: () => [...checkRendered()] });
   }
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
