@@ -2,13 +2,15 @@
  * The one place every manifest a test synthesizes goes through.
  *
  * 1. Schema: each object is checked with the `kubernetes-models` model for its apiVersion/kind
- *    (and `@kubernetes-models/prometheus-operator` for monitoring.coreos.com). An unknown kind fails:
+ *    (`@kubernetes-models/prometheus-operator` for monitoring.coreos.com, `@kubernetes-models/argo-cd`
+ *    for argoproj.io). An unknown kind fails:
  *    nothing reaches a test unchecked.
  * 2. API-server rules a schema misses (pkg/apis/apps/validation, pkg/apis/core/validation): names,
  *    labels, the DaemonSet selector and update strategy, unique container/port/volume names, mounts
  *    naming volumes, privileged vs allowPrivilegeEscalation, mount propagation, tolerations, probes,
  *    requests not above limits.
  */
+import { Application, ApplicationSet } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
 import { ServiceMonitor, PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { App, Chart, Testing } from 'cdk8s';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
@@ -36,6 +38,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'scheduling.k8s.io/v1/PriorityClass': PriorityClass,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
+  'argoproj.io/v1alpha1/Application': Application,
+  'argoproj.io/v1alpha1/ApplicationSet': ApplicationSet,
 };
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -43,7 +47,7 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor']);
+const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor', 'Application', 'ApplicationSet']);
 
 /** Synthesizes a chart (or every chart of an app) and validates every manifest. */
 export function synthManifests(scope: Chart | App): Manifest[] {
