@@ -8,7 +8,6 @@ import { checkDnsLabel } from '../agent/checks';
 import { applications, applicationSet, ArgoCluster, ArgoFleetInput, generatedApplications, Json, nodeAgentSyncOptions, stepMatches } from '../fleet/argocd';
 import { duplicateFolders, nestedFolders } from '../fleet/names';
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
-import { memoizeForSynthesis } from '../util/per-synthesis';
 
 /** What a fleet's clusters run: called once per cluster, when the cluster is added. */
 export interface IFleetAgents {
@@ -201,8 +200,8 @@ export class AgentFleet extends App {
     ];
     if (problems.length > 0) throw new Error(`AgentFleet: invalid props:\n  - ${problems.join('\n  - ')}`);
     for (const cluster of props.clusters ?? []) this.addCluster(cluster);
-    const check = memoizeForSynthesis(() => this.checkFleet());
-    this.node.addValidation({ validate: () => [...check()] });
+    // synth() validates once; under cdk8s's own App.synth() this would run once per chart.
+    this.node.addValidation({ validate: () => this.checkFleet() });
   }
 
   /** Add a cluster and its agents. */
@@ -282,7 +281,7 @@ export class AgentFleet extends App {
     return effectiveWaves(declared, clusters);
   }
 
-  /** Fleet-wide checks, once per synthesis. */
+  /** Fleet-wide checks: one walk of each cluster's subtree. */
   private checkFleet(): string[] {
     const problems: string[] = [];
     const tracking = this.props.resourceTracking ?? ArgoCdResourceTracking.ANNOTATION;

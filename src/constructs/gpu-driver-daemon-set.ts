@@ -21,7 +21,6 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
-import { memoizeForSynthesis } from '../util/per-synthesis';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
@@ -529,10 +528,7 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     this.patchDriverContainer(shape.kind === GpuDriverShapeKind.INSTALLER);
-    // Rendering a DaemonSet resolves the whole pod template: once per synthesis, not once per
-    // validation pass (cdk8s re-validates the app for every chart it writes).
-    const checkRendered = memoizeForSynthesis(() => this.checkRendered());
-    this.node.addValidation({ validate: () => [...checkRendered()] });
+    this.node.addValidation({ validate: () => this.checkRendered() });
   }
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
