@@ -1,11 +1,11 @@
 import { Chart } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
-import { Manifest, validateManifests } from './util/manifests';
 import {
   AgentFleet, AgentFleetProps, ArgoCdLayout, ArgoCdResourceTracking, FleetCluster, FleetClusterOptions, FleetStage,
   FluentBitOutput, IFleetAgents, LogCollectorDaemonSet, MaxUpdate, NodeExporterDaemonSet, RolloutWave,
 } from '../src';
+import { Manifest, validateManifests } from './util/manifests';
 import { stepMatches } from '../src/fleet/argocd';
 import { CLUSTER_WAVE_LABEL, fleetStages } from '../src/fleet/waves';
 
