@@ -23,7 +23,7 @@ const ROLLOUT = { waves: WAVES, promoted: Promotion.all() };
 /** A run longer than this stops the larger sizes (and the N+1-pass column). */
 const CAP_MS = Number(process.env.BENCH_CAP_MS ?? 20_000);
 
-function fleetOf(clusters: number): AgentFleet {
+export function fleetOf(clusters: number): AgentFleet {
   return new AgentFleet({
     outdir: '.tmp/bench-fleet',
     repoUrl: 'https://git.example.com/platform/fleet.git',
@@ -124,4 +124,4 @@ function main(): void {
   else console.log('time(200)/time(50): not measured (a size was skipped or not requested)');
 }
 
-main();
+if (require.main === module) main();
