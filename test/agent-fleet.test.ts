@@ -1,4 +1,4 @@
-import { Chart } from 'cdk8s';
+import { Chart, Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -70,6 +70,15 @@ describe('AgentFleet output', () => {
     const config = (path: string) => JSON.stringify(files[path].filter((o) => o.kind === 'ConfigMap'));
     expect(config('clusters/prod-eu-1/node-agents.k8s.yaml')).toContain('loki.prod-eu.example.com');
     expect(config('clusters/prod-us-1/node-agents.k8s.yaml')).not.toContain('loki.prod-eu.example.com');
+  });
+
+  test('each file is what cdk8s renders for the chart (same objects, same order), validated once', () => {
+    const f = fleet();
+    const validations = jest.spyOn(f.clusters[0].chart.node, 'validate');
+    const content = f.synthFiles().find((file) => file.path === 'clusters/prod-eu-1/node-agents.k8s.yaml')!.content;
+    // cdk8s's App.synth() would validate each construct once more per chart written
+    expect(validations).toHaveBeenCalledTimes(1);
+    expect(content).toEqual(Yaml.stringify(...f.clusters[2].chart.toJson()));
   });
 
   test('byte-stable: two builds write the same bytes', () => {
