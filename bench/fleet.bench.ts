@@ -4,7 +4,7 @@
  * from the library's own JSON) in a plain App. A benchmark that prints figures, not a test.
  * Goal: library ≤ 1.25× the floor at 50 and 200 clusters, time(200)/time(50) ≤ 4.4 (linear).
  *
- *   npm run bench -- fleet          (BENCH_SIZES=1,10,50,200 by default)
+ *   npm run bench -- fleet          (BENCH_SIZES=1,10,50,200 by default; BENCH_CAP_MS, BENCH_APP_MAX_CLUSTERS)
  *
  * Columns: `fleet` is build + AgentFleet.synthFiles() (one validation pass); `app` is the same
  * charts rendered the way App.synth() does (validate, then chart.toJson() per chart, each of which
@@ -22,6 +22,8 @@ const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1'), R
 const ROLLOUT = { waves: WAVES, promoted: Promotion.all() };
 /** A run longer than this stops the larger sizes (and the N+1-pass column). */
 const CAP_MS = Number(process.env.BENCH_CAP_MS ?? 20_000);
+/** The largest size measured the N+1-pass way (it grows with the square of the clusters). */
+const APP_MAX_CLUSTERS = Number(process.env.BENCH_APP_MAX_CLUSTERS ?? 50);
 
 export function fleetOf(clusters: number): AgentFleet {
   return new AgentFleet({
@@ -110,7 +112,7 @@ function main(): void {
     const fleet = time(() => fleetOf(n).synthFiles(), runs);
     fleetTimes.set(n, fleet);
     let app: number | undefined;
-    if (appStillUnderCap) {
+    if (appStillUnderCap && n <= APP_MAX_CLUSTERS) {
       app = time(() => renderLikeAppSynth(fleetOf(n)), n >= 50 ? 1 : 3);
       if (app > CAP_MS / 4) appStillUnderCap = false;
     }
