@@ -30,6 +30,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     // Kubernetes schema validation for every manifest a test synthesizes (CommonJS build).
     'kubernetes-models@^4.5.1',
     '@kubernetes-models/prometheus-operator@^4.4.4',
+    // Argo CD Application/ApplicationSet schemas (2.x: the CommonJS build; 4.x is ESM-only and needs Node 22).
+    '@kubernetes-models/argo-cd@^2.7.2',
     // property-based tests: one DaemonSet per node per agent, determinism.
     'fast-check@^4.3.0',
   ],

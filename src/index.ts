@@ -12,3 +12,5 @@ export * from './constructs/log-collector-daemon-set';
 export * from './constructs/gpu-driver-daemon-set';
 export * from './alerts/options';
 export * from './constructs/agent-alerts';
+export * from './constructs/fleet-cluster';
+export * from './constructs/agent-fleet';

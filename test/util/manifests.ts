@@ -2,7 +2,8 @@
  * The one place every manifest a test synthesizes goes through.
  *
  * 1. Schema: each object is checked with the `kubernetes-models` model for its apiVersion/kind
- *    (and `@kubernetes-models/prometheus-operator` for monitoring.coreos.com). An unknown kind fails:
+ *    (`@kubernetes-models/prometheus-operator` for monitoring.coreos.com, `@kubernetes-models/argo-cd`
+ *    for argoproj.io). An unknown kind fails:
  *    nothing reaches a test unchecked.
  * 2. API-server rules a schema misses (pkg/apis/apps/validation, pkg/apis/core/validation): names,
  *    labels, the DaemonSet selector and update strategy, unique container/port/volume names, mounts
@@ -15,6 +16,7 @@
  * 4. Size: a ConfigMap's data at most 1 MiB, and every object small enough for client-side
  *    apply's `last-applied-configuration` annotation (256 KiB for all annotations).
  */
+import { Application, ApplicationSet } from '@kubernetes-models/argo-cd/argoproj.io/v1alpha1';
 import { ServiceMonitor, PodMonitor, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { App, Chart, Testing } from 'cdk8s';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
@@ -45,6 +47,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
   'batch/v1/Job': Job,
+  'argoproj.io/v1alpha1/Application': Application,
+  'argoproj.io/v1alpha1/ApplicationSet': ApplicationSet,
 };
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -61,7 +65,8 @@ const INT32_MAX = 2 ** 31 - 1;
 export const CONFIGMAP_MAX_BYTES = 1024 * 1024;
 /** All annotations of an object (TotalAnnotationSizeLimitB), which holds last-applied-configuration. */
 export const ANNOTATIONS_MAX_BYTES = 256 * 1024;
-const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'Job']);
+const NAMESPACED_KINDS = new Set(['ServiceAccount', 'ConfigMap', 'Secret', 'Service', 'ResourceQuota', 'DaemonSet', 'Role', 'RoleBinding', 'ServiceMonitor', 'PodMonitor',
+  'PrometheusRule', 'Job', 'Application', 'ApplicationSet']);
 
 /** Synthesizes a chart (or every chart of an app) and validates every manifest. */
 export function synthManifests(scope: Chart | App): Manifest[] {

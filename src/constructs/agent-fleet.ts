@@ -1,0 +1,375 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { ApiObject, App, AppProps, Chart, DependencyGraph, Yaml } from 'cdk8s';
+import { IConstruct } from 'constructs';
+import { FleetCluster, FleetClusterOptions } from './fleet-cluster';
+import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkDnsLabel } from '../agent/checks';
+import { applications, applicationSet, ArgoCluster, ArgoFleetInput, generatedApplications, Json, nodeAgentSyncOptions, stepMatches } from '../fleet/argocd';
+import { duplicateFolders, nestedFolders } from '../fleet/names';
+import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
+
+/** What a fleet's clusters run: called once per cluster, when the cluster is added. */
+export interface IFleetAgents {
+  /** Add the agents of `cluster` (read its settings, `hasGpus`, wave) to `chart` (or to charts of `cluster.addChart`). */
+  addAgents(cluster: FleetCluster, chart: Chart): void;
+}
+
+/** Argo CD's `maxUpdate` of a RollingSync step: how many Applications of the step sync at once. */
+export class MaxUpdate {
+  /** At most `count` Applications at once (0: the step waits for a manual sync). */
+  public static clusters(count: number): MaxUpdate {
+    return new MaxUpdate(count);
+  }
+
+  /** At most `percent`% of the step's Applications at once (Argo CD rounds down, at least 1). */
+  public static percent(percent: number): MaxUpdate {
+    return new MaxUpdate(`${percent}%`);
+  }
+
+  private constructor(private readonly value: number | string) {}
+
+  /** @internal */
+  public _value(): number | string {
+    return this.value;
+  }
+}
+
+/** One cluster wave: a RollingSync step. */
+export interface ClusterWave {
+  /** The wave's name: a DNS-1123 label, the value of the clusters' `wave`. */
+  readonly name: string;
+  /**
+   * How many of the wave's Applications sync at once.
+   * @default - all of them
+   */
+  readonly maxUpdate?: MaxUpdate;
+}
+
+/** How the fleet's clusters are handed to Argo CD. */
+export enum ArgoCdLayout {
+  /** One ApplicationSet, list generator over the cluster folders, RollingSync over the cluster waves. */
+  APPLICATION_SET = 'ApplicationSet',
+  /** One Application per cluster (app-of-apps), for Argo CD installs without ApplicationSets. */
+  APPLICATIONS = 'Applications',
+}
+
+/** Argo CD's resource tracking method (`application.resourceTrackingMethod` in argocd-cm). */
+export enum ArgoCdResourceTracking {
+  /** `annotation`: the default from Argo CD 3.0 on. */
+  ANNOTATION = 'annotation',
+  /** `annotation+label`. */
+  ANNOTATION_AND_LABEL = 'annotation+label',
+  /** `label`: the default before Argo CD 3.0. */
+  LABEL = 'label',
+}
+
+/** Props of an AgentFleet. */
+export interface AgentFleetProps extends AppProps {
+  /** The Git repository Argo CD reads the fleet's folders from. */
+  readonly repoUrl: string;
+
+  /** Adds each cluster's agents. */
+  readonly agents: IFleetAgents;
+
+  /**
+   * The clusters (more with `addCluster`).
+   * @default - none
+   */
+  readonly clusters?: FleetClusterOptions[];
+
+  /**
+   * The ApplicationSet's name and the prefix of each Application's name (`<name>-<cluster>`).
+   * @default "node-agents"
+   */
+  readonly name?: string;
+
+  /**
+   * The revision Argo CD syncs.
+   * @default "HEAD"
+   */
+  readonly targetRevision?: string;
+
+  /**
+   * Where the output directory is inside the repository (prefix of every cluster's `source.path`).
+   * @default "" (the repository's root)
+   */
+  readonly repoPath?: string;
+
+  /**
+   * The cluster waves in rollout order.
+   * @default canary (1 at a time), early (25% at a time), rest (all at once); those without clusters left out
+   */
+  readonly clusterWaves?: ClusterWave[];
+
+  /**
+   * The Argo CD objects: an ApplicationSet, or one Application per cluster.
+   * @default ArgoCdLayout.APPLICATION_SET
+   */
+  readonly layout?: ArgoCdLayout;
+
+  /**
+   * Namespace Argo CD runs in.
+   * @default "argocd"
+   */
+  readonly argoCdNamespace?: string;
+
+  /**
+   * Argo CD project of the Applications.
+   * @default "default"
+   */
+  readonly project?: string;
+
+  /**
+   * Each Application's destination namespace and the namespace of the clusters' charts.
+   * @default "kube-system"
+   */
+  readonly namespace?: string;
+
+  /**
+   * Other namespaces agents may run in (e.g. the GPU driver's own): an agent in any other namespace fails synthesis.
+   * @default - none
+   */
+  readonly additionalNamespaces?: string[];
+
+  /**
+   * Delete objects removed from Git. Off by default: a node agent removed by mistake stops on every node at once.
+   * @default false
+   */
+  readonly prune?: boolean;
+
+  /**
+   * Revert changes made in the cluster (Applications layout; under RollingSync the controller syncs).
+   * @default true
+   */
+  readonly selfHeal?: boolean;
+
+  /**
+   * Apply with server-side apply (no size-limited last-applied annotation).
+   * @default true
+   */
+  readonly serverSideApply?: boolean;
+
+  /**
+   * More Argo CD sync options.
+   * @default - none
+   */
+  readonly extraSyncOptions?: string[];
+
+  /**
+   * The resource tracking method the Argo CD install uses. The agents set `app.kubernetes.io/instance`
+   * to the agent's name; label tracking overwrites it with the Application's name, so it is refused.
+   * @default ArgoCdResourceTracking.ANNOTATION
+   */
+  readonly resourceTracking?: ArgoCdResourceTracking;
+}
+
+/** One file of the fleet's output. */
+export interface FleetFile {
+  /** Path relative to the output directory, `/`-separated. */
+  readonly path: string;
+  /** The file's content. */
+  readonly content: string;
+}
+
+/**
+ * A fleet of clusters in one GitOps repository: one folder per cluster with a file per chart, and
+ * the Argo CD objects that roll a change out cluster wave by cluster wave. Synthesize with
+ * `synth()` (the cdk8s `App.synth()` layout, one flat folder, does not apply).
+ */
+export class AgentFleet extends App {
+  /** The clusters, in the order added. */
+  public readonly clusters: FleetCluster[] = [];
+
+  private readonly props: AgentFleetProps;
+  private readonly fleetName: string;
+  private readonly destinationNamespace: string;
+  private readonly waveOrder: string[];
+
+  public constructor(props: AgentFleetProps) {
+    super(props);
+    this.props = props;
+    this.fleetName = props.name ?? 'node-agents';
+    this.destinationNamespace = props.namespace ?? 'kube-system';
+    this.waveOrder = (props.clusterWaves ?? DEFAULT_CLUSTER_WAVES).map((w) => w.name);
+    const problems = [
+      ...checkDnsLabel('name', this.fleetName, 40),
+      ...checkDnsLabel('namespace', this.destinationNamespace),
+      ...checkDnsLabel('argoCdNamespace', props.argoCdNamespace ?? 'argocd'),
+      ...(props.clusterWaves ?? []).flatMap((w, i) => checkDnsLabel(`clusterWaves[${i}].name`, w.name)),
+    ];
+    if (problems.length > 0) throw new Error(`AgentFleet: invalid props:\n  - ${problems.join('\n  - ')}`);
+    for (const cluster of props.clusters ?? []) this.addCluster(cluster);
+    // synth() validates once; under cdk8s's own App.synth() this would run once per chart.
+    this.node.addValidation({ validate: () => this.checkFleet() });
+  }
+
+  /** Add a cluster and its agents. */
+  public addCluster(options: FleetClusterOptions): FleetCluster {
+    const cluster = new FleetCluster(this, options.name, {
+      ...options,
+      clusterWaveOrder: this.waveOrder,
+      namespace: this.destinationNamespace,
+    });
+    this.props.agents.addAgents(cluster, cluster.chart);
+    this.clusters.push(cluster);
+    return cluster;
+  }
+
+  /** The Argo CD objects (ApplicationSet, or the Applications), as JSON. */
+  public argoCdObjects(): any[] {
+    const input = this.argoInput();
+    return (this.props.layout ?? ArgoCdLayout.APPLICATION_SET) === ArgoCdLayout.APPLICATION_SET ? [applicationSet(input)] : applications(input);
+  }
+
+  /**
+   * Every output file: `<folder>/<chart>.k8s.yaml` per cluster chart, and `argocd/<name>.k8s.yaml`.
+   * Validates the app once (cdk8s's `chart.toJson()` would validate the whole app again per chart).
+   */
+  public synthFiles(): FleetFile[] {
+    const all = this.node.findAll();
+    validateOnce(all);
+    resolveDependencies(all);
+    const files: FleetFile[] = [];
+    for (const cluster of this.clusters) {
+      for (const chart of cluster.node.children.filter((c): c is Chart => c instanceof Chart)) {
+        files.push({ path: `${cluster.folder}/${chart.node.id}.k8s.yaml`, content: Yaml.stringify(...chartObjects(chart)) });
+      }
+    }
+    files.push({ path: `argocd/${this.fleetName}.k8s.yaml`, content: Yaml.stringify(...this.argoCdObjects()) });
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Write every file of `synthFiles()` under `outdir`. */
+  public synth(): void {
+    for (const file of this.synthFiles()) {
+      const full = path.join(this.outdir, ...file.path.split('/'));
+      fs.mkdirSync(path.dirname(full), { recursive: true });
+      fs.writeFileSync(full, file.content);
+    }
+  }
+
+  private argoInput(): ArgoFleetInput {
+    const p = this.props;
+    const prune = p.prune ?? false;
+    const prefix = (p.repoPath ?? '').replace(/\/+$/, '');
+    const clusters: ArgoCluster[] = this.clusters.map((c) => ({
+      name: c.clusterName,
+      path: prefix ? `${prefix}/${c.folder}` : c.folder,
+      wave: c.wave,
+      environment: c.environment,
+      region: c.region,
+      destinationName: c.argoCdName,
+    }));
+    return {
+      name: this.fleetName,
+      argoCdNamespace: p.argoCdNamespace ?? 'argocd',
+      project: p.project ?? 'default',
+      repoUrl: p.repoUrl,
+      targetRevision: p.targetRevision ?? 'HEAD',
+      destinationNamespace: this.destinationNamespace,
+      clusters,
+      waves: this.waves(clusters),
+      syncOptions: nodeAgentSyncOptions({ serverSideApply: p.serverSideApply ?? true, prune, extra: p.extraSyncOptions ?? [] }),
+      prune,
+      selfHeal: p.selfHeal ?? true,
+    };
+  }
+
+  private waves(clusters: readonly { name: string; wave: string }[]): ClusterWaveSpec[] {
+    const declared = this.props.clusterWaves?.map((w) => ({ name: w.name, maxUpdate: w.maxUpdate?._value() }));
+    return effectiveWaves(declared, clusters);
+  }
+
+  /** Fleet-wide checks: one walk of each cluster's subtree. */
+  private checkFleet(): string[] {
+    const problems: string[] = [];
+    const tracking = this.props.resourceTracking ?? ArgoCdResourceTracking.ANNOTATION;
+    if (tracking !== ArgoCdResourceTracking.ANNOTATION) {
+      problems.push(`resourceTracking "${tracking}": Argo CD's label tracking writes the Application's name into app.kubernetes.io/instance on every object it applies, replacing the agent's name the agents' own labels carry; set application.resourceTrackingMethod: annotation in argocd-cm (the default from Argo CD 3.0 on) and resourceTracking to ArgoCdResourceTracking.ANNOTATION`);
+    }
+    const input = this.argoInput();
+    const names = input.clusters.map((c) => c.name);
+    for (const name of new Set(names)) {
+      if (names.filter((n) => n === name).length > 1) problems.push(`cluster "${name}" is added twice`);
+    }
+    for (const dup of duplicateFolders(this.clusters.map((c) => ({ cluster: c.clusterName, folder: c.folder })))) {
+      problems.push(`clusters ${dup.clusters.map((c) => `"${c}"`).join(' and ')} share folder "${dup.folder}": each Application would sync the other's agents; give each its own folder`);
+    }
+    for (const nest of nestedFolders(this.clusters.map((c) => c.folder))) {
+      problems.push(`folder "${nest.inner}" is inside folder "${nest.outer}": give each cluster a folder outside the others'`);
+    }
+    problems.push(...waveProblems(input.waves, input.clusters));
+    problems.push(...this.stepProblems(input));
+    problems.push(...this.namespaceProblems());
+    return problems.map((p) => `AgentFleet ${this.fleetName}: ${p}`);
+  }
+
+  /** On the generated ApplicationSet itself: each Application in exactly one step, each step matching one. */
+  private stepProblems(input: ArgoFleetInput): string[] {
+    if ((this.props.layout ?? ArgoCdLayout.APPLICATION_SET) !== ArgoCdLayout.APPLICATION_SET || input.clusters.length === 0) return [];
+    const appSet = applicationSet(input);
+    const apps = generatedApplications(appSet);
+    const steps: Json[] = appSet.spec.strategy.rollingSync.steps;
+    const problems: string[] = [];
+    steps.forEach((step, i) => {
+      if (!apps.some((app) => stepMatches(step, app.metadata.labels))) problems.push(`RollingSync step ${i + 1} (${JSON.stringify(step.matchExpressions)}) matches no Application`);
+    });
+    for (const app of apps) {
+      const count = steps.filter((step) => stepMatches(step, app.metadata.labels)).length;
+      if (count !== 1) problems.push(`Application ${app.metadata.name} is matched by ${count} RollingSync steps, not exactly one`);
+    }
+    return problems;
+  }
+
+  /** Every agent of a cluster runs in the Application's destination namespace (or an additional one). */
+  private namespaceProblems(): string[] {
+    const allowed = [this.destinationNamespace, ...(this.props.additionalNamespaces ?? [])];
+    const problems: string[] = [];
+    for (const cluster of this.clusters) {
+      for (const agent of cluster.node.findAll().filter((c: IConstruct): c is NodeAgentDaemonSet => c instanceof NodeAgentDaemonSet)) {
+        if (!allowed.includes(agent.namespace)) {
+          problems.push(`NodeAgentDaemonSet ${agent.node.path} runs in namespace "${agent.namespace}", but the Application of cluster "${cluster.clusterName}" has destination namespace "${this.destinationNamespace}"; use that namespace or list "${agent.namespace}" in additionalNamespaces`);
+        }
+      }
+    }
+    return problems;
+  }
+}
+
+/** Run every construct's validations once, throwing as cdk8s's App.synth does. */
+function validateOnce(all: IConstruct[]): void {
+  const errors: string[] = [];
+  for (const c of all) {
+    for (const error of c.node.validate()) errors.push(`[${c.node.path}] ${error}`);
+  }
+  if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+}
+
+/**
+ * cdk8s 2.70's dependency resolution before synthesis (App.synth does the same): nested charts and
+ * construct dependencies become dependencies between the API objects, which order each chart's output.
+ */
+function resolveDependencies(all: IConstruct[]): void {
+  for (const parent of all.filter((c): c is Chart => c instanceof Chart)) {
+    for (const child of parent.node.children.filter((c) => c instanceof Chart)) parent.node.addDependency(child);
+  }
+  const deps: Array<{ source: IConstruct; target: IConstruct }> = [];
+  for (const c of all) for (const target of c.node.dependencies) deps.push({ source: c, target });
+  for (const { source, target } of deps) {
+    const sourceChart = Chart.of(source);
+    const targetChart = Chart.of(target);
+    if (sourceChart !== targetChart) sourceChart.node.addDependency(targetChart);
+    const targets = target.node.findAll().filter((c) => c instanceof ApiObject && Chart.of(c) === targetChart);
+    const sources = source.node.findAll().filter((c) => c instanceof ApiObject && Chart.of(c) === sourceChart);
+    for (const t of targets) for (const s of sources) if (t !== s) s.node.addDependency(t);
+  }
+}
+
+/** A chart's objects in dependency order (cdk8s's chartToKube), rendered. */
+function chartObjects(chart: Chart): Json[] {
+  return new DependencyGraph(chart.node).topology()
+    .filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === chart)
+    .map((o) => o.toJson());
+}
+
