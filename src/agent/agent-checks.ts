@@ -5,10 +5,11 @@
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
 import {
-  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkImage, checkLabelKey, checkLabels,
+  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey, checkLabels,
+  checkSubPath, checkTolerationValue,
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
 } from './checks';
-import { AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
+import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
 import { AgentDnsPolicy } from './pod-options';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 
@@ -31,7 +32,7 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     if (names.filter((n) => n === name).length > 1) problems.push(`containers: the name "${name}" is used by two containers; give each a unique name`);
   }
   for (const c of containers) {
-    problems.push(...checkContainer(spec, c));
+    problems.push(...checkContainer(spec, c, spec.initContainers.includes(c)));
   }
 
   // host paths and config
@@ -65,6 +66,8 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
   if (p.configMountPath !== undefined) problems.push(...checkAbsolutePath('configMountPath', p.configMountPath));
 
   problems.push(...checkPodOptions(spec));
+  problems.push(...checkHostPortsOnce(spec));
+  if (p.os !== undefined && p.os !== '') problems.push(...checkLabelValue('os', p.os));
 
   // update pace
   problems.push(...spec.updateStrategy.problems().map((m) => `updateStrategy: ${m}`));
@@ -90,8 +93,8 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     if (p.priorityClass.value > 1000000000) problems.push(`priorityClass.value ${p.priorityClass.value} is above 1000000000, the highest value a user PriorityClass may have`);
     if (p.priorityClass.name !== undefined) problems.push(...checkDnsLabel('priorityClass.name', p.priorityClass.name));
   }
-  if (p.priorityClassName !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(p.priorityClassName)) {
-    problems.push(`priorityClassName "${p.priorityClassName}" is not a valid PriorityClass name`);
+  if (p.priorityClassName !== undefined && checkDnsSubdomain('priorityClassName', p.priorityClassName).length > 0) {
+    problems.push(`priorityClassName "${p.priorityClassName}" is not a valid PriorityClass name (a DNS-1123 subdomain of at most 253 characters)`);
   }
 
   // RBAC
@@ -102,12 +105,21 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
   return problems;
 }
 
-function checkContainer(spec: AgentSpec, c: ResolvedContainer): string[] {
+function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): string[] {
   const where = `container "${c.name}"`;
   const s = c.settings;
   const problems: string[] = [];
   problems.push(...checkDnsLabel(`${where} name`, c.name));
   problems.push(...checkImage(`${where} image`, s.image));
+  problems.push(...checkProbes(where, s, init));
+  problems.push(...checkInteger(`${where} runAsUser`, s.runAsUser, 0, INT32_MAX).filter(() => s.runAsUser !== undefined));
+  problems.push(...checkInteger(`${where} runAsGroup`, s.runAsGroup, 0, INT32_MAX).filter(() => s.runAsGroup !== undefined));
+  const preStop = s.preStop ? handlerJson(s.preStop) : undefined;
+  if (preStop?.exec && (preStop.exec.command ?? []).length === 0) problems.push(`${where} preStop has an empty command; give the command to run`);
+  const containerPorts = (s.ports ?? []).map((port) => `${port.containerPort}/${port.protocol ?? 'TCP'}`);
+  containerPorts.forEach((key, i) => {
+    if (containerPorts.indexOf(key) !== i) problems.push(`${where}: container port ${key} is declared twice; declare each port once`);
+  });
   const r = s.resources ?? {};
   for (const field of ['cpuRequest', 'cpuLimit', 'memoryRequest', 'memoryLimit'] as const) {
     problems.push(...checkQuantity(`${where} resources.${field}`, r[field]));
@@ -146,6 +158,7 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer): string[] {
       problems.push(`${where} mounts "config" but the agent has no configData`);
     }
     problems.push(...checkAbsolutePath(`${where} mountPath`, mount.mountPath));
+    if (mount.subPath !== undefined) problems.push(...checkSubPath(`${where} mount "${mount.volume}" subPath`, mount.subPath));
     if (mount.propagation === MountPropagation.BIDIRECTIONAL && !s.privileged) {
       problems.push(`${where} mounts "${mount.volume}" with Bidirectional propagation, which the API allows only in a privileged container; set privileged: true or use HostToContainer`);
     }
@@ -175,6 +188,7 @@ export function surgeProblems(spec: AgentSpec, strategy: UpdateStrategy): string
 
 function checkToleration(where: string, t: AgentToleration): string[] {
   const problems: string[] = [];
+  if (t.value !== undefined) problems.push(...checkTolerationValue(`${where}.value`, t.value));
   const operator = t.operator ?? TolerationOperator.EQUAL;
   if (!Object.values(TolerationOperator).includes(operator)) problems.push(`${where}.operator "${operator}" is not Exists or Equal`);
   if (operator === TolerationOperator.EXISTS && t.value) {
@@ -249,6 +263,71 @@ function checkPodOptions(spec: AgentSpec): string[] {
   for (const name of Object.keys(p.containerResources ?? {})) {
     if (!containerNames.includes(name)) {
       problems.push(`containerResources names "${name}", which is not a container of the pod; the containers are ${containerNames.map((n) => `"${n}"`).join(', ')}`);
+    }
+  }
+  return problems;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** The rendered form of a cdk8s-plus handler (its command), for the checks. */
+function handlerJson(handler: unknown): { exec?: { command?: string[] } } | undefined {
+  try {
+    return (handler as { _toKube(c: unknown): { exec?: { command?: string[] } } })._toKube({});
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Probes as the API server checks them (core/validation validateProbe): a port 1-65535, whole
+ * seconds, periods and thresholds of at least 1, successThreshold 1 for liveness and startup; and no
+ * probe on an init container. Checked here so the error names the container and the probe.
+ */
+function checkProbes(where: string, s: AgentContainerSettings, init: boolean): string[] {
+  const problems: string[] = [];
+  for (const [name, probe] of [['readiness', s.readiness], ['liveness', s.liveness], ['startup', s.startup]] as const) {
+    if (!probe) continue;
+    const prop = `${where} ${name} probe`;
+    if (init) {
+      problems.push(`${prop}: an init container runs to completion before the pod starts and may have no probe; drop it, or make the container a sidecar`);
+      continue;
+    }
+    let json: { [key: string]: any };
+    try {
+      json = (probe as unknown as { _toKube(c: unknown): { [key: string]: any } })._toKube({ portNumber: undefined });
+    } catch (e) {
+      problems.push(`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`);
+      continue;
+    }
+    const port = json.httpGet?.port?.value ?? json.tcpSocket?.port?.value;
+    if ((json.httpGet || json.tcpSocket) && typeof port === 'number' && !(Number.isInteger(port) && port >= 1 && port <= 65535)) {
+      problems.push(`${prop} port ${port} is outside 1-65535; give the port the container listens on`);
+    }
+    for (const [field, min] of [['initialDelaySeconds', 0], ['periodSeconds', 1], ['timeoutSeconds', 1], ['failureThreshold', 1], ['successThreshold', 1]] as const) {
+      if (json[field] !== undefined) problems.push(...checkInteger(`${prop} ${field}`, json[field], min, INT32_MAX));
+    }
+    if (name !== 'readiness' && json.successThreshold !== undefined && json.successThreshold !== 1) {
+      problems.push(`${prop} successThreshold must be 1 for a ${name} probe (the API requires it); only a readiness probe may need several successes`);
+    }
+  }
+  return problems;
+}
+
+/** A host port is bound once per pod: two containers asking for one (e.g. a sidecar under hostNetwork) never start. */
+function checkHostPortsOnce(spec: AgentSpec): string[] {
+  const owners = new Map<string, string>();
+  const problems: string[] = [];
+  for (const c of spec.containers) {
+    for (const port of c.settings.ports ?? []) {
+      const hostPort = port.hostPort ?? (spec.props.hostNetwork ? port.containerPort : undefined);
+      if (hostPort === undefined) continue;
+      const key = `${hostPort}/${port.protocol ?? 'TCP'}`;
+      const owner = owners.get(key);
+      if (owner !== undefined && owner !== c.name) {
+        problems.push(`host port ${key} is bound by two containers, "${owner}" and "${c.name}"${spec.props.hostNetwork ? ' (with hostNetwork every container port is a host port)' : ''}; give one of them another port`);
+      }
+      owners.set(key, c.name);
     }
   }
   return problems;
