@@ -1,5 +1,9 @@
 /**
- * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout).
+ * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout, S3, CloudWatch Logs,
+ * Kafka, HTTP, Splunk, Datadog) and a generic one for any other plugin of the pinned version.
+ *
+ * Every key written below is one of the plugin's config_map keys in the fluent-bit 4.2.3
+ * sources (see output-plugins.ts, which the tests check every helper against).
  *
  * Credentials are never values here: an option that carries a secret takes a
  * reference to a Kubernetes Secret key. The rendered config only holds a
@@ -10,8 +14,9 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { ClassicEntry, onOff } from './classic-format';
-import { RenderedOutput, SecretEnvVar } from './rendered-output';
+import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { isOutputKey, OUTPUT_PLUGIN_NAMES } from './output-plugins';
+import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { isPort } from '../agent/checks';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
@@ -257,6 +262,296 @@ export interface StdoutOutputOptions extends OutputCommonOptions {
   readonly format?: StdoutFormat;
 }
 
+/** Options of the Amazon S3 output (`s3` plugin). */
+export interface S3OutputOptions extends OutputCommonOptions {
+  /** Bucket name. */
+  readonly bucket: string;
+  /** AWS region of the bucket, e.g. `eu-west-1`. */
+  readonly region: string;
+  /**
+   * Object key format (`s3_key_format`); `$TAG`, `$UUID`, `$INDEX` and strftime fields expand.
+   * @default - the plugin's default (`/fluent-bit-logs/$TAG/%Y/%m/%d/%H/%M/%S`)
+   */
+  readonly keyFormat?: string;
+  /**
+   * Size at which an object is completed (`total_file_size`).
+   * @default "100M"
+   */
+  readonly totalFileSize?: string;
+  /**
+   * Time after which an object is completed even when smaller (`upload_timeout`, e.g. `10m`).
+   * @default "10m"
+   */
+  readonly uploadTimeout?: string;
+  /**
+   * Compress objects with gzip (`compression gzip`).
+   * @default true
+   */
+  readonly gzip?: boolean;
+  /**
+   * IAM role to assume (`role_arn`). Credentials otherwise come from the pod's environment
+   * (IRSA / EKS Pod Identity through the ServiceAccount, or the node role).
+   * @default - none
+   */
+  readonly roleArn?: string;
+  /**
+   * S3-compatible endpoint (MinIO, Ceph), with scheme (`endpoint`).
+   * @default - AWS
+   */
+  readonly endpoint?: string;
+}
+
+/** Options of the Amazon CloudWatch Logs output (`cloudwatch_logs` plugin). */
+export interface CloudWatchLogsOutputOptions extends OutputCommonOptions {
+  /** AWS region, e.g. `eu-west-1`. */
+  readonly region: string;
+  /** Log group (`log_group_name`). */
+  readonly logGroupName: string;
+  /**
+   * Prefix of the log stream names; the tag is appended (`log_stream_prefix`).
+   * @default "fluent-bit-"
+   */
+  readonly logStreamPrefix?: string;
+  /**
+   * Create the log group when missing (`auto_create_group`; needs `logs:CreateLogGroup`).
+   * @default false
+   */
+  readonly autoCreateGroup?: boolean;
+  /**
+   * Retention of a group the plugin creates, in days (`log_retention_days`).
+   * @default - never expire
+   */
+  readonly logRetentionDays?: number;
+  /**
+   * IAM role to assume (`role_arn`). Credentials otherwise come from the pod's environment.
+   * @default - none
+   */
+  readonly roleArn?: string;
+}
+
+/** Record format of the Kafka output. */
+export enum KafkaFormat {
+  /** JSON. */
+  JSON = 'json',
+  /** MessagePack. */
+  MSGPACK = 'msgpack',
+  /** GELF. */
+  GELF = 'gelf',
+}
+
+/** Options of the Kafka output (`kafka` plugin, librdkafka). */
+export interface KafkaOutputOptions extends OutputCommonOptions {
+  /** Bootstrap brokers, `host:port` each. */
+  readonly brokers: string[];
+  /** Topic (`topics`). */
+  readonly topic: string;
+  /**
+   * Record format.
+   * @default KafkaFormat.JSON
+   */
+  readonly format?: KafkaFormat;
+  /**
+   * Record key whose value is the message key (`message_key_field`).
+   * @default - no key
+   */
+  readonly messageKeyField?: string;
+  /**
+   * librdkafka `security.protocol` (`rdkafka.security.protocol`), e.g. `SASL_SSL`.
+   * @default - librdkafka's default (plaintext)
+   */
+  readonly securityProtocol?: string;
+  /**
+   * SASL mechanism (`rdkafka.sasl.mechanism`), e.g. `SCRAM-SHA-512` or `PLAIN`.
+   * @default - none
+   */
+  readonly saslMechanism?: string;
+  /**
+   * SASL user name (`rdkafka.sasl.username`).
+   * @default - none
+   */
+  readonly saslUsername?: string;
+  /**
+   * SASL password, from a Secret (`rdkafka.sasl.password`).
+   * @default - none
+   */
+  readonly saslPassword?: SecretKeyRefOptions;
+  /**
+   * More librdkafka settings, without the `rdkafka.` prefix (e.g. `{ 'compression.codec': 'zstd' }`).
+   * Never credentials: they go into the ConfigMap as they are.
+   * @default - none
+   */
+  readonly rdkafkaOptions?: { [key: string]: string };
+}
+
+/** Body format of the HTTP output. */
+export enum HttpOutputFormat {
+  /** One JSON array per request. */
+  JSON = 'json',
+  /** One JSON object per line. */
+  JSON_LINES = 'json_lines',
+  /** Concatenated JSON objects. */
+  JSON_STREAM = 'json_stream',
+  /** MessagePack. */
+  MSGPACK = 'msgpack',
+  /** GELF. */
+  GELF = 'gelf',
+}
+
+/** Options of the HTTP output (`http` plugin). */
+export interface HttpOutputOptions extends OutputCommonOptions, OutputTlsOptions {
+  /** Host name or IP, without scheme or path. */
+  readonly host: string;
+  /**
+   * Port.
+   * @default - 443 with tls, else 80
+   */
+  readonly port?: number;
+  /**
+   * Request path (`uri`).
+   * @default "/"
+   */
+  readonly uri?: string;
+  /**
+   * Body format.
+   * @default HttpOutputFormat.JSON_LINES
+   */
+  readonly format?: HttpOutputFormat;
+  /**
+   * Fixed request headers (not secrets: they go into the ConfigMap).
+   * @default - none
+   */
+  readonly headers?: { [name: string]: string };
+  /**
+   * Basic-auth user name.
+   * @default - no basic auth
+   */
+  readonly httpUser?: string;
+  /**
+   * Basic-auth password, from a Secret.
+   * @default - no basic auth
+   */
+  readonly httpPassword?: SecretKeyRefOptions;
+  /**
+   * A header whose value comes from a Secret (e.g. `Authorization` with `Bearer …`).
+   * @default - none
+   */
+  readonly secretHeader?: SecretHeaderOptions;
+  /**
+   * Compress bodies with gzip.
+   * @default false
+   */
+  readonly gzip?: boolean;
+}
+
+/** An HTTP header whose value is a Secret key. */
+export interface SecretHeaderOptions {
+  /** Header name, e.g. `Authorization`. */
+  readonly name: string;
+  /** The Secret key holding the whole header value. */
+  readonly value: SecretKeyRefOptions;
+}
+
+/** Options of the Splunk HTTP Event Collector output (`splunk` plugin). */
+export interface SplunkOutputOptions extends OutputCommonOptions {
+  /** HEC host name or IP. */
+  readonly host: string;
+  /**
+   * HEC port.
+   * @default 8088
+   */
+  readonly port?: number;
+  /** HEC token, from a Secret (`splunk_token`). */
+  readonly token: SecretKeyRefOptions;
+  /**
+   * Connect with TLS (HEC listens with TLS by default).
+   * @default true
+   */
+  readonly tls?: boolean;
+  /**
+   * Verify the HEC certificate (only with `tls`).
+   * @default true
+   */
+  readonly tlsVerify?: boolean;
+  /**
+   * Index (`event_index`).
+   * @default - the token's default index
+   */
+  readonly index?: string;
+  /**
+   * Source type (`event_sourcetype`).
+   * @default - the token's default
+   */
+  readonly sourceType?: string;
+  /**
+   * Source (`event_source`).
+   * @default - the token's default
+   */
+  readonly source?: string;
+}
+
+/** Datadog site (intake host). */
+export enum DatadogSite {
+  /** US1 (datadoghq.com). */
+  US1 = 'http-intake.logs.datadoghq.com',
+  /** US3. */
+  US3 = 'http-intake.logs.us3.datadoghq.com',
+  /** US5. */
+  US5 = 'http-intake.logs.us5.datadoghq.com',
+  /** EU (datadoghq.eu). */
+  EU = 'http-intake.logs.datadoghq.eu',
+  /** AP1. */
+  AP1 = 'http-intake.logs.ap1.datadoghq.com',
+}
+
+/** Options of the Datadog output (`datadog` plugin). */
+export interface DatadogOutputOptions extends OutputCommonOptions {
+  /** API key, from a Secret (`apikey`). */
+  readonly apiKey: SecretKeyRefOptions;
+  /**
+   * Intake host.
+   * @default DatadogSite.US1
+   */
+  readonly site?: DatadogSite;
+  /**
+   * Service name (`dd_service`).
+   * @default - none
+   */
+  readonly service?: string;
+  /**
+   * Source (`dd_source`), e.g. `kubernetes`.
+   * @default - none
+   */
+  readonly source?: string;
+  /**
+   * Tags (`dd_tags`), e.g. `['env:prod', 'team:platform']`.
+   * @default - none
+   */
+  readonly tags?: string[];
+  /**
+   * Compress with gzip.
+   * @default true
+   */
+  readonly gzip?: boolean;
+}
+
+/** Options of an output for any plugin of the pinned fluent-bit. */
+export interface CustomOutputOptions extends OutputCommonOptions {
+  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 4.2 has. */
+  readonly name: string;
+  /**
+   * Plugin keys and values (not secrets: they go into the ConfigMap). Each key must be one the
+   * plugin declares (or a common output key such as `tls` or `net.keepalive`). `Name`, `Alias`,
+   * `Match`, `Retry_Limit` and `storage.total_limit_size` come from the typed options.
+   * @default - none
+   */
+  readonly options?: { [key: string]: string };
+  /**
+   * Plugin keys whose values come from Secrets (passed as environment variables).
+   * @default - none
+   */
+  readonly secretOptions?: { [key: string]: SecretKeyRefOptions };
+}
+
 /** Kind of a fluent-bit output. */
 export enum FluentBitOutputKind {
   /** Grafana Loki (`loki`). */
@@ -269,6 +564,20 @@ export enum FluentBitOutputKind {
   FORWARD = 'forward',
   /** Standard output (`stdout`). */
   STDOUT = 'stdout',
+  /** Amazon S3 (`s3`). */
+  S3 = 's3',
+  /** Amazon CloudWatch Logs (`cloudwatch_logs`). */
+  CLOUDWATCH_LOGS = 'cloudwatch_logs',
+  /** Apache Kafka (`kafka`). */
+  KAFKA = 'kafka',
+  /** Any HTTP endpoint (`http`). */
+  HTTP = 'http',
+  /** Splunk HTTP Event Collector (`splunk`). */
+  SPLUNK = 'splunk',
+  /** Datadog logs intake (`datadog`). */
+  DATADOG = 'datadog',
+  /** Another plugin, through `FluentBitOutput.custom()`; see `pluginName`. */
+  CUSTOM = 'custom',
 }
 
 type Field = [key: string, value: string | number | boolean | undefined];
@@ -351,37 +660,210 @@ export class FluentBitOutput {
     ]);
   }
 
-  /** The plugin this output uses. */
+  /**
+   * Ship to Amazon S3. The upload buffer (`store_dir`) is placed in the collector's state directory,
+   * since the container's root filesystem is read-only.
+   */
+  public static s3(options: S3OutputOptions): FluentBitOutput {
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(options.bucket)) {
+      throw new Error(`s3 output: bucket ${JSON.stringify(options.bucket)} is not an S3 bucket name (3-63 of a-z, 0-9, '.', '-').`);
+    }
+    const region = awsRegion('s3', options.region);
+    const totalFileSize = size('s3', 'totalFileSize', options.totalFileSize ?? '100M');
+    const uploadTimeout = duration('s3', 'uploadTimeout', options.uploadTimeout ?? '10m');
+    return new FluentBitOutput(FluentBitOutputKind.S3, options, (_secret, ctx) => {
+      // One buffer directory per output: two s3 outputs must not share their pending parts.
+      const storeDir = `${ctx.stateDir}/s3/${ctx.alias}`;
+      ctx.writePath(storeDir);
+      return [
+        ['bucket', options.bucket],
+        ['region', region],
+        ['s3_key_format', options.keyFormat],
+        ['total_file_size', totalFileSize],
+        ['upload_timeout', uploadTimeout],
+        ['compression', options.gzip ?? true ? 'gzip' : undefined],
+        ['store_dir', storeDir],
+        ['role_arn', options.roleArn],
+        ['endpoint', options.endpoint],
+      ];
+    });
+  }
+
+  /** Ship to Amazon CloudWatch Logs. Credentials come from the pod's environment (IRSA / Pod Identity). */
+  public static cloudWatchLogs(options: CloudWatchLogsOutputOptions): FluentBitOutput {
+    if (options.logRetentionDays !== undefined && !options.autoCreateGroup) {
+      throw new Error('cloudwatch_logs output: logRetentionDays only applies to a group the plugin creates; set autoCreateGroup: true or remove it.');
+    }
+    const region = awsRegion('cloudwatch_logs', options.region);
+    const group = nonEmpty('cloudwatch_logs', 'logGroupName', options.logGroupName);
+    return new FluentBitOutput(FluentBitOutputKind.CLOUDWATCH_LOGS, options, () => [
+      ['region', region],
+      ['log_group_name', group],
+      ['log_stream_prefix', options.logStreamPrefix ?? 'fluent-bit-'],
+      ['auto_create_group', onOff(options.autoCreateGroup ?? false)],
+      ['log_retention_days', options.logRetentionDays],
+      ['role_arn', options.roleArn],
+    ]);
+  }
+
+  /** Ship to Apache Kafka. */
+  public static kafka(options: KafkaOutputOptions): FluentBitOutput {
+    if (options.brokers.length === 0 || options.brokers.some((b) => !/^[^\s,:/]+:[0-9]{1,5}$/.test(b))) {
+      throw new Error(`kafka output: brokers ${JSON.stringify(options.brokers)} must be a non-empty list of host:port.`);
+    }
+    const rdkafka = options.rdkafkaOptions ?? {};
+    for (const key of Object.keys(rdkafka)) {
+      if (/^(sasl\.(username|password|mechanisms?)|security\.protocol)$/.test(key) || /password|secret/i.test(key)) {
+        throw new Error(`kafka output: rdkafkaOptions.${key} is set through a typed option (securityProtocol, saslMechanism, saslUsername, saslPassword from a Secret); remove it.`);
+      }
+    }
+    const topic = nonEmpty('kafka', 'topic', options.topic);
+    return new FluentBitOutput(FluentBitOutputKind.KAFKA, options, (secret) => [
+      ['brokers', options.brokers.join(',')],
+      ['topics', topic],
+      ['format', options.format ?? KafkaFormat.JSON],
+      ['message_key_field', options.messageKeyField],
+      ['rdkafka.security.protocol', options.securityProtocol],
+      ['rdkafka.sasl.mechanism', options.saslMechanism],
+      ['rdkafka.sasl.username', options.saslUsername],
+      ['rdkafka.sasl.password', secret('SASL_PASSWORD', options.saslPassword)],
+      ...Object.keys(rdkafka).sort().map((k): Field => [`rdkafka.${k}`, rdkafka[k]]),
+    ]);
+  }
+
+  /** Send records to an HTTP endpoint. */
+  public static http(options: HttpOutputOptions): FluentBitOutput {
+    const headers = options.headers ?? {};
+    for (const name of [...Object.keys(headers), ...(options.secretHeader ? [options.secretHeader.name] : [])]) {
+      if (!/^[A-Za-z0-9-]+$/.test(name)) {
+        throw new Error(`http output: header name ${JSON.stringify(name)} must be letters, digits and '-'.`);
+      }
+      if (/^authorization$/i.test(name) && headers[name] !== undefined) {
+        throw new Error('http output: the Authorization header is a credential; give it as secretHeader (from a Secret), not in headers.');
+      }
+    }
+    const h = host('http', options.host);
+    const p = port('http', options.port ?? (options.tls ? 443 : 80));
+    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, (secret) => [
+      ['Host', h],
+      ['Port', p],
+      ['URI', options.uri ?? '/'],
+      ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
+      ...tlsFields(options),
+      ['HTTP_User', options.httpUser],
+      ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
+      // `header` repeats: one line per header, "Name value".
+      ...Object.keys(headers).sort().map((k): Field => ['Header', `${k} ${headers[k]}`]),
+      ...(options.secretHeader ? [['Header', `${options.secretHeader.name} ${secret('HEADER', options.secretHeader.value)}`] as Field] : []),
+      ['Compress', options.gzip ? 'gzip' : undefined],
+    ]);
+  }
+
+  /** Ship to a Splunk HTTP Event Collector. */
+  public static splunk(options: SplunkOutputOptions): FluentBitOutput {
+    const h = host('splunk', options.host);
+    const p = port('splunk', options.port ?? 8088);
+    return new FluentBitOutput(FluentBitOutputKind.SPLUNK, options, (secret) => [
+      ['Host', h],
+      ['Port', p],
+      ...tlsFields({ tls: options.tls ?? true, tlsVerify: options.tls === false ? options.tlsVerify : options.tlsVerify ?? true }),
+      ['Splunk_Token', secret('TOKEN', options.token)],
+      ['event_index', options.index],
+      ['event_sourcetype', options.sourceType],
+      ['event_source', options.source],
+    ]);
+  }
+
+  /** Ship to Datadog's logs intake (always TLS on 443). */
+  public static datadog(options: DatadogOutputOptions): FluentBitOutput {
+    for (const tag of options.tags ?? []) {
+      if (!/^[^\s,]+$/.test(tag)) {
+        throw new Error(`datadog output: tag ${JSON.stringify(tag)} must have no spaces or commas.`);
+      }
+    }
+    return new FluentBitOutput(FluentBitOutputKind.DATADOG, options, (secret) => [
+      ['Host', options.site ?? DatadogSite.US1],
+      ['Port', 443],
+      ['tls', 'On'],
+      ['tls.verify', 'On'],
+      ['apikey', secret('APIKEY', options.apiKey)],
+      ['dd_service', options.service],
+      ['dd_source', options.source],
+      ['dd_tags', options.tags && options.tags.length > 0 ? options.tags.join(',') : undefined],
+      ['compress', options.gzip ?? true ? 'gzip' : undefined],
+    ]);
+  }
+
+  /**
+   * Any output plugin of the pinned fluent-bit, with its keys as given. The plugin name and every
+   * key are checked against the plugin list and config_map keys of fluent-bit 4.2.3; values are
+   * written as they are (only Secret-backed ones become `${ENV}` references).
+   */
+  public static custom(options: CustomOutputOptions): FluentBitOutput {
+    const name = options.name;
+    if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
+      const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
+      throw new Error(`FluentBitOutput.custom: fluent-bit 4.2 has no output plugin ${JSON.stringify(name)}`
+        + `${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}; its output plugins are ${OUTPUT_PLUGIN_NAMES.join(', ')}.`);
+    }
+    const plain = options.options ?? {};
+    const secrets = options.secretOptions ?? {};
+    const seen = new Set<string>();
+    for (const key of [...Object.keys(plain), ...Object.keys(secrets)]) {
+      const k = key.toLowerCase();
+      if (RESERVED_CUSTOM_KEYS.includes(k)) {
+        throw new Error(`FluentBitOutput.custom(${name}): key ${JSON.stringify(key)} comes from the typed options (name, alias, match, retryLimit, storageTotalLimitSize); remove it from options.`);
+      }
+      if (seen.has(k)) {
+        throw new Error(`FluentBitOutput.custom(${name}): key ${JSON.stringify(key)} is given twice (keys compare case-insensitively; options and secretOptions share them).`);
+      }
+      seen.add(k);
+      if (!isOutputKey(name, key)) {
+        throw new Error(`FluentBitOutput.custom(${name}): the ${name} plugin of fluent-bit 4.2 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
+      }
+      assertWritableEntry('OUTPUT', key, plain[key] ?? 'secret');
+    }
+    return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, (secret) => [
+      ...Object.keys(plain).sort().map((k): Field => [k, plain[k]]),
+      ...Object.keys(secrets).sort().map((k): Field => [k, secret(k.toUpperCase().replace(/[^A-Z0-9]/g, '_'), secrets[k])]),
+    ], name);
+  }
+
+  /** Which factory made this output (CUSTOM for `custom()`). */
   public readonly kind: FluentBitOutputKind;
+  /** The fluent-bit plugin name written as `Name`. */
+  public readonly pluginName: string;
   /** The alias given in the options, if any. */
   public readonly alias?: string;
   /** Tag pattern of the records it receives. */
   public readonly match: string;
 
   private readonly common: OutputCommonOptions;
-  private readonly fields: (secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined) => Field[];
+  private readonly fields: FieldsFn;
 
   private constructor(
     kind: FluentBitOutputKind,
     common: OutputCommonOptions,
-    fields: (secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined) => Field[],
+    fields: FieldsFn,
+    pluginName: string = kind,
   ) {
     this.kind = kind;
+    this.pluginName = pluginName;
     this.common = common;
     this.fields = fields;
     this.alias = common.alias;
     this.match = common.match ?? '*';
     if (!/^\S+$/.test(this.match)) {
-      throw new Error(`${kind} output: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+      throw new Error(`${pluginName} output: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
     }
     if (common.alias !== undefined && !ALIAS_PATTERN.test(common.alias)) {
-      throw new Error(`${kind} output: alias ${JSON.stringify(common.alias)} must match ${ALIAS_PATTERN} (it names env vars and metrics).`);
+      throw new Error(`${pluginName} output: alias ${JSON.stringify(common.alias)} must match ${ALIAS_PATTERN} (it names env vars and metrics).`);
     }
     if (common.retryLimit !== undefined && (!Number.isInteger(common.retryLimit) || common.retryLimit < 1)) {
-      throw new Error(`${kind} output: retryLimit ${common.retryLimit} must be a whole number >= 1 (leave it unset for no limit).`);
+      throw new Error(`${pluginName} output: retryLimit ${common.retryLimit} must be a whole number >= 1 (leave it unset for no limit).`);
     }
     if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
-      throw new Error(`${kind} output: storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
+      throw new Error(`${pluginName} output: storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
     }
   }
 
@@ -390,22 +872,23 @@ export class FluentBitOutput {
    * environment variables they reference.
    * @internal
    */
-  public _render(alias: string): RenderedOutput {
+  public _render(alias: string, context: OutputRenderContext = { stateDir: '/var/lib/log-collector' }): RenderedOutput {
     const secretEnv: SecretEnvVar[] = [];
+    const writePaths: string[] = [];
     const secret = (suffix: string, ref?: SecretKeyRefOptions): string | undefined => {
       if (ref === undefined) {
         return undefined;
       }
-      validateSecretRef(this.kind, ref);
+      validateSecretRef(this.pluginName, ref);
       const envName = `FLB_${alias.toUpperCase().replace(/-/g, '_')}_${suffix}`;
       secretEnv.push({ envName, secretName: ref.secretName, key: ref.key });
       return '${' + envName + '}';
     };
     const fields: Field[] = [
-      ['Name', this.kind],
+      ['Name', this.pluginName],
       ['Alias', alias],
       ['Match', this.match],
-      ...this.fields(secret),
+      ...this.fields(secret, { alias, stateDir: context.stateDir, writePath: (path) => writePaths.push(path) }),
       ['Retry_Limit', this.common.retryLimit ?? 'no_limits'],
       ['storage.total_limit_size', this.common.storageTotalLimitSize ?? '1G'],
     ];
@@ -415,9 +898,19 @@ export class FluentBitOutput {
         entries.push({ key, value: typeof value === 'boolean' ? onOff(value) : String(value) });
       }
     }
-    return { entries, secretEnv };
+    return { entries, secretEnv, writePaths };
   }
 }
+
+/** What a helper's fields may use besides Secrets: the alias and the collector's writable state directory. */
+interface FieldContext {
+  readonly alias: string;
+  readonly stateDir: string;
+  /** Declare a path the plugin writes to (it must lie under stateDir: the root filesystem is read-only). */
+  readonly writePath: (path: string) => void;
+}
+
+type FieldsFn = (secret: (suffix: string, ref?: SecretKeyRefOptions) => string | undefined, context: FieldContext) => Field[];
 
 const ALIAS_PATTERN = /^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/;
 const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
@@ -425,6 +918,51 @@ const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
 /** flb record accessor: `$key` then `['sub']` / `[0]` (src/record_accessor/ra.l); no commas, the list is comma-separated. */
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 const TOP_LEVEL_KEY = /^[^\s$,\[\]'"]+$/;
+
+/** Names people reach for that fluent-bit spells otherwise. */
+const OUTPUT_NAME_HINTS: { [name: string]: string[] } = {
+  elasticsearch: ['es'],
+  cloudwatch: ['cloudwatch_logs'],
+  kinesis: ['kinesis_firehose', 'kinesis_streams'],
+  otel: ['opentelemetry'],
+  otlp: ['opentelemetry'],
+  newrelic: ['nrlogs'],
+  google: ['stackdriver'],
+  gcp: ['stackdriver'],
+  postgres: ['pgsql'],
+  graylog: ['gelf'],
+};
+
+/** Keys of a custom output that the typed options write. */
+const RESERVED_CUSTOM_KEYS = ['name', 'alias', 'match', 'retry_limit', 'storage.total_limit_size'];
+
+function awsRegion(what: string, value: string): string {
+  if (!/^[a-z]{2}(-[a-z]+)+-[0-9]$/.test(value)) {
+    throw new Error(`${what} output: region ${JSON.stringify(value)} is not an AWS region such as 'eu-west-1'.`);
+  }
+  return value;
+}
+
+function nonEmpty(what: string, prop: string, value: string): string {
+  if (!/^\S+$/.test(value)) {
+    throw new Error(`${what} output: ${prop} ${JSON.stringify(value)} must be non-empty without spaces.`);
+  }
+  return value;
+}
+
+function size(what: string, prop: string, value: string): string {
+  if (!SIZE_PATTERN.test(value)) {
+    throw new Error(`${what} output: ${prop} ${JSON.stringify(value)} must be a fluent-bit size such as '50M'.`);
+  }
+  return value;
+}
+
+function duration(what: string, prop: string, value: string): string {
+  if (!/^[0-9]+[smhd]?$/.test(value)) {
+    throw new Error(`${what} output: ${prop} ${JSON.stringify(value)} must be a fluent-bit time such as '10m' or '60s'.`);
+  }
+  return value;
+}
 
 function recordAccessor(what: string, prop: string, value: string): void {
   if (!RECORD_ACCESSOR.test(value)) {
