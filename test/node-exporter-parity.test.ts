@@ -59,7 +59,7 @@ describe('textfile collector', () => {
   });
 
   test('a sidecar mounting the host root or the textfile directory writable is refused', () => {
-    const sidecar = (volume: string) => ({ name: 'side', image: 'busybox:1.37.0', mounts: [{ volume, mountPath: '/x', readOnly: false }] });
+    const sidecar = (name: string) => ({ name: 'side', image: 'busybox:1.37.0', mounts: [{ volume: name, mountPath: '/x', readOnly: false }] });
     expect(build({ sidecars: [sidecar('root')] })).toThrow(/sidecar "side" mounts the exporter's volume "root" writable; it is the host's root filesystem, never writable/);
     expect(build({ textfileCollector: {}, sidecars: [sidecar('textfile')] })).toThrow(/textfileCollector.writer/);
   });

@@ -737,7 +737,9 @@ export class NodeExporterDaemonSet extends Construct {
     return [...on].filter(isKnownCollector).sort();
   }
 
-  private textfileMounts(options: NodeExporterTextfileCollectorOptions | undefined, where: string): { volumes: HostPathVolume[]; sidecars: AgentContainer[] } {
+  private textfileMounts(
+    options: NodeExporterTextfileCollectorOptions | undefined, where: string,
+  ): { volumes: HostPathVolume[]; sidecars: AgentContainer[] } {
     if (!options) return { volumes: [], sidecars: [] };
     const dir = options.hostDirectory ?? '/var/lib/node-exporter/textfile';
     const problems = textfileDirectoryProblems(dir, options.writer !== undefined);
