@@ -45,9 +45,13 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   jestOptions: {
     // The plain test command must never rewrite snapshots: update them with `npx projen test:update`.
     updateSnapshot: javascript.UpdateSnapshot.NEVER,
+    // Examples import the package by its name, as a consumer would; here the name is the source.
+    jestConfig: { moduleNameMapper: { '^cdk8s-node-agents$': '<rootDir>/src/index.ts' } },
   },
   tsconfigDev: {
-    compilerOptions: {},
+    // The package name for examples (and tests), resolved to the source (paths are relative to test/tsconfig.json;
+    // baseUrl is deprecated in TypeScript 6). ts-node's runtime resolution is a hook in examples/synth-all.ts.
+    compilerOptions: { paths: { 'cdk8s-node-agents': ['../src/index.ts'] } },
     include: ['../examples/**/*.ts', '../bench/**/*.ts'],
   },
   eslintOptions: {
@@ -61,6 +65,11 @@ const project = new cdk8s.ConstructLibraryCdk8s({
 
 // examples and benchmarks sit outside every tsconfig: lint them with the default project.
 project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 'bench/*.ts');
+
+// Examples import the package by its name: resolve it for eslint through test/tsconfig.json's paths too.
+const eslintrc = project.tryFindObjectFile('.eslintrc.json');
+eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './test/tsconfig.json']);
+eslintrc?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 project.addPackageIgnore('/examples/');
 project.addPackageIgnore('/bench/');

@@ -14,7 +14,7 @@
  */
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
-import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../../src';
+import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from 'cdk8s-node-agents';
 
 const PREVIOUS_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.1.1';
 const CURRENT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';

@@ -1,7 +1,7 @@
 /**
  * Example: a fluent-bit log collector on every node shipping to Loki.
  *
- *   ts-node --project test/tsconfig.json examples/log-collector/main.ts
+ *   npx ts-node --project test/tsconfig.json examples/synth-all.ts log-collector
  *
  * writes examples/log-collector/dist/log-collector.k8s.yaml. The Loki password is read from the
  * Secret `loki-credentials` (key `password`) in the `observability` namespace, which is not part of
@@ -10,8 +10,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { Construct } from 'constructs';
-import { LogCollectorDaemonSet, LogCollectorMonitorKind } from '../../src/constructs/log-collector-daemon-set';
-import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { FluentBitOutput, LogCollectorDaemonSet, LogCollectorMonitorKind } from 'cdk8s-node-agents';
 
 /** The chart of the example: the collector, its RBAC, config and a ServiceMonitor. */
 export class LogCollectorChart extends Chart {

@@ -1,7 +1,7 @@
 /**
  * Example: Prometheus node_exporter on every node, scraped through a ServiceMonitor.
  *
- *   ts-node --project test/tsconfig.json examples/node-exporter/main.ts
+ *   npx ts-node --project test/tsconfig.json examples/synth-all.ts node-exporter
  *
  * writes examples/node-exporter/dist/node-exporter.k8s.yaml. It expects the `monitoring` namespace
  * and a Prometheus Operator (kube-prometheus-stack installed as release `kube-prometheus-stack`,
@@ -14,7 +14,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { Construct } from 'constructs';
-import { NodeExporterCollector, NodeExporterDaemonSet } from '../../src/constructs/node-exporter-daemon-set';
+import { NodeExporterCollector, NodeExporterDaemonSet } from 'cdk8s-node-agents';
 
 /** The chart of the example: the exporter DaemonSet, its Service and ServiceMonitor. */
 export class NodeExporterChart extends Chart {
