@@ -370,3 +370,25 @@ test('generateFluentBitConfig: the S3 store_dir is among the written paths', () 
   });
   expect(c.writePaths).toContain('/var/lib/lc/s3/s3');
 });
+
+describe('the log-collector example uses the pipeline props', () => {
+  test('kube-system is excluded at the tail input; health-check lines are dropped after enrichment', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { buildApp } = require('../examples/log-collector/main');
+    const m = synthManifests(buildApp(fs.mkdtempSync(path.join(os.tmpdir(), 'lc-example-'))));
+    const config = configOf(m);
+    expect(entryValue(findSections(config, 'INPUT', 'tail')[0], 'Exclude_Path')).toContain('/var/log/containers/*_kube-system_*.log');
+    expect(findSections(config, 'FILTER').map((s) => entryValue(s, 'Name'))).toEqual(['kubernetes', 'grep', 'modify']);
+  });
+});
+
+test('every example imports the package by its name, never the sources', () => {
+  const root = path.join(__dirname, '..', 'examples');
+  const mains = fs.readdirSync(root).filter((d) => fs.existsSync(path.join(root, d, 'main.ts')));
+  expect(mains.length).toBeGreaterThanOrEqual(5);
+  for (const name of mains) {
+    const text = fs.readFileSync(path.join(root, name, 'main.ts'), 'utf8');
+    expect([name, /from '\.\.\/\.\.\/src/.test(text)]).toEqual([name, false]);
+    expect([name, text.includes("from 'cdk8s-node-agents'")]).toEqual([name, true]);
+  }
+});

@@ -120,3 +120,11 @@ describe('monitoring, env and annotations', () => {
     expect(build({ env: { HOST_IP: kplus.EnvValue.fromValue('1.2.3.4') } })).toThrow(/env.HOST_IP/);
   });
 });
+
+test('the node-exporter example enables the textfile collector read-only', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { buildApp } = require('../examples/node-exporter/main');
+  const m = synthManifests(buildApp('/tmp/node-exporter-parity-example'));
+  expect(container(m, 'node-exporter').args).toContain('--collector.textfile.directory=/host/textfile');
+  expect(container(m, 'node-exporter').volumeMounts).toContainEqual({ name: 'textfile', mountPath: '/host/textfile', readOnly: true });
+});

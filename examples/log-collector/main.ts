@@ -10,7 +10,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { Construct } from 'constructs';
-import { FluentBitOutput, LogCollectorDaemonSet, LogCollectorMonitorKind } from 'cdk8s-node-agents';
+import { FluentBitFilter, FluentBitOutput, LogCollectorDaemonSet, LogCollectorMonitorKind } from 'cdk8s-node-agents';
 
 /** The chart of the example: the collector, its RBAC, config and a ServiceMonitor. */
 export class LogCollectorChart extends Chart {
@@ -38,6 +38,14 @@ export class LogCollectorChart extends Chart {
       ],
       // kubelet and containerd logs from the journal as well
       systemdInput: true,
+      // kube-system's chatter is never read (skipped by the tail input, before any lookup)
+      excludeNamespaces: ['kube-system'],
+      filters: [
+        // load balancer and kubelet probes hitting health endpoints: noise in every access log
+        FluentBitFilter.grep({ exclude: [{ key: 'log', regex: '"GET /(healthz|readyz|livez)' }] }),
+        // which cluster a line comes from, once several clusters ship to one Loki
+        FluentBitFilter.modify({ set: { cluster: 'prod-eu-1' } }),
+      ],
       metrics: { kind: LogCollectorMonitorKind.SERVICE_MONITOR, labels: { release: 'kube-prometheus-stack' } },
     });
   }

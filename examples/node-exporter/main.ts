@@ -25,9 +25,13 @@ export class NodeExporterChart extends Chart {
     this.exporter = new NodeExporterDaemonSet(this, 'metrics', {
       // process and thread counts by state, on top of the default collectors (read from /proc)
       enableCollectors: [NodeExporterCollector.PROCESSES],
+      // *.prom files that node tooling (e.g. the OS updater, a backup job) drops on the host
+      textfileCollector: { hostDirectory: '/var/lib/node-exporter/textfile' },
       serviceMonitor: {
         interval: '30s',
         labels: { release: 'kube-prometheus-stack' },
+        // the cluster's name on every series, once several clusters feed one Thanos or Mimir
+        relabelings: [{ targetLabel: 'cluster', replacement: 'prod-eu-1' }],
       },
     });
   }
