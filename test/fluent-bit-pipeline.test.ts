@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
+import * as fc from 'fast-check';
 import { synthManifests, Manifest } from './util/manifests';
 import {
   KubernetesFilterPosition, LogCollectorDaemonSet, LogCollectorDaemonSetProps, NodeContainerRuntime,
@@ -127,7 +128,8 @@ describe('outputs beyond the five built in', () => {
     const r = FluentBitOutput.s3({ bucket: 'my-logs', region: 'eu-west-1' })._render('s3', { stateDir: '/var/lib/logs' });
     expect(kv(r.entries).store_dir).toEqual(['/var/lib/logs/s3/s3']);
     expect(r.writePaths).toEqual(['/var/lib/logs/s3/s3']);
-    expect(kv(r.entries)).toMatchObject({ compression: ['gzip'], total_file_size: ['100M'], upload_timeout: ['10m'] });
+    expect(kv(r.entries)).toMatchObject({ compression: ['gzip'], total_file_size: ['100M'], upload_timeout: ['10m'], store_dir_limit_size: ['1G'] });
+    expect(() => FluentBitOutput.s3({ bucket: 'my-logs', region: 'eu-west-1', storeDirLimitSize: 'a lot' })).toThrow(/storeDirLimitSize/);
   });
 
   test('misuse is refused with the fix', () => {
@@ -391,4 +393,35 @@ test('every example imports the package by its name, never the sources', () => {
     expect([name, /from '\.\.\/\.\.\/src/.test(text)]).toEqual([name, false]);
     expect([name, text.includes("from 'cdk8s-node-agents'")]).toEqual([name, true]);
   }
+});
+
+test('any mix of filters in any order: the config parses, aliases are unique, the order is kept around the kubernetes filter (fast-check)', () => {
+  const pool: (() => FluentBitFilter)[] = [
+    () => FluentBitFilter.grep({ exclude: [{ key: 'log', regex: 'healthz' }] }),
+    () => FluentBitFilter.modify({ set: { cluster: 'prod' } }),
+    () => FluentBitFilter.lift({ nestedUnder: 'kubernetes', addPrefix: 'k8s_' }),
+    () => FluentBitFilter.rewriteTag({ rules: [{ key: '$log', regex: 'audit', newTag: 'audit.log' }] }),
+    () => FluentBitFilter.throttle({ rate: 100 }),
+    () => FluentBitFilter.luaInline({ code: 'function cb(t, ts, r) return 0, ts, r end', call: 'cb' }),
+    () => FluentBitFilter.multiline({ parsers: ['java'] }),
+  ];
+  fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: pool.length - 1 }), { maxLength: 6 }), fc.boolean(), (picks, after) => {
+    const filters = picks.map((i) => pool[i]());
+    const c = generateFluentBitConfig({
+      stateDir: '/var/lib/lc',
+      collectorName: 'lc',
+      collectorNamespace: 'o',
+      outputs: [LOKI],
+      filters,
+      kubernetesFilterPosition: after ? 'after-user-filters' : 'before-user-filters',
+    });
+    const parsed = parseClassicConfig(c.text, 'main');
+    const aliases = parsed.sections.map((sec) => entryValue(sec, 'Alias')).filter((a) => a !== undefined);
+    expect(new Set(aliases).size).toBe(aliases.length);
+    const names = findSections(parsed, 'FILTER').map((sec) => entryValue(sec, 'Name'));
+    const users = filters.map((f) => f.pluginName);
+    expect(names).toEqual(after ? [...users, 'kubernetes'] : ['kubernetes', ...users]);
+    // one ConfigMap file per Lua filter
+    expect(Object.keys(c.extraFiles)).toHaveLength(users.filter((n) => n === 'lua').length);
+  }), { seed: 14, numRuns: 150 });
 });

@@ -289,6 +289,12 @@ export interface S3OutputOptions extends OutputCommonOptions {
    */
   readonly gzip?: boolean;
   /**
+   * Upper bound of the local upload buffer (`store_dir_limit_size`, in the state directory on the
+   * node). The plugin's own default is unlimited: an S3 outage would fill the node's disk.
+   * @default "1G"
+   */
+  readonly storeDirLimitSize?: string;
+  /**
    * IAM role to assume (`role_arn`). Credentials otherwise come from the pod's environment
    * (IRSA / EKS Pod Identity through the ServiceAccount, or the node role).
    * @default - none
@@ -671,6 +677,7 @@ export class FluentBitOutput {
     const region = awsRegion('s3', options.region);
     const totalFileSize = size('s3', 'totalFileSize', options.totalFileSize ?? '100M');
     const uploadTimeout = duration('s3', 'uploadTimeout', options.uploadTimeout ?? '10m');
+    const storeDirLimit = size('s3', 'storeDirLimitSize', options.storeDirLimitSize ?? '1G');
     return new FluentBitOutput(FluentBitOutputKind.S3, options, (_secret, ctx) => {
       // One buffer directory per output: two s3 outputs must not share their pending parts.
       const storeDir = `${ctx.stateDir}/s3/${ctx.alias}`;
@@ -683,6 +690,7 @@ export class FluentBitOutput {
         ['upload_timeout', uploadTimeout],
         ['compression', options.gzip ?? true ? 'gzip' : undefined],
         ['store_dir', storeDir],
+        ['store_dir_limit_size', storeDirLimit],
         ['role_arn', options.roleArn],
         ['endpoint', options.endpoint],
       ];
