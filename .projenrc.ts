@@ -47,9 +47,13 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   jestOptions: {
     // The plain test command must never rewrite snapshots: update them with `npx projen test:update`.
     updateSnapshot: javascript.UpdateSnapshot.NEVER,
+    // Examples import the package by its name, as a consumer would; here the name is the source.
+    jestConfig: { moduleNameMapper: { '^cdk8s-node-agents$': '<rootDir>/src/index.ts' } },
   },
   tsconfigDev: {
-    compilerOptions: {},
+    // The package name for examples (and tests), resolved to the source (paths are relative to test/tsconfig.json;
+    // baseUrl is deprecated in TypeScript 6). ts-node's runtime resolution is a hook in examples/synth-all.ts.
+    compilerOptions: { paths: { 'cdk8s-node-agents': ['../src/index.ts'] } },
     include: ['../examples/**/*.ts', '../bench/**/*.ts'],
   },
   eslintOptions: {
@@ -65,6 +69,11 @@ const project = new cdk8s.ConstructLibraryCdk8s({
 project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 'bench/*.ts');
 // typescript-eslint refuses more than 8 default-project files unless told; every example and bench adds one.
 project.eslint?.file.addOverride('parserOptions.projectService.maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING', 32);
+
+// Examples import the package by its name: resolve it for eslint through test/tsconfig.json's paths too.
+const eslintrc = project.tryFindObjectFile('.eslintrc.json');
+eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './test/tsconfig.json']);
+eslintrc?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 project.addPackageIgnore('/examples/');
 project.addPackageIgnore('/bench/');

@@ -8,6 +8,8 @@ export * from './constructs/node-agent-daemon-set';
 export * from './constructs/node-exporter-daemon-set';
 export * from './fluent-bit/outputs';
 export * from './fluent-bit/parsers';
+export * from './fluent-bit/filters';
+export * from './fluent-bit/inputs';
 export * from './constructs/log-collector-daemon-set';
 export * from './constructs/gpu-driver-daemon-set';
 export * from './alerts/options';

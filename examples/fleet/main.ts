@@ -17,7 +17,7 @@ import { Chart } from 'cdk8s';
 import {
   AgentFleet, FleetCluster, FleetStage, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, LogCollectorDaemonSetProps,
   NodeExporterDaemonSet, RolloutWave,
-} from '../../src';
+} from 'cdk8s-node-agents';
 
 /** The fluent-bit version the code names, and how far it is promoted (see README.md). */
 const LOG_COLLECTOR_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.1.1';

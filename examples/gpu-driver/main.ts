@@ -2,7 +2,7 @@
  * Example: the NVIDIA driver on GPU nodes only, gpu-operator-style (a long-running driver container),
  * upgraded node by node.
  *
- *   ts-node --project test/tsconfig.json examples/gpu-driver/main.ts
+ *   npx ts-node --project test/tsconfig.json examples/synth-all.ts gpu-driver
  *
  * writes to examples/gpu-driver/dist/:
  * - gpu-driver.k8s.yaml: the namespace (Pod Security `privileged`), the driver DaemonSet, its
@@ -17,7 +17,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
-import { GpuDriverDaemonSet, GpuDriverShape } from '../../src/constructs/gpu-driver-daemon-set';
+import { GpuDriverDaemonSet, GpuDriverShape } from 'cdk8s-node-agents';
 
 const outdir = path.join(__dirname, 'dist');
 const app = new App({ outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });

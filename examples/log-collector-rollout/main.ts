@@ -21,7 +21,7 @@
  */
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
-import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, LogCollectorDaemonSetProps, Promotion, RolloutWave } from '../../src';
+import { AgentRollout, FluentBitOutput, LogCollectorDaemonSet, LogCollectorDaemonSetProps, Promotion, RolloutWave } from 'cdk8s-node-agents';
 
 /** The release running today: fluent-bit 4.1.1 shipping to Loki. */
 const PREVIOUS: LogCollectorDaemonSetProps = {

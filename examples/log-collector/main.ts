@@ -1,7 +1,7 @@
 /**
  * Example: a fluent-bit log collector on every node shipping to Loki.
  *
- *   ts-node --project test/tsconfig.json examples/log-collector/main.ts
+ *   npx ts-node --project test/tsconfig.json examples/synth-all.ts log-collector
  *
  * writes examples/log-collector/dist/log-collector.k8s.yaml. The Loki password is read from the
  * Secret `loki-credentials` (key `password`) in the `observability` namespace, which is not part of
@@ -10,8 +10,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { Construct } from 'constructs';
-import { LogCollectorDaemonSet, LogCollectorMonitorKind } from '../../src/constructs/log-collector-daemon-set';
-import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { FluentBitFilter, FluentBitOutput, LogCollectorDaemonSet, LogCollectorMonitorKind } from 'cdk8s-node-agents';
 
 /** The chart of the example: the collector, its RBAC, config and a ServiceMonitor. */
 export class LogCollectorChart extends Chart {
@@ -39,6 +38,14 @@ export class LogCollectorChart extends Chart {
       ],
       // kubelet and containerd logs from the journal as well
       systemdInput: true,
+      // kube-system's chatter is never read (skipped by the tail input, before any lookup)
+      excludeNamespaces: ['kube-system'],
+      filters: [
+        // load balancer and kubelet probes hitting health endpoints: noise in every access log
+        FluentBitFilter.grep({ exclude: [{ key: 'log', regex: '"GET /(healthz|readyz|livez)' }] }),
+        // which cluster a line comes from, once several clusters ship to one Loki
+        FluentBitFilter.modify({ set: { cluster: 'prod-eu-1' } }),
+      ],
       metrics: { kind: LogCollectorMonitorKind.SERVICE_MONITOR, labels: { release: 'kube-prometheus-stack' } },
     });
   }

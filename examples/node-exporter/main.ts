@@ -1,7 +1,7 @@
 /**
  * Example: Prometheus node_exporter on every node, scraped through a ServiceMonitor.
  *
- *   ts-node --project test/tsconfig.json examples/node-exporter/main.ts
+ *   npx ts-node --project test/tsconfig.json examples/synth-all.ts node-exporter
  *
  * writes examples/node-exporter/dist/node-exporter.k8s.yaml. It expects the `monitoring` namespace
  * and a Prometheus Operator (kube-prometheus-stack installed as release `kube-prometheus-stack`,
@@ -14,7 +14,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { Construct } from 'constructs';
-import { NodeExporterCollector, NodeExporterDaemonSet } from '../../src/constructs/node-exporter-daemon-set';
+import { NodeExporterCollector, NodeExporterDaemonSet } from 'cdk8s-node-agents';
 
 /** The chart of the example: the exporter DaemonSet, its Service and ServiceMonitor. */
 export class NodeExporterChart extends Chart {
@@ -25,9 +25,13 @@ export class NodeExporterChart extends Chart {
     this.exporter = new NodeExporterDaemonSet(this, 'metrics', {
       // process and thread counts by state, on top of the default collectors (read from /proc)
       enableCollectors: [NodeExporterCollector.PROCESSES],
+      // *.prom files that node tooling (e.g. the OS updater, a backup job) drops on the host
+      textfileCollector: { hostDirectory: '/var/lib/node-exporter/textfile' },
       serviceMonitor: {
         interval: '30s',
         labels: { release: 'kube-prometheus-stack' },
+        // the cluster's name on every series, once several clusters feed one Thanos or Mimir
+        relabelings: [{ targetLabel: 'cluster', replacement: 'prod-eu-1' }],
       },
     });
   }

@@ -5,7 +5,7 @@
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { HostPathType, NodeAgentDaemonSet, UpdateStrategy } from '../../src';
+import { HostPathType, NodeAgentDaemonSet, UpdateStrategy } from 'cdk8s-node-agents';
 
 const app = new App({ outdir: path.join(__dirname, 'dist'), yamlOutputType: YamlOutputType.FILE_PER_CHART });
 const chart = new Chart(app, 'node-problem-detector');

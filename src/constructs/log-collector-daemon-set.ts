@@ -25,6 +25,8 @@ import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
 } from '../fluent-bit/config';
+import { FluentBitFilter } from '../fluent-bit/filters';
+import { FluentBitInput } from '../fluent-bit/inputs';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
@@ -86,6 +88,66 @@ export interface LogCollectorMetricsOptions {
    * @default - only the collector's own labels
    */
   readonly labels?: { [key: string]: string };
+}
+
+/** Where the kubernetes filter (pod metadata enrichment) runs relative to the user `filters`. */
+export enum KubernetesFilterPosition {
+  /** First: user filters can match on `$kubernetes['namespace_name']`, labels and annotations. */
+  BEFORE_USER_FILTERS = 'before-user-filters',
+  /** Last: user filters see the raw record; records they drop are never looked up (less API/kubelet load). */
+  AFTER_USER_FILTERS = 'after-user-filters',
+}
+
+/** Options of the kubernetes filter that adds pod metadata to container logs. */
+export interface LogCollectorKubernetesFilterOptions {
+  /**
+   * Order relative to the user `filters`.
+   * @default KubernetesFilterPosition.BEFORE_USER_FILTERS
+   */
+  readonly position?: KubernetesFilterPosition;
+  /**
+   * Parse a JSON `log` line into the record (`Merge_Log`).
+   * @default true
+   */
+  readonly mergeLog?: boolean;
+  /**
+   * Keep the original `log` text after merging it (`Keep_Log`).
+   * @default false
+   */
+  readonly keepLog?: boolean;
+  /**
+   * Let pods choose their parser with the annotation `fluentbit.io/parser` (`K8S-Logging.Parser`).
+   * @default true
+   */
+  readonly allowParserAnnotation?: boolean;
+  /**
+   * Let pods opt out with the annotation `fluentbit.io/exclude: "true"` (`K8S-Logging.Exclude`).
+   * @default true
+   */
+  readonly allowExcludeAnnotation?: boolean;
+  /**
+   * Buffer of the metadata HTTP client (`Buffer_Size`, a fluent-bit size; "0" = unlimited).
+   * @default - fluent-bit's 32k from the API server; "0" with useKubelet (the kubelet answers with every pod of the node)
+   */
+  readonly bufferSize?: string;
+  /**
+   * Add pod labels (`Labels`).
+   * @default true
+   */
+  readonly labels?: boolean;
+  /**
+   * Add pod annotations (`Annotations`).
+   * @default true
+   */
+  readonly annotations?: boolean;
+}
+
+/** Pods whose container logs the collector does not read. */
+export interface LogCollectorPodExclusion {
+  /** Namespace of the pods. */
+  readonly namespace: string;
+  /** Start of the pod names, e.g. `istio-ingressgateway-`. */
+  readonly podNamePrefix: string;
 }
 
 /** Props of a fluent-bit log collector. */
@@ -276,8 +338,48 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly forwardInputPort?: number;
 
   /**
-   * Raw classic-mode sections appended verbatim to the generated config (escape hatch, e.g. a
-   * `grep` filter). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
+   * More inputs: host log files (`FluentBitInput.tail`) or more systemd units under their own tag
+   * (`FluentBitInput.systemd`). Directories outside /var/log are mounted read-only.
+   * @default - none
+   */
+  readonly inputs?: FluentBitInput[];
+
+  /**
+   * Filters of the pipeline, in order, e.g. `FluentBitFilter.grep({ exclude: [{ key: 'log', regex: 'healthz' }] })`.
+   * They run after the kubernetes filter unless `kubernetesFilter.position` says otherwise.
+   * @default - none
+   */
+  readonly filters?: FluentBitFilter[];
+
+  /**
+   * Options of the kubernetes filter (pod metadata) and its place relative to `filters`.
+   * @default - metadata first, Merge_Log on, Keep_Log off, pod parser/exclude annotations honoured
+   */
+  readonly kubernetesFilter?: LogCollectorKubernetesFilterOptions;
+
+  /**
+   * Namespaces whose container logs are not read at all (tail `Exclude_Path`, so before any
+   * filter and before the metadata lookup), e.g. `['kube-system']`.
+   * @default - none (only the collector's own logs are skipped)
+   */
+  readonly excludeNamespaces?: string[];
+
+  /**
+   * Pods whose container logs are not read (tail `Exclude_Path`), by namespace and name prefix.
+   * @default - none
+   */
+  readonly excludePods?: LogCollectorPodExclusion[];
+
+  /**
+   * More `Exclude_Path` globs of the container-log input, under /var/log/containers/ (file names
+   * are `<pod>_<namespace>_<container>-<id>.log`).
+   * @default - none
+   */
+  readonly excludeContainerLogPaths?: string[];
+
+  /**
+   * Raw classic-mode sections appended verbatim to the generated config (escape hatch for what
+   * the typed props do not cover). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
    * `[MULTILINE_PARSER]` (use `parsers` / `multilineParsers`), and every parser a section names
    * must be stock, built in or defined there. Never put
    * credentials here: it goes into the ConfigMap as is.
@@ -480,12 +582,20 @@ export class LogCollectorDaemonSet extends Construct {
       kubeletPort: props.kubeletPort,
       kubernetesTlsVerify: props.kubernetesTlsVerify,
       forwardInputPort: props.forwardInputPort,
+      inputs: props.inputs,
+      filters: props.filters,
+      kubernetesFilterPosition: props.kubernetesFilter?.position,
+      kubernetesFilter: props.kubernetesFilter,
+      excludeNamespaces: props.excludeNamespaces,
+      excludePods: props.excludePods,
+      excludeContainerLogPaths: props.excludeContainerLogPaths,
       extraConfig: props.extraConfig,
     });
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
       ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
+      ...config.extraFiles,
     };
     // The ConfigMap's size is known now: refuse it here, with the path, rather than at apply time.
     throwIfProblems(where, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
@@ -505,9 +615,10 @@ export class LogCollectorDaemonSet extends Construct {
       ...(runtime === NodeContainerRuntime.DOCKER
         ? [{ name: 'docker-containers', hostPath: '/var/lib/docker/containers', type: HostPathType.DIRECTORY, readOnly: true }]
         : []),
-      ...(systemdUnits.length > 0
+      ...(config.readsJournal
         ? [{ name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true }]
         : []),
+      ...this.inputDirVolumes(config.readDirs, runtime, where),
       // The only writable mount: tail/systemd databases and the filesystem buffer.
       { name: 'state', hostPath: this.stateDir, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
     ];
@@ -590,6 +701,27 @@ export class LogCollectorDaemonSet extends Construct {
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, logCollectorGateChecks);
+  }
+
+  /** Read-only mounts for what the extra inputs read outside the directories mounted already. */
+  private inputDirVolumes(dirs: readonly string[], runtime: NodeContainerRuntime, where: string): HostPathVolume[] {
+    const covered = ['/var/log', ...(runtime === NodeContainerRuntime.DOCKER ? ['/var/lib/docker/containers'] : [])];
+    const volumes: HostPathVolume[] = [];
+    for (const dir of dirs) {
+      if (covered.some((c) => dir === c || dir.startsWith(c + '/'))) continue;
+      if (dir === '/' || dir === this.stateDir || this.stateDir.startsWith(dir + '/') || dir.startsWith(this.stateDir + '/')) {
+        throw new Error(`${where}: inputs read ${dir}, which would mount ${dir === '/' ? 'the host root' : 'over the state directory'}; `
+          + 'give the tail input paths in a dedicated directory, e.g. /var/log/myapp/*.log.');
+      }
+      covered.push(dir);
+      volumes.push({
+        name: `input-${dir.replace(/^\//, '').replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 63).replace(/-+$/, ''),
+        hostPath: dir,
+        type: HostPathType.DIRECTORY,
+        readOnly: true,
+      });
+    }
+    return volumes;
   }
 
   /** The DaemonSet covering the fleet. */
@@ -676,7 +808,24 @@ export class LogCollectorDaemonSet extends Construct {
 /** The types of LogCollectorDaemonSetProps, checked on entry. */
 const LOG_COLLECTOR_PROPS: PropFields = {
   ...POD_OPTIONS,
-  outputs: t.required(t.array(t.instance(() => FluentBitOutput, 'FluentBitOutput.loki(), elasticsearch(), openSearch(), forward() or stdout()'))),
+  outputs: t.required(t.array(t.instance(() => FluentBitOutput,
+    'FluentBitOutput.loki(), elasticsearch(), openSearch(), forward(), stdout(), s3(), cloudWatchLogs(), kafka(), http(), splunk(), datadog() or custom()'))),
+  inputs: t.array(t.instance(() => FluentBitInput, 'FluentBitInput.tail() or systemd()')),
+  filters: t.array(t.instance(() => FluentBitFilter,
+    'FluentBitFilter.grep(), modify(), nest(), lift(), rewriteTag(), recordModifier(), throttle(), luaFile(), luaInline() or multiline()')),
+  kubernetesFilter: t.object({
+    position: t.enumOf(() => Object.values(KubernetesFilterPosition), 'KubernetesFilterPosition.BEFORE_USER_FILTERS or AFTER_USER_FILTERS'),
+    mergeLog: t.boolean(),
+    keepLog: t.boolean(),
+    allowParserAnnotation: t.boolean(),
+    allowExcludeAnnotation: t.boolean(),
+    bufferSize: t.string('1M'),
+    labels: t.boolean(),
+    annotations: t.boolean(),
+  }),
+  excludeNamespaces: t.array(t.string('kube-system')),
+  excludePods: t.array(t.object({ namespace: t.required(t.string('istio-system')), podNamePrefix: t.required(t.string('istio-ingressgateway-')) })),
+  excludeContainerLogPaths: t.array(t.string('/var/log/containers/*_istio-system_*.log')),
   name: t.string('log-collector'),
   namespace: t.string('observability'),
   createNamespace: t.boolean(),

@@ -10,11 +10,13 @@ import {
 } from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
-  AgentContainer, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathVolume, MountPropagation,
+  AgentContainer, AgentContainerSettings, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathType, HostPathVolume,
+  MountPropagation,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import {
-  assertPropTypes, POD_OPTIONS, CONTAINER, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
+  assertPropTypes, POD_OPTIONS, CONTAINER, CONTAINER_SETTINGS, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION,
+  UPDATE_STRATEGY,
 } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
@@ -27,7 +29,8 @@ import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
-import { NODE_EXPORTER_IMAGE } from '../node-exporter/collectors';
+import { CollectorName, DEFAULT_ENABLED_COLLECTORS, isKnownCollector, NODE_EXPORTER_IMAGE } from '../node-exporter/collectors';
+import { collectorHostPaths, TEXTFILE_DIR, textfileDirectoryProblems } from '../node-exporter/host-mounts';
 
 /** Default kube-rbac-proxy image (pinned). */
 const KUBE_RBAC_PROXY_IMAGE = 'quay.io/brancz/kube-rbac-proxy:v0.21.0';
@@ -265,6 +268,114 @@ export interface NodeExporterServiceMonitorOptions {
    * @default - true with the proxy's self-signed certificate, false with `tlsSecretName`
    */
   readonly tlsInsecureSkipVerify?: boolean;
+
+  /**
+   * More relabelings of the target, applied after the one that sets `instance` to the node name.
+   * @default - none
+   */
+  readonly relabelings?: PrometheusRelabelConfig[];
+
+  /**
+   * Relabelings of the scraped series (`metricRelabelings`), e.g. dropping unneeded metrics.
+   * @default - none
+   */
+  readonly metricRelabelings?: PrometheusRelabelConfig[];
+}
+
+/** What a Prometheus relabeling rule does (prometheus-operator RelabelConfig `action`). */
+export enum RelabelAction {
+  /** Replace targetLabel with replacement (regex groups expanded). */
+  REPLACE = 'replace',
+  /** Keep targets/series whose sourceLabels match regex. */
+  KEEP = 'keep',
+  /** Drop targets/series whose sourceLabels match regex. */
+  DROP = 'drop',
+  /** Set targetLabel to a hash of sourceLabels modulo `modulus`. */
+  HASHMOD = 'hashmod',
+  /** Copy labels whose names match regex to the names given by replacement. */
+  LABELMAP = 'labelmap',
+  /** Remove labels whose names match regex. */
+  LABELDROP = 'labeldrop',
+  /** Remove labels whose names do not match regex. */
+  LABELKEEP = 'labelkeep',
+  /** Lower-case the joined sourceLabels into targetLabel. */
+  LOWERCASE = 'lowercase',
+  /** Upper-case the joined sourceLabels into targetLabel. */
+  UPPERCASE = 'uppercase',
+  /** Keep when the joined sourceLabels equal targetLabel. */
+  KEEP_EQUAL = 'keepequal',
+  /** Drop when the joined sourceLabels equal targetLabel. */
+  DROP_EQUAL = 'dropequal',
+}
+
+/** A Prometheus relabeling rule (prometheus-operator RelabelConfig). */
+export interface PrometheusRelabelConfig {
+  /**
+   * Action.
+   * @default RelabelAction.REPLACE
+   */
+  readonly action?: RelabelAction;
+  /**
+   * Labels whose values are joined (with separator) and matched against regex.
+   * @default - none
+   */
+  readonly sourceLabels?: string[];
+  /**
+   * Separator of the joined sourceLabels.
+   * @default ";"
+   */
+  readonly separator?: string;
+  /**
+   * Label written by replace, hashmod, lowercase, uppercase (and compared by keepequal/dropequal).
+   * @default - none
+   */
+  readonly targetLabel?: string;
+  /**
+   * Regular expression (RE2, anchored).
+   * @default "(.*)"
+   */
+  readonly regex?: string;
+  /**
+   * Modulus of hashmod.
+   * @default - none
+   */
+  readonly modulus?: number;
+  /**
+   * Replacement of replace and labelmap (`$1` for the first group).
+   * @default "$1"
+   */
+  readonly replacement?: string;
+}
+
+/** A sidecar that writes `*.prom` files for the textfile collector. */
+export interface NodeExporterTextfileWriter extends AgentContainerSettings {
+  /** Container name, unique in the pod. */
+  readonly name: string;
+  /**
+   * Where the writer sees the textfile directory (writable). Write to a temporary file there and
+   * rename it to `*.prom`, so the exporter never reads half a file.
+   * @default "/host/textfile"
+   */
+  readonly mountPath?: string;
+}
+
+/** The textfile collector's directory, and optionally a sidecar writing it. */
+export interface NodeExporterTextfileCollectorOptions {
+  /**
+   * Host directory with the `*.prom` files (hostPath DirectoryOrCreate, so nodes without it
+   * still start the exporter), mounted read-only in the exporter at /host/textfile and passed
+   * as `--collector.textfile.directory`. With a writer it must be a dedicated directory: the host
+   * root and system directories (/etc, /var, /usr, …) are refused.
+   * @default "/var/lib/node-exporter/textfile"
+   */
+  readonly hostDirectory?: string;
+
+  /**
+   * A sidecar that gets the directory writable (the exporter keeps it read-only), e.g. a script
+   * that exports package-update or certificate-expiry metrics.
+   * @default - none: something on the node writes the files
+   */
+  readonly writer?: NodeExporterTextfileWriter;
 }
 
 /** Props of a NodeExporterDaemonSet. */
@@ -401,6 +512,21 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly serviceMonitor?: NodeExporterServiceMonitorOptions;
 
   /**
+   * Emit a PodMonitor (monitoring.coreos.com/v1) instead of a ServiceMonitor: the same options,
+   * for Prometheus setups that select PodMonitors only. Not together with `serviceMonitor`
+   * (every node would be scraped twice).
+   * @default - none
+   */
+  readonly podMonitor?: NodeExporterServiceMonitorOptions;
+
+  /**
+   * The textfile collector's host directory (read-only in the exporter) and an optional writer
+   * sidecar that gets it writable.
+   * @default - the collector runs but reads no directory (node_exporter's default is none)
+   */
+  readonly textfileCollector?: NodeExporterTextfileCollectorOptions;
+
+  /**
    * More labels on every object.
    * @default - none
    */
@@ -444,6 +570,8 @@ export class NodeExporterDaemonSet extends Construct {
   public readonly service: ApiObject;
   /** The ServiceMonitor, if asked for. */
   public readonly serviceMonitor?: ApiObject;
+  /** The PodMonitor, if asked for. */
+  public readonly podMonitor?: ApiObject;
   /** The port Prometheus scrapes on every node. */
   public readonly port: number;
   /** The exporter's arguments. */
@@ -465,6 +593,9 @@ export class NodeExporterDaemonSet extends Construct {
       ...checkLabels('serviceMonitor.labels', props.serviceMonitor?.labels),
       ...checkPrometheusDuration('serviceMonitor.interval', props.serviceMonitor?.interval),
       ...checkPrometheusDuration('serviceMonitor.scrapeTimeout', props.serviceMonitor?.scrapeTimeout),
+      ...checkLabels('podMonitor.labels', props.podMonitor?.labels),
+      ...checkPrometheusDuration('podMonitor.interval', props.podMonitor?.interval),
+      ...checkPrometheusDuration('podMonitor.scrapeTimeout', props.podMonitor?.scrapeTimeout),
       ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
       ...checkTolerations('tolerations', props.tolerations),
       ...checkResources('resources', props.resources),
@@ -506,9 +637,30 @@ export class NodeExporterDaemonSet extends Construct {
       mountPointsExclude: props.mountPointsExclude,
       fsTypesExclude: props.fsTypesExclude,
       netDevicesExclude: props.netDevicesExclude,
+      textfileDirectory: props.textfileCollector ? TEXTFILE_DIR : undefined,
       extraArgs: props.extraArgs,
       context: where,
     });
+    if (props.serviceMonitor && props.podMonitor) {
+      throw new Error(`${where}: serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.`);
+    }
+    if (props.podMonitor && proxy) {
+      // PodMetricsEndpoint has no bearerTokenFile: Prometheus could not present its own token to kube-rbac-proxy.
+      throw new Error(`${where}: podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus' own `
+        + 'ServiceAccount token (no bearerTokenFile). Use serviceMonitor with kubeRbacProxy, or drop kubeRbacProxy.');
+    }
+    if (props.extraEnv && HOST_IP_ENV in props.extraEnv) {
+      throw new Error(`${where}: extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
+    }
+    const textfile = this.textfileMounts(props.textfileCollector, where);
+    for (const sidecar of props.sidecars ?? []) {
+      for (const mount of sidecar.mounts ?? []) {
+        if (['root', 'proc', 'sys', 'dbus', 'textfile'].includes(mount.volume) && mount.readOnly === false) {
+          throw new Error(`${where}: sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
+            + `${mount.volume === 'textfile' ? 'textfile directory, read-only by design: give the writer as textfileCollector.writer' : `${mount.volume === 'root' ? 'root filesystem' : mount.volume}, never writable`}.`);
+        }
+      }
+    }
 
     // The exporter declares its port only when it faces the network, or when its loopback port
     // differs from the proxy's (so the scheduler and the host-port checks know it is taken).
@@ -517,6 +669,7 @@ export class NodeExporterDaemonSet extends Construct {
       : upstreamPort !== port ? [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }] : [];
     const sidecars: AgentContainer[] = [
       ...(proxy ? [this.proxyContainer(proxy, port, upstreamPort, listen)] : []),
+      ...textfile.sidecars,
       ...(props.sidecars ?? []),
     ];
     checkPortsUnique(where, 'node-exporter', exporterPorts, sidecars);
@@ -535,6 +688,11 @@ export class NodeExporterDaemonSet extends Construct {
       { name: 'proc', hostPath: '/proc', mountPath: HOST_PROC, readOnly: true },
       { name: 'sys', hostPath: '/sys', mountPath: HOST_SYS, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
       { name: 'root', hostPath: '/', mountPath: HOST_ROOT, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
+      // Collectors that talk to the host beyond /proc and /sys (systemd, logind: the D-Bus socket).
+      ...collectorHostPaths(this.enabledCollectors()).map((h): HostPathVolume => ({
+        name: h.name, hostPath: h.hostPath, mountPath: h.mountPath, readOnly: true, type: h.socket ? HostPathType.SOCKET : HostPathType.DIRECTORY,
+      })),
+      ...textfile.volumes,
     ];
     const resources = props.resources ?? {};
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
@@ -603,6 +761,9 @@ export class NodeExporterDaemonSet extends Construct {
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
+    if (props.podMonitor) {
+      this.podMonitor = this.renderServiceMonitor(props.podMonitor, labels, serviceSelector, portName, proxy, true);
+    }
     if (props.alerts) {
       const waves = props.rollout?.waves.map((w) => w.name);
       const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
@@ -615,6 +776,38 @@ export class NodeExporterDaemonSet extends Construct {
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, nodeExporterGateChecks);
+  }
+
+  /** Collectors that will run: on by default or enabled, minus disabled (read back from the args). */
+  private enabledCollectors(): CollectorName[] {
+    const on = new Set<string>(DEFAULT_ENABLED_COLLECTORS);
+    for (const arg of this.exporterArgs) {
+      const m = /^--(no-)?collector\.([a-z_]+)$/.exec(arg);
+      if (m) {
+        if (m[1]) on.delete(m[2]);
+        else on.add(m[2]);
+      }
+    }
+    return [...on].filter(isKnownCollector).sort();
+  }
+
+  private textfileMounts(
+    options: NodeExporterTextfileCollectorOptions | undefined, where: string,
+  ): { volumes: HostPathVolume[]; sidecars: AgentContainer[] } {
+    if (!options) return { volumes: [], sidecars: [] };
+    const dir = options.hostDirectory ?? '/var/lib/node-exporter/textfile';
+    const problems = textfileDirectoryProblems(dir, options.writer !== undefined);
+    if (problems.length > 0) throw new Error(`${where}: textfileCollector.${problems[0]}.`);
+    // DirectoryOrCreate: a node without the directory still runs the exporter (empty textfile metrics).
+    const volumes: HostPathVolume[] = [{ name: 'textfile', hostPath: dir, mountPath: TEXTFILE_DIR, readOnly: true, type: HostPathType.DIRECTORY_OR_CREATE }];
+    const sidecars: AgentContainer[] = [];
+    if (options.writer) {
+      const { mountPath, ...writer } = options.writer;
+      // A second volume on the same host directory: writable, and mounted in the writer only.
+      volumes.push({ name: 'textfile-writer', hostPath: dir, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, mountInMainContainer: false });
+      sidecars.push({ ...writer, mounts: [{ volume: 'textfile-writer', mountPath: mountPath ?? TEXTFILE_DIR, readOnly: false }] });
+    }
+    return { volumes, sidecars };
   }
 
   private proxyContainer(proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): AgentContainer {
@@ -645,17 +838,18 @@ export class NodeExporterDaemonSet extends Construct {
 
   private renderServiceMonitor(
     options: NodeExporterServiceMonitorOptions, labels: { [key: string]: string }, selector: { [key: string]: string },
-    portName: string, proxy: NodeExporterKubeRbacProxyOptions | undefined,
+    portName: string, proxy: NodeExporterKubeRbacProxyOptions | undefined, podMonitor = false,
   ): ApiObject {
     const where = `NodeExporterDaemonSet ${this.node.path}`;
+    const prop = podMonitor ? 'podMonitor' : 'serviceMonitor';
     const interval = options.interval ?? '30s';
-    for (const [prop, value] of [['serviceMonitor.interval', interval], ['serviceMonitor.scrapeTimeout', options.scrapeTimeout]] as const) {
+    for (const [field, value] of [[`${prop}.interval`, interval], [`${prop}.scrapeTimeout`, options.scrapeTimeout]] as const) {
       if (value !== undefined && !/^(\d+(ms|s|m|h|d|w|y))+$/.test(value)) {
-        throw new Error(`${where}: ${prop} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
+        throw new Error(`${where}: ${field} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
       }
     }
     if (options.scrapeTimeout !== undefined && durationMs(options.scrapeTimeout) > durationMs(interval)) {
-      throw new Error(`${where}: serviceMonitor.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
+      throw new Error(`${where}: ${prop}.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
     }
     const endpoint: { [key: string]: unknown } = {
       port: portName,
@@ -668,8 +862,10 @@ export class NodeExporterDaemonSet extends Construct {
         targetLabel: 'instance',
         regex: '(.*)',
         replacement: '$1',
-      }],
+      }, ...renderRelabelings(`${where}: ${prop}.relabelings`, options.relabelings)],
     };
+    const metricRelabelings = renderRelabelings(`${where}: ${prop}.metricRelabelings`, options.metricRelabelings);
+    if (metricRelabelings.length > 0) endpoint.metricRelabelings = metricRelabelings;
     if (proxy) {
       const skip = options.tlsInsecureSkipVerify ?? !proxy.tlsSecretName;
       endpoint.scheme = 'https';
@@ -681,6 +877,19 @@ export class NodeExporterDaemonSet extends Construct {
       };
     } else {
       endpoint.scheme = 'http';
+    }
+    if (podMonitor) {
+      return new ApiObject(this, 'PodMonitor', {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PodMonitor',
+        metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted({ ...labels, ...options.labels }) },
+        spec: {
+          jobLabel: 'app.kubernetes.io/name',
+          selector: { matchLabels: selector },
+          namespaceSelector: { matchNames: [this.agent.namespace] },
+          podMetricsEndpoints: [endpoint],
+        },
+      });
     }
     return new ApiObject(this, 'ServiceMonitor', {
       apiVersion: 'monitoring.coreos.com/v1',
@@ -695,6 +904,26 @@ export class NodeExporterDaemonSet extends Construct {
     });
   }
 }
+
+/** The shape of PrometheusRelabelConfig (values checked in renderRelabelings). */
+const RELABEL_CONFIG = t.object({
+  action: t.enumOf(() => Object.values(RelabelAction), 'a RelabelAction such as RelabelAction.REPLACE'),
+  sourceLabels: t.array(t.string('__meta_kubernetes_pod_node_name')),
+  separator: t.string(';'),
+  targetLabel: t.string('node'),
+  regex: t.string('(.*)'),
+  modulus: t.number(),
+  replacement: t.string('$1'),
+});
+/** The shape of NodeExporterServiceMonitorOptions (serviceMonitor and podMonitor). */
+const MONITOR = t.object({
+  interval: t.string('30s'),
+  scrapeTimeout: t.string('10s'),
+  labels: LABELS,
+  tlsInsecureSkipVerify: t.boolean(),
+  relabelings: t.array(RELABEL_CONFIG),
+  metricRelabelings: t.array(RELABEL_CONFIG),
+});
 
 /** The types of NodeExporterDaemonSetProps, checked on entry. */
 const NODE_EXPORTER_PROPS: PropFields = {
@@ -726,16 +955,56 @@ const NODE_EXPORTER_PROPS: PropFields = {
     requireTlsSecret: t.boolean(),
     resources: RESOURCES,
   }),
-  serviceMonitor: t.object({
-    interval: t.string('30s'),
-    scrapeTimeout: t.string('10s'),
-    labels: LABELS,
-    tlsInsecureSkipVerify: t.boolean(),
+  serviceMonitor: MONITOR,
+  podMonitor: MONITOR,
+  textfileCollector: t.object({
+    hostDirectory: t.string('/var/lib/node-exporter/textfile'),
+    writer: t.object({ ...CONTAINER_SETTINGS, name: t.required(t.string('textfile-writer')), mountPath: t.string('/host/textfile') }),
   }),
   sidecars: t.array(CONTAINER),
   labels: LABELS,
   rollout: ROLLOUT,
 };
+
+const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** prometheus-operator RelabelConfig objects, checked where Prometheus would reject them at load. */
+function renderRelabelings(where: string, configs: PrometheusRelabelConfig[] | undefined): { [key: string]: unknown }[] {
+  return (configs ?? []).map((c, i) => {
+    const at = `${where}[${i}]`;
+    const action = c.action ?? RelabelAction.REPLACE;
+    if (!Object.values(RelabelAction).includes(action)) {
+      throw new Error(`${at}: action "${action}" is not a relabel action; use RelabelAction.REPLACE, KEEP, DROP, …`);
+    }
+    for (const label of c.sourceLabels ?? []) {
+      if (!RELABEL_LABEL.test(label)) throw new Error(`${at}: sourceLabels "${label}" is not a label name`);
+    }
+    const needsTarget = [RelabelAction.REPLACE, RelabelAction.HASHMOD, RelabelAction.LOWERCASE, RelabelAction.UPPERCASE,
+      RelabelAction.KEEP_EQUAL, RelabelAction.DROP_EQUAL].includes(action);
+    if (needsTarget && c.targetLabel === undefined) throw new Error(`${at}: action ${action} needs targetLabel`);
+    if (c.targetLabel !== undefined && !(action === RelabelAction.REPLACE ? /^[a-zA-Z_$][a-zA-Z0-9_${}]*$/ : RELABEL_LABEL).test(c.targetLabel)) {
+      throw new Error(`${at}: targetLabel "${c.targetLabel}" is not a label name`);
+    }
+    if (action === RelabelAction.HASHMOD && !(c.modulus !== undefined && Number.isInteger(c.modulus) && c.modulus > 0)) {
+      throw new Error(`${at}: hashmod needs a whole modulus >= 1`);
+    }
+    if (c.regex !== undefined) {
+      try {
+        new RegExp(c.regex);
+      } catch (e) {
+        throw new Error(`${at}: regex ${JSON.stringify(c.regex)} does not compile: ${(e as Error).message}`);
+      }
+    }
+    const out: { [key: string]: unknown } = { action };
+    if (c.sourceLabels) out.sourceLabels = c.sourceLabels;
+    if (c.separator !== undefined) out.separator = c.separator;
+    if (c.targetLabel !== undefined) out.targetLabel = c.targetLabel;
+    if (c.regex !== undefined) out.regex = c.regex;
+    if (c.modulus !== undefined) out.modulus = c.modulus;
+    if (c.replacement !== undefined) out.replacement = c.replacement;
+    return out;
+  });
+}
 
 function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[], sidecars: AgentContainer[]): void {
   const owners = new Map<string, string>();

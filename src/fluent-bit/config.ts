@@ -8,6 +8,8 @@
  * Pure module: no cdk8s imports, no clock, no randomness.
  */
 import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
+import { FluentBitFilter } from './filters';
+import { FluentBitInput } from './inputs';
 import { FluentBitOutput } from './outputs';
 import { BUILTIN_MULTILINE_PARSERS, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
 import { FluentBitMultilineParser, FluentBitParser } from './parsers';
@@ -103,10 +105,42 @@ export interface FluentBitConfigOptions {
   readonly kubernetesTlsVerify?: boolean;
   /** Port of an optional forward input (applications push logs to the collector). */
   readonly forwardInputPort?: number;
+  /** Extra inputs (more files, more systemd units). */
+  readonly inputs?: readonly FluentBitInput[];
+  /** User filters, in order. */
+  readonly filters?: readonly FluentBitFilter[];
+  /** Whether the kubernetes filter runs before (default) or after the user filters. */
+  readonly kubernetesFilterPosition?: 'before-user-filters' | 'after-user-filters';
+  /** The kubernetes filter's options. */
+  readonly kubernetesFilter?: KubernetesFilterSettings;
+  /** Namespaces whose container logs are not read (tail Exclude_Path). */
+  readonly excludeNamespaces?: readonly string[];
+  /** Pods (namespace + name prefix) whose container logs are not read. */
+  readonly excludePods?: readonly { readonly namespace: string; readonly podNamePrefix: string }[];
+  /** More Exclude_Path globs of the container-log tail input. */
+  readonly excludeContainerLogPaths?: readonly string[];
   /** Raw classic-mode text appended after the generated sections (escape hatch). */
   readonly extraConfig?: string;
   /** Prefix of error messages, e.g. the construct path. */
   readonly context?: string;
+}
+
+/** Options of the kubernetes filter (keys of plugins/filter_kubernetes in 4.2.3). */
+export interface KubernetesFilterSettings {
+  /** Merge_Log: parse a JSON `log` into the record. Default true. */
+  readonly mergeLog?: boolean;
+  /** Keep_Log: keep the original `log` after merging. Default false. */
+  readonly keepLog?: boolean;
+  /** K8S-Logging.Parser: honour the pod annotation fluentbit.io/parser. Default true. */
+  readonly allowParserAnnotation?: boolean;
+  /** K8S-Logging.Exclude: honour the pod annotation fluentbit.io/exclude. Default true. */
+  readonly allowExcludeAnnotation?: boolean;
+  /** Buffer_Size of the metadata HTTP client. Default: fluent-bit's (32k) from the API server, '0' (unlimited) from the kubelet. */
+  readonly bufferSize?: string;
+  /** Labels: add pod labels. Default true. */
+  readonly labels?: boolean;
+  /** Annotations: add pod annotations. Default true. */
+  readonly annotations?: boolean;
 }
 
 export interface FluentBitConfig {
@@ -130,6 +164,12 @@ export interface FluentBitConfig {
   readonly fieldEnv: readonly FieldEnvVar[];
   /** Every path fluent-bit writes to (all under stateDir). */
   readonly writePaths: readonly string[];
+  /** More ConfigMap files (Lua scripts), file name → content. */
+  readonly extraFiles: { readonly [name: string]: string };
+  /** Host directories the extra inputs read (to mount read-only). */
+  readonly readDirs: readonly string[];
+  /** Whether any input reads the systemd journal (needs /etc/machine-id). */
+  readonly readsJournal: boolean;
 }
 
 /**
@@ -282,13 +322,35 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['storage.metrics', 'on'],
   ]);
 
+  const excludePaths = [`/var/log/containers/${options.collectorName}-*_${options.collectorNamespace}_*.log`];
+  for (const ns of options.excludeNamespaces ?? []) {
+    checkDnsLabel(fail, 'excludeNamespaces', ns);
+    excludePaths.push(`/var/log/containers/*_${ns}_*.log`);
+  }
+  for (const pod of options.excludePods ?? []) {
+    checkDnsLabel(fail, 'excludePods.namespace', pod.namespace);
+    if (!/^[a-z0-9]([-a-z0-9.]*)?$/.test(pod.podNamePrefix)) {
+      fail(`excludePods.podNamePrefix ${JSON.stringify(pod.podNamePrefix)} must be the start of a pod name (lower-case letters, digits, '-', '.').`);
+    }
+    excludePaths.push(`/var/log/containers/${pod.podNamePrefix}*_${pod.namespace}_*.log`);
+  }
+  for (const glob of options.excludeContainerLogPaths ?? []) {
+    if (!/^\/var\/log\/containers\/[^\s,]+$/.test(glob)) {
+      fail(`excludeContainerLogPaths ${JSON.stringify(glob)} must be a glob under /var/log/containers/ without spaces or commas `
+        + '(file names are <pod>_<namespace>_<container>-<id>.log), e.g. /var/log/containers/*_kube-system_*.log.');
+    }
+    excludePaths.push(glob);
+  }
+
   const tail: ClassicEntry[] = entries([
     ['Name', 'tail'],
     ['Alias', 'tail_containers'],
     ['Tag', 'kube.*'],
     ['Path', '/var/log/containers/*.log'],
-    // The collector's own logs: shipping them would loop (stdout output) or amplify errors.
-    ['Exclude_Path', `/var/log/containers/${options.collectorName}-*_${options.collectorNamespace}_*.log`],
+    // The collector's own logs (shipping them would loop with a stdout output, or amplify errors),
+    // then the excluded namespaces and pods: skipped at the source, before any filter or enrichment.
+    // File names are <pod>_<namespace>_<container>-<container id>.log; Exclude_Path is one comma list.
+    ['Exclude_Path', excludePaths.join(',')],
     ['multiline.parser', 'docker, cri'],
     // Offsets survive restarts and upgrades: the DB is on the host, not in the container.
     ['DB', containersDb],
@@ -342,6 +404,33 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     });
   }
 
+  // Extra inputs: their aliases default to <plugin>_<n>, in the order given.
+  const aliases = new Set<string>(sections.map((s) => s.entries.find((e) => e.key === 'Alias')?.value).filter((a): a is string => a !== undefined));
+  aliases.add('kubernetes_metadata');
+  const claimAlias = (alias: string, what: string): void => {
+    if (aliases.has(alias)) {
+      fail(`${what}: alias '${alias}' is used twice (inputs use tail_containers, systemd_journal, forward_input; the filter kubernetes_metadata); give each plugin a distinct alias.`);
+    }
+    aliases.add(alias);
+  };
+  const readDirs: string[] = [];
+  let readsJournal = units.length > 0;
+  const parserRefs: { what: string; name: string; multiline: boolean }[] = [];
+  const inputCount = new Map<string, number>();
+  for (const input of options.inputs ?? []) {
+    const n = inputCount.get(input.pluginName) ?? 0;
+    inputCount.set(input.pluginName, n + 1);
+    const alias = input.alias ?? `${input.pluginName}_${n}`;
+    claimAlias(alias, `inputs (${input.pluginName})`);
+    const rendered = input._render(alias, { stateDir, storage: inputStorage().map(([key, value]) => ({ key, value })) });
+    writePaths.push(...rendered.writePaths);
+    readDirs.push(...rendered.readDirs);
+    readsJournal = readsJournal || rendered.journal;
+    rendered.parsers.forEach((name) => parserRefs.push({ what: `inputs '${alias}' parser`, name, multiline: false }));
+    rendered.multilineParsers.forEach((name) => parserRefs.push({ what: `inputs '${alias}' multilineParsers`, name, multiline: true }));
+    sections.push({ name: 'INPUT', entries: rendered.entries });
+  }
+
   const useKubelet = options.useKubelet ?? false;
   const kubeletPort = options.kubeletPort ?? 10250;
   if (options.kubeletPort !== undefined && !useKubelet) {
@@ -351,7 +440,9 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     checkPort(fail, 'kubeletPort', kubeletPort);
     fieldEnv.push({ envName: 'NODE_IP', fieldPath: 'status.hostIP' });
   }
-  sections.push({
+  const k8s = options.kubernetesFilter ?? {};
+  const bufferSize = k8s.bufferSize === undefined ? undefined : checkSize(fail, 'kubernetesFilter.bufferSize', k8s.bufferSize);
+  const kubernetesFilter: ClassicSection = {
     name: 'FILTER',
     entries: entries([
       ['Name', 'kubernetes'],
@@ -361,41 +452,79 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
       ['Kube_CA_File', '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'],
       ['Kube_Token_File', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
       ['Kube_Tag_Prefix', 'kube.var.log.containers.'],
-      ['Merge_Log', 'On'],
-      ['Keep_Log', 'Off'],
-      ['K8S-Logging.Parser', 'On'],
-      ['K8S-Logging.Exclude', 'On'],
+      ['Merge_Log', onOff(k8s.mergeLog ?? true)],
+      ['Keep_Log', onOff(k8s.keepLog ?? false)],
+      ['K8S-Logging.Parser', onOff(k8s.allowParserAnnotation ?? true)],
+      ['K8S-Logging.Exclude', onOff(k8s.allowExcludeAnnotation ?? true)],
+      ...(k8s.labels === false ? [['Labels', 'Off'] as [string, string]] : []),
+      ...(k8s.annotations === false ? [['Annotations', 'Off'] as [string, string]] : []),
       ...(options.kubernetesTlsVerify === false ? [['tls.verify', 'Off'] as [string, string]] : []),
       ...(useKubelet ? [
         ['Use_Kubelet', 'On'],
         // The node's own kubelet, reached on the node IP: no hostNetwork needed.
         ['Kubelet_Host', '${NODE_IP}'],
         ['Kubelet_Port', String(kubeletPort)],
-        // Kubelet's /pods returns every pod of the node in one response; 32k is far too small.
-        ['Buffer_Size', '0'],
       ] as [string, string][] : []),
+      // Kubelet's /pods returns every pod of the node in one response; 32k is far too small.
+      ...(bufferSize !== undefined || useKubelet ? [['Buffer_Size', bufferSize ?? '0'] as [string, string]] : []),
     ]),
-  });
+  };
 
-  // Aliases: given, else the kind, numbered when a kind repeats.
+  // User filters, in the order given; the kubernetes filter before them (they can use
+  // $kubernetes['...']) or after them (they see the raw record, and records they drop are never looked up).
+  const extraFiles: { [name: string]: string } = {};
+  const filterSections: ClassicSection[] = [];
+  const filterCount = new Map<string, number>();
+  for (const filter of options.filters ?? []) {
+    filterCount.set(filter.pluginName, (filterCount.get(filter.pluginName) ?? 0) + 1);
+  }
+  const filterSeen = new Map<string, number>();
+  for (const filter of options.filters ?? []) {
+    const n = filterSeen.get(filter.pluginName) ?? 0;
+    filterSeen.set(filter.pluginName, n + 1);
+    const alias = filter.alias ?? ((filterCount.get(filter.pluginName) ?? 0) > 1 ? `${filter.pluginName}_${n}` : filter.pluginName);
+    claimAlias(alias, `filters (${filter.pluginName})`);
+    const rendered = filter._render(alias, { configDir: CONFIG_DIR });
+    rendered.extraAliases.forEach((a) => claimAlias(a, `filters (${filter.pluginName} emitter)`));
+    rendered.multilineParsers.forEach((name) => parserRefs.push({ what: `filters '${alias}' parsers`, name, multiline: true }));
+    for (const [file, content] of Object.entries(rendered.files)) {
+      if (file === CONFIG_FILE_NAME || file === CUSTOM_PARSERS_FILE_NAME) {
+        fail(`filters: alias '${alias}' would write ${file}, a file of the ConfigMap already; choose another alias.`);
+      }
+      extraFiles[file] = content;
+    }
+    filterSections.push({ name: 'FILTER', entries: rendered.entries });
+  }
+  if ((options.kubernetesFilterPosition ?? 'before-user-filters') === 'before-user-filters') {
+    sections.push(kubernetesFilter, ...filterSections);
+  } else {
+    sections.push(...filterSections, kubernetesFilter);
+  }
+  for (const ref of parserRefs) {
+    const known = ref.multiline ? catalog.multilineParsers.has(ref.name.toLowerCase()) : catalog.parsers.has(ref.name);
+    if (!known) {
+      fail(`${ref.what}: '${ref.name}' is no ${ref.multiline ? 'multiline ' : ''}parser fluent-bit knows `
+        + `(${ref.multiline ? `built-in: ${BUILTIN_MULTILINE_PARSERS.join(', ')}` : `stock: ${STOCK_PARSERS_FILE}`}); `
+        + `define it with the ${ref.multiline ? 'multilineParsers' : 'parsers'} prop or fix the name.`);
+    }
+  }
+
+  // Aliases: given, else the plugin name, numbered when a plugin repeats. Aliases name metrics
+  // and must be unique across every plugin instance.
   const perKind = new Map<string, number>();
   for (const o of options.outputs) {
-    perKind.set(o.kind, (perKind.get(o.kind) ?? 0) + 1);
+    perKind.set(o.pluginName, (perKind.get(o.pluginName) ?? 0) + 1);
   }
   const seenKind = new Map<string, number>();
-  // Aliases name metrics and must be unique across every plugin instance.
-  const aliases = new Set<string>(sections.map((s) => s.entries.find((e) => e.key === 'Alias')?.value).filter((a): a is string => a !== undefined));
   const envNames = new Set<string>();
   const secretEnv: SecretEnvVar[] = [];
   for (const output of options.outputs) {
-    const n = seenKind.get(output.kind) ?? 0;
-    seenKind.set(output.kind, n + 1);
-    const alias = output.alias ?? ((perKind.get(output.kind) ?? 0) > 1 ? `${output.kind}_${n}` : output.kind);
-    if (aliases.has(alias)) {
-      fail(`alias '${alias}' is used twice (inputs use tail_containers, systemd_journal, forward_input; the filter kubernetes_metadata); give each output a distinct alias.`);
-    }
-    aliases.add(alias);
-    const rendered = output._render(alias);
+    const n = seenKind.get(output.pluginName) ?? 0;
+    seenKind.set(output.pluginName, n + 1);
+    const alias = output.alias ?? ((perKind.get(output.pluginName) ?? 0) > 1 ? `${output.pluginName}_${n}` : output.pluginName);
+    claimAlias(alias, `outputs (${output.pluginName})`);
+    const rendered = output._render(alias, { stateDir });
+    writePaths.push(...rendered.writePaths);
     for (const env of rendered.secretEnv) {
       if (envNames.has(env.envName)) {
         fail(`outputs' aliases map to the same environment variable ${env.envName}; use aliases that differ by more than '-' vs '_'.`);
@@ -459,7 +588,16 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     secretEnv,
     fieldEnv,
     writePaths,
+    extraFiles,
+    readDirs: [...new Set(readDirs)].sort(),
+    readsJournal,
   };
+}
+
+function checkDnsLabel(fail: (m: string) => never, name: string, value: string): void {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
+    fail(`${name} ${JSON.stringify(value)} is not a namespace name (a DNS label: lower-case letters, digits, '-').`);
+  }
 }
 
 function entries(pairs: readonly (readonly [string, string])[]): ClassicEntry[] {

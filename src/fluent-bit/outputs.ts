@@ -1,5 +1,9 @@
 /**
- * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout).
+ * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout, S3, CloudWatch Logs,
+ * Kafka, HTTP, Splunk, Datadog) and a generic one for any other plugin of the pinned version.
+ *
+ * Every key written below is one of the plugin's config_map keys in the fluent-bit 4.2.3
+ * sources (see output-plugins.ts, which the tests check every helper against).
  *
  * Credentials are never values here: an option that carries a secret takes a
  * reference to a Kubernetes Secret key. The rendered config only holds a
@@ -10,8 +14,9 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { ClassicEntry, onOff } from './classic-format';
-import { RenderedOutput, SecretEnvVar } from './rendered-output';
+import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { isOutputKey, OUTPUT_PLUGIN_NAMES } from './output-plugins';
+import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { describeValue, isPort } from '../agent/checks';
 import { checkFields, PropFields, shape as t } from '../agent/prop-shape';
 
@@ -258,6 +263,302 @@ export interface StdoutOutputOptions extends OutputCommonOptions {
   readonly format?: StdoutFormat;
 }
 
+/** Options of the Amazon S3 output (`s3` plugin). */
+export interface S3OutputOptions extends OutputCommonOptions {
+  /** Bucket name. */
+  readonly bucket: string;
+  /** AWS region of the bucket, e.g. `eu-west-1`. */
+  readonly region: string;
+  /**
+   * Object key format (`s3_key_format`); `$TAG`, `$UUID`, `$INDEX` and strftime fields expand.
+   * @default - the plugin's default (`/fluent-bit-logs/$TAG/%Y/%m/%d/%H/%M/%S`)
+   */
+  readonly keyFormat?: string;
+  /**
+   * Size at which an object is completed (`total_file_size`).
+   * @default "100M"
+   */
+  readonly totalFileSize?: string;
+  /**
+   * Time after which an object is completed even when smaller (`upload_timeout`, e.g. `10m`).
+   * @default "10m"
+   */
+  readonly uploadTimeout?: string;
+  /**
+   * Compress objects with gzip (`compression gzip`).
+   * @default true
+   */
+  readonly gzip?: boolean;
+  /**
+   * Upper bound of the local upload buffer (`store_dir_limit_size`, in the state directory on the
+   * node). The plugin's own default is unlimited: an S3 outage would fill the node's disk.
+   * @default "1G"
+   */
+  readonly storeDirLimitSize?: string;
+  /**
+   * IAM role to assume (`role_arn`). Credentials otherwise come from the pod's environment
+   * (IRSA / EKS Pod Identity through the ServiceAccount, or the node role).
+   * @default - none
+   */
+  readonly roleArn?: string;
+  /**
+   * S3-compatible endpoint (MinIO, Ceph), with scheme (`endpoint`).
+   * @default - AWS
+   */
+  readonly endpoint?: string;
+}
+
+/** Options of the Amazon CloudWatch Logs output (`cloudwatch_logs` plugin). */
+export interface CloudWatchLogsOutputOptions extends OutputCommonOptions {
+  /** AWS region, e.g. `eu-west-1`. */
+  readonly region: string;
+  /** Log group (`log_group_name`). */
+  readonly logGroupName: string;
+  /**
+   * Prefix of the log stream names; the tag is appended (`log_stream_prefix`).
+   * @default "fluent-bit-"
+   */
+  readonly logStreamPrefix?: string;
+  /**
+   * Create the log group when missing (`auto_create_group`; needs `logs:CreateLogGroup`).
+   * @default false
+   */
+  readonly autoCreateGroup?: boolean;
+  /**
+   * Retention of a group the plugin creates, in days (`log_retention_days`).
+   * @default - never expire
+   */
+  readonly logRetentionDays?: number;
+  /**
+   * IAM role to assume (`role_arn`). Credentials otherwise come from the pod's environment.
+   * @default - none
+   */
+  readonly roleArn?: string;
+}
+
+/** Record format of the Kafka output. */
+export enum KafkaFormat {
+  /** JSON. */
+  JSON = 'json',
+  /** MessagePack. */
+  MSGPACK = 'msgpack',
+  /** GELF. */
+  GELF = 'gelf',
+}
+
+/** Options of the Kafka output (`kafka` plugin, librdkafka). */
+export interface KafkaOutputOptions extends OutputCommonOptions {
+  /** Bootstrap brokers, `host:port` each. */
+  readonly brokers: string[];
+  /** Topic (`topics`). */
+  readonly topic: string;
+  /**
+   * Record format.
+   * @default KafkaFormat.JSON
+   */
+  readonly format?: KafkaFormat;
+  /**
+   * Record key whose value is the message key (`message_key_field`).
+   * @default - no key
+   */
+  readonly messageKeyField?: string;
+  /**
+   * librdkafka `security.protocol` (`rdkafka.security.protocol`), e.g. `SASL_SSL`.
+   * @default - librdkafka's default (plaintext)
+   */
+  readonly securityProtocol?: string;
+  /**
+   * SASL mechanism (`rdkafka.sasl.mechanism`), e.g. `SCRAM-SHA-512` or `PLAIN`.
+   * @default - none
+   */
+  readonly saslMechanism?: string;
+  /**
+   * SASL user name (`rdkafka.sasl.username`).
+   * @default - none
+   */
+  readonly saslUsername?: string;
+  /**
+   * SASL password, from a Secret (`rdkafka.sasl.password`).
+   * @default - none
+   */
+  readonly saslPassword?: SecretKeyRefOptions;
+  /**
+   * More librdkafka settings, without the `rdkafka.` prefix (e.g. `{ 'compression.codec': 'zstd' }`).
+   * Never credentials: they go into the ConfigMap as they are.
+   * @default - none
+   */
+  readonly rdkafkaOptions?: { [key: string]: string };
+}
+
+/** Body format of the HTTP output. */
+export enum HttpOutputFormat {
+  /** One JSON array per request. */
+  JSON = 'json',
+  /** One JSON object per line. */
+  JSON_LINES = 'json_lines',
+  /** Concatenated JSON objects. */
+  JSON_STREAM = 'json_stream',
+  /** MessagePack. */
+  MSGPACK = 'msgpack',
+  /** GELF. */
+  GELF = 'gelf',
+}
+
+/** Options of the HTTP output (`http` plugin). */
+export interface HttpOutputOptions extends OutputCommonOptions, OutputTlsOptions {
+  /** Host name or IP, without scheme or path. */
+  readonly host: string;
+  /**
+   * Port.
+   * @default - 443 with tls, else 80
+   */
+  readonly port?: number;
+  /**
+   * Request path (`uri`).
+   * @default "/"
+   */
+  readonly uri?: string;
+  /**
+   * Body format.
+   * @default HttpOutputFormat.JSON_LINES
+   */
+  readonly format?: HttpOutputFormat;
+  /**
+   * Fixed request headers (not secrets: they go into the ConfigMap).
+   * @default - none
+   */
+  readonly headers?: { [name: string]: string };
+  /**
+   * Basic-auth user name.
+   * @default - no basic auth
+   */
+  readonly httpUser?: string;
+  /**
+   * Basic-auth password, from a Secret.
+   * @default - no basic auth
+   */
+  readonly httpPassword?: SecretKeyRefOptions;
+  /**
+   * A header whose value comes from a Secret (e.g. `Authorization` with `Bearer …`).
+   * @default - none
+   */
+  readonly secretHeader?: SecretHeaderOptions;
+  /**
+   * Compress bodies with gzip.
+   * @default false
+   */
+  readonly gzip?: boolean;
+}
+
+/** An HTTP header whose value is a Secret key. */
+export interface SecretHeaderOptions {
+  /** Header name, e.g. `Authorization`. */
+  readonly name: string;
+  /** The Secret key holding the whole header value. */
+  readonly value: SecretKeyRefOptions;
+}
+
+/** Options of the Splunk HTTP Event Collector output (`splunk` plugin). */
+export interface SplunkOutputOptions extends OutputCommonOptions {
+  /** HEC host name or IP. */
+  readonly host: string;
+  /**
+   * HEC port.
+   * @default 8088
+   */
+  readonly port?: number;
+  /** HEC token, from a Secret (`splunk_token`). */
+  readonly token: SecretKeyRefOptions;
+  /**
+   * Connect with TLS (HEC listens with TLS by default).
+   * @default true
+   */
+  readonly tls?: boolean;
+  /**
+   * Verify the HEC certificate (only with `tls`).
+   * @default true
+   */
+  readonly tlsVerify?: boolean;
+  /**
+   * Index (`event_index`).
+   * @default - the token's default index
+   */
+  readonly index?: string;
+  /**
+   * Source type (`event_sourcetype`).
+   * @default - the token's default
+   */
+  readonly sourceType?: string;
+  /**
+   * Source (`event_source`).
+   * @default - the token's default
+   */
+  readonly source?: string;
+}
+
+/** Datadog site (intake host). */
+export enum DatadogSite {
+  /** US1 (datadoghq.com). */
+  US1 = 'http-intake.logs.datadoghq.com',
+  /** US3. */
+  US3 = 'http-intake.logs.us3.datadoghq.com',
+  /** US5. */
+  US5 = 'http-intake.logs.us5.datadoghq.com',
+  /** EU (datadoghq.eu). */
+  EU = 'http-intake.logs.datadoghq.eu',
+  /** AP1. */
+  AP1 = 'http-intake.logs.ap1.datadoghq.com',
+}
+
+/** Options of the Datadog output (`datadog` plugin). */
+export interface DatadogOutputOptions extends OutputCommonOptions {
+  /** API key, from a Secret (`apikey`). */
+  readonly apiKey: SecretKeyRefOptions;
+  /**
+   * Intake host.
+   * @default DatadogSite.US1
+   */
+  readonly site?: DatadogSite;
+  /**
+   * Service name (`dd_service`).
+   * @default - none
+   */
+  readonly service?: string;
+  /**
+   * Source (`dd_source`), e.g. `kubernetes`.
+   * @default - none
+   */
+  readonly source?: string;
+  /**
+   * Tags (`dd_tags`), e.g. `['env:prod', 'team:platform']`.
+   * @default - none
+   */
+  readonly tags?: string[];
+  /**
+   * Compress with gzip.
+   * @default true
+   */
+  readonly gzip?: boolean;
+}
+
+/** Options of an output for any plugin of the pinned fluent-bit. */
+export interface CustomOutputOptions extends OutputCommonOptions {
+  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 4.2 has. */
+  readonly name: string;
+  /**
+   * Plugin keys and values (not secrets: they go into the ConfigMap). Each key must be one the
+   * plugin declares (or a common output key such as `tls` or `net.keepalive`). `Name`, `Alias`,
+   * `Match`, `Retry_Limit` and `storage.total_limit_size` come from the typed options.
+   * @default - none
+   */
+  readonly options?: { [key: string]: string };
+  /**
+   * Plugin keys whose values come from Secrets (passed as environment variables).
+   * @default - none
+   */
+  readonly secretOptions?: { [key: string]: SecretKeyRefOptions };
+}
+
 /** Kind of a fluent-bit output. */
 export enum FluentBitOutputKind {
   /** Grafana Loki (`loki`). */
@@ -270,12 +571,33 @@ export enum FluentBitOutputKind {
   FORWARD = 'forward',
   /** Standard output (`stdout`). */
   STDOUT = 'stdout',
+  /** Amazon S3 (`s3`). */
+  S3 = 's3',
+  /** Amazon CloudWatch Logs (`cloudwatch_logs`). */
+  CLOUDWATCH_LOGS = 'cloudwatch_logs',
+  /** Apache Kafka (`kafka`). */
+  KAFKA = 'kafka',
+  /** Any HTTP endpoint (`http`). */
+  HTTP = 'http',
+  /** Splunk HTTP Event Collector (`splunk`). */
+  SPLUNK = 'splunk',
+  /** Datadog logs intake (`datadog`). */
+  DATADOG = 'datadog',
+  /** Another plugin, through `FluentBitOutput.custom()`; see `pluginName`. */
+  CUSTOM = 'custom',
 }
 
 type Field = [key: string, value: string | number | boolean | undefined];
 type SecretFn = (suffix: string, ref?: SecretKeyRefOptions) => string | undefined;
+/** What a helper's fields may use besides Secrets: the alias and the collector's writable state directory. */
+interface FieldContext {
+  readonly alias: string;
+  readonly stateDir: string;
+  /** Declare a path the plugin writes to (it must lie under stateDir: the root filesystem is read-only). */
+  readonly writePath: (path: string) => void;
+}
 /** Renders an output's own fields; pushes every problem (naming the option) to `problems`. */
-type FieldsFn = (secret: SecretFn, problems: string[]) => Field[];
+type FieldsFn = (secret: SecretFn, problems: string[], context: FieldContext) => Field[];
 
 /** A fluent-bit output destination. Create one with the static factories. */
 export class FluentBitOutput {
@@ -356,8 +678,185 @@ export class FluentBitOutput {
     ]);
   }
 
-  /** The plugin this output uses. */
+  /**
+   * Ship to Amazon S3. The upload buffer (`store_dir`) is placed in the collector's state directory,
+   * since the container's root filesystem is read-only.
+   */
+  public static s3(options: S3OutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.S3, options, S3_FIELDS, (_secret, problems, ctx) => {
+      if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(options.bucket)) {
+        problems.push(`bucket ${JSON.stringify(options.bucket)} is not an S3 bucket name (3-63 of a-z, 0-9, '.', '-').`);
+      }
+      // One buffer directory per output: two s3 outputs must not share their pending parts.
+      const storeDir = `${ctx.stateDir}/s3/${ctx.alias}`;
+      ctx.writePath(storeDir);
+      return [
+        ['bucket', options.bucket],
+        ['region', awsRegion(problems, options.region)],
+        ['s3_key_format', options.keyFormat],
+        ['total_file_size', size(problems, 'totalFileSize', options.totalFileSize ?? '100M')],
+        ['upload_timeout', duration(problems, 'uploadTimeout', options.uploadTimeout ?? '10m')],
+        ['compression', options.gzip ?? true ? 'gzip' : undefined],
+        ['store_dir', storeDir],
+        ['store_dir_limit_size', size(problems, 'storeDirLimitSize', options.storeDirLimitSize ?? '1G')],
+        ['role_arn', options.roleArn],
+        ['endpoint', options.endpoint],
+      ];
+    });
+  }
+
+  /** Ship to Amazon CloudWatch Logs. Credentials come from the pod's environment (IRSA / Pod Identity). */
+  public static cloudWatchLogs(options: CloudWatchLogsOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.CLOUDWATCH_LOGS, options, CLOUDWATCH_LOGS_FIELDS, (_secret, problems) => {
+      if (options.logRetentionDays !== undefined && !options.autoCreateGroup) {
+        problems.push('logRetentionDays only applies to a group the plugin creates; set autoCreateGroup: true or remove it.');
+      }
+      return [
+        ['region', awsRegion(problems, options.region)],
+        ['log_group_name', nonEmpty(problems, 'logGroupName', options.logGroupName)],
+        ['log_stream_prefix', options.logStreamPrefix ?? 'fluent-bit-'],
+        ['auto_create_group', onOff(options.autoCreateGroup ?? false)],
+        ['log_retention_days', options.logRetentionDays],
+        ['role_arn', options.roleArn],
+      ];
+    });
+  }
+
+  /** Ship to Apache Kafka. */
+  public static kafka(options: KafkaOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.KAFKA, options, KAFKA_FIELDS, (secret, problems) => {
+      if (options.brokers.length === 0 || options.brokers.some((b) => !/^[^\s,:/]+:[0-9]{1,5}$/.test(b))) {
+        problems.push(`brokers ${JSON.stringify(options.brokers)} must be a non-empty list of host:port.`);
+      }
+      const rdkafka = options.rdkafkaOptions ?? {};
+      for (const key of Object.keys(rdkafka)) {
+        if (/^(sasl\.(username|password|mechanisms?)|security\.protocol)$/.test(key) || /password|secret/i.test(key)) {
+          problems.push(`rdkafkaOptions.${key} is set through a typed option (securityProtocol, saslMechanism, saslUsername, saslPassword from a Secret); remove it.`);
+        }
+      }
+      return [
+        ['brokers', options.brokers.join(',')],
+        ['topics', nonEmpty(problems, 'topic', options.topic)],
+        ['format', options.format ?? KafkaFormat.JSON],
+        ['message_key_field', options.messageKeyField],
+        ['rdkafka.security.protocol', options.securityProtocol],
+        ['rdkafka.sasl.mechanism', options.saslMechanism],
+        ['rdkafka.sasl.username', options.saslUsername],
+        ['rdkafka.sasl.password', secret('SASL_PASSWORD', options.saslPassword)],
+        ...Object.keys(rdkafka).sort().map((k): Field => [`rdkafka.${k}`, rdkafka[k]]),
+      ];
+    });
+  }
+
+  /** Send records to an HTTP endpoint. */
+  public static http(options: HttpOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, HTTP_FIELDS, (secret, problems) => {
+      const headers = options.headers ?? {};
+      for (const name of [...Object.keys(headers), ...(options.secretHeader ? [options.secretHeader.name] : [])]) {
+        if (!/^[A-Za-z0-9-]+$/.test(name)) {
+          problems.push(`header name ${JSON.stringify(name)} must be letters, digits and '-'.`);
+        }
+        if (/^authorization$/i.test(name) && headers[name] !== undefined) {
+          problems.push('the Authorization header is a credential; give it as secretHeader (from a Secret), not in headers.');
+        }
+      }
+      return [
+        ['Host', host(problems, options.host)],
+        ['Port', port(problems, options.port ?? (options.tls ? 443 : 80))],
+        ['URI', options.uri ?? '/'],
+        ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
+        ...tlsFields(options, problems),
+        ['HTTP_User', options.httpUser],
+        ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
+        // `header` repeats: one line per header, "Name value".
+        ...Object.keys(headers).sort().map((k): Field => ['Header', `${k} ${headers[k]}`]),
+        ...(options.secretHeader ? [['Header', `${options.secretHeader.name} ${secret('HEADER', options.secretHeader.value)}`] as Field] : []),
+        ['Compress', options.gzip ? 'gzip' : undefined],
+      ];
+    });
+  }
+
+  /** Ship to a Splunk HTTP Event Collector. */
+  public static splunk(options: SplunkOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.SPLUNK, options, SPLUNK_FIELDS, (secret, problems) => [
+      ['Host', host(problems, options.host)],
+      ['Port', port(problems, options.port ?? 8088)],
+      ...tlsFields({ tls: options.tls ?? true, tlsVerify: options.tls === false ? options.tlsVerify : options.tlsVerify ?? true }, problems),
+      ['Splunk_Token', secret('TOKEN', options.token)],
+      ['event_index', options.index],
+      ['event_sourcetype', options.sourceType],
+      ['event_source', options.source],
+    ]);
+  }
+
+  /** Ship to Datadog's logs intake (always TLS on 443). */
+  public static datadog(options: DatadogOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.DATADOG, options, DATADOG_FIELDS, (secret, problems) => {
+      for (const tag of options.tags ?? []) {
+        if (!/^[^\s,]+$/.test(tag)) {
+          problems.push(`tag ${JSON.stringify(tag)} must have no spaces or commas.`);
+        }
+      }
+      return [
+        ['Host', options.site ?? DatadogSite.US1],
+        ['Port', 443],
+        ['tls', 'On'],
+        ['tls.verify', 'On'],
+        ['apikey', secret('APIKEY', options.apiKey)],
+        ['dd_service', options.service],
+        ['dd_source', options.source],
+        ['dd_tags', options.tags && options.tags.length > 0 ? options.tags.join(',') : undefined],
+        ['compress', options.gzip ?? true ? 'gzip' : undefined],
+      ];
+    });
+  }
+
+  /**
+   * Any output plugin of the pinned fluent-bit, with its keys as given. The plugin name and every
+   * key are checked against the plugin list and config_map keys of fluent-bit 4.2.3; values are
+   * written as they are (only Secret-backed ones become `${ENV}` references).
+   */
+  public static custom(options: CustomOutputOptions): FluentBitOutput {
+    // Read defensively: with wrong types (JavaScript, parsed YAML) the constructor reports them.
+    const name = typeof options?.name === 'string' ? options.name : FluentBitOutputKind.CUSTOM;
+    return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, CUSTOM_FIELDS, (secret, problems) => {
+      if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
+        const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
+        problems.push(`fluent-bit 4.2 has no output plugin ${JSON.stringify(name)}`
+          + `${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}; its output plugins are ${OUTPUT_PLUGIN_NAMES.join(', ')}.`);
+        return [];
+      }
+      const plain = options.options ?? {};
+      const secrets = options.secretOptions ?? {};
+      const seen = new Set<string>();
+      for (const key of [...Object.keys(plain), ...Object.keys(secrets)]) {
+        const k = key.toLowerCase();
+        if (RESERVED_CUSTOM_KEYS.includes(k)) {
+          problems.push(`options key ${JSON.stringify(key)} comes from the typed options (name, alias, match, retryLimit, storageTotalLimitSize); remove it from options.`);
+          continue;
+        }
+        if (seen.has(k)) {
+          problems.push(`key ${JSON.stringify(key)} is given twice (keys compare case-insensitively; options and secretOptions share them).`);
+          continue;
+        }
+        seen.add(k);
+        if (!isOutputKey(name, key)) {
+          problems.push(`the ${name} plugin of fluent-bit 4.2 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
+          continue;
+        }
+        problems.push(...writableEntryProblems(key, plain[key] ?? 'secret'));
+      }
+      return [
+        ...Object.keys(plain).sort().map((k): Field => [k, plain[k]]),
+        ...Object.keys(secrets).sort().map((k): Field => [k, secret(k.toUpperCase().replace(/[^A-Z0-9]/g, '_'), secrets[k])]),
+      ];
+    }, name);
+  }
+
+  /** Which factory made this output (CUSTOM for `custom()`). */
   public readonly kind: FluentBitOutputKind;
+  /** The fluent-bit plugin name written as `Name`. */
+  public readonly pluginName: string;
   /** The alias given in the options, if any. */
   public readonly alias?: string;
   /** Tag pattern of the records it receives. */
@@ -367,8 +866,11 @@ export class FluentBitOutput {
   private readonly fields: FieldsFn;
   private readonly problems: string[];
 
-  private constructor(kind: FluentBitOutputKind, options: OutputCommonOptions, optionFields: PropFields, fields: FieldsFn) {
+  private constructor(
+    kind: FluentBitOutputKind, options: OutputCommonOptions, optionFields: PropFields, fields: FieldsFn, pluginName: string = kind,
+  ) {
     this.kind = kind;
+    this.pluginName = pluginName;
     // Wrong types (JavaScript, parsed YAML) become problems like any other; nothing is thrown here,
     // so the collector using the output reports every problem with its own path.
     const typeProblems = typeof options === 'object' && options !== null && !Array.isArray(options)
@@ -394,11 +896,12 @@ export class FluentBitOutput {
       if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
         problems.push(`storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
       }
-      // The fields are pure: rendering them once with placeholder secrets finds every problem now.
+      // The fields are pure: rendering them once with placeholder secrets and a placeholder
+      // context finds every problem now.
       fields((_suffix, ref) => {
         if (ref !== undefined) problems.push(...secretRefProblems(ref));
         return '${PLACEHOLDER}';
-      }, problems);
+      }, problems, { alias: common.alias ?? pluginName, stateDir: DEFAULT_STATE_DIR, writePath: () => undefined });
     }
     this.problems = problems;
   }
@@ -413,15 +916,16 @@ export class FluentBitOutput {
   }
 
   /**
-   * The `[OUTPUT]` entries for this output under `alias`, and the Secret-backed
-   * environment variables they reference. Throws when the options have problems.
+   * The `[OUTPUT]` entries for this output under `alias`, the Secret-backed environment variables
+   * they reference and the paths the plugin writes. Throws when the options have problems.
    * @internal
    */
-  public _render(alias: string): RenderedOutput {
+  public _render(alias: string, context: OutputRenderContext = { stateDir: DEFAULT_STATE_DIR }): RenderedOutput {
     if (this.problems.length > 0) {
       throw new Error(`FluentBitOutput ${this.kind}: ${this.problems.join('; ')}`);
     }
     const secretEnv: SecretEnvVar[] = [];
+    const writePaths: string[] = [];
     const secret = (suffix: string, ref?: SecretKeyRefOptions): string | undefined => {
       if (ref === undefined) {
         return undefined;
@@ -431,10 +935,10 @@ export class FluentBitOutput {
       return '${' + envName + '}';
     };
     const fields: Field[] = [
-      ['Name', this.kind],
+      ['Name', this.pluginName],
       ['Alias', alias],
       ['Match', this.match],
-      ...this.fields(secret, []),
+      ...this.fields(secret, [], { alias, stateDir: context.stateDir, writePath: (path) => writePaths.push(path) }),
       ['Retry_Limit', this.common.retryLimit ?? 'no_limits'],
       ['storage.total_limit_size', this.common.storageTotalLimitSize ?? '1G'],
     ];
@@ -444,9 +948,12 @@ export class FluentBitOutput {
         entries.push({ key, value: typeof value === 'boolean' ? onOff(value) : String(value) });
       }
     }
-    return { entries, secretEnv };
+    return { entries, secretEnv, writePaths };
   }
 }
+
+/** The collector's state directory when `_render` is called without a context (tests). */
+const DEFAULT_STATE_DIR = '/var/lib/log-collector';
 
 const ALIAS_PATTERN = /^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/;
 const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
@@ -454,6 +961,61 @@ const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
 /** flb record accessor: `$key` then `['sub']` / `[0]` (src/record_accessor/ra.l); no commas, the list is comma-separated. */
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 const TOP_LEVEL_KEY = /^[^\s$,\[\]'"]+$/;
+
+/** Names people reach for that fluent-bit spells otherwise. */
+const OUTPUT_NAME_HINTS: { [name: string]: string[] } = {
+  elasticsearch: ['es'],
+  cloudwatch: ['cloudwatch_logs'],
+  kinesis: ['kinesis_firehose', 'kinesis_streams'],
+  otel: ['opentelemetry'],
+  otlp: ['opentelemetry'],
+  newrelic: ['nrlogs'],
+  google: ['stackdriver'],
+  gcp: ['stackdriver'],
+  postgres: ['pgsql'],
+  graylog: ['gelf'],
+};
+
+/** Keys of a custom output that the typed options write. */
+const RESERVED_CUSTOM_KEYS = ['name', 'alias', 'match', 'retry_limit', 'storage.total_limit_size'];
+
+function awsRegion(problems: string[], value: string): string {
+  if (!/^[a-z]{2}(-[a-z]+)+-[0-9]$/.test(value)) {
+    problems.push(`region ${JSON.stringify(value)} is not an AWS region such as 'eu-west-1'.`);
+  }
+  return value;
+}
+
+function nonEmpty(problems: string[], prop: string, value: string): string {
+  if (!/^\S+$/.test(value)) {
+    problems.push(`${prop} ${JSON.stringify(value)} must be non-empty without spaces.`);
+  }
+  return value;
+}
+
+function size(problems: string[], prop: string, value: string): string {
+  if (!SIZE_PATTERN.test(value)) {
+    problems.push(`${prop} ${JSON.stringify(value)} must be a fluent-bit size such as '50M'.`);
+  }
+  return value;
+}
+
+function duration(problems: string[], prop: string, value: string): string {
+  if (!/^[0-9]+[smhd]?$/.test(value)) {
+    problems.push(`${prop} ${JSON.stringify(value)} must be a fluent-bit time such as '10m' or '60s'.`);
+  }
+  return value;
+}
+
+/** assertWritableEntry's checks of a custom key and value, as problems. */
+function writableEntryProblems(key: string, value: string): string[] {
+  try {
+    assertWritableEntry('OUTPUT', key, value);
+    return [];
+  } catch (e) {
+    return [(e as Error).message];
+  }
+}
 
 function recordAccessor(problems: string[], prop: string, value: string): boolean {
   if (!RECORD_ACCESSOR.test(value)) {
@@ -604,4 +1166,75 @@ const FORWARD_FIELDS: PropFields = {
 const STDOUT_FIELDS: PropFields = {
   ...COMMON_FIELDS,
   format: t.enumOf(() => Object.values(StdoutFormat), 'StdoutFormat.MSGPACK, JSON or JSON_LINES'),
+};
+const S3_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  bucket: t.required(t.string('audit-archive')),
+  region: t.required(t.string('eu-west-1')),
+  keyFormat: t.string('/logs/$TAG/%Y/%m/%d/$UUID.gz'),
+  totalFileSize: t.string('100M'),
+  uploadTimeout: t.string('10m'),
+  gzip: t.boolean(),
+  storeDirLimitSize: t.string('1G'),
+  roleArn: t.string('arn:aws:iam::123456789012:role/fluent-bit'),
+  endpoint: t.string('https://minio.storage.svc:9000'),
+};
+const CLOUDWATCH_LOGS_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  region: t.required(t.string('eu-west-1')),
+  logGroupName: t.required(t.string('/eks/cluster/containers')),
+  logStreamPrefix: t.string('fluent-bit-'),
+  autoCreateGroup: t.boolean(),
+  logRetentionDays: t.number(),
+  roleArn: t.string('arn:aws:iam::123456789012:role/fluent-bit'),
+};
+const KAFKA_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  brokers: t.required(t.array(t.string('kafka-0.kafka.svc:9092'))),
+  topic: t.required(t.string('logs')),
+  format: t.enumOf(() => Object.values(KafkaFormat), 'KafkaFormat.JSON, MSGPACK or GELF'),
+  messageKeyField: t.string('kubernetes_pod_name'),
+  securityProtocol: t.string('SASL_SSL'),
+  saslMechanism: t.string('SCRAM-SHA-512'),
+  saslUsername: t.string('fluent-bit'),
+  saslPassword: SECRET_REF,
+  rdkafkaOptions: t.map(t.string('zstd')),
+};
+const HTTP_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  ...TLS_FIELDS,
+  host: t.required(t.string('logs.example.com')),
+  port: t.number(),
+  uri: t.string('/ingest'),
+  format: t.enumOf(() => Object.values(HttpOutputFormat), 'HttpOutputFormat.JSON, JSON_LINES, JSON_STREAM, MSGPACK or GELF'),
+  headers: t.map(t.string('value')),
+  httpUser: t.string('fluent-bit'),
+  httpPassword: SECRET_REF,
+  secretHeader: t.object({ name: t.required(t.string('Authorization')), value: t.required(SECRET_REF) }),
+  gzip: t.boolean(),
+};
+const SPLUNK_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  ...TLS_FIELDS,
+  host: t.required(t.string('splunk-hec.logging.svc')),
+  port: t.number(),
+  token: t.required(SECRET_REF),
+  index: t.string('main'),
+  sourceType: t.string('kube:container'),
+  source: t.string('fluent-bit'),
+};
+const DATADOG_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  apiKey: t.required(SECRET_REF),
+  site: t.enumOf(() => Object.values(DatadogSite), 'DatadogSite.US1, US3, US5, EU or AP1'),
+  service: t.string('my-service'),
+  source: t.string('kubernetes'),
+  tags: t.array(t.string('env:prod')),
+  gzip: t.boolean(),
+};
+const CUSTOM_FIELDS: PropFields = {
+  ...COMMON_FIELDS,
+  name: t.required(t.string('gelf')),
+  options: t.map(t.string('tcp')),
+  secretOptions: t.map(SECRET_REF),
 };

@@ -64,6 +64,8 @@ export interface ExporterArgsOptions {
   readonly mountPointsExclude?: string;
   readonly fsTypesExclude?: string;
   readonly netDevicesExclude?: string;
+  /** Directory of the textfile collector's `*.prom` files (in the container). */
+  readonly textfileDirectory?: string;
   /** Appended verbatim, not validated. */
   readonly extraArgs?: readonly string[];
   /** Prefix for error messages (the construct path). */
@@ -127,6 +129,10 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
   validatePort(options.port, 'port', options.context);
   checkFlagValues(options);
   const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
+  if (options.textfileDirectory !== undefined && collectors.disable.includes('textfile')) {
+    throw new Error(`${prefix(options.context)}textfileCollector is set but disableCollectors turns the textfile collector off; `
+      + 'remove textfile from disableCollectors or drop textfileCollector.');
+  }
   return [
     `--path.procfs=${HOST_PROC}`,
     `--path.sysfs=${HOST_SYS}`,
@@ -137,6 +143,7 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
     `--collector.filesystem.fs-types-exclude=${options.fsTypesExclude ?? FS_TYPES_EXCLUDE}`,
     `--collector.netclass.ignored-devices=${options.netDevicesExclude ?? NET_DEVICES_EXCLUDE}`,
     `--collector.netdev.device-exclude=${options.netDevicesExclude ?? NET_DEVICES_EXCLUDE}`,
+    ...(options.textfileDirectory !== undefined ? [`--collector.textfile.directory=${options.textfileDirectory}`] : []),
     ...collectors.enable.map((name) => `--collector.${name}`),
     ...collectors.disable.map((name) => `--no-collector.${name}`),
     ...(options.extraArgs ?? []),

@@ -1,0 +1,523 @@
+/**
+ * Typed fluent-bit filters for custom pipelines (grep, modify, nest/lift, rewrite_tag,
+ * record_modifier, throttle, Lua, multiline).
+ *
+ * Every key written below is in the plugin's config_map in the fluent-bit 4.2.3 sources
+ * (plugins/filter_<name>/*.c); the tests check each rendered filter against those lists.
+ * Values that fluent-bit splits into tokens (modify `Set KEY VALUE`, rewrite_tag `Rule`) are
+ * checked here so the split comes out as meant.
+ *
+ * Pure module: no cdk8s imports. Exported through the package index (jsii).
+ */
+import * as fs from 'fs';
+import { ClassicEntry, onOff } from './classic-format';
+import { FilterRenderContext, RenderedFilter } from './rendered-output';
+
+/** Options every filter shares. */
+export interface FilterCommonOptions {
+  /**
+   * Tag pattern of the records the filter sees. Container logs are tagged `kube.*`, systemd
+   * units `host.*`.
+   * @default "kube.*"
+   */
+  readonly match?: string;
+  /**
+   * Alias of the filter (names its metrics and, for Lua, its script file). Letters, digits, `-`, `_`.
+   * @default - the plugin name, suffixed with `_<n>` when a plugin repeats
+   */
+  readonly alias?: string;
+}
+
+/** One grep rule: a record key (top-level name or record accessor) and a regular expression. */
+export interface GrepRule {
+  /** Top-level key (`log`) or record accessor (`$kubernetes['namespace_name']`). */
+  readonly key: string;
+  /** Regular expression (Onigmo syntax) the value is matched against. */
+  readonly regex: string;
+}
+
+/** How several grep rules combine. */
+export enum GrepLogicalOp {
+  /** fluent-bit's legacy mode: keep a record when every `regex` matches and no `exclude` does. */
+  LEGACY = 'legacy',
+  /** Keep (regex) or drop (exclude) a record when all rules match. */
+  AND = 'AND',
+  /** Keep (regex) or drop (exclude) a record when any rule matches. */
+  OR = 'OR',
+}
+
+/** Options of a grep filter: keep or drop records by regular expressions. */
+export interface GrepFilterOptions extends FilterCommonOptions {
+  /**
+   * Keep only records matching these rules.
+   * @default - none
+   */
+  readonly regex?: GrepRule[];
+  /**
+   * Drop records matching these rules.
+   * @default - none
+   */
+  readonly exclude?: GrepRule[];
+  /**
+   * How rules combine. AND and OR take either `regex` or `exclude` rules, not both (fluent-bit
+   * refuses the mix).
+   * @default GrepLogicalOp.LEGACY
+   */
+  readonly logicalOp?: GrepLogicalOp;
+}
+
+/** Options of a modify filter (top-level keys only). */
+export interface ModifyFilterOptions extends FilterCommonOptions {
+  /**
+   * Set keys to values, replacing existing ones (`Set`).
+   * @default - none
+   */
+  readonly set?: { [key: string]: string };
+  /**
+   * Add keys whose values are kept when the key already exists (`Add`).
+   * @default - none
+   */
+  readonly add?: { [key: string]: string };
+  /**
+   * Remove keys (`Remove`).
+   * @default - none
+   */
+  readonly remove?: string[];
+  /**
+   * Remove keys matching a wildcard prefix, e.g. `kubernetes_annotations_` (`Remove_wildcard`).
+   * @default - none
+   */
+  readonly removeWildcard?: string[];
+  /**
+   * Rename keys when the target does not exist yet (`Rename`).
+   * @default - none
+   */
+  readonly rename?: { [from: string]: string };
+  /**
+   * Copy keys when the target does not exist yet (`Copy`).
+   * @default - none
+   */
+  readonly copy?: { [from: string]: string };
+}
+
+/** Options of a nest filter: move keys matching wildcards under a new map. */
+export interface NestFilterOptions extends FilterCommonOptions {
+  /** Wildcards of the keys to move, e.g. `['pod_*']`. */
+  readonly wildcards: string[];
+  /** Key of the new map. */
+  readonly nestUnder: string;
+  /**
+   * Prefix removed from the moved keys.
+   * @default - none
+   */
+  readonly removePrefix?: string;
+}
+
+/** Options of a nest filter in lift mode: move the keys of a map to the top level. */
+export interface LiftFilterOptions extends FilterCommonOptions {
+  /** Key of the map to lift, e.g. `kubernetes`. */
+  readonly nestedUnder: string;
+  /**
+   * Prefix added to the lifted keys, e.g. `kubernetes_`.
+   * @default - none
+   */
+  readonly addPrefix?: string;
+}
+
+/** One rewrite_tag rule. */
+export interface RewriteTagRule {
+  /** Record accessor of the key to test, e.g. `$kubernetes['namespace_name']`. */
+  readonly key: string;
+  /** Regular expression without spaces (use `\s`); capture groups are `$0`, `$1`… in newTag. */
+  readonly regex: string;
+  /** The new tag; may use `$1`… and record accessors such as `$kubernetes['namespace_name']`. */
+  readonly newTag: string;
+  /**
+   * Keep the record under its old tag as well.
+   * @default false
+   */
+  readonly keep?: boolean;
+}
+
+/** Options of a rewrite_tag filter. */
+export interface RewriteTagFilterOptions extends FilterCommonOptions {
+  /** Rules, tried in order; the first match re-emits the record. */
+  readonly rules: RewriteTagRule[];
+}
+
+/** Options of a record_modifier filter. */
+export interface RecordModifierFilterOptions extends FilterCommonOptions {
+  /**
+   * Keys to append with fixed values (`Record`); values may use `${ENV}`.
+   * @default - none
+   */
+  readonly records?: { [key: string]: string };
+  /**
+   * Keys to remove (`Remove_key`).
+   * @default - none
+   */
+  readonly removeKeys?: string[];
+  /**
+   * Keep only these keys (`Allowlist_key`); not together with removeKeys.
+   * @default - all keys
+   */
+  readonly allowlistKeys?: string[];
+}
+
+/** Options of a throttle filter: at most `rate` records per `interval`, averaged over `window` intervals. */
+export interface ThrottleFilterOptions extends FilterCommonOptions {
+  /** Records allowed per interval (averaged over the window). */
+  readonly rate: number;
+  /**
+   * Intervals in the sliding window.
+   * @default 5
+   */
+  readonly window?: number;
+  /**
+   * Length of an interval (a fluent-bit time such as `1s` or `1m`).
+   * @default "1s"
+   */
+  readonly interval?: string;
+  /**
+   * Log the throttle's state.
+   * @default false
+   */
+  readonly printStatus?: boolean;
+}
+
+/** Options of a Lua filter whose script is a local file, read at synthesis. */
+export interface LuaFileFilterOptions extends FilterCommonOptions {
+  /** Path of the script (relative to the directory synthesis runs in); a missing file is an error. */
+  readonly file: string;
+  /** The Lua function fluent-bit calls for each record (`function cb(tag, timestamp, record)`). */
+  readonly call: string;
+  /**
+   * Give the timestamp as a table with `sec` and `nsec` (`time_as_table`).
+   * @default false
+   */
+  readonly timeAsTable?: boolean;
+}
+
+/** Options of a Lua filter with the script given inline. */
+export interface LuaInlineFilterOptions extends FilterCommonOptions {
+  /** The Lua source. */
+  readonly code: string;
+  /** The Lua function fluent-bit calls for each record. */
+  readonly call: string;
+  /**
+   * Give the timestamp as a table with `sec` and `nsec` (`time_as_table`).
+   * @default false
+   */
+  readonly timeAsTable?: boolean;
+}
+
+/** Options of a multiline filter: join lines that the tail input's own multiline parsing could not. */
+export interface MultilineFilterOptions extends FilterCommonOptions {
+  /**
+   * Multiline parsers tried in order: built-in ones (`go`, `java`, `python`, `ruby`, …) or names of
+   * the collector's `multilineParsers`.
+   */
+  readonly parsers: string[];
+  /**
+   * Record key holding the text to join.
+   * @default "log"
+   */
+  readonly keyContent?: string;
+  /**
+   * Milliseconds a pending multiline message waits for more lines before it is flushed.
+   * @default - the plugin's default (2000)
+   */
+  readonly flushMs?: number;
+}
+
+type Field = [key: string, value: string | number | boolean | undefined];
+type FieldsFn = (alias: string, context: FilterRenderContext) => { fields: Field[]; files?: { [name: string]: string }; extraAliases?: string[] };
+
+/** A fluent-bit filter of a custom pipeline. Create one with the static factories. */
+export class FluentBitFilter {
+  /** Keep or drop records by regular expressions on their keys. */
+  public static grep(options: GrepFilterOptions): FluentBitFilter {
+    const regex = options.regex ?? [];
+    const exclude = options.exclude ?? [];
+    const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
+    if (regex.length + exclude.length === 0) {
+      throw new Error('FluentBitFilter.grep: give at least one regex or exclude rule.');
+    }
+    if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
+      throw new Error(`FluentBitFilter.grep: logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
+    }
+    const rule = (r: GrepRule, prop: string): string => {
+      checkKey('grep', prop, r.key);
+      if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
+        throw new Error(`FluentBitFilter.grep: ${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
+      }
+      return `${r.key} ${r.regex}`;
+    };
+    const fields: Field[] = [
+      ...regex.map((r): Field => ['Regex', rule(r, 'regex')]),
+      ...exclude.map((r): Field => ['Exclude', rule(r, 'exclude')]),
+    ];
+    return new FluentBitFilter('grep', options, () => ({
+      fields: [
+        ...fields,
+        ['Logical_Op', op === GrepLogicalOp.LEGACY ? undefined : op],
+      ],
+    }));
+  }
+
+  /** Set, add, remove, rename or copy top-level keys. */
+  public static modify(options: ModifyFilterOptions): FluentBitFilter {
+    const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
+      checkTopLevelKey('modify', op, k);
+      const v = record![k];
+      if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v) {
+        throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be non-empty without leading or trailing spaces.`);
+      }
+      return [op, `${k} ${v}`];
+    });
+    const list = (op: string, keys: string[] | undefined): Field[] => (keys ?? []).map((k) => {
+      checkTopLevelKey('modify', op, k);
+      return [op, k];
+    });
+    const fields = [
+      ...pairs('Set', options.set), ...pairs('Add', options.add), ...list('Remove', options.remove),
+      ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
+    ];
+    if (fields.length === 0) {
+      throw new Error('FluentBitFilter.modify: give at least one of set, add, remove, removeWildcard, rename, copy.');
+    }
+    return new FluentBitFilter('modify', options, () => ({ fields }));
+  }
+
+  /** Move keys matching wildcards under a new map (nest filter, `Operation nest`). */
+  public static nest(options: NestFilterOptions): FluentBitFilter {
+    if (options.wildcards.length === 0) {
+      throw new Error('FluentBitFilter.nest: wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
+    }
+    options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
+    checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
+    return new FluentBitFilter('nest', options, () => ({
+      fields: [
+        ['Operation', 'nest'],
+        ...options.wildcards.map((w): Field => ['Wildcard', w]),
+        ['Nest_under', options.nestUnder],
+        ['Remove_prefix', options.removePrefix],
+      ],
+    }));
+  }
+
+  /** Move the keys of a map to the top level (nest filter, `Operation lift`). */
+  public static lift(options: LiftFilterOptions): FluentBitFilter {
+    checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
+    return new FluentBitFilter('nest', options, () => ({
+      fields: [
+        ['Operation', 'lift'],
+        ['Nested_under', options.nestedUnder],
+        ['Add_prefix', options.addPrefix],
+      ],
+    }));
+  }
+
+  /**
+   * Re-emit matching records under a new tag (rewrite_tag). The re-emitted records enter the
+   * pipeline again from the start, through an emitter buffered on the filesystem like the inputs;
+   * a new tag that the kubernetes filter matches (`kube.*`) is enriched again, so choose another prefix.
+   */
+  public static rewriteTag(options: RewriteTagFilterOptions): FluentBitFilter {
+    if (options.rules.length === 0) {
+      throw new Error('FluentBitFilter.rewriteTag: rules is empty.');
+    }
+    const rules = options.rules.map((r, i): Field => {
+      if (!r.key.startsWith('$')) {
+        throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
+      }
+      for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
+        if (!/^\S+$/.test(value)) {
+          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
+            + '(the rule is split on spaces; write \\s in a regex).');
+        }
+      }
+      if (/^kube\./.test(r.newTag)) {
+        throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
+          + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
+      }
+      return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
+    });
+    return new FluentBitFilter('rewrite_tag', options, (alias) => ({
+      fields: [
+        ...rules,
+        ['Emitter_Name', `${alias}_emitter`],
+        // Like the inputs: re-emitted records wait on the filesystem, not only in memory.
+        ['Emitter_Storage.type', 'filesystem'],
+      ],
+      extraAliases: [`${alias}_emitter`],
+    }));
+  }
+
+  /** Append fixed keys, remove keys or keep only some (record_modifier). */
+  public static recordModifier(options: RecordModifierFilterOptions): FluentBitFilter {
+    const records = options.records ?? {};
+    if (options.removeKeys && options.allowlistKeys) {
+      throw new Error('FluentBitFilter.recordModifier: removeKeys and allowlistKeys exclude each other; give one.');
+    }
+    const fields: Field[] = [
+      ...Object.keys(records).sort().map((k): Field => {
+        checkTopLevelKey('record_modifier', 'records', k);
+        if (records[k].trim() === '' || records[k].trim() !== records[k]) {
+          throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be non-empty without leading or trailing spaces.`);
+        }
+        return ['Record', `${k} ${records[k]}`];
+      }),
+      ...(options.removeKeys ?? []).map((k): Field => ['Remove_key', checkTopLevelKey('record_modifier', 'removeKeys', k)]),
+      ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey('record_modifier', 'allowlistKeys', k)]),
+    ];
+    if (fields.length === 0) {
+      throw new Error('FluentBitFilter.recordModifier: give records, removeKeys or allowlistKeys.');
+    }
+    return new FluentBitFilter('record_modifier', options, () => ({ fields }));
+  }
+
+  /** Drop records above a rate (throttle). */
+  public static throttle(options: ThrottleFilterOptions): FluentBitFilter {
+    if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
+      throw new Error(`FluentBitFilter.throttle: rate ${options.rate} must be a positive number of records per interval.`);
+    }
+    const window = options.window ?? 5;
+    if (!Number.isInteger(window) || window < 1) {
+      throw new Error(`FluentBitFilter.throttle: window ${window} must be a whole number >= 1.`);
+    }
+    const interval = options.interval ?? '1s';
+    if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
+      throw new Error(`FluentBitFilter.throttle: interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
+    }
+    return new FluentBitFilter('throttle', options, () => ({
+      fields: [
+        ['Rate', options.rate],
+        ['Window', window],
+        ['Interval', interval],
+        ['Print_Status', onOff(options.printStatus ?? false)],
+      ],
+    }));
+  }
+
+  /**
+   * A Lua filter whose script is read from a local file now (a missing or unreadable file is an
+   * error at synthesis). The script goes into the ConfigMap, so editing it rolls the pods.
+   */
+  public static luaFile(options: LuaFileFilterOptions): FluentBitFilter {
+    let code: string;
+    try {
+      code = fs.readFileSync(options.file, 'utf8');
+    } catch (e) {
+      throw new Error(`FluentBitFilter.luaFile: cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
+        + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
+    }
+    return FluentBitFilter.lua('luaFile', options.file, code, options);
+  }
+
+  /** A Lua filter with an inline script (written to the ConfigMap as a file). */
+  public static luaInline(options: LuaInlineFilterOptions): FluentBitFilter {
+    return FluentBitFilter.lua('luaInline', 'code', options.code, options);
+  }
+
+  /**
+   * Join multiline messages (stack traces) in records, with built-in or custom multiline parsers.
+   * Parser names are checked against the collector's parsers at synthesis.
+   */
+  public static multiline(options: MultilineFilterOptions): FluentBitFilter {
+    if (options.parsers.length === 0) {
+      throw new Error('FluentBitFilter.multiline: parsers is empty; name at least one, e.g. [\'java\'].');
+    }
+    options.parsers.forEach((p) => {
+      if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new Error(`FluentBitFilter.multiline: parser ${JSON.stringify(p)} is not a parser name.`);
+    });
+    const key = options.keyContent ?? 'log';
+    checkTopLevelKey('multiline', 'keyContent', key);
+    if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
+      throw new Error(`FluentBitFilter.multiline: flushMs ${options.flushMs} must be a whole number >= 1.`);
+    }
+    return new FluentBitFilter('multiline', options, (alias) => ({
+      fields: [
+        ['multiline.key_content', key],
+        ['multiline.parser', options.parsers.join(', ')],
+        ['flush_ms', options.flushMs],
+        ['Emitter_Name', `${alias}_emitter`],
+        ['Emitter_Storage.type', 'filesystem'],
+      ],
+      extraAliases: [`${alias}_emitter`],
+    }), options.parsers);
+  }
+
+  private static lua(factory: string, source: string, code: string, options: LuaInlineFilterOptions | LuaFileFilterOptions): FluentBitFilter {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.call)) {
+      throw new Error(`FluentBitFilter.${factory}: call ${JSON.stringify(options.call)} must be a Lua function name.`);
+    }
+    const defines = new RegExp(`(^|[^A-Za-z0-9_.:])(function\\s+${options.call}\\s*\\(|${options.call}\\s*=\\s*function\\s*\\()`, 'm');
+    if (!defines.test(code)) {
+      throw new Error(`FluentBitFilter.${factory}: the script (${source}) defines no function ${options.call}; fluent-bit would fail at start. `
+        + `Define it (function ${options.call}(tag, timestamp, record) … end) or fix call.`);
+    }
+    return new FluentBitFilter('lua', options, (alias, context) => ({
+      fields: [
+        ['script', `${context.configDir}/${alias}.lua`],
+        ['call', options.call],
+        ['time_as_table', onOff(options.timeAsTable ?? false)],
+      ],
+      files: { [`${alias}.lua`]: code.endsWith('\n') ? code : code + '\n' },
+    }));
+  }
+
+  /** The fluent-bit plugin (`Name`). */
+  public readonly pluginName: string;
+  /** The alias given in the options, if any. */
+  public readonly alias?: string;
+  /** Tag pattern of the records it sees. */
+  public readonly match: string;
+
+  private readonly fields: FieldsFn;
+  private readonly multilineParserNames: string[];
+
+  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = []) {
+    this.pluginName = pluginName;
+    this.fields = fields;
+    this.alias = common.alias;
+    this.match = common.match ?? 'kube.*';
+    this.multilineParserNames = multilineParsers;
+    if (!/^\S+$/.test(this.match)) {
+      throw new Error(`${pluginName} filter: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+    }
+    if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
+      throw new Error(`${pluginName} filter: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
+    }
+  }
+
+  /**
+   * The `[FILTER]` entries under `alias`, and what they need.
+   * @internal
+   */
+  public _render(alias: string, context: FilterRenderContext): RenderedFilter {
+    const rendered = this.fields(alias, context);
+    const fields: Field[] = [['Name', this.pluginName], ['Alias', alias], ['Match', this.match], ...rendered.fields];
+    const entries: ClassicEntry[] = [];
+    for (const [key, value] of fields) {
+      if (value !== undefined) entries.push({ key, value: typeof value === 'boolean' ? onOff(value) : String(value) });
+    }
+    return { entries, files: rendered.files ?? {}, multilineParsers: this.multilineParserNames, extraAliases: rendered.extraAliases ?? [] };
+  }
+}
+
+const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
+
+function checkKey(plugin: string, prop: string, key: string): string {
+  if (key.startsWith('$') ? !RECORD_ACCESSOR.test(key) : !/^[^\s$]+$/.test(key)) {
+    throw new Error(`FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key (log) or a record accessor ($kubernetes['namespace_name']).`);
+  }
+  return key;
+}
+
+function checkTopLevelKey(plugin: string, prop: string, key: string): string {
+  if (!/^[^\s$]+$/.test(key)) {
+    throw new Error(`FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key without spaces (${plugin} takes no record accessors).`);
+  }
+  return key;
+}
