@@ -92,7 +92,7 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
-   * empty-wave, on-delete, strategy, immutable-selector (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
+   * empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
   readonly agent?: string;
@@ -318,7 +318,26 @@ function moveFindings(agent: AgentPlan, beforeById: ReadonlyMap<string, DaemonSe
     const old = beforeById.get(group.from)!;
     const incoming = afterById.get(group.to)!;
     const portWait = incoming.hostPorts.some((p) => old.hostPorts.some((q) => hostPortsOverlap(p, q)));
-    if (antiAffinitySeparates(incoming, old) || portWait) continue;
+    if (antiAffinitySeparates(incoming, old) || portWait) {
+      // The new pod waits for the old one, which goes only once the old DaemonSet's new spec is applied. Under
+      // Argo CD sync waves that DaemonSet syncs after the one waiting: the earlier wave never turns Healthy.
+      const releasing = afterById.get(group.from);
+      if (incoming.syncWave !== undefined && releasing?.syncWave !== undefined && releasing.syncWave > incoming.syncWave) {
+        result.push({
+          kind: 'stall',
+          severity: 'error',
+          cause: 'sync-wave-order',
+          agent: agent.agent,
+          daemonSets: [group.to, group.from],
+          nodes: group.nodes,
+          message: `${group.to} (sync wave ${incoming.syncWave}) waits on ${nodeList(group.nodes)} for the pods of ${group.from}, which leave only `
+            + `once ${group.from} (sync wave ${releasing.syncWave}) is applied: Argo CD applies it only after ${group.to} is Healthy, so the sync wedges`,
+          fix: 'sync this change without argoCdSyncWaves (the commit that enables waves, or moves nodes between them, carries no gating), '
+            + 'or apply the wave labels only after it has synced',
+        });
+      }
+      continue;
+    }
     result.push({
       kind: 'two-pods-per-node',
       severity: 'error',
