@@ -91,7 +91,7 @@ test('fuzz NodeAgentDaemonSet and its rollout: no failure outside the known base
   expect(unknown.map(([cls]) => cls)).toEqual([]);
 });
 
-/** The base as it will be once it checks types on entry (the lead calls checkAgentPropTypes there). */
+/** The base behind an explicit checkAgentPropTypes (the base also calls it on entry): no wrong type gets past it. */
 const typeCheckedBuild = (chart: Chart, props: Props) => {
   checkAgentPropTypes(`${KIND} ${chart.node.path}/agent`, props);
   return new NodeAgentDaemonSet(chart, 'agent', props);
