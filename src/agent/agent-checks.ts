@@ -6,7 +6,7 @@
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey, checkLabels,
-  checkSubPath, checkTolerationValue,
+  checkSubPath, checkTolerationValue, INT32_MAX,
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
 } from './checks';
 import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
@@ -112,8 +112,8 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
   problems.push(...checkDnsLabel(`${where} name`, c.name));
   problems.push(...checkImage(`${where} image`, s.image));
   problems.push(...checkProbes(where, s, init));
-  problems.push(...checkInteger(`${where} runAsUser`, s.runAsUser, 0, INT32_MAX).filter(() => s.runAsUser !== undefined));
-  problems.push(...checkInteger(`${where} runAsGroup`, s.runAsGroup, 0, INT32_MAX).filter(() => s.runAsGroup !== undefined));
+  if (s.runAsUser !== undefined) problems.push(...checkInteger(`${where} runAsUser`, s.runAsUser, 0, INT32_MAX));
+  if (s.runAsGroup !== undefined) problems.push(...checkInteger(`${where} runAsGroup`, s.runAsGroup, 0, INT32_MAX));
   const preStop = s.preStop ? handlerJson(s.preStop) : undefined;
   if (preStop?.exec && (preStop.exec.command ?? []).length === 0) problems.push(`${where} preStop has an empty command; give the command to run`);
   const containerPorts = (s.ports ?? []).map((port) => `${port.containerPort}/${port.protocol ?? 'TCP'}`);
@@ -216,13 +216,13 @@ const OWN_POD_LABELS = [
   'app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/version', 'app.kubernetes.io/component',
   'app.kubernetes.io/part-of', 'app.kubernetes.io/managed-by', 'node-agents.cdk8s.io/rollout-group',
 ];
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** The API server's C identifier rule for env names was relaxed in 1.30; prefixes stay conservative. */
 const ENV_PREFIX = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const IPV4 = /^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}$/;
 
+/** checkDnsSubdomain, worded for the name of an object the pod refers to. */
 function checkSubdomain(prop: string, value: string): string[] {
-  return DNS1123_SUBDOMAIN.test(value) && value.length <= 253 ? [] : [`${prop} "${value}" is not a valid object name (a DNS-1123 subdomain: lower-case letters, digits, "-" and ".")`];
+  return checkDnsSubdomain(prop, value).length === 0 ? [] : [`${prop} "${value}" is not a valid object name (a DNS-1123 subdomain: lower-case letters, digits, "-" and ".")`];
 }
 
 function checkPodOptions(spec: AgentSpec): string[] {
@@ -238,9 +238,6 @@ function checkPodOptions(spec: AgentSpec): string[] {
   problems.push(...checkLabels('podLabels', p.podLabels));
   for (const key of Object.keys(p.podLabels ?? {})) {
     if (OWN_POD_LABELS.includes(key)) problems.push(`podLabels: "${key}" is set by the agent itself (selectors and version tracking rely on it); use another key`);
-  }
-  for (const name of Object.keys(p.extraEnv ?? {})) {
-    if (name === '' || name.includes('=')) problems.push(`extraEnv: "${name}" is not an environment variable name (non-empty, without "=")`);
   }
   (p.envFrom ?? []).forEach((source, i) => {
     problems.push(...checkSubdomain(`envFrom[${i}] name`, source.name));
@@ -268,7 +265,6 @@ function checkPodOptions(spec: AgentSpec): string[] {
   return problems;
 }
 
-const INT32_MAX = 2 ** 31 - 1;
 
 /** The rendered form of a cdk8s-plus handler (its command), for the checks. */
 function handlerJson(handler: unknown): { exec?: { command?: string[] } } | undefined {

@@ -17,6 +17,7 @@
  * Pure: no constructs.
  */
 import { AgentSpec, widerPodSecurityLevel } from './agent-spec';
+import { sortedRecord } from './checks';
 import { AgentPolicyRule, PodSecurityLevel } from './options';
 
 /** The spec a rollout group renders. */
@@ -44,7 +45,7 @@ export function sharedObjectProblems(current: AgentSpec, previous: AgentSpec | u
       + 'Give both releases the same createNamespace; change it once every group is promoted and `previous` is dropped');
   }
   if (p.serviceAccountName !== c.serviceAccountName
-    || JSON.stringify(sorted(p.serviceAccountAnnotations)) !== JSON.stringify(sorted(c.serviceAccountAnnotations))) {
+    || JSON.stringify(sortedRecord(p.serviceAccountAnnotations)) !== JSON.stringify(sortedRecord(c.serviceAccountAnnotations))) {
     problems.push('rollout.previous and the current props differ in serviceAccountName or serviceAccountAnnotations: every wave runs as one '
       + 'ServiceAccount, so its identity (e.g. a workload-identity role) cannot differ per wave. Give both releases the same ServiceAccount '
       + 'settings; change them in a release of their own without waves held');
@@ -104,10 +105,6 @@ function fingerprint(value: unknown): string {
     }
     return v;
   });
-}
-
-function sorted(record: { [key: string]: string } | undefined): Array<[string, string]> {
-  return Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function ruleKey(rule: AgentPolicyRule): string {

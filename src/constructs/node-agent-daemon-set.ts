@@ -307,8 +307,7 @@ export class NodeAgentDaemonSet extends Construct {
     // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
     checkAgentPropTypes(`NodeAgentDaemonSet ${this.node.path}`, props);
     this._props = props;
-    const name = props.name ?? nameFromId(id);
-    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'kube-system';
+    const { name, namespace } = this.identityOf(props, id);
     const current = resolveAgentSpec(props, { name, namespace });
     this.name = name;
     this.namespace = namespace;
@@ -419,6 +418,11 @@ export class NodeAgentDaemonSet extends Construct {
     return `NodeAgentDaemonSet ${this.node.path}`;
   }
 
+  /** The name and namespace a release's props give the agent (both releases must give the same). */
+  private identityOf(props: NodeAgentDaemonSetProps, id: string): { name: string; namespace: string } {
+    return { name: props.name ?? nameFromId(id), namespace: props.namespace ?? Chart.of(this).namespace ?? 'kube-system' };
+  }
+
   private throwIfProblems(problems: string[]): void {
     if (problems.length > 0) throw new Error(`${this.describe()}: invalid props:\n  - ${problems.join('\n  - ')}`);
   }
@@ -433,10 +437,8 @@ export class NodeAgentDaemonSet extends Construct {
     }
     const props = release._agentProps({ id, chartNamespace: Chart.of(this).namespace });
     checkAgentPropTypes(`${this.describe()}: rollout.previous`, props);
-    const name = props.name ?? nameFromId(id);
-    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'kube-system';
     // Name and namespace are the identity both releases share: a difference is refused by sharedObjectProblems.
-    const spec = resolveAgentSpec(props, { name, namespace });
+    const spec = resolveAgentSpec(props, this.identityOf(props, id));
     this.throwIfProblems(checkAgentSpec(spec).map((m) => `rollout.previous: ${m}`));
     return spec;
   }
