@@ -1,9 +1,9 @@
-import { Chart, Yaml } from 'cdk8s';
+import { ApiObject, Chart, Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import {
   AgentFleet, AgentFleetProps, ArgoCdLayout, ArgoCdResourceTracking, FleetCluster, FleetClusterOptions, FleetStage,
-  FluentBitOutput, IFleetAgents, LogCollectorDaemonSet, MaxUpdate, NodeExporterDaemonSet, RolloutWave,
+  FluentBitOutput, GpuDriverDaemonSet, IFleetAgents, LogCollectorDaemonSet, MaxUpdate, NodeExporterDaemonSet, RolloutWave,
 } from '../src';
 import { Manifest, validateManifests } from './util/manifests';
 import { stepMatches } from '../src/fleet/argocd';
@@ -83,6 +83,28 @@ describe('AgentFleet output', () => {
     // cdk8s's App.synth() would validate each construct once more per chart written
     expect(validations).toHaveBeenCalledTimes(1);
     expect(content).toEqual(Yaml.stringify(...f.clusters[2].chart.toJson()));
+  });
+
+  test('each object is rendered once: the output reuses the JSON the late checks rendered', () => {
+    const gpuFleet = () => new AgentFleet({
+      repoUrl: 'https://git.example.com/platform/fleet.git',
+      clusters: [{ name: 'gpu-1', environment: 'prod', region: 'eu-west-1', hasGpus: true }],
+      agents: {
+        addAgents(_cluster: FleetCluster, chart: Chart) {
+          new LogCollectorDaemonSet(chart, 'logs', { outputs: [FluentBitOutput.loki({ host: 'loki', port: 80 })] });
+          new GpuDriverDaemonSet(chart, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04' });
+        },
+      },
+    });
+    const expected = Yaml.stringify(...gpuFleet().clusters[0].chart.toJson());
+    const f = gpuFleet();
+    const objects = f.clusters[0].chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+    const renders = objects.map((o) => jest.spyOn(o, 'toJson'));
+    const content = f.synthFiles().find((file) => file.path === 'clusters/gpu-1/node-agents.k8s.yaml')!.content;
+    expect(content).toEqual(expected);
+    expect(objects.length).toBeGreaterThan(5);
+    // Size and API checks, the GPU driver's own rules and the output share one render.
+    renders.forEach((r) => expect(r).toHaveBeenCalledTimes(1));
   });
 
   test('byte-stable: two builds write the same bytes', () => {

@@ -8,6 +8,7 @@ import { checkDnsLabel } from '../agent/checks';
 import { applications, applicationSet, ArgoCluster, ArgoFleetInput, generatedApplications, Json, nodeAgentSyncOptions, stepMatches } from '../fleet/argocd';
 import { duplicateFolders, nestedFolders } from '../fleet/names';
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
+import { withRenderedObjects } from '../internal/object-size-validation';
 
 /** What a fleet's clusters run: called once per cluster, when the cluster is added. */
 export interface IFleetAgents {
@@ -228,16 +229,19 @@ export class AgentFleet extends App {
    */
   public synthFiles(): FleetFile[] {
     const all = this.node.findAll();
-    validateOnce(all);
-    resolveDependencies(all);
-    const files: FleetFile[] = [];
-    for (const cluster of this.clusters) {
-      for (const chart of cluster.node.children.filter((c): c is Chart => c instanceof Chart)) {
-        files.push({ path: `${cluster.folder}/${chart.node.id}.k8s.yaml`, content: Yaml.stringify(...chartObjects(chart)) });
+    // The late checks render every agent object; the output reuses that JSON (nothing changes in between).
+    return withRenderedObjects((render) => {
+      validateOnce(all);
+      resolveDependencies(all);
+      const files: FleetFile[] = [];
+      for (const cluster of this.clusters) {
+        for (const chart of cluster.node.children.filter((c): c is Chart => c instanceof Chart)) {
+          files.push({ path: `${cluster.folder}/${chart.node.id}.k8s.yaml`, content: Yaml.stringify(...chartObjects(chart, render)) });
+        }
       }
-    }
-    files.push({ path: `argocd/${this.fleetName}.k8s.yaml`, content: Yaml.stringify(...this.argoCdObjects()) });
-    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      files.push({ path: `argocd/${this.fleetName}.k8s.yaml`, content: Yaml.stringify(...this.argoCdObjects()) });
+      return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    });
   }
 
   /** Write every file of `synthFiles()` under `outdir`. */
@@ -367,9 +371,9 @@ function resolveDependencies(all: IConstruct[]): void {
 }
 
 /** A chart's objects in dependency order (cdk8s's chartToKube), rendered. */
-function chartObjects(chart: Chart): Json[] {
+function chartObjects(chart: Chart, render: (o: ApiObject) => Json): Json[] {
   return new DependencyGraph(chart.node).topology()
     .filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === chart)
-    .map((o) => o.toJson());
+    .map(render);
 }
 

@@ -579,8 +579,8 @@ export class GpuDriverDaemonSet extends Construct {
         : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
     }
 
-    addObjectSizeValidation(this, `GpuDriverDaemonSet ${this.node.path}`);
-    this.node.addValidation({ validate: () => this.checkRendered() });
+    // The driver's own rules ride on the same render as the size and API checks: one render per synthesis.
+    addObjectSizeValidation(this, `GpuDriverDaemonSet ${this.node.path}`, { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
     if (props.alerts) {
       const waves = props.rollout?.waves.map((w) => w.name);
       const where = `GpuDriverDaemonSet ${this.node.path}`;
@@ -736,12 +736,9 @@ export class GpuDriverDaemonSet extends Construct {
   }
 
   /** Late net on the rendered DaemonSet: catches what escape hatches added after construction. */
-  private checkRendered(): string[] {
-    return this.agent.daemonSets.flatMap((ds) => this.checkRenderedDaemonSet(ds));
-  }
-
-  private checkRenderedDaemonSet(ds: kplus.DaemonSet): string[] {
-    const manifest = ApiObject.of(ds).toJson();
+  /** Driver rules on one rendered DaemonSet of this construct. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private checkRenderedDaemonSet(manifest: any): string[] {
     const spec = manifest.spec?.template?.spec ?? {};
     const problems: string[] = [
       ...gpuResourceRequests(spec).map((r) => gpuRequestProblem(`container "${r.container}"`, r.resource)),

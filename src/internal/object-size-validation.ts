@@ -1,12 +1,16 @@
 /**
  * Late net on every object a construct renders: run at synthesis, when the objects' JSON is final.
  * Size limits (src/agent/object-size), API rules on rendered DaemonSets (src/agent/rendered-checks),
- * and any error cdk8s-plus raises while rendering, all reported with the construct's kind and path.
+ * a construct's own checks on its rendered DaemonSets, and any error cdk8s-plus raises while
+ * rendering, all reported with the construct's kind and path.
  */
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { checkObjectSize } from '../agent/object-size';
 import { checkRenderedDaemonSet } from '../agent/rendered-checks';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 const CHECKED_HERE = Symbol.for('cdk8s-node-agents.rendered-objects-checked');
 
@@ -19,6 +23,32 @@ function checkedBy(c: IConstruct): IConstruct | undefined {
   return found;
 }
 
+/** Where the late checks leave the JSON they render while a synthesis that reuses it runs. */
+let renderedDuringSynthesis: Map<ApiObject, Json> | undefined;
+
+/**
+ * Runs `synthesize` with a renderer that reuses the JSON the late checks rendered for an object in
+ * the same call, so a synthesis renders each object once. Only for a synthesis that validates and
+ * then renders with nothing changing the objects in between; any object not rendered by a check is
+ * rendered as usual.
+ */
+export function withRenderedObjects<T>(synthesize: (render: (o: ApiObject) => Json) => T): T {
+  const outer = renderedDuringSynthesis;
+  const rendered = new Map<ApiObject, Json>();
+  renderedDuringSynthesis = rendered;
+  try {
+    return synthesize((o) => rendered.get(o) ?? o.toJson());
+  } finally {
+    renderedDuringSynthesis = outer;
+  }
+}
+
+/** Options of {@link addObjectSizeValidation}. */
+export interface RenderedObjectChecks {
+  /** The construct's own checks on each of its rendered DaemonSets, as whole messages. */
+  readonly daemonSet?: (manifest: Json) => string[];
+}
+
 /**
  * Adds a validation to `construct` refusing any object below it that the API server or an apply
  * would refuse. Each object is checked once, by the outermost construct that asked (an agent
@@ -26,7 +56,7 @@ function checkedBy(c: IConstruct): IConstruct | undefined {
  * the costly part and cdk8s validates the whole app once per chart it synthesizes, so the result
  * is computed on the first validation (at synthesis, when every escape-hatch patch is in) and kept.
  */
-export function addObjectSizeValidation(construct: IConstruct, where: string): void {
+export function addObjectSizeValidation(construct: IConstruct, where: string, checks: RenderedObjectChecks = {}): void {
   Object.defineProperty(construct, CHECKED_HERE, { value: true });
   let result: string[] | undefined;
   construct.node.addValidation({
@@ -41,8 +71,11 @@ export function addObjectSizeValidation(construct: IConstruct, where: string): v
           // run while rendering: give them the path they lack.
           return [`${where}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
         }
-        const problems = [...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])];
-        return problems.map((p) => `${where}: ${p}`);
+        renderedDuringSynthesis?.set(o, json);
+        const problems = [...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])]
+          .map((p) => `${where}: ${p}`);
+        if (json.kind === 'DaemonSet' && checks.daemonSet) problems.push(...checks.daemonSet(json));
+        return problems;
       }),
   });
 }
