@@ -85,8 +85,9 @@ describe('GPU driver: its own container settings and late checks cover every wav
   });
 
   test('a GPU request patched into a wave DaemonSet fails the late check, naming that DaemonSet', () => {
+    expect(rolloutDriver(Promotion.through('canary')).driver.node.validate()).toEqual([]);
+    // The late checks run once, on the first validation (at synthesis, after every patch): patch first.
     const { driver } = rolloutDriver(Promotion.through('canary'));
-    expect(driver.node.validate()).toEqual([]);
     const canary = driver.agent.daemonSets.find((ds) => ds.name === 'gpu-driver-canary')!;
     ApiObject.of(canary).addJsonPatch(
       JsonPatch.add('/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu', kplus.k8s.Quantity.fromNumber(1)),
