@@ -52,7 +52,7 @@ export interface ClusterWave {
 
 /** How the fleet's clusters are handed to Argo CD. */
 export enum ArgoCdLayout {
-  /** One ApplicationSet, list generator over the cluster folders, RollingSync over the cluster waves. */
+  /** One ApplicationSet, a generator over the cluster folders (see `generator`), RollingSync over the cluster waves. */
   APPLICATION_SET = 'ApplicationSet',
   /** One Application per cluster (app-of-apps), for Argo CD installs without ApplicationSets. */
   APPLICATIONS = 'Applications',

@@ -108,10 +108,12 @@ export function clusterFileContent(c: ArgoCluster): string {
 }
 
 /**
- * The git files generator puts the matched file's location into the parameters (with goTemplate, an
- * object `{path, basename, filename, ...}`) under `path`, replacing a `path` key of the file. With
- * `pathParamPrefix` it goes under `<prefix>.path` instead, so the cluster files keep the list
- * elements' keys and the template stays the same for both generators.
+ * The git files generator adds the matched file's location to each file's parameters under `path`
+ * (applicationset/generators/git.go), replacing a `path` key of the file: with goTemplate an object
+ * `{path, basename, filename, basenameNormalized, filenameNormalized, segments}`, without it the
+ * flattened strings `path`, `path.basename`, `path[n]`, .... With `pathParamPrefix` that goes under
+ * `<prefix>.path` instead, so the cluster files keep the list elements' keys (`path` among them)
+ * and the template is the same for both generators.
  */
 export const GIT_FILES_PATH_PARAM_PREFIX = 'clusterFile';
 
