@@ -2,11 +2,11 @@ import { ApiObject, Chart, Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import {
-  AgentFleet, AgentFleetProps, ArgoCdLayout, ArgoCdResourceTracking, FleetCluster, FleetClusterOptions, FleetStage,
+  AgentFleet, AgentFleetProps, ArgoCdGenerator, ArgoCdLayout, ArgoCdResourceTracking, FleetCluster, FleetClusterOptions, FleetStage,
   FluentBitOutput, GpuDriverDaemonSet, IFleetAgents, LogCollectorDaemonSet, MaxUpdate, NodeExporterDaemonSet, RolloutWave,
 } from '../src';
 import { Manifest, validateManifests } from './util/manifests';
-import { stepMatches } from '../src/fleet/argocd';
+import { generatedApplications, RepoFile, stepMatches } from '../src/fleet/argocd';
 import { CLUSTER_WAVE_LABEL, fleetStages } from '../src/fleet/waves';
 
 const OLD = 'cr.fluentbit.io/fluent/fluent-bit:4.1.1';
@@ -46,14 +46,28 @@ function parse(content: string): Manifest[] {
   return parseAllDocuments(content).map((d) => d.toJS()).filter((d) => d !== null);
 }
 
-/** Every file's objects, schema-checked; by path. */
+/** Every file's objects, schema-checked; by path. A cluster file (.json, read by the git files generator, not applied) as its one object. */
 function synth(f: AgentFleet): Record<string, Manifest[]> {
   const out: Record<string, Manifest[]> = {};
   for (const file of f.synthFiles()) {
+    if (file.path.endsWith('.json')) {
+      out[file.path] = [JSON.parse(file.content)];
+      continue;
+    }
     out[file.path] = parse(file.content);
     validateManifests(out[file.path]);
   }
   return out;
+}
+
+/** The files of a fleet's output as the repository holds them (under repoPath). */
+function repoFiles(f: AgentFleet, repoPath = ''): RepoFile[] {
+  return f.synthFiles().map((file) => ({ path: repoPath ? `${repoPath}/${file.path}` : file.path, content: file.content }));
+}
+
+/** The Applications an ApplicationSet generates (simulated), by name. */
+function generated(appSet: Manifest, files: RepoFile[]): Manifest[] {
+  return generatedApplications(appSet, files).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
 describe('AgentFleet output', () => {
@@ -158,6 +172,138 @@ describe('AgentFleet output', () => {
   test('repoPath prefixes the source paths', () => {
     const set = fleet({ repoPath: 'gitops/node-agents/' }).argoCdObjects()[0];
     expect(set.spec.generators[0].list.elements[0].path).toBe('gitops/node-agents/clusters/dev-eu-1');
+  });
+});
+
+describe('AgentFleet with the git files generator', () => {
+  const gitFleet = (props: Partial<AgentFleetProps> = {}) => fleet({ generator: ArgoCdGenerator.gitFiles(), ...props });
+  const files = synth(gitFleet());
+  const appSet = files['argocd/node-agents.k8s.yaml'][0];
+
+  test('one cluster file per cluster in fleet-clusters/, next to the cluster folders and the ApplicationSet', () => {
+    expect(Object.keys(files)).toEqual([
+      'argocd/node-agents.k8s.yaml',
+      'clusters/dev-eu-1/node-agents.k8s.yaml',
+      'clusters/prod-eu-1/node-agents.k8s.yaml',
+      'clusters/prod-us-1/node-agents.k8s.yaml',
+      'clusters/staging-eu-1/node-agents.k8s.yaml',
+      'fleet-clusters/dev-eu-1.json',
+      'fleet-clusters/prod-eu-1.json',
+      'fleet-clusters/prod-us-1.json',
+      'fleet-clusters/staging-eu-1.json',
+    ]);
+  });
+
+  test('a cluster file: the parameters the template reads, keys sorted, trailing newline', () => {
+    const content = gitFleet().synthFiles().find((f) => f.path === 'fleet-clusters/staging-eu-1.json')!.content;
+    expect(content).toBe([
+      '{',
+      '  "cluster": "staging-eu-1",',
+      '  "destination": "staging-eu-1",',
+      '  "environment": "staging",',
+      '  "path": "clusters/staging-eu-1",',
+      '  "region": "eu-west-1",',
+      '  "wave": "early"',
+      '}',
+      '',
+    ].join('\n'));
+  });
+
+  test('the generator: git files over <folder>/*.json at the synced revision, file location under pathParamPrefix', () => {
+    expect(appSet.spec.generators).toEqual([{
+      git: {
+        repoURL: 'https://git.example.com/platform/fleet.git',
+        revision: 'HEAD',
+        files: [{ path: 'fleet-clusters/*.json' }],
+        pathParamPrefix: 'clusterFile',
+      },
+    }]);
+    expect(appSet.spec.goTemplate).toBe(true);
+  });
+
+  test('template, RollingSync steps and sync policy are those of the list generator', () => {
+    const listSet = fleet().argoCdObjects()[0];
+    const { generators: _g, ...rest } = appSet.spec;
+    const { generators: _l, ...listRest } = listSet.spec;
+    expect(rest).toEqual(listRest);
+    expect(appSet.metadata).toEqual(listSet.metadata);
+  });
+
+  test('the Applications it generates equal, field for field, those of the list generator', () => {
+    const viaFiles = generated(appSet, repoFiles(gitFleet()));
+    const viaList = generated(fleet().argoCdObjects()[0], []);
+    expect(viaFiles).toHaveLength(4);
+    expect(viaFiles).toEqual(viaList);
+    expect(viaFiles.find((a) => a.metadata.name === 'node-agents-prod-us-1')!.spec.source.path).toBe('clusters/prod-us-1');
+  });
+
+  test('repoPath prefixes the files pattern and the paths in the files; the Applications still equal the list generator\'s', () => {
+    const f = gitFleet({ repoPath: 'gitops/node-agents/', targetRevision: 'main' });
+    const set = f.argoCdObjects()[0];
+    expect(set.spec.generators[0].git.files).toEqual([{ path: 'gitops/node-agents/fleet-clusters/*.json' }]);
+    expect(set.spec.generators[0].git.revision).toBe('main');
+    const file = f.synthFiles().find((x) => x.path === 'fleet-clusters/dev-eu-1.json')!;
+    expect(JSON.parse(file.content).path).toBe('gitops/node-agents/clusters/dev-eu-1');
+    const viaFiles = generated(set, repoFiles(f, 'gitops/node-agents'));
+    expect(viaFiles.map((a) => a.spec.source.path)).toContain('gitops/node-agents/clusters/dev-eu-1');
+    expect(viaFiles).toEqual(generated(fleet({ repoPath: 'gitops/node-agents/', targetRevision: 'main' }).argoCdObjects()[0], []));
+    // without the prefix the pattern matches none of the files the repository holds
+    expect(generatedApplications(set, repoFiles(f))).toEqual([]);
+  });
+
+  test('a folder of its own', () => {
+    const f = gitFleet({ generator: ArgoCdGenerator.gitFiles({ folder: 'argo/params' }) });
+    expect(f.synthFiles().map((x) => x.path).filter((p) => p.endsWith('.json'))).toEqual(['argo/params/dev-eu-1.json', 'argo/params/prod-eu-1.json', 'argo/params/prod-us-1.json', 'argo/params/staging-eu-1.json']);
+    expect(f.argoCdObjects()[0].spec.generators[0].git.files).toEqual([{ path: 'argo/params/*.json' }]);
+  });
+
+  test('adding a cluster adds a file; the ApplicationSet stays byte for byte the same', () => {
+    const before = gitFleet().synthFiles();
+    const after = gitFleet({ clusters: [...CLUSTERS, { name: 'prod-ap-1', environment: 'prod', region: 'ap-southeast-1' }] }).synthFiles();
+    const content = (list: typeof before, path: string) => list.find((x) => x.path === path)!.content;
+    expect(content(after, 'argocd/node-agents.k8s.yaml')).toBe(content(before, 'argocd/node-agents.k8s.yaml'));
+    expect(after.map((x) => x.path).filter((p) => !before.some((b) => b.path === p))).toEqual(['clusters/prod-ap-1/node-agents.k8s.yaml', 'fleet-clusters/prod-ap-1.json']);
+  });
+
+  test('byte-stable: two builds write the same bytes', () => {
+    expect(gitFleet().synthFiles()).toEqual(gitFleet().synthFiles());
+  });
+
+  test('the simulation sees Argo CD\'s file location replace a `path` key when pathParamPrefix is missing', () => {
+    const { pathParamPrefix: _p, ...git } = appSet.spec.generators[0].git;
+    const unprefixed = { ...appSet, spec: { ...appSet.spec, generators: [{ git }] } };
+    expect(() => generatedApplications(unprefixed, repoFiles(gitFleet()))).toThrow(/template names \{\{\.path\}\}, which its generator sets to an object/);
+  });
+
+  test('the step checks run on the simulated git files expansion', () => {
+    const f = gitFleet({ clusterWaves: [{ name: 'canary' }, { name: 'early' }] });
+    expect(() => f.synthFiles()).toThrow(/Application node-agents-prod-eu-1 is matched by 0 RollingSync steps/);
+  });
+
+  test('refused with the Applications layout', () => {
+    expect(() => gitFleet({ layout: ArgoCdLayout.APPLICATIONS })).toThrow(/AgentFleet: invalid props:\n {2}- generator ArgoCdGenerator.gitFiles\(\) needs layout ArgoCdLayout.APPLICATION_SET .*drop generator or set layout to ArgoCdLayout.APPLICATION_SET/);
+    expect(() => fleet({ layout: ArgoCdLayout.APPLICATIONS, generator: ArgoCdGenerator.list() }).synthFiles()).not.toThrow();
+  });
+
+  test('a folder that is not a plain relative path', () => {
+    expect(() => gitFleet({ generator: ArgoCdGenerator.gitFiles({ folder: '../params' }) })).toThrow(/generator ArgoCdGenerator.gitFiles\(\) folder: "\.\.\/params" is not a relative folder path/);
+  });
+
+  test.each([
+    ['clusters/dev-eu-1', 'is folder "clusters/dev-eu-1"'],
+    ['clusters/dev-eu-1/params', 'is inside folder "clusters/dev-eu-1"'],
+    ['clusters', 'contains folder "clusters/dev-eu-1"'],
+    ['argocd', 'is folder "argocd"'],
+    ['argocd/params', 'is inside folder "argocd"'],
+  ])('a folder an Application syncs (%s) is refused', (folder, says) => {
+    const f = gitFleet({ generator: ArgoCdGenerator.gitFiles({ folder }) });
+    const escaped = says.replace(/[/.]/g, '\\$&');
+    expect(() => f.synthFiles()).toThrow(new RegExp(`AgentFleet node-agents: generator ArgoCdGenerator.gitFiles\\(\\) folder "${folder.replace(/\//g, '\\/')}" ${escaped}, which an Application syncs: .*pass gitFiles\\(\\{ folder \\}\\) a folder outside every cluster folder and "argocd"`));
+  });
+
+  test('a sibling whose name only starts like a cluster folder is accepted', () => {
+    expect(() => gitFleet({ generator: ArgoCdGenerator.gitFiles({ folder: 'clusters-params' }) }).synthFiles()).not.toThrow();
+    expect(() => gitFleet({ generator: ArgoCdGenerator.gitFiles({ folder: 'argocd-params' }) }).synthFiles()).not.toThrow();
   });
 });
 
@@ -275,41 +421,51 @@ describe('property: random fleets', () => {
   });
   const noAgents: IFleetAgents = { addAgents() {} };
 
-  test('every folder in exactly one Application, every Application in exactly one step, steps in cluster-wave order', () => {
+  test('every folder in exactly one Application, every Application in exactly one step, steps in cluster-wave order; both generators give the same Applications', () => {
     fc.assert(fc.property(
       fc.uniqueArray(clusterArb, { minLength: 1, maxLength: 12, selector: (c) => c.name }),
       fc.boolean(),
-      (clusters, declare) => {
+      fc.boolean(),
+      (clusters, declare, gitFiles) => {
         const used = WAVES.filter((w) => clusters.some((c) => c.wave === w));
-        const f = new AgentFleet({
+        const props = {
           repoUrl: 'https://git.example.com/fleet.git',
           agents: noAgents,
           clusters,
           clusterWaves: declare ? used.map((name) => ({ name })) : undefined,
-        });
+        };
+        const f = new AgentFleet({ ...props, generator: gitFiles ? ArgoCdGenerator.gitFiles() : ArgoCdGenerator.list() });
         if (!declare && used.includes('late')) {
           // the default waves know canary, early and rest only
           expect(() => f.synthFiles()).toThrow(/is in wave "late", which is not in clusterWaves/);
           return;
         }
-        const objects = parse(f.synthFiles().find((file) => file.path === 'argocd/node-agents.k8s.yaml')!.content);
+        const out = f.synthFiles();
+        const objects = parse(out.find((file) => file.path === 'argocd/node-agents.k8s.yaml')!.content);
         validateManifests(objects);
         const set = objects[0];
-        const elements: Manifest[] = set.spec.generators[0].list.elements;
+        const apps = generatedApplications(set, out);
         const steps: Manifest[] = set.spec.strategy.rollingSync.steps;
         for (const cluster of f.clusters) {
-          expect(elements.filter((e) => e.path === cluster.folder)).toHaveLength(1);
+          expect(apps.filter((a) => a.spec.source.path === cluster.folder)).toHaveLength(1);
         }
-        for (const e of elements) {
-          const appLabels = { [CLUSTER_WAVE_LABEL]: e.wave };
-          expect(steps.filter((s) => stepMatches(s, appLabels))).toHaveLength(1);
+        for (const app of apps) {
+          expect(steps.filter((s) => stepMatches(s, app.metadata.labels))).toHaveLength(1);
         }
         const stepWaves = steps.map((s) => s.matchExpressions[0].values[0]);
         expect(stepWaves).toEqual(used);
-        // elements are listed in the order their steps sync
-        const ranks = elements.map((e) => stepWaves.indexOf(e.wave));
-        expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+        if (gitFiles) {
+          // switching generators changes no Application
+          const viaList = generatedApplications(new AgentFleet(props).argoCdObjects()[0]);
+          const byName = (list: Manifest[]) => [...list].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+          expect(byName(apps)).toEqual(byName(viaList));
+          expect(out.filter((file) => file.path.startsWith('fleet-clusters/'))).toHaveLength(clusters.length);
+        } else {
+          // list elements are listed in the order their steps sync
+          const ranks = set.spec.generators[0].list.elements.map((e: Manifest) => stepWaves.indexOf(e.wave));
+          expect(ranks).toEqual([...ranks].sort((a: number, b: number) => a - b));
+        }
       },
-    ), { seed: 15, numRuns: 60 });
+    ), { seed: 15, numRuns: 80 });
   });
 });

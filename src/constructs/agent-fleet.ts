@@ -5,8 +5,11 @@ import { IConstruct } from 'constructs';
 import { FleetCluster, FleetClusterOptions } from './fleet-cluster';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { checkDnsLabel } from '../agent/checks';
-import { applications, applicationSet, ArgoCluster, ArgoFleetInput, generatedApplications, Json, nodeAgentSyncOptions, stepMatches } from '../fleet/argocd';
-import { duplicateFolders, nestedFolders } from '../fleet/names';
+import {
+  applications, applicationSet, ArgoCluster, ArgoFleetInput, clusterFileContent, clusterFileName, generatedApplications, Json, nodeAgentSyncOptions,
+  RepoFile, stepMatches,
+} from '../fleet/argocd';
+import { duplicateFolders, folderProblems, nestedFolders } from '../fleet/names';
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
 import { withRenderedObjects } from '../internal/object-size-validation';
 
@@ -49,10 +52,44 @@ export interface ClusterWave {
 
 /** How the fleet's clusters are handed to Argo CD. */
 export enum ArgoCdLayout {
-  /** One ApplicationSet, list generator over the cluster folders, RollingSync over the cluster waves. */
+  /** One ApplicationSet, a generator over the cluster folders (see `generator`), RollingSync over the cluster waves. */
   APPLICATION_SET = 'ApplicationSet',
   /** One Application per cluster (app-of-apps), for Argo CD installs without ApplicationSets. */
   APPLICATIONS = 'Applications',
+}
+
+/** Options of the git files generator. */
+export interface GitFilesGeneratorOptions {
+  /**
+   * The folder of the cluster files (`<folder>/<cluster>.json`), relative to the output directory
+   * (repoPath applies, as to the cluster folders). No Application syncs it: it must lie outside
+   * every cluster folder and `argocd`, and contain none of them.
+   * @default "fleet-clusters"
+   */
+  readonly folder?: string;
+}
+
+/** Where the ApplicationSet's generator finds the clusters. */
+export class ArgoCdGenerator {
+  /** A list generator: every cluster is an element inside the ApplicationSet. */
+  public static list(): ArgoCdGenerator {
+    return new ArgoCdGenerator(undefined);
+  }
+
+  /**
+   * A git files generator over `<folder>/*.json`: the fleet writes one file per cluster with the
+   * parameters the template reads; adding a cluster adds a file, the ApplicationSet stays the same.
+   */
+  public static gitFiles(options: GitFilesGeneratorOptions = {}): ArgoCdGenerator {
+    return new ArgoCdGenerator(options.folder ?? 'fleet-clusters');
+  }
+
+  private constructor(private readonly folder: string | undefined) {}
+
+  /** @internal The cluster files folder (relative to the output directory), or undefined for the list generator. */
+  public _clusterFilesFolder(): string | undefined {
+    return this.folder;
+  }
 }
 
 /** Argo CD's resource tracking method (`application.resourceTrackingMethod` in argocd-cm). */
@@ -108,6 +145,13 @@ export interface AgentFleetProps extends AppProps {
    * @default ArgoCdLayout.APPLICATION_SET
    */
   readonly layout?: ArgoCdLayout;
+
+  /**
+   * The ApplicationSet's generator (layout APPLICATION_SET only): the clusters listed inside it, or
+   * read from one file per cluster in the repository.
+   * @default ArgoCdGenerator.list()
+   */
+  readonly generator?: ArgoCdGenerator;
 
   /**
    * Namespace Argo CD runs in.
@@ -198,6 +242,7 @@ export class AgentFleet extends App {
       ...checkDnsLabel('namespace', this.destinationNamespace),
       ...checkDnsLabel('argoCdNamespace', props.argoCdNamespace ?? 'argocd'),
       ...(props.clusterWaves ?? []).flatMap((w, i) => checkDnsLabel(`clusterWaves[${i}].name`, w.name)),
+      ...this.generatorProblems(),
     ];
     if (problems.length > 0) throw new Error(`AgentFleet: invalid props:\n  - ${problems.join('\n  - ')}`);
     for (const cluster of props.clusters ?? []) this.addCluster(cluster);
@@ -239,6 +284,7 @@ export class AgentFleet extends App {
           files.push({ path: `${cluster.folder}/${chart.node.id}.k8s.yaml`, content: Yaml.stringify(...chartObjects(chart, render)) });
         }
       }
+      files.push(...this.clusterFiles());
       files.push({ path: `argocd/${this.fleetName}.k8s.yaml`, content: Yaml.stringify(...this.argoCdObjects()) });
       return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     });
@@ -253,13 +299,51 @@ export class AgentFleet extends App {
     }
   }
 
+  /** The cluster files folder relative to the output directory, with the git files generator. */
+  private clusterFilesFolder(): string | undefined {
+    return this.props.generator?._clusterFilesFolder();
+  }
+
+  /** With the git files generator: one file per cluster, the parameters its Application's template reads. */
+  private clusterFiles(): FleetFile[] {
+    const folder = this.clusterFilesFolder();
+    if (folder === undefined) return [];
+    return this.argoInput().clusters.map((c) => ({ path: `${folder}/${clusterFileName(c.name)}`, content: clusterFileContent(c) }));
+  }
+
+  /** The path of a file in the repository: repoPath, then its path in the output directory. */
+  private repoPathOf(outputPath: string): string {
+    const prefix = (this.props.repoPath ?? '').replace(/\/+$/, '');
+    return prefix ? `${prefix}/${outputPath}` : outputPath;
+  }
+
+  /** The generator: only with the ApplicationSet layout, its folder a plain relative path. */
+  private generatorProblems(): string[] {
+    const folder = this.clusterFilesFolder();
+    if (folder === undefined) return [];
+    if ((this.props.layout ?? ArgoCdLayout.APPLICATION_SET) !== ArgoCdLayout.APPLICATION_SET) {
+      return ['generator ArgoCdGenerator.gitFiles() needs layout ArgoCdLayout.APPLICATION_SET (the Applications layout has no generator); drop generator or set layout to ArgoCdLayout.APPLICATION_SET'];
+    }
+    return folderProblems(folder).map((p) => `generator ArgoCdGenerator.gitFiles() folder: ${p}`);
+  }
+
+  /** The cluster files folder lies apart from every folder an Application syncs (Argo CD would read its .json files as manifests). */
+  private clusterFilesFolderProblems(): string[] {
+    const folder = this.clusterFilesFolder();
+    if (folder === undefined) return [];
+    const synced = [...this.clusters.map((c) => c.folder), 'argocd'];
+    return [...new Set(synced)].sort()
+      .filter((f) => f === folder || f.startsWith(`${folder}/`) || folder.startsWith(`${f}/`))
+      .map((f) => `generator ArgoCdGenerator.gitFiles() folder "${folder}" ${f === folder ? 'is' : f.startsWith(`${folder}/`) ? 'contains' : 'is inside'} folder "${f}", which an Application syncs: its cluster files would be applied as manifests; pass gitFiles({ folder }) a folder outside every cluster folder and "argocd"`);
+  }
+
   private argoInput(): ArgoFleetInput {
     const p = this.props;
     const prune = p.prune ?? false;
-    const prefix = (p.repoPath ?? '').replace(/\/+$/, '');
+    const filesFolder = this.clusterFilesFolder();
     const clusters: ArgoCluster[] = this.clusters.map((c) => ({
       name: c.clusterName,
-      path: prefix ? `${prefix}/${c.folder}` : c.folder,
+      path: this.repoPathOf(c.folder),
       wave: c.wave,
       environment: c.environment,
       region: c.region,
@@ -277,6 +361,7 @@ export class AgentFleet extends App {
       syncOptions: nodeAgentSyncOptions({ serverSideApply: p.serverSideApply ?? true, prune, extra: p.extraSyncOptions ?? [] }),
       prune,
       selfHeal: p.selfHeal ?? true,
+      clusterFilesFolder: filesFolder === undefined ? undefined : this.repoPathOf(filesFolder),
     };
   }
 
@@ -303,6 +388,7 @@ export class AgentFleet extends App {
     for (const nest of nestedFolders(this.clusters.map((c) => c.folder))) {
       problems.push(`folder "${nest.inner}" is inside folder "${nest.outer}": give each cluster a folder outside the others'`);
     }
+    problems.push(...this.clusterFilesFolderProblems());
     problems.push(...waveProblems(input.waves, input.clusters));
     problems.push(...this.stepProblems(input));
     problems.push(...this.namespaceProblems());
@@ -313,7 +399,9 @@ export class AgentFleet extends App {
   private stepProblems(input: ArgoFleetInput): string[] {
     if ((this.props.layout ?? ArgoCdLayout.APPLICATION_SET) !== ArgoCdLayout.APPLICATION_SET || input.clusters.length === 0) return [];
     const appSet = applicationSet(input);
-    const apps = generatedApplications(appSet);
+    // The git files generator reads the cluster files as the repository holds them (repoPath included).
+    const repoFiles: RepoFile[] = this.clusterFiles().map((f) => ({ path: this.repoPathOf(f.path), content: f.content }));
+    const apps = generatedApplications(appSet, repoFiles);
     const steps: Json[] = appSet.spec.strategy.rollingSync.steps;
     const problems: string[] = [];
     steps.forEach((step, i) => {

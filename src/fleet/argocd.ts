@@ -34,6 +34,11 @@ export interface ArgoFleetInput {
   readonly syncOptions: readonly string[];
   readonly prune: boolean;
   readonly selfHeal: boolean;
+  /**
+   * The folder of the cluster files inside the repository (repoPath included): the ApplicationSet
+   * then uses a git files generator over `<folder>/*.json`. Unset: a list generator.
+   */
+  readonly clusterFilesFolder?: string;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -77,27 +82,71 @@ function labels(cluster: { name: string; wave: string; environment: string; regi
   };
 }
 
-/**
- * The ApplicationSet: a list generator with one element per cluster (in wave order), and one
- * RollingSync step per cluster wave. Under RollingSync the ApplicationSet controller turns autosync
- * off on the Applications it generates (and logs a warning for each that asks for it) and syncs them
- * itself, step by step, with the template's syncPolicy: so the template has no `automated` block.
- */
-export function applicationSet(input: ArgoFleetInput): Json {
-  const elements = clustersInWaveOrder(input.waves, input.clusters).map((c) => ({
+/** The parameters the ApplicationSet's template reads for one cluster: a list element, or a cluster file's content. */
+export function clusterParameters(c: ArgoCluster): Record<string, string> {
+  return {
     cluster: c.name,
     destination: c.destinationName,
     environment: c.environment,
     path: c.path,
     region: c.region,
     wave: c.wave,
-  }));
+  };
+}
+
+/** The name of a cluster's file in the cluster files folder. */
+export function clusterFileName(cluster: string): string {
+  return `${cluster}.json`;
+}
+
+/** A cluster file's content: its parameters as JSON, keys sorted, one trailing newline. */
+export function clusterFileContent(c: ArgoCluster): string {
+  const params = clusterParameters(c);
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(params).sort()) sorted[key] = params[key];
+  return `${JSON.stringify(sorted, null, 2)}\n`;
+}
+
+/**
+ * The git files generator adds the matched file's location to each file's parameters under `path`
+ * (applicationset/generators/git.go), replacing a `path` key of the file: with goTemplate an object
+ * `{path, basename, filename, basenameNormalized, filenameNormalized, segments}`, without it the
+ * flattened strings `path`, `path.basename`, `path[n]`, .... With `pathParamPrefix` that goes under
+ * `<prefix>.path` instead, so the cluster files keep the list elements' keys (`path` among them)
+ * and the template is the same for both generators.
+ */
+export const GIT_FILES_PATH_PARAM_PREFIX = 'clusterFile';
+
+/** The ApplicationSet's generator: a list of the clusters (in wave order), or git files over the cluster files folder. */
+function generator(input: ArgoFleetInput): Json {
+  if (input.clusterFilesFolder !== undefined) {
+    return {
+      git: {
+        repoURL: input.repoUrl,
+        revision: input.targetRevision,
+        files: [{ path: `${input.clusterFilesFolder}/*.json` }],
+        pathParamPrefix: GIT_FILES_PATH_PARAM_PREFIX,
+      },
+    };
+  }
+  return { list: { elements: clustersInWaveOrder(input.waves, input.clusters).map(clusterParameters) } };
+}
+
+/**
+ * The ApplicationSet: a list generator with one element per cluster (in wave order), or a git files
+ * generator reading one file per cluster (adding a cluster then adds a file, the ApplicationSet
+ * stays the same), and one RollingSync step per cluster wave. Under RollingSync the ApplicationSet
+ * controller turns autosync off on the Applications it generates (and logs a warning for each that
+ * asks for it) and syncs them itself, step by step, with the template's syncPolicy: so the template
+ * has no `automated` block.
+ */
+export function applicationSet(input: ArgoFleetInput): Json {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
     metadata: { name: input.name, namespace: input.argoCdNamespace },
     spec: {
-      generators: [{ list: { elements } }],
+      generators: [generator(input)],
       goTemplate: true,
       goTemplateOptions: ['missingkey=error'],
       strategy: {
@@ -154,16 +203,54 @@ export function applications(input: ArgoFleetInput): Json[] {
   }));
 }
 
+/** A file of the repository: path from the repository's root, `/`-separated. */
+export interface RepoFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** Go's path.Match for the patterns the fleet writes (`*` within one segment, the rest literal). */
+function globMatches(pattern: string, filePath: string): boolean {
+  if (/[?[\\]/.test(pattern)) throw new Error(`glob "${pattern}": only "*" is simulated`);
+  const regex = pattern.split('*').map((part) => part.replace(/[.+^${}()|]/g, '\\$&')).join('[^/]*');
+  return new RegExp(`^${regex}$`).test(filePath);
+}
+
+/**
+ * The parameter sets of a git files generator (goTemplate on), as applicationset/generators/git.go
+ * builds them: the files its include patterns match minus those its exclude patterns match, in path
+ * order; each file's JSON object copied, then the file's location under `path` (or `<pathParamPrefix>.path`).
+ */
+export function gitFilesParameters(git: Json, repoFiles: readonly RepoFile[]): Array<Record<string, Json>> {
+  const requests = git.files as Array<{ path: string; exclude?: boolean }>;
+  const included = repoFiles.filter((f) => requests.some((r) => !r.exclude && globMatches(r.path, f.path))
+    && !requests.some((r) => r.exclude && globMatches(r.path, f.path)));
+  return [...included].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => {
+    const object = JSON.parse(f.content);
+    if (typeof object !== 'object' || object === null || Array.isArray(object)) throw new Error(`git files generator: ${f.path} does not hold one JSON object`);
+    const dir = f.path.includes('/') ? f.path.slice(0, f.path.lastIndexOf('/')) : '.';
+    const location = { path: dir, basename: dir.split('/').pop(), filename: f.path.split('/').pop(), segments: dir.split('/') };
+    const params: Record<string, Json> = { ...object };
+    if (git.pathParamPrefix) params[git.pathParamPrefix] = { path: location };
+    else params.path = location;
+    return params;
+  });
+}
+
 /**
  * The Applications an ApplicationSet would generate, as the fields the checks need (name, labels,
- * source path, destination namespace): the template rendered with each list element.
+ * source path, destination): the template rendered with each parameter set of its generator, a list
+ * generator's elements or a git files generator's files (taken from `repoFiles`).
  */
-export function generatedApplications(appSet: Json): Json[] {
+export function generatedApplications(appSet: Json, repoFiles: readonly RepoFile[] = []): Json[] {
   const template = appSet.spec.template;
-  return (appSet.spec.generators[0].list.elements as Array<Record<string, string>>).map((element) => {
+  const gen = appSet.spec.generators[0];
+  const paramSets: Array<Record<string, Json>> = gen.list ? gen.list.elements : gitFilesParameters(gen.git, repoFiles);
+  return paramSets.map((params) => {
     const render = (s: string) => s.replace(/\{\{\.([A-Za-z]+)\}\}/g, (_, key: string) => {
-      if (!(key in element)) throw new Error(`ApplicationSet ${appSet.metadata.name}: template names {{.${key}}}, which the list elements lack`);
-      return element[key];
+      if (!(key in params)) throw new Error(`ApplicationSet ${appSet.metadata.name}: template names {{.${key}}}, which its generator's parameters lack`);
+      if (typeof params[key] !== 'string') throw new Error(`ApplicationSet ${appSet.metadata.name}: template names {{.${key}}}, which its generator sets to an object, not a string`);
+      return params[key];
     });
     const labelsOf: Record<string, string> = {};
     for (const [k, v] of Object.entries(template.metadata.labels as Record<string, string>)) labelsOf[k] = render(v);
