@@ -265,7 +265,7 @@ export class AgentFleet extends App {
   /** The Argo CD objects (ApplicationSet, or the Applications), as JSON. */
   public argoCdObjects(): any[] {
     const input = this.argoInput();
-    return (this.props.layout ?? ArgoCdLayout.APPLICATION_SET) === ArgoCdLayout.APPLICATION_SET ? [applicationSet(input)] : applications(input);
+    return this.layout === ArgoCdLayout.APPLICATION_SET ? [applicationSet(input)] : applications(input);
   }
 
   /**
@@ -299,6 +299,10 @@ export class AgentFleet extends App {
     }
   }
 
+  private get layout(): ArgoCdLayout {
+    return this.props.layout ?? ArgoCdLayout.APPLICATION_SET;
+  }
+
   /** The cluster files folder relative to the output directory, with the git files generator. */
   private clusterFilesFolder(): string | undefined {
     return this.props.generator?._clusterFilesFolder();
@@ -321,7 +325,7 @@ export class AgentFleet extends App {
   private generatorProblems(): string[] {
     const folder = this.clusterFilesFolder();
     if (folder === undefined) return [];
-    if ((this.props.layout ?? ArgoCdLayout.APPLICATION_SET) !== ArgoCdLayout.APPLICATION_SET) {
+    if (this.layout !== ArgoCdLayout.APPLICATION_SET) {
       return ['generator ArgoCdGenerator.gitFiles() needs layout ArgoCdLayout.APPLICATION_SET (the Applications layout has no generator); drop generator or set layout to ArgoCdLayout.APPLICATION_SET'];
     }
     return folderProblems(folder).map((p) => `generator ArgoCdGenerator.gitFiles() folder: ${p}`);
@@ -331,10 +335,13 @@ export class AgentFleet extends App {
   private clusterFilesFolderProblems(): string[] {
     const folder = this.clusterFilesFolder();
     if (folder === undefined) return [];
-    const synced = [...this.clusters.map((c) => c.folder), 'argocd'];
-    return [...new Set(synced)].sort()
-      .filter((f) => f === folder || f.startsWith(`${folder}/`) || folder.startsWith(`${f}/`))
-      .map((f) => `generator ArgoCdGenerator.gitFiles() folder "${folder}" ${f === folder ? 'is' : f.startsWith(`${folder}/`) ? 'contains' : 'is inside'} folder "${f}", which an Application syncs: its cluster files would be applied as manifests; pass gitFiles({ folder }) a folder outside every cluster folder and "argocd"`);
+    const synced = [...new Set([...this.clusters.map((c) => c.folder), 'argocd'])].sort();
+    const clash = (relation: string, other: string) => `generator ArgoCdGenerator.gitFiles() folder "${folder}" ${relation} folder "${other}", which an Application syncs: `
+      + 'its cluster files would be applied as manifests; pass gitFiles({ folder }) a folder outside every cluster folder and "argocd"';
+    return [
+      ...synced.filter((f) => f === folder).map((f) => clash('is', f)),
+      ...nestedFolders([folder, ...synced]).flatMap((n) => (n.outer === folder ? [clash('contains', n.inner)] : n.inner === folder ? [clash('is inside', n.outer)] : [])),
+    ];
   }
 
   private argoInput(): ArgoFleetInput {
@@ -397,7 +404,7 @@ export class AgentFleet extends App {
 
   /** On the generated ApplicationSet itself: each Application in exactly one step, each step matching one. */
   private stepProblems(input: ArgoFleetInput): string[] {
-    if ((this.props.layout ?? ArgoCdLayout.APPLICATION_SET) !== ArgoCdLayout.APPLICATION_SET || input.clusters.length === 0) return [];
+    if (this.layout !== ArgoCdLayout.APPLICATION_SET || input.clusters.length === 0) return [];
     const appSet = applicationSet(input);
     // The git files generator reads the cluster files as the repository holds them (repoPath included).
     const repoFiles: RepoFile[] = this.clusterFiles().map((f) => ({ path: this.repoPathOf(f.path), content: f.content }));

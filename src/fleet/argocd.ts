@@ -3,6 +3,7 @@
  * wave by wave (RollingSync), or one Application per cluster (app-of-apps). No cdk8s.
  */
 import { CLUSTER_WAVE_LABEL, ClusterWaveSpec, clustersInWaveOrder, rollingSyncSteps } from './waves';
+import { sortedRecord } from '../agent/checks';
 
 export const CLUSTER_LABEL = 'node-agents.cdk8s.io/cluster';
 export const ENVIRONMENT_LABEL = 'node-agents.cdk8s.io/environment';
@@ -101,10 +102,7 @@ export function clusterFileName(cluster: string): string {
 
 /** A cluster file's content: its parameters as JSON, keys sorted, one trailing newline. */
 export function clusterFileContent(c: ArgoCluster): string {
-  const params = clusterParameters(c);
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(params).sort()) sorted[key] = params[key];
-  return `${JSON.stringify(sorted, null, 2)}\n`;
+  return `${JSON.stringify(sortedRecord(clusterParameters(c)), null, 2)}\n`;
 }
 
 /**
