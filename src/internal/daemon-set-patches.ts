@@ -70,22 +70,12 @@ function daemonSetPatchOps(patch: DaemonSetPatch): JsonPatch[] {
   return ops;
 }
 
+/**
+ * Undefined members need no dropping here: applying patches clones their values through JSON
+ * (cdk8s's `JsonPatch.apply`), which leaves them out.
+ */
 function add(path: string, value: unknown): JsonPatch {
-  return JsonPatch.add(path, withoutUndefined(value));
-}
-
-/** Drops undefined members (JSON has none); keeps k8s.Quantity / k8s.IntOrString objects whole. */
-function withoutUndefined(value: unknown): unknown {
-  if (value instanceof k8s.Quantity || value instanceof k8s.IntOrString) return value;
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value !== null && typeof value === 'object') {
-    const result: { [key: string]: unknown } = {};
-    for (const [key, v] of Object.entries(value)) {
-      if (v !== undefined) result[key] = withoutUndefined(v);
-    }
-    return result;
-  }
-  return value;
+  return JsonPatch.add(path, value);
 }
 
 /** RFC 6901: "~" is written "~0" and "/" is written "~1" in a JSON pointer. */
