@@ -11,9 +11,9 @@
  * validates the whole app again: N+1 passes), run only while it stays under the time cap; `floor`
  * is build + the same rendering for the plain ApiObjects.
  *
- * Every timed run starts on a collected heap (run-all.ts starts node with --expose-gc): otherwise a
- * run pays for collecting the garbage of the one before it, and the fleet, which leaves far more,
- * hands much of its collection to the floor's runs, making the ratio look better than it is.
+ * Each timed run follows an untimed run of the same kind, so it collects garbage like its own:
+ * right after the other kind, the fleet, which leaves far more, would hand much of its collection
+ * to the floor's runs and the ratio would look better than it is.
  */
 import { performance } from 'perf_hooks';
 import { ApiObject, App, Chart, Yaml } from 'cdk8s';
@@ -84,18 +84,16 @@ function median(values: number[]): number {
 }
 
 /**
- * Times `a` and `b` in turn (a b, b a, a b, ...) after one warm-up each, so drift in the machine's
- * speed reaches both alike, and gives each one's median and the median of the pair-by-pair ratios.
+ * Times `a` and `b` in turn (a b, b a, a b, ...), each run after an untimed one of its own, so
+ * drift in the machine's speed reaches both alike, and gives each one's median and the median of
+ * the pair-by-pair ratios.
  */
 function timePaired(a: () => void, b: () => void, pairs: number): { a: number; b: number; ratio: number } {
-  a();
-  b();
   const as: number[] = [];
   const bs: number[] = [];
   const ratios: number[] = [];
   const timed = (run: () => void) => {
-    // Each run starts on a collected heap: neither pays for the garbage the other left.
-    collectGarbage();
+    run();
     const start = performance.now();
     run();
     return performance.now() - start;
@@ -117,16 +115,10 @@ function timePaired(a: () => void, b: () => void, pairs: number): { a: number; b
   return { a: median(as), b: median(bs), ratio: median(ratios) };
 }
 
-/** A full collection, when the process runs with --expose-gc (run-all.ts starts it so). */
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 function time(run: () => void, runs: number): number {
   run(); // warm-up
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    collectGarbage();
     const start = performance.now();
     run();
     times.push(performance.now() - start);

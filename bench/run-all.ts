@@ -16,9 +16,8 @@ const benches = fs.readdirSync(__dirname)
 
 for (const file of benches) {
   console.log(`== bench/${file}`);
-  // a process per benchmark: one's heap and JIT state never skews the next one's figures;
-  // --expose-gc lets a benchmark start each timed run on a collected heap
-  execFileSync(process.execPath, ['--expose-gc', require.resolve('ts-node/dist/bin'), '--project', 'test/tsconfig.json', path.join('bench', file)], {
+  // a process per benchmark: one's heap and JIT state never skews the next one's figures
+  execFileSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--project', 'test/tsconfig.json', path.join('bench', file)], {
     stdio: 'inherit',
     cwd: path.join(__dirname, '..'),
   });

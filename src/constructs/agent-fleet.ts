@@ -269,8 +269,9 @@ export class AgentFleet extends App {
   }
 
   /**
-   * Every output file: `<folder>/<chart>.k8s.yaml` per cluster chart, and `argocd/<name>.k8s.yaml`.
-   * Validates the app once (cdk8s's `chart.toJson()` would validate the whole app again per chart).
+   * Every output file, sorted by path: `<folder>/<chart>.k8s.yaml` per cluster chart,
+   * `argocd/<name>.k8s.yaml`, and with `ArgoCdGenerator.gitFiles()` one `<cluster>.json` per cluster
+   * in the generator's folder. Validates the app once (cdk8s's `chart.toJson()` would validate the whole app again per chart).
    */
   public synthFiles(): FleetFile[] {
     const all = this.node.findAll();
