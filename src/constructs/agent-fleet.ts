@@ -271,7 +271,8 @@ export class AgentFleet extends App {
   /**
    * Every output file, sorted by path: `<folder>/<chart>.k8s.yaml` per cluster chart,
    * `argocd/<name>.k8s.yaml`, and with `ArgoCdGenerator.gitFiles()` one `<cluster>.json` per cluster
-   * in the generator's folder. Validates the app once (cdk8s's `chart.toJson()` would validate the whole app again per chart).
+   * in the generator's folder. Validates the app once (cdk8s's `chart.toJson()` would validate the
+   * whole app again per chart).
    */
   public synthFiles(): FleetFile[] {
     const all = this.node.findAll();

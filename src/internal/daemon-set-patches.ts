@@ -43,39 +43,32 @@ export function patchDaemonSet(apiObject: ApiObject, patch: DaemonSetPatch): voi
   apiObject.addJsonPatch(...daemonSetPatchOps(patch));
 }
 
+/** Values may hold undefined members: cdk8s's `JsonPatch.apply` clones them through JSON, which leaves those out. */
 function daemonSetPatchOps(patch: DaemonSetPatch): JsonPatch[] {
   const ops: JsonPatch[] = [
-    add('/spec/updateStrategy', patch.updateStrategy),
-    add('/spec/revisionHistoryLimit', patch.revisionHistoryLimit),
-    add(`${POD}/securityContext`, patch.podSecurityContext),
+    JsonPatch.add('/spec/updateStrategy', patch.updateStrategy),
+    JsonPatch.add('/spec/revisionHistoryLimit', patch.revisionHistoryLimit),
+    JsonPatch.add(`${POD}/securityContext`, patch.podSecurityContext),
   ];
   // The typed name: the final converter renders `hostPid` as `hostPID` (and drops a `hostPID` key).
-  if (patch.hostPid) ops.push(add(`${POD}/hostPid`, true));
-  if (patch.priorityClassName) ops.push(add(`${POD}/priorityClassName`, patch.priorityClassName));
-  if (Object.keys(patch.nodeSelector).length > 0) ops.push(add(`${POD}/nodeSelector`, patch.nodeSelector));
-  if (patch.affinity) ops.push(add(`${POD}/affinity`, patch.affinity));
+  if (patch.hostPid) ops.push(JsonPatch.add(`${POD}/hostPid`, true));
+  if (patch.priorityClassName) ops.push(JsonPatch.add(`${POD}/priorityClassName`, patch.priorityClassName));
+  if (Object.keys(patch.nodeSelector).length > 0) ops.push(JsonPatch.add(`${POD}/nodeSelector`, patch.nodeSelector));
+  if (patch.affinity) ops.push(JsonPatch.add(`${POD}/affinity`, patch.affinity));
   if (patch.tolerations.length > 0) {
-    ops.push(add(`${POD}/tolerations`, patch.tolerations));
+    ops.push(JsonPatch.add(`${POD}/tolerations`, patch.tolerations));
   }
   for (const c of patch.containers) {
     const path = `${POD}/${c.init ? 'initContainers' : 'containers'}/${c.index}`;
-    ops.push(add(`${path}/resources`, c.resources));
-    ops.push(add(`${path}/securityContext`, c.securityContext));
-    if (c.envFrom && c.envFrom.length > 0) ops.push(add(`${path}/envFrom`, c.envFrom));
+    ops.push(JsonPatch.add(`${path}/resources`, c.resources));
+    ops.push(JsonPatch.add(`${path}/securityContext`, c.securityContext));
+    if (c.envFrom && c.envFrom.length > 0) ops.push(JsonPatch.add(`${path}/envFrom`, c.envFrom));
   }
-  if (patch.imagePullSecrets && patch.imagePullSecrets.length > 0) ops.push(add(`${POD}/imagePullSecrets`, patch.imagePullSecrets));
+  if (patch.imagePullSecrets && patch.imagePullSecrets.length > 0) ops.push(JsonPatch.add(`${POD}/imagePullSecrets`, patch.imagePullSecrets));
   for (const label of patch.removeTemplateLabels) {
     ops.push(JsonPatch.remove(`/spec/template/metadata/labels/${escapePointer(label)}`));
   }
   return ops;
-}
-
-/**
- * Undefined members need no dropping here: applying patches clones their values through JSON
- * (cdk8s's `JsonPatch.apply`), which leaves them out.
- */
-function add(path: string, value: unknown): JsonPatch {
-  return JsonPatch.add(path, value);
 }
 
 /** RFC 6901: "~" is written "~0" and "/" is written "~1" in a JSON pointer. */
