@@ -145,7 +145,6 @@ describe('AgentFleet output', () => {
     expect(template.metadata.labels[CLUSTER_WAVE_LABEL]).toBe('{{.wave}}');
     expect(template.spec.syncPolicy.automated).toBeUndefined();
     expect(template.spec.syncPolicy.syncOptions).toEqual(['ApplyOutOfSyncOnly=true', 'FailOnSharedResource=true', 'ServerSideApply=true']);
-    expect(appSet.spec.strategy.rollingSync.defaultPrune).toBeUndefined();
     expect(appSet.spec.syncPolicy).toEqual({ preserveResourcesOnDeletion: true });
     expect(template.spec.destination).toEqual({ name: '{{.destination}}', namespace: 'kube-system' });
   });
@@ -162,11 +161,50 @@ describe('AgentFleet output', () => {
     expect(apps[0].metadata.finalizers).toBeUndefined();
   });
 
-  test('pruning on: PruneLast, RollingSync defaultPrune, automated prune', () => {
+  /**
+   * The prune flag of the sync RollingSync starts for a generated Application, as argo-cd 3.6
+   * applicationset/progressivesync/progressive_sync.go `SyncDesiredApplications` computes it:
+   * `Automated.GetPrune()` when `SyncPolicy.IsAutomatedSyncEnabled()` (automated set and `enabled`
+   * not false), else false. RollingSync itself has no prune field.
+   */
+  function rollingSyncPrune(template: Manifest): boolean {
+    const automated = template.spec.syncPolicy?.automated;
+    return automated !== undefined && automated.enabled !== false ? automated.prune === true : false;
+  }
+
+  test('pruning on: PruneLast, and RollingSync\'s syncs prune (from the template\'s automated.prune); automated prune for Applications', () => {
     const set = fleet({ prune: true }).argoCdObjects()[0];
     expect(set.spec.template.spec.syncPolicy.syncOptions).toContain('PruneLast=true');
-    expect(set.spec.strategy.rollingSync.defaultPrune).toBe(true);
+    expect(set.spec.template.spec.syncPolicy.automated).toEqual({ prune: true });
+    expect(rollingSyncPrune(set.spec.template)).toBe(true);
+    expect(set.spec.strategy.rollingSync).toEqual({ steps: expect.any(Array) });
     expect(fleet({ prune: true, layout: ArgoCdLayout.APPLICATIONS }).argoCdObjects()[0].spec.syncPolicy.automated.prune).toBe(true);
+  });
+
+  test('pruning off: no automated block, so RollingSync\'s syncs do not prune', () => {
+    const set = fleet().argoCdObjects()[0];
+    expect(set.spec.template.spec.syncPolicy.automated).toBeUndefined();
+    expect(rollingSyncPrune(set.spec.template)).toBe(false);
+  });
+
+  test('removing an agent with prune: true: the next RollingSync sync of each cluster deletes its objects', () => {
+    // The sequence: a fleet runs two agents, a commit drops one. The clusters' folders lose its
+    // objects, and the sync RollingSync starts for each Application prunes what left Git.
+    const two: IFleetAgents = {
+      addAgents(cluster: FleetCluster, chart: Chart) {
+        logs().addAgents(cluster, chart);
+        new NodeExporterDaemonSet(chart, 'ne', {});
+      },
+    };
+    const before = synth(fleet({ prune: true, agents: two }));
+    const after = synth(fleet({ prune: true }));
+    const removed = (file: string) => {
+      const names = new Set(after[file].map((m) => `${m.kind}/${m.metadata.name}`));
+      return before[file].filter((m) => !names.has(`${m.kind}/${m.metadata.name}`)).map((m) => `${m.kind}/${m.metadata.name}`);
+    };
+    expect(removed('clusters/dev-eu-1/node-agents.k8s.yaml')).toContain('DaemonSet/node-exporter');
+    const [set] = after['argocd/node-agents.k8s.yaml'];
+    expect(rollingSyncPrune(set.spec.template)).toBe(true);
   });
 
   test('repoPath prefixes the source paths', () => {

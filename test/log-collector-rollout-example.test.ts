@@ -41,7 +41,8 @@ test('each stage changes only the promoted DaemonSet; the new config is added wi
   const oldConfig = configMap('0-before');
   const newConfig = configMap('4-done');
   expect(newConfig).not.toBe(oldConfig);
-  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary']);
+  // The canary's gate Job changes with the canary: its record's revision hashes the gated DaemonSet.
+  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'Job/logs-gate-canary']);
   expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-wave-1']);
   expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs'].sort());
   expect(diff('3-fleet', '4-done')).toEqual([]);

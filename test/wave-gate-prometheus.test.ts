@@ -5,7 +5,7 @@
  * and the bake time are changed. Everything the suite starts is stopped in afterAll.
  */
 import { ChildProcess, spawn } from 'child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as http from 'http';
 import * as net from 'net';
 import { tmpdir } from 'os';
@@ -13,16 +13,22 @@ import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import { NodeExporterDaemonSet, Promotion, RolloutWave, WaveGateCheck } from '../src';
-import { Manifest, synthManifests } from './util/manifests';
+import { Manifest, synthManifests, validateManifests } from './util/manifests';
 import { describeWithBinaries, PROMETHEUS } from './util/prometheus-tools';
 
 const NODE_EXPORTER = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
 const CANARY_POD = 'node-exporter-canary-ab12c';
 
 /** The gate Job the node exporter renders after its canary (through the shared manifest checks). */
-function gateJob(extraChecks?: WaveGateCheck[]): Manifest {
+function gateJob(extraChecks?: WaveGateCheck[], image?: string): Manifest {
+  return gateObjects(extraChecks, image).job;
+}
+
+/** The gate Job and the Role its ServiceAccount is bound to. */
+function gateObjects(extraChecks?: WaveGateCheck[], image?: string): { job: Manifest; role: Manifest } {
   const chart = Testing.chart();
   new NodeExporterDaemonSet(chart, 'metrics', {
+    image,
     rollout: {
       waves: [RolloutWave.labelled('canary')],
       promoted: Promotion.all(),
@@ -30,8 +36,75 @@ function gateJob(extraChecks?: WaveGateCheck[]): Manifest {
       gates: [{ afterWave: 'canary', prometheusUrl: 'http://prometheus-operated.monitoring.svc:9090', extraChecks }],
     },
   });
-  return synthManifests(chart).find((m) => m.kind === 'Job');
+  const manifests = synthManifests(chart);
+  const job = manifests.find((m) => m.kind === 'Job');
+  const binding = manifests.find((m) => m.kind === 'RoleBinding' && m.subjects[0].name === job.spec.template.spec.serviceAccountName);
+  return { job, role: manifests.find((m) => m.kind === 'Role' && m.metadata.name === binding.roleRef.name) };
 }
+
+/**
+ * A stand-in for the API server's ConfigMap endpoints the gate uses (GET, merge PATCH and POST),
+ * authorizing each request with the rendered Role's rules as RBAC does (verb get/patch/create,
+ * resourceNames matched against the name in the path; a create carries no name), with the bearer
+ * token of the ServiceAccount. Answers 404 for a missing ConfigMap and 409 for an existing one.
+ */
+class FakeApiServer {
+  public readonly configMaps = new Map<string, { data: Record<string, string> }>();
+  public readonly requests: string[] = [];
+  public rules: Manifest[] = [];
+  private server?: http.Server;
+  public url = '';
+
+  public async start(): Promise<void> {
+    this.server = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c) => (body += c));
+      req.on('end', () => this.handle(req, body, res));
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  public async stop(): Promise<void> {
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+  }
+
+  private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
+    const reply = (code: number, object: unknown) => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(object));
+    };
+    this.requests.push(`${req.method} ${req.url}`);
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { kind: 'Status', reason: 'Unauthorized' });
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps(?:\/([^/]+))?$/.exec(req.url ?? '');
+    if (!m) return reply(404, { kind: 'Status', reason: 'NotFound' });
+    const [, namespace, name] = m;
+    const verb = ({ GET: 'get', PATCH: 'patch', POST: 'create' } as Record<string, string>)[req.method ?? ''];
+    const allowed = this.rules.some((r: Manifest) => r.resources.includes('configmaps') && r.verbs.includes(verb)
+      && (r.resourceNames === undefined || (name !== undefined && r.resourceNames.includes(name))));
+    if (namespace !== 'monitoring' || !allowed) return reply(403, { kind: 'Status', reason: 'Forbidden', message: `${verb} configmaps ${name ?? ''} is forbidden` });
+    if (verb === 'get') {
+      const cm = this.configMaps.get(name);
+      return cm ? reply(200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace }, data: cm.data }) : reply(404, { kind: 'Status', reason: 'NotFound' });
+    }
+    if (verb === 'patch') {
+      const cm = this.configMaps.get(name);
+      if (!cm) return reply(404, { kind: 'Status', reason: 'NotFound' });
+      if (req.headers['content-type'] !== 'application/merge-patch+json') return reply(415, { kind: 'Status' });
+      Object.assign(cm.data, JSON.parse(body).data);
+      return reply(200, { kind: 'ConfigMap', data: cm.data });
+    }
+    const created = JSON.parse(body);
+    if (this.configMaps.has(created.metadata.name)) return reply(409, { kind: 'Status', reason: 'AlreadyExists' });
+    validateManifests([created]);
+    this.configMaps.set(created.metadata.name, { data: created.data });
+    return reply(201, created);
+  }
+}
+
+const TOKEN = 'gate-token';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -103,6 +176,7 @@ interface GateRun {
 
 /** Runs the Job's container command (sh -c <script>) with the Job's env, changing only what is given. */
 function runGate(job: Manifest, overrides: Record<string, string>): Promise<GateRun> {
+  overrides = { KUBERNETES_API: api.url, SERVICE_ACCOUNT_DIR: serviceAccountDir, ...overrides };
   const container = job.spec.template.spec.containers[0];
   const jobEnv = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value]));
   const [shell, ...args] = container.command as string[];
@@ -131,6 +205,9 @@ function kubeStateMetrics(unavailable: number): string {
   ].join('\n');
 }
 
+const api = new FakeApiServer();
+let serviceAccountDir = '';
+
 describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS}) scraping the real node_exporter`, [PROMETHEUS, NODE_EXPORTER], () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-prometheus-'));
   let exporter: Started | undefined;
@@ -140,6 +217,12 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
   let prometheusUrl = '';
 
   beforeAll(async () => {
+    serviceAccountDir = path.join(dir, 'serviceaccount');
+    mkdirSync(serviceAccountDir);
+    writeFileSync(path.join(serviceAccountDir, 'token'), TOKEN);
+    writeFileSync(path.join(serviceAccountDir, 'ca.crt'), '');
+    api.rules = gateObjects().role.rules;
+    await api.start();
     const [exporterPort, ksmPort, prometheusPort] = [await freePort(), await freePort(), await freePort()];
     exporter = start(NODE_EXPORTER, [`--web.listen-address=127.0.0.1:${exporterPort}`]);
     ksm = http.createServer((_, res) => {
@@ -173,7 +256,13 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
     }, log);
   }, 60_000);
 
+  beforeEach(() => {
+    api.configMaps.clear();
+    api.requests.length = 0;
+  });
+
   afterAll(async () => {
+    await api.stop();
     await prometheus?.stop();
     await exporter?.stop();
     await new Promise((resolve) => (ksm ? ksm.close(resolve) : resolve(undefined)));
@@ -235,4 +324,112 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
     expect(run.output).toContain('gate canary: 8 of 8 checks failed after 0s bake');
     expect(run.code).toBe(1);
   }, 60_000);
+
+  /** Sets what kube-state-metrics reports and waits until Prometheus has scraped it. */
+  async function setUnavailable(n: number): Promise<void> {
+    ksmUnavailable = n;
+    await until(`unavailable = ${n} scraped`, async () => {
+      const r = await getJson(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(`kube_daemonset_status_number_unavailable == ${n}`)}`);
+      return r.data?.result?.length === 1 ? true : undefined;
+    }, () => prometheus!.log());
+  }
+
+  const envOf = (job: Manifest): Record<string, string> =>
+    Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
+  const RECORD = 'node-exporter-gate-canary';
+
+  describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: automated operations retry 5 times by default; '
+    + 'applicationset/progressivesync syncApplication: RollingSync too), and BeforeHookCreation (gitops-engine pkg/sync/sync_context.go) '
+    + 'deletes the failed Job before each retry creates it again', () => {
+    test('a failed gate stays failed on every retry, also once the wave looks healthy again, without baking again', async () => {
+      const job = gateJob();
+      const revision = envOf(job).GATE_REVISION;
+      await setUnavailable(1);
+      try {
+        const first = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+        expect(first.code).toBe(1);
+        expect(first.output).toContain('check pods-unavailable: FAILED');
+        expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} failed`);
+      } finally {
+        await setUnavailable(0);
+      }
+      // The pod recovered: a new bake's window no longer shows the failure. Every retry still fails.
+      for (let retry = 1; retry <= 5; retry++) {
+        const run = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+        expect(run.code).toBe(1);
+        expect(run.output).toContain(`gate canary: FAILED before for revision ${revision} (configmap monitoring/${RECORD}); not checking again`);
+        expect(run.output).not.toContain('baking');
+        expect(run.output).toContain(`kubectl -n monitoring patch configmap ${RECORD} --type merge -p '{"data":{"override":"${revision}"}}'`);
+      }
+      // Without the record (a person deleting it to check again), the same gate passes now.
+      api.configMaps.delete(RECORD);
+      const again = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(again.output).toContain('0 of 8 checks failed');
+      expect(again.code).toBe(0);
+      expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} passed`);
+    }, 120_000);
+
+    test('a person overrides the failed gate for this revision: it passes without checking; the next revision gates again', async () => {
+      const job = gateJob([{ name: 'always', expr: 'vector(1)' }]);
+      const revision = envOf(job).GATE_REVISION;
+      expect((await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' })).code).toBe(1);
+      // kubectl -n monitoring patch configmap <record> --type merge -p '{"data":{"override":"<revision>"}}'
+      api.configMaps.get(RECORD)!.data.override = revision;
+      const overridden = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(overridden.output).toContain(`gate canary: overridden: configmap monitoring/${RECORD} has override ${revision}, this revision passes without checks`);
+      expect(overridden.code).toBe(0);
+      // A new commit changing the wave's DaemonSet is a new revision: the override does not carry over.
+      const next = gateJob([{ name: 'always', expr: 'vector(1)' }], 'quay.io/prometheus/node-exporter:v1.9.0');
+      expect(envOf(next).GATE_REVISION).not.toBe(revision);
+      const run = await runGate(next, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(run.output).toContain('check always: FAILED');
+      expect(run.code).toBe(1);
+    }, 120_000);
+
+    test('a failed revision does not hold a new one: a fixing commit bakes and checks again', async () => {
+      const failing = gateJob([{ name: 'always', expr: 'vector(1)' }]);
+      expect((await runGate(failing, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' })).code).toBe(1);
+      const fixed = gateJob();
+      const run = await runGate(fixed, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(run.output).toContain('0 of 8 checks failed');
+      expect(run.code).toBe(0);
+    }, 120_000);
+
+    test('an earlier attempt that ended without a verdict (deadline, pod deleted) counts as failed', async () => {
+      const job = gateJob();
+      const revision = envOf(job).GATE_REVISION;
+      api.configMaps.set(RECORD, { data: { state: `${revision} running` } });
+      const run = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(run.output).toContain(`an earlier attempt for revision ${revision} ended without a verdict`);
+      expect(run.code).toBe(1);
+      expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} failed`);
+    }, 60_000);
+
+    test('the record is created, then patched, with only what the rendered Role allows', async () => {
+      const job = gateJob();
+      const revision = envOf(job).GATE_REVISION;
+      const run = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(run.code).toBe(0);
+      const path1 = `/api/v1/namespaces/monitoring/configmaps/${RECORD}`;
+      expect(api.requests).toEqual([`GET ${path1}`, `PATCH ${path1}`, 'POST /api/v1/namespaces/monitoring/configmaps', `PATCH ${path1}`]);
+      expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} passed`);
+    }, 60_000);
+
+    test('fails closed, without baking, when the record cannot be read or written', async () => {
+      const job = gateJob();
+      const unreachable = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0', KUBERNETES_API: `http://127.0.0.1:${await freePort()}` });
+      expect(unreachable.output).toContain(`gate canary: FAILED: cannot read the gate's record, configmap monitoring/${RECORD} (HTTP 000), the gate fails closed`);
+      expect(unreachable.code).toBe(1);
+      const rules = api.rules;
+      try {
+        api.rules = rules.filter((r: Manifest) => !r.verbs.includes('create'));
+        const forbidden = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+        expect(forbidden.output).toMatch(/cannot record 'running' in configmap monitoring\/node-exporter-gate-canary \(HTTP 403\)/);
+        expect(forbidden.output).not.toContain('baking');
+        expect(forbidden.code).toBe(1);
+      } finally {
+        api.rules = rules;
+      }
+    }, 60_000);
+  });
 });

@@ -47,21 +47,59 @@ describe('a gate after the canary', () => {
     expect([waveOf('logs-canary'), waveOf('logs-wave-1'), waveOf('logs')]).toEqual([1, 3, 5]);
   });
 
-  test('runs once, bounded in time, without a token, as non-root on a read-only root filesystem, in a pinned image', () => {
+  test('runs once, bounded in time, as non-root on a read-only root filesystem, in a pinned image', () => {
     expect(job.spec.backoffLimit).toBe(0);
     expect(job.spec.activeDeadlineSeconds).toBe(600 + 300);
     const pod = job.spec.template.spec;
     expect(pod).toMatchObject({
       restartPolicy: 'Never',
-      automountServiceAccountToken: false,
+      serviceAccountName: 'logs-gate',
+      automountServiceAccountToken: true,
       securityContext: { runAsNonRoot: true, runAsUser: 100, runAsGroup: 101, seccompProfile: { type: 'RuntimeDefault' } },
     });
-    expect(pod.serviceAccountName).toBeUndefined();
     const [c] = pod.containers;
     expect(c.image).toBe(GATE_IMAGE);
     expect(GATE_IMAGE).toMatch(/^curlimages\/curl:\d+\.\d+\.\d+$/);
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
     expect(c.command).toEqual(['sh', '-c', GATE_SCRIPT]);
+  });
+
+  test('its token may only get and patch its own record ConfigMap, and create ConfigMaps (RBAC cannot restrict create by name)', () => {
+    const [sa, role, binding] = ['ServiceAccount', 'Role', 'RoleBinding'].map((kind) => manifests.filter((m) => m.kind === kind && m.metadata.name === 'logs-gate'));
+    expect([sa.length, role.length, binding.length]).toEqual([1, 1, 1]);
+    expect(role[0].metadata.namespace).toBe('observability');
+    expect(role[0].rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['logs-gate-canary'], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+    ]);
+    expect(binding[0].roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'logs-gate' });
+    expect(binding[0].subjects).toEqual([{ kind: 'ServiceAccount', name: 'logs-gate', namespace: 'observability' }]);
+    expect(env(job)).toMatchObject({
+      GATE_NAMESPACE: 'observability',
+      RECORD_NAME: 'logs-gate-canary',
+      KUBERNETES_API: 'https://kubernetes.default.svc',
+      SERVICE_ACCOUNT_DIR: '/var/run/secrets/kubernetes.io/serviceaccount',
+    });
+    expect(env(job).GATE_REVISION).toMatch(/^[0-9a-f]{16}$/);
+    // Without gates, none of these.
+    expect(logCollector({}).filter((m) => m.metadata.name === 'logs-gate')).toEqual([]);
+  });
+
+  test('the record\'s revision: the same for the same wave and checks; new when the wave\'s DaemonSet or the checks change', () => {
+    const revision = (rollout: Partial<AgentRollout>, image?: string) => {
+      const chart = Testing.chart();
+      new LogCollectorDaemonSet(chart, 'logs', {
+        name: 'logs',
+        image,
+        outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })],
+        rollout: { waves: WAVES, promoted: Promotion.all(), argoCdSyncWaves: true, ...rollout },
+      });
+      return env(jobs(synthManifests(chart))[0]).GATE_REVISION;
+    };
+    const gates = [{ afterWave: 'canary', prometheusUrl: PROM }];
+    expect(revision({ gates })).toBe(env(job).GATE_REVISION);
+    expect(revision({ gates }, 'cr.fluentbit.io/fluent/fluent-bit:4.2.2')).not.toBe(env(job).GATE_REVISION);
+    expect(revision({ gates: [{ ...gates[0], extraChecks: [{ name: 'x', expr: 'vector(1)' }] }] })).not.toBe(env(job).GATE_REVISION);
   });
 
   test('the gate pods are not selected by the agent\'s own selectors', () => {

@@ -107,17 +107,98 @@ export function bakeSeconds(gate: WaveGate, where: string): number {
   return minutes * 60;
 }
 
+/** Where the gate's ServiceAccount token and CA are mounted (the kubelet's default). */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** The API server as the gate pod reaches it (the `kubernetes` Service in `default`). */
+export const KUBERNETES_API = 'https://kubernetes.default.svc';
+
 /**
- * The gate, as POSIX sh with curl (no jq: the image has none). Reads GATE_NAME, PROMETHEUS_URL,
- * BAKE_SECONDS, CHECK_COUNT, CHECK_<i>_NAME / CHECK_<i>_EXPR and QUERY_RETRIES. Exit 0 only when
- * every query succeeded with an empty vector; an unreachable Prometheus, an HTTP error, a non-vector
- * result or any returned series fails the gate (fails closed). Once Prometheus is unreachable the
- * remaining checks are not sent (each would wait for its own retries), and count as failed.
+ * The gate, as POSIX sh with curl (no jq, no kubectl: the image has neither).
+ *
+ * Reads GATE_NAME, PROMETHEUS_URL, BAKE_SECONDS, CHECK_COUNT, CHECK_<i>_NAME / CHECK_<i>_EXPR,
+ * QUERY_RETRIES, and for its record GATE_REVISION, GATE_NAMESPACE, RECORD_NAME, KUBERNETES_API and
+ * SERVICE_ACCOUNT_DIR.
+ *
+ * Its verdict is recorded in the ConfigMap RECORD_NAME (key `state`: "<revision> running|passed|failed")
+ * because Argo CD retries a failed sync by itself (automated sync and RollingSync: 5 times by
+ * default) and `BeforeHookCreation` deletes the failed Job before each retry: a new gate that baked
+ * again would no longer see, in its `increase(...[bake])` window, a restart from the first bake.
+ * GATE_REVISION is a hash of the gated wave's DaemonSet and of the gate's checks, so the record
+ * holds for this commit's wave only. Before anything else:
+ * - `override` equal to GATE_REVISION (a person wrote it): passes without checking;
+ * - state "<revision> failed": fails at once (a retry cannot pass a failed gate);
+ * - state "<revision> running": an earlier attempt ended without a verdict (its deadline passed, its
+ *   pod was deleted or evicted): recorded as failed, fails;
+ * - otherwise records "running", bakes, checks and records "passed" or "failed".
+ * The record unreadable or unwritable (API unreachable, no permission): the gate fails closed.
+ *
+ * Checks: exit 0 only when every query succeeded with an empty vector; an unreachable Prometheus,
+ * an HTTP error, a non-vector result or any returned series fails the gate. Once Prometheus is
+ * unreachable the remaining checks are not sent (each would wait for its own retries), and count
+ * as failed. Every value the script prints or passes on comes from the Job's environment; the
+ * revision is hex and the names DNS labels, so the kubectl commands it prints are safe to paste.
  */
 export const GATE_SCRIPT = `set -u
 log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
-# curl's own error (stderr) and Prometheus' answer (stdout) on one log line, bounded
+# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
 oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
+record_url="\${KUBERNETES_API}/api/v1/namespaces/\${GATE_NAMESPACE}/configmaps"
+# kube METHOD URL [JSON]: sets kube_code (HTTP status, 000 when unreachable) and kube_body
+kube() {
+  if [ "$#" -ge 3 ]; then
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
+  else
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
+  fi
+  kube_code=$(printf '%s' "$kube_out" | tail -n 1)
+  kube_body=$(printf '%s' "$kube_out" | sed '$d')
+  case "$kube_code" in [0-9][0-9][0-9]) ;; *) kube_code=000 ;; esac
+}
+# record STATE: the verdict of this revision, in the record ConfigMap (patched, or created)
+record() {
+  at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  kube PATCH "\${record_url}/\${RECORD_NAME}" "{\\"data\\":{\\"state\\":\\"\${GATE_REVISION} $1\\",\\"at\\":\\"\${at}\\"}}" application/merge-patch+json
+  if [ "$kube_code" = 404 ]; then
+    kube POST "\${record_url}" "{\\"apiVersion\\":\\"v1\\",\\"kind\\":\\"ConfigMap\\",\\"metadata\\":{\\"name\\":\\"\${RECORD_NAME}\\",\\"namespace\\":\\"\${GATE_NAMESPACE}\\",\\"labels\\":{\\"app.kubernetes.io/component\\":\\"rollout-gate-record\\"}},\\"data\\":{\\"state\\":\\"\${GATE_REVISION} $1\\",\\"at\\":\\"\${at}\\"}}" application/json
+  fi
+  case "$kube_code" in
+    2??) return 0 ;;
+    *) log "cannot record '$1' in configmap \${GATE_NAMESPACE}/\${RECORD_NAME} (HTTP \${kube_code}): $(oneline "$kube_body")"; return 1 ;;
+  esac
+}
+how_to_act() {
+  log "a retry of this sync fails here again; a person decides:"
+  log "  fix the wave or the checks in a new commit (a new revision gates again), or revert the commit;"
+  log "  bake and check again: kubectl -n \${GATE_NAMESPACE} delete configmap \${RECORD_NAME}, then sync;"
+  log "  override (pass without checking): kubectl -n \${GATE_NAMESPACE} patch configmap \${RECORD_NAME} --type merge -p '{\\"data\\":{\\"override\\":\\"\${GATE_REVISION}\\"}}', then sync"
+}
+kube GET "\${record_url}/\${RECORD_NAME}"
+case "$kube_code" in
+  200) state_json="$kube_body" ;;
+  404) state_json="" ;;
+  *)
+    log "FAILED: cannot read the gate's record, configmap \${GATE_NAMESPACE}/\${RECORD_NAME} (HTTP \${kube_code}), the gate fails closed: $(oneline "$kube_body")"
+    exit 1 ;;
+esac
+case "$state_json" in
+  *"\\"override\\":\\"\${GATE_REVISION}\\""*)
+    log "overridden: configmap \${GATE_NAMESPACE}/\${RECORD_NAME} has override \${GATE_REVISION}, this revision passes without checks: promoting past this wave"
+    exit 0 ;;
+  *"\\"state\\":\\"\${GATE_REVISION} failed\\""*)
+    log "FAILED before for revision \${GATE_REVISION} (configmap \${GATE_NAMESPACE}/\${RECORD_NAME}); not checking again"
+    how_to_act
+    exit 1 ;;
+  *"\\"state\\":\\"\${GATE_REVISION} running\\""*)
+    log "FAILED: an earlier attempt for revision \${GATE_REVISION} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
+    record failed
+    how_to_act
+    exit 1 ;;
+esac
+record running || { log "FAILED: the gate fails closed without its record"; exit 1; }
 if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
 log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
 sleep "\${BAKE_SECONDS}"
@@ -160,9 +241,12 @@ while [ "$i" -le "\${CHECK_COUNT}" ]; do
   log "  expr: \${expr}"
 done
 if [ "$failed" -eq 0 ]; then
+  record passed || { log "FAILED: the gate fails closed without its record"; exit 1; }
   log "0 of \${CHECK_COUNT} checks failed after \${bake} bake: promoting past this wave"
   exit 0
 fi
 log "\${failed} of \${CHECK_COUNT} checks failed after \${bake} bake:\${failed_names}; the sync stops here"
+record failed
+how_to_act
 exit 1
 `;

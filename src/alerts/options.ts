@@ -305,7 +305,10 @@ export interface WaveGateCheck {
 /**
  * A metric gate after a rollout wave (needs `argoCdSyncWaves`): an Argo CD Sync hook Job between the
  * wave's sync wave and the next group's. It waits `bakeMinutes`, then queries Prometheus; the
- * next group is applied only when every check returns an empty result.
+ * next group is applied only when every check returns an empty result. Its verdict is recorded in
+ * the ConfigMap `<agent>-gate-<wave>` for the commit's revision of the wave and the checks, so a
+ * failed gate fails again at once on every automatic Argo CD retry until a person acts (a new
+ * commit, deleting the record to check again, or an override written into it).
  */
 export interface WaveGate {
   /** The wave whose DaemonSet the gate checks (not "fleet": nothing comes after it). */

@@ -179,6 +179,9 @@ export interface AgentFleetProps extends AppProps {
 
   /**
    * Delete objects removed from Git. Off by default: a node agent removed by mistake stops on every node at once.
+   * In the ApplicationSet layout it is the template's `syncPolicy.automated.prune`: RollingSync takes
+   * prune from there only (and turns that automated sync off, syncing step by step itself), so
+   * progressive syncs must be enabled in Argo CD.
    * @default false
    */
   readonly prune?: boolean;

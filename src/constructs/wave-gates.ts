@@ -1,9 +1,11 @@
-import { ApiObject } from 'cdk8s';
+import { createHash } from 'crypto';
+import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import {
-  bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget,
+  bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget, KUBERNETES_API,
+  SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
 import { WaveGateCheck } from '../alerts/options';
 import { FLEET_GROUP, gateSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
@@ -16,10 +18,20 @@ export const ARGOCD_HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy'
 export type KindGateChecks = (target: GateTarget) => WaveGateCheck[];
 
 /**
+ * The revision a gate's verdict is recorded for: a hash of the gated wave's DaemonSet (name and
+ * spec, as rendered) and of the gate's environment (its checks, bake, Prometheus). A commit that
+ * changes either gates again; a retry of the same sync sees the same revision.
+ */
+export function gateRevision(daemonSet: { name: string; spec: unknown }, env: { [name: string]: string }): string {
+  return createHash('sha256').update(JSON.stringify({ daemonSet, env })).digest('hex').slice(0, 16);
+}
+
+/**
  * The gate Jobs of `rollout.gates`: one Argo CD Sync hook Job per gated wave, in the sync wave
- * between that wave's DaemonSet and the next group's. Renders nothing without gates; a gate after a
- * wave whose DaemonSet is not rendered (a new agent not yet promoted there) is skipped. Called at
- * the end of each agent construct; `scope` owns the Jobs.
+ * between that wave's DaemonSet and the next group's, and the ServiceAccount, Role and RoleBinding
+ * that let them keep their verdicts in one ConfigMap each (see `GATE_SCRIPT`). Renders nothing
+ * without gates; a gate after a wave whose DaemonSet is not rendered (a new agent not yet promoted
+ * there) is skipped. Called at the end of each agent construct; `scope` owns the objects.
  */
 export function renderWaveGates(
   scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined, kindChecks?: KindGateChecks,
@@ -33,6 +45,8 @@ export function renderWaveGates(
   const waves = rollout!.waves.map((w) => w.name);
   const seen = new Set<string>();
   const jobs: ApiObject[] = [];
+  const recordNames: string[] = [];
+  const account = `${agent.name}-gate`;
   for (const gate of gates) {
     const index = waves.indexOf(gate.afterWave);
     if (gate.afterWave === FLEET_GROUP) {
@@ -66,6 +80,20 @@ export function renderWaveGates(
       ...(gate.extraChecks ?? []),
     ];
     const env = gateEnvironment(gate.afterWave, gate, checks, where);
+    const waveDaemonSet = ApiObject.of(agent.daemonSets[agent.rolloutGroups.indexOf(gate.afterWave)]);
+    // Resolved at synthesis, once the wave's DaemonSet has every patch.
+    const revision = Lazy.any({
+      produce: () => gateRevision({ name: daemonSet, spec: waveDaemonSet.toJson().spec }, env),
+    });
+    const jobEnv: { [name: string]: unknown } = {
+      ...env,
+      GATE_NAMESPACE: agent.namespace,
+      GATE_REVISION: revision,
+      KUBERNETES_API,
+      RECORD_NAME: jobName,
+      SERVICE_ACCOUNT_DIR,
+    };
+    recordNames.push(jobName);
     const labels = {
       'app.kubernetes.io/component': 'rollout-gate',
       'app.kubernetes.io/instance': agent.name,
@@ -95,8 +123,9 @@ export function renderWaveGates(
           metadata: { labels },
           spec: {
             restartPolicy: 'Never',
-            // It talks to Prometheus only: no Kubernetes API access, no token.
-            automountServiceAccountToken: false,
+            // Its token may only read and write its own record ConfigMaps (the Role below).
+            serviceAccountName: account,
+            automountServiceAccountToken: true,
             enableServiceLinks: false,
             securityContext: {
               runAsNonRoot: true,
@@ -108,7 +137,7 @@ export function renderWaveGates(
               name: 'gate',
               image: gate.image ?? GATE_IMAGE,
               command: ['sh', '-c', GATE_SCRIPT],
-              env: Object.entries(env).map(([name, value]) => ({ name, value })),
+              env: Object.keys(jobEnv).sort().map((name) => ({ name, value: jobEnv[name] })),
               resources: {
                 limits: { memory: '32Mi' },
                 requests: { cpu: '10m', memory: '16Mi' },
@@ -124,5 +153,38 @@ export function renderWaveGates(
       },
     }));
   }
+  if (jobs.length > 0) recordAccess(scope, agent, account, recordNames);
   return jobs;
+}
+
+/**
+ * The gates' ServiceAccount, and a Role letting it read and patch its record ConfigMaps by name and
+ * create ConfigMaps in the agent's namespace (RBAC cannot restrict `create` by name: the name is not
+ * known when the request is authorized). Nothing else: no Secrets, no other kinds, no delete.
+ */
+function recordAccess(scope: Construct, agent: NodeAgentDaemonSet, account: string, recordNames: string[]): void {
+  const labels = {
+    'app.kubernetes.io/component': 'rollout-gate',
+    'app.kubernetes.io/instance': agent.name,
+    'app.kubernetes.io/managed-by': 'cdk8s',
+    'app.kubernetes.io/name': `${agent.name}-gate`,
+  };
+  const metadata = { name: account, namespace: agent.namespace, labels };
+  new ApiObject(scope, 'GateServiceAccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata });
+  new ApiObject(scope, 'GateRole', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata,
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: [...recordNames].sort(), verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+    ],
+  });
+  new ApiObject(scope, 'GateRoleBinding', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: account },
+    subjects: [{ kind: 'ServiceAccount', name: account, namespace: agent.namespace }],
+  });
 }

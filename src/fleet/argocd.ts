@@ -133,10 +133,16 @@ function generator(input: ArgoFleetInput): Json {
 /**
  * The ApplicationSet: a list generator with one element per cluster (in wave order), or a git files
  * generator reading one file per cluster (adding a cluster then adds a file, the ApplicationSet
- * stays the same), and one RollingSync step per cluster wave. Under RollingSync the ApplicationSet
- * controller turns autosync off on the Applications it generates (and logs a warning for each that
- * asks for it) and syncs them itself, step by step, with the template's syncPolicy: so the template
- * has no `automated` block.
+ * stays the same), and one RollingSync step per cluster wave.
+ *
+ * Under RollingSync the ApplicationSet controller syncs the Applications itself, step by step
+ * (applicationset/progressivesync `SyncDesiredApplications` / `syncApplication`): it turns the
+ * template's automated sync off on each Application it generates and starts a sync operation with
+ * the template's syncOptions and retry, and with prune taken from the template's
+ * `syncPolicy.automated.prune` only. RollingSync has no prune field of its own. So with pruning on,
+ * the template carries `automated: { prune: true }`; without pruning it has no `automated` block,
+ * and an Argo CD without progressive syncs enabled then syncs none of the Applications by itself
+ * (with pruning on it would sync every cluster at once: progressive syncs must be on).
  */
 export function applicationSet(input: ArgoFleetInput): Json {
   return {
@@ -149,10 +155,7 @@ export function applicationSet(input: ArgoFleetInput): Json {
       goTemplateOptions: ['missingkey=error'],
       strategy: {
         type: 'RollingSync',
-        rollingSync: {
-          ...(input.prune ? { defaultPrune: true } : {}),
-          steps: rollingSyncSteps(input.waves),
-        },
+        rollingSync: { steps: rollingSyncSteps(input.waves) },
       },
       // Deleting the ApplicationSet (or renaming it) must not delete every agent on every node.
       syncPolicy: { preserveResourcesOnDeletion: true },
@@ -165,7 +168,11 @@ export function applicationSet(input: ArgoFleetInput): Json {
           project: input.project,
           source: { repoURL: input.repoUrl, targetRevision: input.targetRevision, path: '{{.path}}' },
           destination: { name: '{{.destination}}', namespace: input.destinationNamespace },
-          syncPolicy: { syncOptions: [...input.syncOptions], retry: RETRY },
+          syncPolicy: {
+            ...(input.prune ? { automated: { prune: true } } : {}),
+            syncOptions: [...input.syncOptions],
+            retry: RETRY,
+          },
         },
       },
     },
