@@ -98,6 +98,8 @@ export interface DaemonSetInfo {
   readonly podAntiAffinity: readonly PodAffinityTermJson[];
   /** ConfigMaps and Secrets the pod needs (references marked optional are left out), sorted */
   readonly references: readonly ObjectReference[];
+  /** image repositories of the containers (no tag or digest), sorted: the programs the pod runs */
+  readonly imageRepositories: readonly string[];
   /** sha256 of spec.template in canonical JSON (sorted keys): equal hashes, equal pods */
   readonly templateHash: string;
   /** sha256 of the whole object in canonical JSON: differs when anything about the DaemonSet changes */
@@ -224,9 +226,24 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
     podAntiAffinity,
     references: references(podSpec),
+    imageRepositories: imageRepositories(podSpec),
     templateHash: canonicalHash(template),
     objectHash: canonicalHash(object),
   };
+}
+
+/** `registry/path` of each container's image, without tag or digest (`docker.io/library/` implied prefixes dropped). */
+function imageRepositories(podSpec: Record<string, unknown>): string[] {
+  const result = new Set<string>();
+  for (const c of Array.isArray(podSpec.containers) ? podSpec.containers : []) {
+    if (!isObject(c) || typeof c.image !== 'string') continue;
+    const noDigest = c.image.split('@')[0];
+    const slash = noDigest.lastIndexOf('/');
+    const colon = noDigest.lastIndexOf(':');
+    const repo = colon > slash ? noDigest.substring(0, colon) : noDigest;
+    result.add(repo.replace(/^docker\.io\//, '').replace(/^library\//, ''));
+  }
+  return [...result].sort(compare);
 }
 
 /** sha256 of a value's JSON with object keys sorted: the same for equal objects whatever their key order. */
