@@ -187,7 +187,7 @@ describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {
     [{ selector: { 'node-agents.cdk8s.io/rollout-group': 'fleet' } }, /selector label node-agents.cdk8s.io\/rollout-group is the library's own/],
     [{ selector: { app: 'bad value' } }, /selector value "bad value" of app is not a label value/],
   ])('a bad adopted selector %o is refused', (over, message) => {
-    const bad = AgentAdoption.daemonSet({ name: 'x', namespace: 'infra', selector: { app: 'x' }, ...over });
+    const bad = AgentAdoption.daemonSet({ name: 'x', namespace: 'infra', ...over });
     expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', { image: 'registry.example/agent:1.0.0', adopt: bad }))
       .toThrow(message);
   });
@@ -195,5 +195,16 @@ describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {
   test('adopt must be an AgentAdoption', () => {
     expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', { image: 'registry.example/agent:1.0.0', adopt: { daemonSetName: 'x' } as any }))
       .toThrow(/adopt must be made with AgentAdoption.daemonSet\(\), fluentBitChart\(\) or nodeExporterChart\(\)/);
+  });
+});
+
+describe('a cdk8s-plus object of another major', () => {
+  test('is reported as such (jsii rtti fqn), not as a wrong type', () => {
+    // cdk8s-plus-33's EnvValue: the same jsii class name under another major's package
+    class EnvValue33 {}
+    Object.defineProperty(EnvValue33, Symbol.for('jsii.rtti'), { value: { fqn: 'cdk8s-plus-33.EnvValue', version: '2.0.0' } });
+    expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', {
+      image: 'registry.example/agent:1.0.0', env: { A: new EnvValue33() as any },
+    })).toThrow(/prop env\["A"\] was made with cdk8s-plus-33; this library takes cdk8s-plus-28 objects: import EnvValue from 'cdk8s-plus-28'/);
   });
 });

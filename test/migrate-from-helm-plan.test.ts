@@ -46,7 +46,7 @@ describe('the adoption stages', () => {
       // nodes the chart covered: all replaced; the rest (the library tolerates more taints) gain the agent
       expect(ds.replaced.length).toBe(ds.nodesBefore);
       expect(agent.replaced.length + agent.gained.length).toBe(ds.nodesAfter);
-      expect(ds.rollout?.pace.mode).not.toBe('surge');
+      expect((ds.rollout?.pace as { mode?: string }).mode).not.toBe('surge');
     }
   });
 
