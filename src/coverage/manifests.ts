@@ -158,7 +158,12 @@ export function manifestSet(documents: readonly ManifestDocument[]): ManifestSet
     const ds = daemonSetInfo(doc.object, doc.source);
     const earlier = seen.get(ds.id);
     if (earlier !== undefined) {
-      throw new Error(`${doc.source}: DaemonSet ${ds.id} is defined twice (also in ${earlier}); pass each manifest once`);
+      const folder = (source: string) => source.replace(/[\\/][^\\/]*$/, '');
+      // A fleet's output holds one folder per cluster, each with the same DaemonSets.
+      const fleet = folder(doc.source) !== folder(earlier) && folder(doc.source) !== doc.source
+        ? `; two folders define it, as a fleet's output does (one folder per cluster): pass one cluster's folder, e.g. ${folder(earlier)}`
+        : '; pass each manifest once';
+      throw new Error(`${doc.source}: DaemonSet ${ds.id} is defined twice (also in ${earlier})${fleet}`);
     }
     seen.set(ds.id, doc.source);
     daemonSets.push(ds);
