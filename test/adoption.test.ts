@@ -109,6 +109,9 @@ describe('adopting the fluent-bit chart', () => {
     expect(adoption.chart).toBe('fluent/fluent-bit 0.58.1');
   });
 
+  // fluent-bit 4.2.3 plugins/in_tail/tail_file.c set_file_position: a file with no DB offset and read_from_head off
+  // is seeked to its end (the offset recorded in the DB); plugins/in_tail/tail.c in_tail_init: after the first scan,
+  // read_newly_discovered_files_from_head (default true) turns read_from_head on for files found later.
   test('until the adoption is completed the container-log input starts at the end of the files (no second copy), then from the head again', () => {
     expect(tailInput(manifests)).toMatch(/Read_from_Head\s+Off/);
     expect(tailInput(synthCollector(AgentAdoption.fluentBitChart({ namespace: 'logging', completed: true })))).toMatch(/Read_from_Head\s+On/);
@@ -206,5 +209,22 @@ describe('a cdk8s-plus object of another major', () => {
     expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', {
       image: 'registry.example/agent:1.0.0', env: { A: new EnvValue33() as any },
     })).toThrow(/prop env\["A"\] was made with cdk8s-plus-33; this library takes cdk8s-plus-28 objects: import EnvValue from 'cdk8s-plus-28'/);
+  });
+});
+
+describe('the README\'s adoption example', () => {
+  test('synthesizes: both charts adopted under their names', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ts = require('typescript') as typeof import('typescript');
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Adopting a running install'), readme.indexOf('## Rollout waves'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
+    const js = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
+    const c = new Chart(Testing.app(), 'test');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const library = require('../src');
+    new Function('chart', ...Object.keys(library), js)(c, ...Object.values(library));
+    const ds = synthManifests(c).filter((o) => o.kind === 'DaemonSet').map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
+    expect(ds).toEqual(['logging/fluent-bit', 'monitoring/prometheus-node-exporter']);
   });
 });
