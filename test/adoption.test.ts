@@ -154,6 +154,15 @@ describe('adopting the node-exporter chart', () => {
     const ds = find(manifests, 'DaemonSet');
     for (const [k, v] of Object.entries(find(manifests, 'Service').spec.selector)) expect(ds.spec.template.metadata.labels[k]).toBe(v);
   });
+
+  test('the Service taken over keeps its cluster IP: spec.clusterIP is immutable (ClusterIP -> None is rejected by the API server)', () => {
+    expect(find(chart, 'Service').spec.type).toBe('ClusterIP');
+    expect(find(manifests, 'Service').spec.clusterIP).toBeUndefined();
+    // a new exporter stays headless
+    const fresh = new Chart(Testing.app(), 'test');
+    new NodeExporterDaemonSet(fresh, 'exporter', {});
+    expect(find(synthManifests(fresh), 'Service').spec.clusterIP).toBe('None');
+  });
 });
 
 describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {

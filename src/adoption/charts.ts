@@ -103,7 +103,7 @@ export function chartLeftBehind(facts: HelmChartFacts, release: ChartRelease): C
   }
   return [
     { kind: 'ServiceAccount', name: full, clusterScoped: false, fate: takenOver },
-    { kind: 'Service', name: full, clusterScoped: false, fate: takenOver },
+    { kind: 'Service', name: full, clusterScoped: false, fate: `${takenOver}; it keeps its cluster IP (spec.clusterIP is immutable, so it is not made headless)` },
     { kind: 'ServiceMonitor', name: full, clusterScoped: false, onlyWhen: 'prometheus.monitor.enabled: true', fate: 'taken over in place when the exporter renders a ServiceMonitor (`metrics`), else delete it after the switch' },
     { kind: 'ClusterRole', name: full, clusterScoped: true, onlyWhen: 'kubeRBACProxy.enabled: true', fate: 'unused by the agent (no kube-rbac-proxy); delete it after the switch' },
     { kind: 'ClusterRoleBinding', name: full, clusterScoped: true, onlyWhen: 'kubeRBACProxy.enabled: true', fate: 'unused by the agent; delete it after the switch' },

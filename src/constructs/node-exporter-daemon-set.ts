@@ -758,8 +758,10 @@ export class NodeExporterDaemonSet extends Construct {
     this.service = new kplus.k8s.KubeService(this, 'Service', {
       metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted(labels) },
       spec: {
-        // Headless: Prometheus scrapes every pod (every node), never a load-balanced one.
-        clusterIp: 'None',
+        // Headless: Prometheus scrapes every pod (every node), never a load-balanced one. An adopted chart's Service
+        // (same name) keeps its cluster IP: spec.clusterIP is immutable, so `None` would be rejected; leaving the
+        // field out keeps the allocated one, and Prometheus discovers the pods through the endpoints either way.
+        clusterIp: props.adopt ? undefined : 'None',
         selector: serviceSelector,
         ports: [{ name: portName, port, targetPort: kplus.k8s.IntOrString.fromString(portName), protocol: 'TCP' }],
       },
