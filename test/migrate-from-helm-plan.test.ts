@@ -58,6 +58,15 @@ describe('the adoption stages', () => {
     }
   });
 
+  test('adopting and enabling waves in one step (1-chart -> 4-waves): the canary pod waits for the chart\'s pod (anti-affinity on the identity labels), no two pods', () => {
+    const report = plan([`${DIST}/1-chart`], [`${DIST}/4-waves`]);
+    expect(report.findings.filter((f) => f.kind === 'two-pods-per-node')).toEqual([]);
+    for (const agent of report.agents) {
+      expect(agent.lost).toEqual([]);
+      expect(agent.moved.map((m) => m.node)).toEqual(['worker-a-1']);
+    }
+  });
+
   test('node-agents plan --stages over the four stages exits 0', () => {
     let out = '';
     const code = runCli(['plan', '--nodes', '../inventories/mixed-cluster.json', '--stages', 'dist/1-chart', 'dist/2-adopt', 'dist/3-complete', 'dist/4-waves'], {
