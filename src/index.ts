@@ -16,3 +16,4 @@ export * from './alerts/options';
 export * from './constructs/agent-alerts';
 export * from './constructs/fleet-cluster';
 export * from './constructs/agent-fleet';
+export * from './adoption/adoption';

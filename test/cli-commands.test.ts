@@ -264,7 +264,7 @@ describe('label', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^# 20 nodes: canary 2, wave-1 4, fleet 14; left out \(Windows\/virtual\): fargate-ip-/);
     expect(lines[1]).toBe('# kept in the fleet, out of every wave (the rollout of a wave would wait on them): spot-a-1 (NoExecute taint spot=true:NoExecute), '
-      + 'worker-b-5 (NotReady (Ready=False)), worker-c-4 (cordoned (spec.unschedulable))');
+      + 'spot-c-1 (NoExecute taint spot=true:NoExecute), worker-b-5 (NotReady (Ready=False)), worker-c-4 (cordoned (spec.unschedulable))');
     const commands = lines.slice(2);
     expect(commands).toHaveLength(20);
     expect(commands.filter((c) => c.endsWith('=canary --overwrite'))).toHaveLength(2);

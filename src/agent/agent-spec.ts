@@ -44,6 +44,16 @@ export interface ResolvedContainer {
 export interface AgentIdentity {
   readonly name: string;
   readonly namespace: string;
+  /**
+   * `app.kubernetes.io/name` and `/instance` of every object and pod: the agent's name, or an adopted
+   * DaemonSet's selector values (its pods must keep carrying them).
+   */
+  readonly identityLabels?: { [key: string]: string };
+}
+
+/** The agent's `app.kubernetes.io/name` and `/instance` labels. */
+export function identityLabels(identity: AgentIdentity): { [key: string]: string } {
+  return identity.identityLabels ?? { 'app.kubernetes.io/instance': identity.name, 'app.kubernetes.io/name': identity.name };
 }
 
 /** One release of an agent, resolved. */
@@ -109,8 +119,7 @@ export function releaseImage(spec: AgentSpec): string {
 export function commonLabels(spec: AgentSpec, image?: string): { [key: string]: string } {
   return sortedRecord({
     ...spec.props.labels,
-    'app.kubernetes.io/name': spec.name,
-    'app.kubernetes.io/instance': spec.name,
+    ...identityLabels(spec),
     ...(image ? { 'app.kubernetes.io/version': versionLabel(image) } : {}),
     'app.kubernetes.io/component': spec.props.component ?? 'node-agent',
     'app.kubernetes.io/part-of': spec.props.partOf ?? 'node-agents',

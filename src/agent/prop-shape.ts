@@ -43,6 +43,26 @@ export const shape = {
   required: (s: PropShape): PropShape => ({ ...s, required: true }),
 };
 
+/**
+ * When `value` is the same class from another major of a jsii library (cdk8s-plus-33's EnvValue for
+ * cdk8s-plus-28's), says so: jsii classes carry their fully qualified name under Symbol.for('jsii.rtti').
+ */
+function otherMajor(value: unknown, expected: ObjectConstructor): string | undefined {
+  const rtti = (c: unknown): string | undefined => {
+    const info = c === undefined || c === null ? undefined : (c as { [k: symbol]: { fqn?: unknown } })[Symbol.for('jsii.rtti')];
+    return typeof info?.fqn === 'string' ? info.fqn : undefined;
+  };
+  const want = rtti(expected);
+  const got = typeof value === 'object' && value !== null ? rtti((value as object).constructor) : undefined;
+  if (want === undefined || got === undefined || got === want) return undefined;
+  const [wantLib, ...wantName] = want.split('.');
+  const [gotLib, ...gotName] = got.split('.');
+  const family = (lib: string) => lib.replace(/-\d+$/, '');
+  if (family(wantLib) !== family(gotLib) || gotName.join('.') !== wantName.join('.')) return undefined;
+  return `was made with ${gotLib}; this library takes ${wantLib} objects: import ${wantName.join('.')} from '${wantLib}' `
+    + `(install ${wantLib} beside ${gotLib}; objects of one major are not objects of the other)`;
+}
+
 function isPlainObject(value: unknown): value is { [key: string]: unknown } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -66,8 +86,12 @@ export function checkShape(path: string, value: unknown, s: PropShape): string[]
         ? []
         : [`${prop} must be one of ${s.hint} (${values.map((v) => JSON.stringify(v)).join(', ')}), got ${describeValue(value)}`];
     }
-    case 'instance':
-      return value instanceof (s.of() as unknown as ObjectConstructor) ? [] : [`${prop} must be made with ${s.hint}, got ${describeValue(value)}`];
+    case 'instance': {
+      const expected = s.of() as unknown as ObjectConstructor;
+      if (value instanceof expected) return [];
+      const other = otherMajor(value, expected);
+      return [other ?? `${prop} must be made with ${s.hint}, got ${describeValue(value)}`].map((m) => (other ? `${prop} ${m}` : m));
+    }
     case 'array':
       if (!Array.isArray(value)) return [`${prop} must be an array, got ${describeValue(value)}`];
       return value.flatMap((item, i) => (item === undefined

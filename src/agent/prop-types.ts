@@ -11,6 +11,7 @@ import { assertPropTypes, checkShape, KeyCheck, PropFields, shape } from './prop
 import { AgentRelease } from './release';
 import { Promotion, RolloutWave } from './rollout';
 import { UpdateStrategy } from './update-strategy';
+import { AgentAdoption } from '../adoption/adoption';
 
 export { assertPropTypes, checkFields, checkShape, shape } from './prop-shape';
 export type { PropFields, PropShape } from './prop-shape';
@@ -162,6 +163,7 @@ export const NODE_AGENT_PROPS: PropFields = {
   partOf: string('observability'),
   labels: LABELS,
   rollout: ROLLOUT,
+  adopt: instance(() => AgentAdoption, 'AgentAdoption.daemonSet(), fluentBitChart() or nodeExporterChart()'),
 };
 
 /**

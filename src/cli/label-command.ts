@@ -182,7 +182,8 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
   const held = Object.entries(assignment.heldOut);
   if (held.length > 0) {
-    out += `# kept in the fleet, out of every wave (the rollout of a wave would wait on them): ${commentList(held.map(([name, why]) => `${name} (${why.join(', ')})`))}\n`;
+    // every one of them, not a short list: these are the nodes the operator must look at
+    out += `# kept in the fleet, out of every wave (the rollout of a wave would wait on them): ${held.map(([name, why]) => commentText(`${name} (${why.join(', ')})`)).join(', ')}\n`;
   }
   out += warnings.map((w) => `# warning: ${commentText(w)}\n`).join('');
   if (format === 'nodepool') {

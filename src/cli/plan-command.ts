@@ -24,7 +24,8 @@ the expected time. OnDelete DaemonSets replace nothing until their pods are dele
 
 Findings (exit code 1), for the agents the change touches:
   two-pods-per-node   a node running two pods of one agent: a move between DaemonSets that no
-                      anti-affinity (or shared host port) holds back, or two DaemonSets covering it
+                      anti-affinity (or shared host port) holds back, or two DaemonSets covering it,
+                      or two agents running the same image on it (a chart's DaemonSet left beside)
   never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
   stall               a rollout that stops or is not gated: NotReady nodes filling the update
                       budget (or any under an Argo CD sync wave: it never turns Healthy), an

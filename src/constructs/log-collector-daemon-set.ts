@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { renderWaveGates } from './wave-gates';
+import { AgentAdoption } from '../adoption/adoption';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
   checkTolerations, throwIfProblems,
@@ -466,6 +467,17 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly rollout?: AgentRollout;
 
   /**
+   * Take over a running DaemonSet in place, e.g. `AgentAdoption.fluentBitChart({ namespace: 'logging' })`: the
+   * DaemonSet keeps its name, namespace and selector, so the switch is a rolling update of that object at this
+   * agent's pace (each node's pod replaced once, never two on a node). Name and namespace default to the adopted
+   * DaemonSet's. Until the adoption is marked `completed`, the container-log input starts at the end of the
+   * files on the node at its first start (`readFromHead` defaults to false): the chart's collector kept no offsets
+   * (no tail DB), so reading from the head would ship every log on disk a second time.
+   * @default - a new DaemonSet
+   */
+  readonly adopt?: AgentAdoption;
+
+  /**
    * Render a PrometheusRule with the collector's alerts: its DaemonSets (kube-state-metrics) and
    * fluent-bit's output and input metrics (lost chunks and records, output errors, buffer nearly
    * full, a stalled input). The fluent-bit alerts need the collector scraped, e.g. with `metrics`.
@@ -535,8 +547,8 @@ export class LogCollectorDaemonSet extends Construct {
       ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
       ...stateDirProblems(props),
     ]);
-    const name = props.name ?? 'log-collector';
-    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'observability';
+    const name = props.name ?? props.adopt?.daemonSetName ?? 'log-collector';
+    const namespace = props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'observability';
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
     if (strategy.surges) {
@@ -576,7 +588,8 @@ export class LogCollectorDaemonSet extends Construct {
       multilineParsers: props.multilineParsers,
       storageBacklogMemLimit: props.storageBacklogMemLimit,
       refreshIntervalSeconds: props.refreshIntervalSeconds,
-      readFromHead: props.readFromHead,
+      // Adopting a collector that kept no offsets: no second copy of the logs on disk (see `adopt`).
+      readFromHead: props.readFromHead ?? (props.adopt !== undefined && !props.adopt.completed ? false : undefined),
       systemdUnits,
       useKubelet: props.useKubelet,
       kubeletPort: props.kubeletPort,
@@ -681,6 +694,7 @@ export class LogCollectorDaemonSet extends Construct {
       automountServiceAccountToken: true,
       labels: props.labels,
       rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
+      adopt: props.adopt,
     });
 
     addObjectSizeValidation(this, `LogCollectorDaemonSet ${this.node.path}`);
@@ -754,10 +768,7 @@ export class LogCollectorDaemonSet extends Construct {
     if (!/^([0-9]+(ms|s|m|h))+$/.test(interval)) {
       throw new Error(`${where}: metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
     }
-    const podSelector = {
-      'app.kubernetes.io/instance': this.agent.name,
-      'app.kubernetes.io/name': this.agent.name,
-    };
+    const podSelector = { ...this.agent.identityLabels };
     const labels = sorted({ ...podSelector, 'app.kubernetes.io/component': 'log-collector', ...options.labels });
     // Scraped per pod: the node name is what tells collectors apart on a dashboard.
     const relabelings = [{ sourceLabels: ['__meta_kubernetes_pod_node_name'], targetLabel: 'node', action: 'replace' }];
@@ -869,6 +880,7 @@ const LOG_COLLECTOR_PROPS: PropFields = {
     labels: LABELS,
   }),
   rollout: ROLLOUT,
+  adopt: t.instance(() => AgentAdoption, 'AgentAdoption.daemonSet(), fluentBitChart() or nodeExporterChart()'),
 };
 
 /**

@@ -3,8 +3,9 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
+import { AgentAdoption } from '../adoption/adoption';
 import { checkAgentSpec, surgeProblems } from '../agent/agent-checks';
-import { AgentSpec, baseTerms, commonLabels, resolveAgentSpec } from '../agent/agent-spec';
+import { AgentIdentity, AgentSpec, baseTerms, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
 import { sortedRecord } from '../agent/checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
@@ -236,6 +237,16 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
    * @default - one DaemonSet for all nodes
    */
   readonly rollout?: AgentRollout;
+
+  /**
+   * Take over a running DaemonSet in place (a Helm chart's, or any): the fleet DaemonSet keeps its name,
+   * namespace and selector for good, so applying the agent is a rolling update of that object at the agent's
+   * pace (each node's pod replaced once, never two on a node). The agent's name and namespace default to the
+   * DaemonSet's, and its `app.kubernetes.io/name` / `/instance` labels take the selector's values.
+   * Rollout waves can be enabled later as for any running agent.
+   * @default - a new DaemonSet
+   */
+  readonly adopt?: AgentAdoption;
 }
 
 /**
@@ -290,6 +301,10 @@ export class NodeAgentDaemonSet extends Construct {
   public readonly rolloutGroups: string[];
   /** Names of the rollout groups that run the current version. */
   public readonly promotedGroups: string[];
+  /** The agent's `app.kubernetes.io/name` and `/instance` labels (an adopted DaemonSet's selector values). */
+  public readonly identityLabels: { [key: string]: string };
+  /** The adopted DaemonSet, if `adopt` is set. */
+  public readonly adopt?: AgentAdoption;
 
   /** The agent's alerts, if `alerts` is set. */
   public readonly alerts?: AgentAlerts;
@@ -307,8 +322,12 @@ export class NodeAgentDaemonSet extends Construct {
     // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
     checkAgentPropTypes(`NodeAgentDaemonSet ${this.node.path}`, props);
     this._props = props;
-    const { name, namespace } = this.identityOf(props, id);
-    const current = resolveAgentSpec(props, { name, namespace });
+    this.adopt = props.adopt;
+    this.throwIfProblems(props.adopt?.problems(props.name, props.namespace).map((m) => (m.startsWith('adopt:') ? m : `adopt: ${m}`)) ?? []);
+    const identity = this.identityOf(props, id);
+    const { name, namespace } = identity;
+    this.identityLabels = identityLabels(identity);
+    const current = resolveAgentSpec(props, identity);
     this.name = name;
     this.namespace = namespace;
     this.updateStrategy = current.updateStrategy;
@@ -382,6 +401,7 @@ export class NodeAgentDaemonSet extends Construct {
         rollout: props.rollout !== undefined,
         serviceAccount: this.serviceAccount,
         configMap: spec.configData ? configMaps.forData(spec.configData) : undefined,
+        adoptedSelector: group.name === 'fleet' ? props.adopt?.selector : undefined,
       });
       this.daemonSets.push(primary.ds);
     }
@@ -391,7 +411,7 @@ export class NodeAgentDaemonSet extends Construct {
     this.daemonSet = primary.ds;
     this.mainContainer = primary.main;
     this.configMap = current.configData ? configMaps.get(current.configData) : undefined;
-    this.selectorLabels = selectorLabels(name, 'fleet');
+    this.selectorLabels = props.adopt ? { ...props.adopt.selector } : selectorLabels(name, 'fleet');
 
     const releases = previous ? [current, previous] : [current];
     const crossAgentProblems = registerAgent(this, {
@@ -419,8 +439,21 @@ export class NodeAgentDaemonSet extends Construct {
   }
 
   /** The name and namespace a release's props give the agent (both releases must give the same). */
-  private identityOf(props: NodeAgentDaemonSetProps, id: string): { name: string; namespace: string } {
-    return { name: props.name ?? nameFromId(id), namespace: props.namespace ?? Chart.of(this).namespace ?? 'kube-system' };
+  private identityOf(props: NodeAgentDaemonSetProps, id: string): AgentIdentity {
+    const adopt = this.adopt;
+    const name = props.name ?? adopt?.daemonSetName ?? nameFromId(id);
+    const namespace = props.namespace ?? adopt?.namespace ?? Chart.of(this).namespace ?? 'kube-system';
+    if (!adopt) return { name, namespace };
+    // The adopted pods' name and instance labels stay (they are in the immutable selector, or dashboards use them).
+    const sel = adopt.selector;
+    return {
+      name,
+      namespace,
+      identityLabels: {
+        'app.kubernetes.io/instance': sel['app.kubernetes.io/instance'] ?? name,
+        'app.kubernetes.io/name': sel['app.kubernetes.io/name'] ?? name,
+      },
+    };
   }
 
   private throwIfProblems(problems: string[]): void {

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { renderWaveGates } from './wave-gates';
+import { AgentAdoption } from '../adoption/adoption';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
   throwIfProblems,
@@ -539,6 +540,15 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly rollout?: AgentRollout;
 
   /**
+   * Take over a running DaemonSet in place, e.g. `AgentAdoption.nodeExporterChart({ namespace: 'logging' })`: the
+   * DaemonSet keeps its name, namespace and selector, so the switch is a rolling update of that object at this
+   * agent's pace (each node's pod replaced once, never two on a node). Name and namespace default to the adopted
+   * DaemonSet's.
+   * @default - a new DaemonSet
+   */
+  readonly adopt?: AgentAdoption;
+
+  /**
    * Render a PrometheusRule with the exporter's alerts: its DaemonSets (kube-state-metrics), a
    * node's exporter down, textfile and collector errors, and optionally node-mixin's node alerts.
    * The exporter alerts need the exporter scraped, e.g. with `serviceMonitor`.
@@ -683,7 +693,7 @@ export class NodeExporterDaemonSet extends Construct {
       timeoutSeconds: Duration.seconds(5),
       failureThreshold: 3,
     });
-    const name = props.name ?? 'node-exporter';
+    const name = props.name ?? props.adopt?.daemonSetName ?? 'node-exporter';
     const hostPaths: HostPathVolume[] = [
       { name: 'proc', hostPath: '/proc', mountPath: HOST_PROC, readOnly: true },
       { name: 'sys', hostPath: '/sys', mountPath: HOST_SYS, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
@@ -698,8 +708,9 @@ export class NodeExporterDaemonSet extends Construct {
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
+      adopt: props.adopt,
       name,
-      namespace: props.namespace ?? Chart.of(this).namespace ?? 'monitoring',
+      namespace: props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'monitoring',
       createNamespace: props.createNamespace,
       image: props.image ?? NODE_EXPORTER_IMAGE,
       containerName: 'node-exporter',
@@ -742,16 +753,15 @@ export class NodeExporterDaemonSet extends Construct {
     });
 
     const portName = proxy ? 'https' : 'metrics';
-    const serviceSelector = {
-      'app.kubernetes.io/instance': this.agent.name,
-      'app.kubernetes.io/name': this.agent.name,
-    };
+    const serviceSelector = { ...this.agent.identityLabels };
     const labels = { ...props.labels, ...serviceSelector, 'app.kubernetes.io/component': 'exporter' };
     this.service = new kplus.k8s.KubeService(this, 'Service', {
       metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted(labels) },
       spec: {
-        // Headless: Prometheus scrapes every pod (every node), never a load-balanced one.
-        clusterIp: 'None',
+        // Headless: Prometheus scrapes every pod (every node), never a load-balanced one. An adopted chart's Service
+        // (same name) keeps its cluster IP: spec.clusterIP is immutable, so `None` would be rejected; leaving the
+        // field out keeps the allocated one, and Prometheus discovers the pods through the endpoints either way.
+        clusterIp: props.adopt ? undefined : 'None',
         selector: serviceSelector,
         ports: [{ name: portName, port, targetPort: kplus.k8s.IntOrString.fromString(portName), protocol: 'TCP' }],
       },
@@ -964,6 +974,7 @@ const NODE_EXPORTER_PROPS: PropFields = {
   sidecars: t.array(CONTAINER),
   labels: LABELS,
   rollout: ROLLOUT,
+  adopt: t.instance(() => AgentAdoption, 'AgentAdoption.daemonSet(), fluentBitChart() or nodeExporterChart()'),
 };
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -98,6 +98,8 @@ export interface DaemonSetInfo {
   readonly podAntiAffinity: readonly PodAffinityTermJson[];
   /** ConfigMaps and Secrets the pod needs (references marked optional are left out), sorted */
   readonly references: readonly ObjectReference[];
+  /** image repositories of the containers (no tag or digest), sorted: the programs the pod runs */
+  readonly imageRepositories: readonly string[];
   /** sha256 of spec.template in canonical JSON (sorted keys): equal hashes, equal pods */
   readonly templateHash: string;
   /** sha256 of the whole object in canonical JSON: differs when anything about the DaemonSet changes */
@@ -156,7 +158,12 @@ export function manifestSet(documents: readonly ManifestDocument[]): ManifestSet
     const ds = daemonSetInfo(doc.object, doc.source);
     const earlier = seen.get(ds.id);
     if (earlier !== undefined) {
-      throw new Error(`${doc.source}: DaemonSet ${ds.id} is defined twice (also in ${earlier}); pass each manifest once`);
+      const folder = (source: string) => source.replace(/[\\/][^\\/]*$/, '');
+      // A fleet's output holds one folder per cluster, each with the same DaemonSets.
+      const fleet = folder(doc.source) !== folder(earlier) && folder(doc.source) !== doc.source
+        ? `; two folders define it, as a fleet's output does (one folder per cluster): pass one cluster's folder, e.g. ${folder(earlier)}`
+        : '; pass each manifest once';
+      throw new Error(`${doc.source}: DaemonSet ${ds.id} is defined twice (also in ${earlier})${fleet}`);
     }
     seen.set(ds.id, doc.source);
     daemonSets.push(ds);
@@ -224,9 +231,24 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
     podAntiAffinity,
     references: references(podSpec),
+    imageRepositories: imageRepositories(podSpec),
     templateHash: canonicalHash(template),
     objectHash: canonicalHash(object),
   };
+}
+
+/** `registry/path` of each container's image, without tag or digest (`docker.io/library/` implied prefixes dropped). */
+function imageRepositories(podSpec: Record<string, unknown>): string[] {
+  const result = new Set<string>();
+  for (const c of Array.isArray(podSpec.containers) ? podSpec.containers : []) {
+    if (!isObject(c) || typeof c.image !== 'string') continue;
+    const noDigest = c.image.split('@')[0];
+    const slash = noDigest.lastIndexOf('/');
+    const colon = noDigest.lastIndexOf(':');
+    const repo = colon > slash ? noDigest.substring(0, colon) : noDigest;
+    result.add(repo.replace(/^docker\.io\//, '').replace(/^library\//, ''));
+  }
+  return [...result].sort(compare);
 }
 
 /** sha256 of a value's JSON with object keys sorted: the same for equal objects whatever their key order. */

@@ -91,7 +91,7 @@ export interface Finding {
   /** errors make the plan unsafe (exit 1); warnings are printed only */
   readonly severity: 'error' | 'warning';
   /**
-   * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
+   * the finer reason: move, duplicate, same-program (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
    * empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
@@ -521,7 +521,7 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   }
   // Pairs of DaemonSets on one node whose anti-affinity keeps one pod Pending; same-agent pairs without it run
   // twice. The pairs are decided once, then their nodes are the intersection of two sorted coverage lists.
-  const pairs: { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[] }[] = [];
+  const pairs: { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[]; program?: string }[] = [];
   const list = report.daemonSets;
   for (let i = 0; i < list.length; i++) {
     for (let j = i + 1; j < list.length; j++) {
@@ -529,12 +529,29 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
       const b = list[j].info;
       if (!touched.has(a.agent) && !touched.has(b.agent)) continue;
       const separated = antiAffinitySeparates(a, b);
-      if (!separated && a.agent !== b.agent) continue;
+      // Two agents running the same program (a chart's collector left beside the library's): two per node too.
+      const program = a.agent !== b.agent ? a.imageRepositories.find((r) => b.imageRepositories.includes(r)) : undefined;
+      if (!separated && a.agent !== b.agent && program === undefined) continue;
       const nodes = intersectSorted(list[i].covered, list[j].covered);
-      if (nodes.length > 0) pairs.push({ a, b, separated, nodes });
+      if (nodes.length > 0) pairs.push({ a, b, separated, nodes, program });
     }
   }
-  for (const { a, b, separated, nodes } of pairs) {
+  for (const { a, b, separated, nodes, program } of pairs) {
+    if (!separated && program !== undefined) {
+      result.push({
+        kind: 'two-pods-per-node',
+        severity: 'error',
+        cause: 'same-program',
+        agent: a.agent,
+        daemonSets: [a.id, b.id],
+        nodes,
+        message: `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run ${program} on ${nodeList(nodes)} for good: two copies of one agent on each node `
+          + '(a log collector ships every line twice)',
+        fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${a.id} or ${b.id}; `
+          + 'if both are meant to run, keep their node selections disjoint',
+      });
+      continue;
+    }
     if (separated) {
       result.push({
         kind: 'never-starts',

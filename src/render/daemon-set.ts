@@ -5,7 +5,7 @@
 import { ApiObject, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { AgentSpec, commonLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
+import { AgentSpec, commonLabels, identityLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
 import { sortedRecord } from '../agent/checks';
 import { AgentContainerSettings, AgentPort, AgentToleration, AgentVolumeKind, HostPathType, TaintEffect, TolerationOperator } from '../agent/options';
 import { AgentDnsPolicy, AgentEnvSourceKind } from '../agent/pod-options';
@@ -30,15 +30,20 @@ export interface DaemonSetRender {
   readonly serviceAccount: kplus.IServiceAccount;
   /** The ConfigMap of the group's release, if it has config. */
   readonly configMap?: kplus.ConfigMap;
+  /**
+   * An adopted DaemonSet's selector (the fleet group's, immutable in the cluster): rendered as is, and its labels
+   * on the pod template. Without it the selector is `selectorLabels`.
+   */
+  readonly adoptedSelector?: { [key: string]: string };
 }
 
-/** Only stable identity: never the version, a config hash or the construct address. */
-export function selectorLabels(agent: string, group: string): { [key: string]: string } {
-  return {
-    'app.kubernetes.io/instance': agent,
-    'app.kubernetes.io/name': agent,
-    [ROLLOUT_GROUP_LABEL]: group,
-  };
+/**
+ * Only stable identity: never the version, a config hash or the construct address. `agent` is the agent's name,
+ * or its identity labels (an adopted DaemonSet's name and instance values).
+ */
+export function selectorLabels(agent: string | { [key: string]: string }, group: string): { [key: string]: string } {
+  const identity = typeof agent === 'string' ? { 'app.kubernetes.io/instance': agent, 'app.kubernetes.io/name': agent } : agent;
+  return { ...identity, [ROLLOUT_GROUP_LABEL]: group };
 }
 
 export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds: kplus.DaemonSet; main: kplus.Container } {
@@ -50,7 +55,10 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
 
   const ds = new kplus.DaemonSet(scope, r.id, {
     metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(r.annotations) },
-    podMetadata: { labels: sortedRecord({ ...p.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group }), annotations: sortedRecord(podAnnotations) },
+    podMetadata: {
+      labels: sortedRecord({ ...p.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group, ...r.adoptedSelector }),
+      annotations: sortedRecord(podAnnotations),
+    },
     select: false,
     minReadySeconds: p.minReadySeconds ?? 10,
     serviceAccount: r.serviceAccount,
@@ -59,7 +67,10 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
     dns: renderDns(spec),
     terminationGracePeriod: Duration.seconds(p.terminationGracePeriodSeconds ?? 30),
   });
-  ds.select(kplus.LabelSelector.of({ labels: selectorLabels(spec.name, r.group) }));
+  // An adopted selector matches the pods of the agent's wave DaemonSets too (they carry the same identity labels):
+  // the DaemonSet controller claims only pods without a controller owner (ClaimObject in
+  // pkg/controller/controller_ref_manager.go), so each DaemonSet keeps managing its own pods.
+  ds.select(kplus.LabelSelector.of({ labels: r.adoptedSelector ?? selectorLabels(identityLabels(spec), r.group) }));
 
   const volumes = new Map<string, kplus.Volume>();
   const volumeFor = (name: string): kplus.Volume => {
@@ -95,7 +106,7 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
   spec.initContainers.forEach((c, i) => render(c, i, true));
 
   const antiAffinity = [
-    ...(r.rollout ? [otherGroupsTerm(spec.name, r.group)] : []),
+    ...(r.rollout ? [otherGroupsTerm(identityLabels(spec), r.group)] : []),
     ...((p.exclusiveComponents ?? []).length > 0 ? [exclusiveComponentsTerm(p.exclusiveComponents!)] : []),
   ];
   patchDaemonSet(ApiObject.of(ds), {
@@ -219,10 +230,10 @@ function renderTolerations(spec: AgentSpec): kplus.k8s.Toleration[] {
  * labels every group shares (never the version), and not the pod's own group, so a group's own
  * rolling update is unaffected.
  */
-function otherGroupsTerm(agent: string, group: string): kplus.k8s.PodAffinityTerm {
+function otherGroupsTerm(identity: { [key: string]: string }, group: string): kplus.k8s.PodAffinityTerm {
   return {
     labelSelector: {
-      matchLabels: { 'app.kubernetes.io/instance': agent, 'app.kubernetes.io/name': agent },
+      matchLabels: { ...identity },
       matchExpressions: [{ key: ROLLOUT_GROUP_LABEL, operator: 'NotIn', values: [group] }],
     },
     topologyKey: 'kubernetes.io/hostname',

@@ -68,7 +68,10 @@ export interface WaveAssignment {
   readonly byWave: Record<string, string[]>;
   /** Nodes in no wave, sorted. */
   readonly fleet: string[];
-  /** Nodes kept out of waves they would otherwise have joined → their rollout hazards. Keys sorted. */
+  /**
+   * Nodes kept out of the waves because a rollout cannot count on them → their hazards, keys sorted: every such
+   * node by default; with `unreadyInLaterWaves`, those the first wave passed over that no later wave took.
+   */
   readonly heldOut: Record<string, readonly string[]>;
 }
 
@@ -142,6 +145,11 @@ export function assignWaves(nodes: readonly NodeJson[], options: LabellingOption
     byWave[wave] = members.sort(compare);
   });
 
+  // Every node with a hazard is kept out of the waves (by default), not only those a wave reached before it filled:
+  // the list tells the operator which nodes no wave will ever gate on.
+  if (!options.unreadyInLaterWaves) {
+    for (const node of order) if (node.hazards.length > 0 && !waveOf.has(node.name)) held.set(node.name, node.hazards);
+  }
   const names = nodes.map((node) => node.metadata.name).sort(compare);
   const byNode: Record<string, string | undefined> = {};
   for (const name of names) byNode[name] = waveOf.get(name);
