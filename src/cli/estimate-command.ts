@@ -39,8 +39,9 @@ Flags:
   --json                   print the estimates as JSON
   -h, --help               this help
 
-A wave (not the fleet) holding a NotReady, unreachable or cordoned node is a problem naming the
-node: its rollout waits on a pod that never gets Ready there.
+A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
+rollout waits on a pod that never gets Ready there. A cordoned node is not: DaemonSet pods
+tolerate node.kubernetes.io/unschedulable and run there.
 
 Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks or that stalls on a node,
 2 bad usage or input.
@@ -90,7 +91,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   }
   const daemonSets = manifests.daemonSets.filter((d) => agentsWanted.length === 0 || agentsWanted.includes(d.agent));
   const report = analyzeCoverage(daemonSets, nodes);
-  // a wave holding a node a rollout cannot count on (NotReady, cordoned...) stalls: the coverage problem says which
+  // a wave holding a node a rollout cannot count on (NotReady, unreachable) stalls: the coverage problem says which
   const stalls = new Map(report.problems.filter((p) => p.kind === 'unready-in-wave').map((p) => [p.daemonSets[0], p.message]));
   const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
