@@ -26,11 +26,17 @@ Findings (exit code 1), for the agents the change touches:
   two-pods-per-node   a node running two pods of one agent: a move between DaemonSets that no
                       anti-affinity (or shared host port) holds back, or two DaemonSets covering it
   never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
-  stall               a rollout that stops or is not gated: NotReady nodes filling the update
-                      budget (or any under an Argo CD sync wave: it never turns Healthy), an
-                      Argo CD sync wave with zero nodes, OnDelete under sync waves,
-                      a strategy the API server rejects or that deadlocks on a host port,
-                      a changed spec.selector (immutable: the update is rejected)
+  stall               a rollout that stops or is not gated: NotReady or unreachable nodes
+                      filling the update budget (a tolerated one's new pod never turns
+                      available; an untolerated unreachable one's deleted pod stays Terminating),
+                      or any under an Argo CD sync wave a later wave waits on (in the last
+                      wave: a warning, Argo CD does not wait for it), an Argo CD sync wave
+                      with zero nodes, OnDelete under sync waves, a strategy the API server
+                      rejects or that deadlocks on a host port, a changed spec.selector
+                      (immutable: the update is rejected); a Ready=False node read as a live
+                      kubelet is a warning naming that assumption
+  loses-agent         nodes left without a pod of the agent (a warning while an untolerated
+                      NotReady node's old pod is deleted by the rolling update)
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)

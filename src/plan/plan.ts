@@ -1,3 +1,4 @@
+import { inLastSyncStep } from './argo-sync';
 import { antiAffinitySeparates } from './pod-affinity';
 import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, orderWaves, placementExplainer } from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
@@ -23,11 +24,24 @@ export interface RolloutPlan {
   readonly podsAtOnce: number;
   /** ceil(nodes / pods at once); 0 for OnDelete */
   readonly batches: number;
-  /** size of every batch but the last, and of the last */
+  /** size of every batch but the last, and of the last (the budget left beside the stuck nodes) */
   readonly batchSize: number;
   readonly lastBatchSize: number;
   /** podSeconds + minReadySeconds */
   readonly cycleSeconds: number;
+  /**
+   * Replaced nodes whose pod holds one unit of the update budget for good (kubernetes pkg/controller/daemon/update.go,
+   * rollingUpdate): a NotReady or unreachable node the DaemonSet still covers (its new pod never turns available),
+   * and with maxSurge 0 an unreachable node it no longer places a pod on (the deleted old pod stays Terminating:
+   * findUpdatedPodsOnNode skips it, and the node counts as unavailable on every sync). Sorted.
+   */
+  readonly stuck: readonly string[];
+  /**
+   * Replaced nodes the DaemonSet no longer places a pod on while their state lasts (an untolerated NotReady or
+   * unreachable node, or another node.kubernetes.io condition taint): the rolling update deletes the old pod there
+   * (at once when it is unavailable, as MarkPodsNotReady makes it) and no new pod comes until the node recovers. Sorted.
+   */
+  readonly waiting: readonly string[];
   readonly terminationGracePeriodSeconds?: number;
   /** batches × cycleSeconds; undefined when the rollout does not run by itself (OnDelete, rejected, deadlocked) */
   readonly seconds?: number;
@@ -83,8 +97,8 @@ export interface AgentPlan {
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'held-wave-restart' | 'missing-reference';
-export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'held-wave-restart', 'missing-reference'];
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference';
+export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference'];
 
 export interface Finding {
   readonly kind: FindingKind;
@@ -92,7 +106,8 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
-   * empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
+   * assumption, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); node-condition (loses-agent);
+   * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
   readonly agent?: string;
@@ -145,6 +160,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
 
   const findings: Finding[] = [];
   const touched = new Set<string>();
+  const facts = new Map(sorted.map((n) => [n.name, n]));
   const agents = agentNames.map((agent): AgentPlan => {
     const b = beforeAgents.get(agent);
     const a = afterAgents.get(agent);
@@ -205,7 +221,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         nodesBefore: countBefore.get(info.id) ?? 0,
         nodesAfter: countAfter.get(info.id) ?? 0,
         replaced,
-        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds) : undefined,
+        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds, facts) : undefined,
       };
     });
     if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
@@ -232,11 +248,10 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     };
   });
 
-  const facts = new Map(sorted.map((n) => [n.name, n]));
   for (const agent of agents) {
     if (!touched.has(agent.agent)) continue;
     findings.push(...moveFindings(agent, beforeById, afterById));
-    findings.push(...stallFindings(agent, afterById, afterReport, facts));
+    findings.push(...stallFindings(agent, afterById, afterReport, facts, after));
     findings.push(...heldWaveFindings(agent, before, after));
     findings.push(...selectorFindings(agent, before, after));
   }
@@ -264,17 +279,35 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
 }
 
 /**
- * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces that it covers (desiredNumberScheduled):
- * all of them when its nodes do not change. A pod left on a NotReady node the DaemonSet does not tolerate is
- * outside the rolling update: it is replaced once the node is Ready again.
+ * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces, as kubernetes
+ * pkg/controller/daemon/update.go rollingUpdate walks them: every node with a pod of the DaemonSet, with no
+ * should-run check.
+ * - A node it covers (desiredNumberScheduled) is paced by the budget (maxUnavailable or maxSurge, scaled against
+ *   the covered nodes). One that is NotReady or unreachable is stuck: its old pod is unavailable (the node
+ *   lifecycle controller's MarkPodsNotReady), so it is replaced at once, and the new pod never turns available:
+ *   it holds one unit of the budget for good.
+ * - A node it no longer places a pod on (an untolerated NotReady / unreachable node: only a pod already there
+ *   keeps running) is waiting: the old pod is deleted (at once when unavailable) and no new pod is created while
+ *   the node's state lasts. With maxSurge 0 the deleted pod of an unreachable node stays Terminating (no kubelet
+ *   confirms it), findUpdatedPodsOnNode skips it and the node counts as unavailable on every sync: stuck too.
+ *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
-function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number): RolloutPlan {
+function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number,
+  facts: ReadonlyMap<string, NodeFacts>): RolloutPlan {
   const wave = estimateRollout([{ info, covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
   const coveredSet = new Set(covered);
-  const paced = replaced.filter((n) => coveredSet.has(n)).length;
-  const waiting = replaced.length - paced;
-  const later = waiting > 0 ? `; ${waiting} more when their NotReady node${waiting === 1 ? ' is' : 's are'} Ready again` : '';
+  const down = (n: string) => facts.get(n)!.notReady || facts.get(n)!.unreachable || ['False', 'Unknown'].includes(facts.get(n)!.ready);
+  const waiting = replaced.filter((n) => !coveredSet.has(n));
+  const surge = pace.type === 'RollingUpdate' && pace.mode === 'surge';
+  const stuck = [
+    ...replaced.filter((n) => coveredSet.has(n) && down(n)),
+    ...(surge || pace.type === 'OnDelete' ? [] : waiting.filter((n) => facts.get(n)!.unreachable)),
+  ].sort(compare);
+  const paced = replaced.filter((n) => coveredSet.has(n) && !down(n)).length;
+  const later = waiting.length > 0
+    ? `; ${waiting.length} more (${waiting.join(', ')}) once their node is Ready again: their old pod is deleted now, and the DaemonSet places no pod there meanwhile`
+    : '';
   const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
   if (pace.type === 'OnDelete') {
     return {
@@ -285,19 +318,30 @@ function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: 
       batchSize: 0,
       lastBatchSize: 0,
       cycleSeconds: wave.cycleSeconds,
+      stuck: [],
+      waiting: [],
       ...grace,
       note: 'OnDelete: nothing happens until the pods are deleted; each node gets the new pod when its pod is deleted (by hand or by an operator)',
     };
   }
-  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge
-  const podsAtOnce = paced === 0 ? 0 : Math.max(1, Math.min(pace.batch, paced));
-  const batches = paced === 0 ? 0 : Math.ceil(paced / podsAtOnce);
-  const lastBatchSize = paced - Math.max(0, batches - 1) * podsAtOnce;
-  const base = { pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, ...grace };
+  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge;
+  // each stuck node takes one unit of it for good
+  const budget = Math.max(0, pace.batch - stuck.length);
+  const podsAtOnce = paced === 0 ? 0 : Math.min(budget, paced);
+  const batches = podsAtOnce === 0 ? 0 : Math.ceil(paced / podsAtOnce);
+  const lastBatchSize = podsAtOnce === 0 ? 0 : paced - Math.max(0, batches - 1) * podsAtOnce;
+  const stuckNote = stuck.length > 0 ? `; ${stuck.length} stuck node${stuck.length === 1 ? '' : 's'} (${stuck.join(', ')}) hold${stuck.length === 1 ? 's' : ''} `
+    + `${stuck.length} of the ${pace.batch} pod${pace.batch === 1 ? '' : 's'} at once for good` : '';
+  const base = {
+    pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, stuck, waiting, ...grace,
+  };
   if (wave.problem !== undefined) return { ...base, note: wave.problem };
+  if (paced > 0 && podsAtOnce === 0) {
+    return { ...base, note: `the stuck nodes fill the whole budget of ${pace.batch}: the controller replaces none of the other ${paced} pods${later}` };
+  }
   // a surge replacement runs the old and the new pod side by side by design: not a two-pods finding
-  const surge = pace.mode === 'surge' ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
-  const note = `${surge}${later}`;
+  const surgeNote = surge ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
+  const note = `${surgeNote}${stuckNote}${later}`;
   return { ...base, seconds: batches * wave.cycleSeconds, note: note === '' ? undefined : note.slice(2) };
 }
 
@@ -353,37 +397,107 @@ function moveFindings(agent: AgentPlan, beforeById: ReadonlyMap<string, DaemonSe
   return result;
 }
 
+/** `n-1 (unreachable)`: a node and the state the plan reads from the inventory. */
+function stateOf(facts: NodeFacts): string {
+  return facts.unreachable ? 'unreachable' : 'NotReady';
+}
+
+/**
+ * What NotReady and unreachable nodes do to one rolling update (see rolloutPlan for the controller's walk):
+ * - the stuck nodes fill the budget: the controller replaces nothing more (an error);
+ * - nodes it covers whose new pod never turns available keep the DaemonSet unhealthy for Argo CD
+ *   (gitops-engine pkg/health/health_daemonset.go: numberAvailable < desiredNumberScheduled is Progressing): under
+ *   a sync wave that holds every later wave (an error), unless the DaemonSet is in the last step of the sync
+ *   (sync_context.go: the last wave succeeds once applied, without waiting for health): a warning;
+ * - the waiting nodes lose their running pod until they recover (a warning);
+ * - a Ready=False node is read as a live kubelet (its deleted pod terminates and frees its unit): a warning names
+ *   that assumption, and what happens if the kubelet is gone (Ready turns Unknown: the pod stays Terminating).
+ */
+function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan, afterReport: CoverageReport,
+  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
+  if (rollout.pace.type !== 'RollingUpdate') return [];
+  const result: Finding[] = [];
+  const budget = rollout.pace.batch;
+  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
+  const neverAvailable = rollout.stuck.filter((n) => covered.has(n));
+  const terminating = rollout.stuck.filter((n) => !covered.has(n));
+  const describe = [
+    ...neverAvailable.length > 0 ? [`${nodeList(neverAvailable)} ${neverAvailable.map((n) => stateOf(facts.get(n)!)).join('/')} where it still places pods: `
+      + 'the old pod is unavailable (the node lifecycle controller marks it NotReady), so it is replaced at once, and the new pod never turns available'] : [],
+    ...terminating.length > 0 ? [`${nodeList(terminating)} unreachable where it no longer places pods (the not-ready/unreachable NoSchedule taint is not tolerated): `
+      + 'the old pod is unavailable, so it is deleted at once, and stays Terminating while no kubelet confirms it; the controller counts the node '
+      + 'against maxUnavailable on every sync (update.go rollingUpdate: findUpdatedPodsOnNode skips terminating pods)'] : [],
+  ].join('; and ');
+  const unit = (n: number) => `${n} pod${n === 1 ? '' : 's'}`;
+  if (rollout.stuck.length >= budget && rollout.nodes > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'error',
+      cause: 'not-ready',
+      agent,
+      daemonSets: [ds.id],
+      nodes: rollout.stuck,
+      message: `${ds.id} replaces none of its other ${rollout.nodes} pods: ${describe}. Each holds one unit of a budget of ${unit(budget)} at once for good, `
+        + 'so the rolling update stops there',
+      fix: `bring the nodes back (or delete the Node objects of machines that are gone: their pods go with them), or raise ${rollout.pace.mode === 'surge' ? 'maxSurge' : 'maxUnavailable'} above ${rollout.stuck.length}`,
+    });
+  } else if (neverAvailable.length > 0 && ds.syncWave !== undefined) {
+    const last = inLastSyncStep(after, ds.syncWave);
+    result.push({
+      kind: 'stall',
+      severity: last ? 'warning' : 'error',
+      cause: 'not-ready',
+      agent,
+      daemonSets: [ds.id],
+      nodes: neverAvailable,
+      message: last
+        ? `${ds.id} (Argo CD sync wave ${ds.syncWave}, the last step of the sync) never turns Healthy: ${describe}. Argo CD counts the sync successful once `
+          + 'the last wave is applied, without waiting for its health (gitops-engine sync_context.go), so nothing is held back; the Application stays Progressing until the nodes are back'
+        : `${ds.id} stalls under Argo CD sync wave ${ds.syncWave}: ${describe}, so the DaemonSet never turns Healthy (numberAvailable < desiredNumberScheduled), `
+          + 'the wave stays Progressing and the next waves never sync',
+      fix: 'bring the nodes back (or delete the Node objects of machines that are gone), or move them to a wave synced last',
+    });
+  }
+  if (rollout.waiting.length > 0) {
+    result.push({
+      kind: 'loses-agent',
+      severity: 'warning',
+      cause: 'node-condition',
+      agent,
+      daemonSets: [ds.id],
+      nodes: rollout.waiting,
+      message: `${ds.id}: the rolling update deletes the old pod on ${nodeList(rollout.waiting)}, where the DaemonSet no longer places pods while `
+        + 'the node is not Ready (the controller walks every node with a pod of the DaemonSet, update.go rollingUpdate); those nodes run no pod of '
+        + `${agent} until they recover`,
+      fix: 'bring the nodes back (the new pod comes then), or tolerate node.kubernetes.io/not-ready and node.kubernetes.io/unreachable (NoSchedule) if the agent must stay',
+    });
+  }
+  const assumed = rollout.pace.mode === 'unavailable' ? rollout.waiting.filter((n) => !facts.get(n)!.unreachable) : [];
+  if (assumed.length > 0) {
+    const wouldStick = terminating.length + neverAvailable.length + assumed.length >= budget;
+    result.push({
+      kind: 'stall',
+      severity: 'warning',
+      cause: 'assumption',
+      agent,
+      daemonSets: [ds.id],
+      nodes: assumed,
+      message: `${ds.id}: ${nodeList(assumed)} Ready=False is read as a live kubelet: the old pod deleted there terminates and frees its unit of maxUnavailable. `
+        + 'The inventory cannot tell: if the kubelet is gone (the node lifecycle controller turns Ready to Unknown), the pod stays Terminating and holds '
+        + `one unit for good${wouldStick ? `, and the rolling update stops (a budget of ${unit(budget)} at once)` : ''}`,
+      fix: 'check the nodes (kubectl get node; kubectl get pods -o wide --field-selector spec.nodeName=NODE) before the change syncs',
+    });
+  }
+  return result;
+}
+
 function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
-  facts: ReadonlyMap<string, NodeFacts>): Finding[] {
+  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
   const result: Finding[] = [];
   for (const ds of agent.daemonSets) {
     const rollout = ds.rollout;
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
-      // A NotReady node the DaemonSet still covers (it tolerates the not-ready taints) counts in
-      // desiredNumberScheduled, and its new pod never becomes available: it holds one unit of maxUnavailable for
-      // good. With as many such nodes as pods at once, the controller replaces no other pod.
-      const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
-      const notReady = ds.replaced.filter((n) => covered.has(n) && ['False', 'Unknown'].includes(facts.get(n)!.ready));
-      // Argo CD's DaemonSet health waits for numberAvailable = desiredNumberScheduled: under sync-wave gating
-      // one such node keeps the wave Progressing, and the next waves never sync.
-      const gated = ds.syncWave !== undefined;
-      if (notReady.length > 0 && (notReady.length >= rollout.podsAtOnce || gated)) {
-        const why = notReady.length >= rollout.podsAtOnce
-          ? `${nodeList(notReady)} NotReady inside a budget of ${rollout.podsAtOnce} pod${rollout.podsAtOnce === 1 ? '' : 's'} at once; `
-            + 'their new pods never become available, so the controller replaces no other pod'
-          : `${nodeList(notReady)} NotReady under Argo CD sync wave ${ds.syncWave}: their new pods never become available, `
-            + 'so the wave stays Progressing and the next waves never sync';
-        result.push({
-          kind: 'stall',
-          severity: 'error',
-          cause: 'not-ready',
-          agent: agent.agent,
-          daemonSets: [ds.id],
-          nodes: notReady,
-          message: `${ds.id} stalls: ${why}`,
-          fix: `bring the nodes back (or delete the Node objects of machines that are gone)${gated ? '' : `, or raise maxUnavailable above ${notReady.length}`}`,
-        });
-      }
+      result.push(...notReadyFindings(agent.agent, ds, rollout, afterReport, facts, after));
     }
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
       result.push({
