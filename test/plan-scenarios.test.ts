@@ -76,7 +76,8 @@ describe('two pods of one agent on one node', () => {
     const report = plan(b, a);
     expect(report.agents[0].moved.map((m) => m.node)).toEqual(['n-1']);
     expect(report.agents[0].lost.map((l) => l.node)).toEqual(['n-2', 'n-3', 'n-4', 'n-5', 'n-6']);
-    expect(report.findings).toEqual([]);
+    // no two-pods finding; the other nodes losing the agent is one (test/plan-loses-agent.test.ts)
+    expect(summary(report)).toEqual([['loses-agent', 'deleted', ['n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
   });
 
   test('two DaemonSets of one agent covering the same nodes, without anti-affinity: two pods for good', () => {
@@ -108,7 +109,8 @@ describe('a pod that never starts', () => {
     const nodes = inventory([{ name: 'a' }, { name: 'spot-1', taints: [{ key: 'spot', value: 'true', effect: 'NoExecute' }] }]);
     const spot = [{ key: 'spot', operator: 'Exists' }];
     const report = plan([daemonSet('agent', { tolerations: spot })], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
-    expect(summary(report)).toEqual([['never-starts', 'toleration', ['spot-1']]]);
+    // the running pod there is evicted too (the NoExecute taint is no longer tolerated): the node loses the agent
+    expect(summary(report)).toEqual([['never-starts', 'toleration', ['spot-1']], ['loses-agent', 'narrowed', ['spot-1']]]);
     expect(report.agents[0].lost).toEqual([{ node: 'spot-1', from: 'agents/agent' }]);
     expect(report.findings[0]).toMatchObject({ severity: 'error', fix: expect.stringContaining('spot=true:NoExecute') });
     // the same gap in the before-tree: not the change's doing, a standing warning

@@ -35,8 +35,10 @@ Findings (exit code 1), for the agents the change touches:
                       rejects or that deadlocks on a host port, a changed spec.selector
                       (immutable: the update is rejected); a Ready=False node read as a live
                       kubelet is a warning naming that assumption
-  loses-agent         nodes left without a pod of the agent (a warning while an untolerated
-                      NotReady node's old pod is deleted by the rolling update)
+  loses-agent         nodes losing an agent that stays on other nodes: a DaemonSet of it deleted
+                      (e.g. rollout.previous dropped before every wave is promoted) or narrowed;
+                      a warning when acknowledged (--allow-narrowing), and while an untolerated
+                      NotReady node's old pod is deleted by the rolling update
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)
@@ -50,6 +52,9 @@ Flags:
   --stages TREE...    a sequence of trees, planned step by step (instead of --before/--after)
   --pod-seconds N     one pod's cycle: image pull + start + ready + old pod termination
                       (default ${DEFAULT_POD_SECONDS}, as in estimate)
+  --allow-narrowing AGENT  the change takes AGENT off nodes on purpose: its loses-agent
+                      findings are warnings (repeatable; or annotate a DaemonSet of the
+                      agent node-agents.cdk8s.io/narrowing-acknowledged: "true")
   --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
@@ -64,6 +69,7 @@ const OPTIONS = {
   'after': { type: 'string' },
   'stages': { type: 'string', multiple: true },
   'pod-seconds': { type: 'string' },
+  'allow-narrowing': { type: 'string', multiple: true },
   'markdown': { type: 'boolean' },
   'json': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
@@ -103,6 +109,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'plan');
   const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
+  const allowNarrowing = listValue(parsed, 'allow-narrowing');
 
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const trees = stagesGiven ? stages : [before!, after!];
@@ -112,7 +119,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const steps: PlanStep[] = [];
   for (let i = 1; i < trees.length; i++) {
-    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds }) });
+    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing }) });
   }
 
   if (flag(parsed, 'json')) io.stdout.write(planJson(steps));

@@ -6,9 +6,20 @@ import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { FLEET_GROUP } from '../waves/partition';
 
+/**
+ * The annotation that acknowledges, on a DaemonSet of the after-tree, that the change takes its agent off nodes on
+ * purpose (value: `"true"`). `plan` then reports the nodes losing the agent as a warning instead of an error.
+ */
+export const NARROWING_ANNOTATION = 'node-agents.cdk8s.io/narrowing-acknowledged';
+
 export interface PlanOptions {
   /** one pod's cycle (pull + start + ready + termination of the old pod), as `estimate` takes it (default 30) */
   readonly podSeconds?: number;
+  /**
+   * Agents whose loss of nodes is deliberate (`plan --allow-narrowing AGENT`): nodes losing them are a warning.
+   * @default none: every node losing an agent that still exists is an error
+   */
+  readonly allowNarrowing?: readonly string[];
 }
 
 /** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
@@ -106,7 +117,7 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
-   * assumption, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); node-condition (loses-agent);
+   * assumption, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
    * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
@@ -254,6 +265,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     findings.push(...stallFindings(agent, afterById, afterReport, facts, after));
     findings.push(...heldWaveFindings(agent, before, after));
     findings.push(...selectorFindings(agent, before, after));
+    findings.push(...lossFindings(agent, after, options.allowNarrowing ?? []));
   }
   // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
   // not the change's doing, and is a warning marked standing.
@@ -592,6 +604,45 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
       + `and ${lead.id} does not take: a change reaches a wave that was not promoted`,
     fix: 'give the setting that changed its old value in `rollout.previous` (the held groups keep the previous release), or promote the wave',
   }));
+}
+
+/**
+ * Nodes that lose an agent the after-tree still runs elsewhere: a DaemonSet deleted (e.g. the held waves' DaemonSets
+ * when `rollout.previous` is dropped mid-upgrade) or narrowed (selector, affinity, tolerations) while the agent
+ * remains. The DaemonSet controller deletes those pods at once, outside any update budget. An error unless
+ * acknowledged: `--allow-narrowing AGENT`, or the NARROWING_ANNOTATION on a DaemonSet of the agent in the after-tree.
+ * An agent the after-tree no longer holds at all is a removal, not a loss to report.
+ */
+function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly string[]): Finding[] {
+  if (agent.lost.length === 0) return [];
+  const remaining = agent.daemonSets.filter((d) => d.change !== 'deleted');
+  if (remaining.length === 0) return [];
+  const objects = daemonSetObjects(after);
+  const annotated = remaining.some((d) => {
+    const metadata = objects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined;
+    return metadata?.annotations?.[NARROWING_ANNOTATION] === 'true';
+  });
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing' : annotated ? `the ${NARROWING_ANNOTATION} annotation` : undefined;
+  const groups = new Map<string, string[]>();
+  for (const loss of agent.lost) groups.set(loss.from, [...(groups.get(loss.from) ?? []), loss.node]);
+  return [...groups.entries()].map(([from, nodes]) => {
+    const deleted = agent.daemonSets.find((d) => d.id === from)?.change === 'deleted';
+    const how = deleted ? `${from} is deleted` : `${from} no longer covers them`;
+    return {
+      kind: 'loses-agent' as const,
+      severity: acknowledged === undefined ? 'error' as const : 'warning' as const,
+      cause: deleted ? 'deleted' : 'narrowed',
+      agent: agent.agent,
+      daemonSets: [from],
+      nodes,
+      message: `${nodeList(nodes)} lose ${agent.agent}, which stays on ${remaining.map((d) => d.id).join(', ')}: ${how}, and the controller removes `
+        + `their pods at once, outside any update budget${acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`}`,
+      fix: deleted
+        ? 'keep the DaemonSet (a rollout that drops `rollout.previous` before every wave is promoted deletes the held waves: promote them first), '
+          + `or acknowledge the narrowing: plan --allow-narrowing ${agent.agent}, or annotate a DaemonSet of the agent ${NARROWING_ANNOTATION}: "true"`
+        : `keep the nodes selected, or acknowledge the narrowing: plan --allow-narrowing ${agent.agent}, or annotate a DaemonSet of the agent ${NARROWING_ANNOTATION}: "true"`,
+    };
+  });
 }
 
 /** The DaemonSet objects of a tree by id. */
