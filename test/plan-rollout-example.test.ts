@@ -60,7 +60,10 @@ test.each([
   }
   const agent = report.agents[0];
   expect(agent.replaced).toEqual(nodes);
-  expect(agent).toMatchObject({ moved: [], gained: [], lost: [], untouched: 20 - nodes.length, seconds });
+  // plus the canary gate's bake: Argo CD runs the gate Job (a Sync hook in sync wave 2) on every sync, and the later
+  // waves wait for it; the plan reads the bake from the rendered Job's BAKE_SECONDS (600)
+  expect(agent).toMatchObject({ moved: [], gained: [], lost: [], untouched: 20 - nodes.length, seconds: seconds + 600, gateSeconds: 600 });
+  expect(agent.gates).toEqual([{ job: 'observability/logs-gate-canary', afterWave: 'canary', bakeSeconds: 600, deadlineSeconds: 900 }]);
   const ds = agent.daemonSets.find((d) => d.id === promoted)!;
   expect(ds).toMatchObject({ versionBefore: '4.1.1', versionAfter: '4.2.3', podTemplateChanged: true, nodesBefore: nodes.length, nodesAfter: nodes.length });
   expect(ds.rollout).toMatchObject({ batches, seconds, cycleSeconds: 40 });
@@ -76,7 +79,8 @@ test('node counts per wave: canary 1, wave-1 3, fleet 16 (Windows and Fargate no
 test('3-fleet -> 4-done (removing previous): nothing happens on any node', () => {
   const report = plan('3-fleet', '4-done');
   expect(Object.values(changes(report)).map(([change]) => change)).toEqual(['unchanged', 'unchanged', 'unchanged']);
-  expect(report.agents[0]).toMatchObject({ replaced: [], untouched: 20, seconds: 0 });
+  // nothing changes for the agent: no sync of it, no gate bake counted
+  expect(report.agents[0]).toMatchObject({ replaced: [], untouched: 20, seconds: 0, gateSeconds: 0 });
   expect(report.findings).toEqual([]);
 });
 
@@ -89,7 +93,7 @@ test('a rollback (reverting 1-canary) replaces the canary again, and is no held-
 test('skipping stages (0-before -> 3-fleet): every wave in one commit, one after another under the sync waves', () => {
   const report = plan('0-before', '3-fleet');
   expect(report.agents[0].replaced).toEqual([...CANARY, ...WAVE_1, ...FLEET].sort());
-  expect(report.agents[0]).toMatchObject({ sequential: true, seconds: 360 });
+  expect(report.agents[0]).toMatchObject({ sequential: true, seconds: 360 + 600 });
   expect(findings(report)).toEqual([['stall', 'not-ready', 'warning', ['observability/logs']], SECRET('logs'), SECRET('logs-canary'), SECRET('logs-wave-1')]);
 });
 

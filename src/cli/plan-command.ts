@@ -190,7 +190,8 @@ function timeText(agent: AgentPlan): string {
   if (!changed(agent) && agent.replaced.length === 0) return 'nothing happens';
   const manual = agent.manual.length > 0 ? `; ${plural(agent.manual.length, 'DaemonSet')} with no automatic rollout (${agent.manual.join(', ')})` : '';
   const how = agent.daemonSets.filter((d) => d.rollout !== undefined).length > 1 ? (agent.sequential ? ', waves one after the other (Argo CD sync waves)' : ', DaemonSets in parallel') : '';
-  return `expected ${formatDuration(agent.seconds)}${how}${manual}`;
+  const gates = agent.gateSeconds > 0 ? `, including ${agent.gates.length === 1 ? 'the gate\'s bake' : `${agent.gates.length} gates' bakes`} (${formatDuration(agent.gateSeconds)})` : '';
+  return `expected ${formatDuration(agent.seconds)}${how}${gates}${manual}`;
 }
 
 function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names, 8), arrow = '->'): string[] {

@@ -70,6 +70,12 @@ export interface EstimateOptions {
    * wave, from the coverage problems): reported as the wave's problem. @default none
    */
   readonly stalls?: ReadonlyMap<string, string>;
+  /**
+   * DaemonSet id → the bake of the gate Job the tree renders after its wave (the Job's BAKE_SECONDS): that wave's
+   * bake, in place of bakeSeconds. A rendered gate bakes on every sync that reaches it, so it counts even after
+   * the last wave with pods. @default none
+   */
+  readonly gateBakes?: ReadonlyMap<string, number>;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -97,6 +103,8 @@ export interface WaveEstimate {
   readonly note?: string;
   /** the wave cannot roll out as written: rejected by the API server, a surge that deadlocks on a host port, or a node it stalls on */
   readonly problem?: string;
+  /** the bake of the rendered gate Job that follows this wave, when the tree has one */
+  readonly gateSeconds?: number;
 }
 
 export interface AgentEstimate {
@@ -104,10 +112,12 @@ export interface AgentEstimate {
   /** distinct nodes covered by the agent's DaemonSets */
   readonly nodes: number;
   readonly waves: readonly WaveEstimate[];
-  /** waves with pods, minus one: the bakes between them */
+  /** waves with pods, minus one, that no rendered gate follows: the default bakes between them */
   readonly bakes: number;
   readonly bakeSeconds: number;
-  /** automatic rollout time of every wave plus the bakes; OnDelete waves excluded (see manualWaves) */
+  /** the bakes of the rendered gate Jobs after waves with pods (each replaces the default bake after its wave) */
+  readonly gateSeconds: number;
+  /** automatic rollout time of every wave plus the bakes and the gates' bakes; OnDelete waves excluded (see manualWaves) */
   readonly totalSeconds: number;
   /** DaemonSets with nodes that do not roll out by themselves: OnDelete, rejected or deadlocked strategies */
   readonly manualWaves: readonly string[];
@@ -138,19 +148,24 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       const covered = coveredById.get(info.id)!;
       covered.forEach((n) => seen.add(n));
       const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+      const gate = options.gateBakes?.get(info.id);
+      const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
-      if (stall === undefined) return estimate;
-      return { ...estimate, problem: estimate.problem === undefined ? stall : `${estimate.problem}; and ${stall}` };
+      if (stall === undefined) return gated;
+      return { ...gated, problem: gated.problem === undefined ? stall : `${gated.problem}; and ${stall}` };
     });
-    const withPods = waves.filter((w) => w.nodes > 0).length;
-    const bakes = Math.max(0, withPods - 1);
+    const withPods = waves.filter((w) => w.nodes > 0);
+    // after each wave with pods: its gate's bake when the tree renders one, else the default bake before the next wave
+    const gateSeconds = withPods.reduce((sum, w) => sum + (w.gateSeconds ?? 0), 0);
+    const bakes = withPods.filter((w, i) => w.gateSeconds === undefined && i < withPods.length - 1).length;
     return {
       agent,
       nodes: agentNodes,
       waves,
       bakes,
       bakeSeconds,
-      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds,
+      gateSeconds,
+      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds + gateSeconds,
       manualWaves: waves.filter((w) => w.seconds === undefined && w.nodes > 0).map((w) => w.daemonSet),
     };
   });

@@ -1,4 +1,5 @@
 import { inLastSyncStep } from './argo-sync';
+import { gatesOf, renderedGates } from './gates';
 import { antiAffinitySeparates } from './pod-affinity';
 import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, orderWaves, placementExplainer } from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
@@ -100,10 +101,18 @@ export interface AgentPlan {
   /**
    * Expected time: the rolling updates one after the other when every DaemonSet that replaces pods carries an
    * Argo CD sync wave (Argo CD applies them in turn), else in parallel (the longest); at least one pod cycle
-   * when pods move, come or go (the controller does those at once, outside any update budget).
+   * when pods move, come or go (the controller does those at once, outside any update budget); plus the bakes of
+   * the agent's gate Jobs (gateSeconds).
    */
   readonly seconds: number;
   readonly sequential: boolean;
+  /**
+   * The agent's rendered gate Jobs (Argo CD Sync hooks: Argo CD runs every hook on every sync and the next wave waits
+   * for it), with the bake each sleeps (its BAKE_SECONDS); their bakes are in `seconds` when the agent changes.
+   */
+  readonly gates: readonly { readonly job: string; readonly afterWave?: string; readonly bakeSeconds: number; readonly deadlineSeconds?: number }[];
+  /** the sum of the gates' bakes: part of `seconds` when the change touches the agent, else 0 */
+  readonly gateSeconds: number;
   /** DaemonSets that replace pods only when they are deleted (OnDelete) or cannot roll out as written */
   readonly manual: readonly string[];
 }
@@ -168,6 +177,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
   const afterCovered = new Map(afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
+  const afterGates = renderedGates(after);
 
   const findings: Finding[] = [];
   const touched = new Set<string>();
@@ -245,6 +255,13 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     if (arriving.length > 0) {
       seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => podSeconds + afterById.get(id)!.minReadySeconds));
     }
+    // Every gate of the agent bakes during a sync of the change (hooks run on every sync), one after the other
+    // between the sync waves: the sync takes its rollouts plus the gates' bakes.
+    const gates = gatesOf(afterGates, agent, new Set(afterMembers.map((d) => d.namespace)))
+      .map((g) => ({ job: g.job, afterWave: g.afterWave, bakeSeconds: g.bakeSeconds, deadlineSeconds: g.deadlineSeconds }));
+    const changes = daemonSets.some((d) => d.change !== 'unchanged') || moved.length + gained.length + lost.length > 0;
+    const gateSeconds = changes ? gates.reduce((sum, g) => sum + g.bakeSeconds, 0) : 0;
+    seconds += gateSeconds;
     return {
       agent,
       daemonSets,
@@ -255,6 +272,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
       untouched,
       seconds,
       sequential,
+      gates,
+      gateSeconds,
       manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
     };
   });
