@@ -46,7 +46,8 @@ A wave (not the fleet) holding a NotReady or unreachable node is a problem namin
 rollout waits on a pod that never gets Ready there. A cordoned node is not: DaemonSet pods
 tolerate node.kubernetes.io/unschedulable and run there.
 
-Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks or that stalls on a node,
+Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks (maxSurge with a host port
+or a required hostname anti-affinity against its own pods) or that stalls on a node,
 2 bad usage or input.
 `;
 

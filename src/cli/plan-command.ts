@@ -32,7 +32,8 @@ Findings (exit code 1), for the agents the change touches:
                       or any under an Argo CD sync wave a later wave waits on (in the last
                       wave: a warning, Argo CD does not wait for it), an Argo CD sync wave
                       with zero nodes, OnDelete under sync waves, a strategy the API server
-                      rejects or that deadlocks on a host port, a changed spec.selector
+                      rejects or whose maxSurge deadlocks (host port, anti-affinity against its
+                      own pods, an extended resource the node holds once), a changed spec.selector
                       (immutable: the update is rejected); a Ready=False node read as a live
                       kubelet is a warning naming that assumption
   loses-agent         nodes losing an agent that stays on other nodes: a DaemonSet of it deleted

@@ -40,6 +40,8 @@ export interface NodeFacts {
   readonly platformReason?: string;
   readonly zone?: string;
   readonly controlPlane: boolean;
+  /** status.allocatable as listed (empty when the inventory has none) */
+  readonly allocatable: Readonly<Record<string, string>>;
 }
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -160,6 +162,7 @@ export function factsOf(node: NodeJson): NodeFacts {
     platformReason,
     zone: labels[ZONE_LABEL] ?? labels['failure-domain.beta.kubernetes.io/zone'],
     controlPlane: 'node-role.kubernetes.io/control-plane' in labels || 'node-role.kubernetes.io/master' in labels,
+    allocatable: isObject(node.status?.allocatable) ? node.status!.allocatable : {},
   };
 }
 

@@ -1,5 +1,6 @@
 import { orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
+import { antiAffinitySeparates } from '../plan/pod-affinity';
 
 /**
  * How many pods the DaemonSet controller replaces at once, as it computes it:
@@ -202,6 +203,18 @@ function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, ag
       ...base,
       batches,
       problem: `maxSurge with host port ${info.hostPorts[0].port}: the new pod never fits next to the old one (scheduler NodePorts), so the rollout deadlocks (kubernetes#106417); use maxUnavailable`,
+    };
+  }
+  // kubernetes pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0): the new pod is created beside the old
+  // one, and the old one goes only once the new one is available. A required anti-affinity on
+  // kubernetes.io/hostname that selects the DaemonSet's own pods keeps the new pod Pending next to the old one
+  // (scheduler InterPodAffinity filter): numSurge stays at maxSurge and no old pod is ever deleted.
+  if (pace.mode === 'surge' && nodes > 0 && antiAffinitySeparates(info, info)) {
+    return {
+      ...base,
+      batches,
+      problem: 'maxSurge with a required pod anti-affinity on kubernetes.io/hostname that selects the DaemonSet\'s own pods: the new pod never '
+        + 'schedules next to the old one (scheduler InterPodAffinity), so the rollout deadlocks; use maxUnavailable',
     };
   }
   const note = nodes === 0 ? 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' : undefined;

@@ -126,7 +126,7 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
-   * assumption, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
+   * assumption, surge-resource, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
    * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
@@ -522,6 +522,61 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
   return result;
 }
 
+/**
+ * maxSurge places the new pod beside the old one (update.go rollingUpdate), so the node must fit both pods'
+ * extended resources (scheduler NodeResourcesFit: extended resources are whole units, never overcommitted). Where
+ * the inventory's allocatable holds fewer than two pods' worth, the new pod stays Pending, numSurge stays at
+ * maxSurge and no old pod is deleted: a deadlock (an error). Where it holds two or more, or lists nothing, the
+ * plan cannot see what other pods use: a warning naming that.
+ */
+function surgeResourceFindings(agent: string, ds: DaemonSetPlan, info: DaemonSetInfo, afterReport: CoverageReport,
+  facts: ReadonlyMap<string, NodeFacts>): Finding[] {
+  const requests = Object.entries(info.extendedResources);
+  if (requests.length === 0) return [];
+  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
+  const nodes = ds.replaced.filter((n) => covered.has(n));
+  const tooSmall: string[] = [];
+  const unknown: string[] = [];
+  for (const node of nodes) {
+    const allocatable = facts.get(node)!.allocatable;
+    const fits = requests.map(([name, n]) => {
+      const text = allocatable[name];
+      return text === undefined || !/^\d+$/.test(text.trim()) ? undefined : Number(text) >= 2 * n;
+    });
+    if (fits.some((f) => f === false)) tooSmall.push(node);
+    else unknown.push(node);
+  }
+  const wanted = requests.map(([name, n]) => `${name}: ${n}`).join(', ');
+  const result: Finding[] = [];
+  if (tooSmall.length > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'error',
+      cause: 'surge-resource',
+      agent,
+      daemonSets: [ds.id],
+      nodes: tooSmall,
+      message: `${ds.id} deadlocks on ${nodeList(tooSmall)}: maxSurge starts the new pod beside the old one, and both request ${wanted}, `
+        + 'which the node\'s allocatable holds once only: the new pod stays Pending (scheduler NodeResourcesFit), numSurge stays at maxSurge and no old pod is deleted',
+      fix: 'use maxUnavailable (with maxSurge 0) for an agent that requests an extended resource',
+    });
+  }
+  if (unknown.length > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'warning',
+      cause: 'assumption',
+      agent,
+      daemonSets: [ds.id],
+      nodes: unknown,
+      message: `${ds.id} requests ${wanted} under maxSurge: the new pod needs that much free beside the old one on ${nodeList(unknown)}; `
+        + 'the plan cannot see what other pods use there (or the inventory lists no allocatable), and where it is taken the new pod stays Pending and the rollout deadlocks',
+      fix: 'use maxUnavailable (with maxSurge 0), or make sure every node has room for two pods\' worth',
+    });
+  }
+  return result;
+}
+
 function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
   facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
   const result: Finding[] = [];
@@ -529,6 +584,7 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
     const rollout = ds.rollout;
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
       result.push(...notReadyFindings(agent.agent, ds, rollout, afterReport, facts, after));
+      if (rollout.pace.mode === 'surge') result.push(...surgeResourceFindings(agent.agent, ds, afterById.get(ds.id)!, afterReport, facts));
     }
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
       result.push({
