@@ -7,6 +7,8 @@
 import { ARGOCD_SYNC_WAVE } from '../src';
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, TestNode, tree } from './util/plan';
+import { analyzeCoverage } from '../src/coverage/analysis';
+import { estimateRollout, unreachableStalls } from '../src/estimate/estimate';
 import { lastSyncStep } from '../src/plan/argo-sync';
 import { planChange, PlanReport } from '../src/plan/plan';
 
@@ -123,5 +125,25 @@ describe('Argo CD: the last step of a sync is not waited on (gitops-engine sync_
     expect(lastSyncStep(tree([gated('x'), later]))).toEqual({ phase: 1, wave: 3 });
     expect(lastSyncStep(tree([gated('x'), postSync]))).toEqual({ phase: 2, wave: 0 });
     expect(lastSyncStep(tree([daemonSet('plain')]))).toEqual({ phase: 1, wave: 0 });
+  });
+});
+
+describe('estimate: the same untolerated unreachable node (update.go rollingUpdate, findUpdatedPodsOnNode)', () => {
+  const stalls = (options: Parameters<typeof daemonSet>[1], states: Record<string, TestNode['ready']>) =>
+    unreachableStalls(analyzeCoverage(tree([daemonSet('npd', options)]).daemonSets, nodes(states)));
+
+  test('maxUnavailable 1: the wave stalls, named; estimateRollout reports it as the wave\'s problem (exit 1)', () => {
+    const found = stalls({}, { 'n-07': 'Unknown' });
+    expect([...found.keys()]).toEqual(['agents/npd']);
+    expect(found.get('agents/npd')).toContain('1 unreachable node (n-07) it no longer places pods on');
+    const report = analyzeCoverage(tree([daemonSet('npd')]).daemonSets, nodes({ 'n-07': 'Unknown' }));
+    const [agent] = estimateRollout(report.daemonSets, { stalls: found });
+    expect(agent.waves[0].problem).toContain('the rolling update replaces nothing');
+  });
+
+  test('no stall: a wider budget, maxSurge (the terminating pod is not counted), or Ready=False (a live kubelet removes the pod)', () => {
+    expect(stalls({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } }, { 'n-07': 'Unknown' }).size).toBe(0);
+    expect(stalls({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } }, { 'n-07': 'Unknown' }).size).toBe(0);
+    expect(stalls({}, { 'n-07': 'False' }).size).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
-import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace } from '../estimate/estimate';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
 import { gateAfter, renderedGates } from '../plan/gates';
 
 /** Default split of the 30 s pod cycle when only some of its parts are given. */
@@ -43,7 +43,8 @@ Flags:
   -h, --help               this help
 
 A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
-rollout waits on a pod that never gets Ready there. A cordoned node is not: DaemonSet pods
+rollout waits on a pod that never gets Ready there. So is any DaemonSet whose maxUnavailable budget
+is filled by unreachable nodes it does not tolerate: their old pods are deleted and stay Terminating. A cordoned node is not: DaemonSet pods
 tolerate node.kubernetes.io/unschedulable and run there.
 
 Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks (maxSurge with a host port
@@ -97,6 +98,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const report = analyzeCoverage(daemonSets, nodes);
   // a wave holding a node a rollout cannot count on (NotReady, unreachable) stalls: the coverage problem says which
   const stalls = new Map(report.problems.filter((p) => p.kind === 'unready-in-wave').map((p) => [p.daemonSets[0], p.message]));
+  for (const [id, why] of unreachableStalls(report)) stalls.set(id, stalls.has(id) ? `${stalls.get(id)}; and ${why}` : why);
   // the bake of each gate Job the tree renders after a wave, read from the rendered Job
   const gates = renderedGates(manifests);
   const gateBakes = new Map(daemonSets.flatMap((d) => {

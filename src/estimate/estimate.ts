@@ -1,4 +1,4 @@
-import { orderWaves } from '../coverage/analysis';
+import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
 import { antiAffinitySeparates } from '../plan/pod-affinity';
 
@@ -219,6 +219,41 @@ function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, ag
   }
   const note = nodes === 0 ? 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' : undefined;
   return { ...base, batches, seconds: batches * cycleSeconds, note };
+}
+
+/**
+ * DaemonSet id → why its maxUnavailable rolling update replaces nothing: unreachable nodes it no longer places pods on
+ * but still has a pod on (an untolerated not-ready/unreachable NoSchedule taint; the pod keeps running). kubernetes
+ * pkg/controller/daemon/update.go rollingUpdate walks every node with a pod of the DaemonSet: the old pod there is
+ * unavailable, so it is deleted at once, and it stays Terminating while no kubelet confirms it; findUpdatedPodsOnNode
+ * skips terminating pods, so the node counts against maxUnavailable on every sync. As many such nodes as the budget:
+ * the rollout stops. (With maxSurge the terminating pod is not counted.)
+ */
+export function unreachableStalls(report: CoverageReport): Map<string, string> {
+  const held = new Map<string, string[]>();
+  for (const agent of report.agents) {
+    agent.nodes.forEach((entry, i) => {
+      if (entry.status !== 'node-condition' || !entry.existingPodKeepsRunning || entry.closest === undefined || !report.nodes[i].unreachable) return;
+      held.set(entry.closest, [...(held.get(entry.closest) ?? []), entry.node]);
+    });
+  }
+  const result = new Map<string, string>();
+  for (const { info, covered } of report.daemonSets) {
+    const nodes = held.get(info.id);
+    if (nodes === undefined || covered.length === 0) continue;
+    let pace: Pace;
+    try {
+      pace = paceOf(info.updateStrategy, covered.length);
+    } catch {
+      continue; // waveEstimate reports the bad value
+    }
+    if (pace.type !== 'RollingUpdate' || pace.mode !== 'unavailable' || nodes.length < pace.batch) continue;
+    const list = nodes.slice(0, 5).join(', ') + (nodes.length > 5 ? `, … ${nodes.length - 5} more` : '');
+    result.set(info.id, `${nodes.length} unreachable node${nodes.length === 1 ? '' : 's'} (${list}) it no longer places pods on: the old pod there is `
+      + 'deleted at once and stays Terminating while no kubelet confirms it, and counts against maxUnavailable on every sync '
+      + `(a budget of ${pace.batch}): the rolling update replaces nothing`);
+  }
+  return result;
 }
 
 function nonNegative(value: number, name: string): number {
