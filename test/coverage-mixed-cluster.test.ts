@@ -240,7 +240,10 @@ describe('waves: nodes falling between them', () => {
     expect(r.problems.map((p) => p.kind)).toEqual(['gap']);
   });
 
-  test('a wave holding an unreachable, NotReady or cordoned node is an unready-in-wave problem naming each; the fleet holding one is not', () => {
+  // A cordoned node is not one: the DaemonSet controller adds a toleration of node.kubernetes.io/unschedulable:NoSchedule
+  // to its pods (kubernetes pkg/controller/daemon/util/daemonset_util.go, AddOrUpdateDaemonPodTolerations), so the
+  // new pod runs and turns Ready there.
+  test('a wave holding an unreachable or NotReady node is an unready-in-wave problem naming each; a cordoned node is not; the fleet holding one is not', () => {
     const state = (name: string, value: string | undefined, extra: Partial<NodeJson>): NodeJson => ({ ...mk(name, value), ...extra });
     const given = [
       state('u1', 'canary', { status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }),
@@ -253,8 +256,16 @@ describe('waves: nodes falling between them', () => {
     const unready = r.problems.filter((p) => p.kind === 'unready-in-wave');
     expect(unready).toHaveLength(1);
     expect(unready[0].daemonSets).toEqual(['ns/agent-canary']);
-    expect(unready[0].nodes).toEqual(['k1', 'n1', 'u1']);
-    expect(unready[0].message).toContain('(k1: cordoned (spec.unschedulable); n1: NotReady (Ready=False); u1: unreachable (Ready=Unknown))');
+    expect(unready[0].nodes).toEqual(['n1', 'u1']);
+    expect(unready[0].message).toContain('(n1: NotReady (Ready=False); u1: unreachable (Ready=Unknown))');
+    expect(entryOf(r, 'agent', 'k1').status).toBe('covered');
+  });
+
+  test('a wave whose only hazard is a cordoned node has no problem (DaemonSet pods tolerate node.kubernetes.io/unschedulable)', () => {
+    const cordoned: NodeJson = { ...mk('k1', 'canary'), spec: { unschedulable: true } };
+    const r = analyzeCoverage(daemonSets, nodeFacts([cordoned, mk('f')]));
+    expect(entryOf(r, 'agent', 'k1').status).toBe('covered');
+    expect(r.problems).toEqual([]);
   });
 
   test('a wave whose nodes all carry an untolerated taint also covers zero nodes: flagged; an empty fleet is not', () => {

@@ -23,7 +23,8 @@ test('--before/--after on the canary stage: text, exit 0', () => {
   const r = run('plan', '--nodes', NODES, '--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`);
   expect(r).toMatchObject({ code: 0, stderr: '' });
   expect(r.stdout).toContain(`Plan: ${DIST}/0-before -> ${DIST}/1-canary on 23 nodes`);
-  expect(r.stdout).toContain('logs: 1 replaced, 19 untouched; expected 40 s');
+  // 40 s of rollout plus the canary gate's 10 min bake (read from the rendered Job): the sync runs the gate hook
+  expect(r.stdout).toContain('logs: 1 replaced, 19 untouched; expected 10 min 40 s, including the gate\'s bake (10 min)');
   expect(r.stdout).toContain('replaced by observability/logs-canary: worker-a-1');
   expect(r.stdout).toContain('batches observability/logs-canary: 1 batch of 1 (maxUnavailable 1), 40 s each (old pod\'s grace period up to 1 min): 40 s');
   // the new release's Secret lives outside the tree: a warning, not a failure
@@ -39,7 +40,7 @@ test('--stages: one plan per step, in order; --pod-seconds as in estimate', () =
     `Plan: ${DIST}/0-before -> ${DIST}/1-canary on 23 nodes (pod cycle 50 s + each DaemonSet's minReadySeconds)`,
     `Plan: ${DIST}/1-canary -> ${DIST}/2-wave-1 on 23 nodes (pod cycle 50 s + each DaemonSet's minReadySeconds)`,
   ]);
-  expect(r.stdout).toContain('logs: 3 replaced, 17 untouched; expected 3 min');
+  expect(r.stdout).toContain('logs: 3 replaced, 17 untouched; expected 13 min, including the gate\'s bake (10 min)');
 });
 
 test('--json: the documented shape', () => {

@@ -76,7 +76,8 @@ describe('two pods of one agent on one node', () => {
     const report = plan(b, a);
     expect(report.agents[0].moved.map((m) => m.node)).toEqual(['n-1']);
     expect(report.agents[0].lost.map((l) => l.node)).toEqual(['n-2', 'n-3', 'n-4', 'n-5', 'n-6']);
-    expect(report.findings).toEqual([]);
+    // no two-pods finding; the other nodes losing the agent is one (test/plan-loses-agent.test.ts)
+    expect(summary(report)).toEqual([['loses-agent', 'deleted', ['n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
   });
 
   test('two DaemonSets of one agent covering the same nodes, without anti-affinity: two pods for good', () => {
@@ -108,7 +109,8 @@ describe('a pod that never starts', () => {
     const nodes = inventory([{ name: 'a' }, { name: 'spot-1', taints: [{ key: 'spot', value: 'true', effect: 'NoExecute' }] }]);
     const spot = [{ key: 'spot', operator: 'Exists' }];
     const report = plan([daemonSet('agent', { tolerations: spot })], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
-    expect(summary(report)).toEqual([['never-starts', 'toleration', ['spot-1']]]);
+    // the running pod there is evicted too (the NoExecute taint is no longer tolerated): the node loses the agent
+    expect(summary(report)).toEqual([['never-starts', 'toleration', ['spot-1']], ['loses-agent', 'narrowed', ['spot-1']]]);
     expect(report.agents[0].lost).toEqual([{ node: 'spot-1', from: 'agents/agent' }]);
     expect(report.findings[0]).toMatchObject({ severity: 'error', fix: expect.stringContaining('spot=true:NoExecute') });
     // the same gap in the before-tree: not the change's doing, a standing warning
@@ -134,17 +136,25 @@ describe('a rollout that stalls', () => {
     const gated = (image: string) => daemonSet('agent', {
       image, tolerations: [{ operator: 'Exists' }], strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } }, annotations: { [ARGOCD_SYNC_WAVE]: '2' },
     });
-    const report = plan([gated('example.com/agent:1')], [gated('example.com/agent:2')], nodes);
+    // a later sync wave: Argo CD waits for this one's health before it (gitops-engine sync_context.go); the last wave
+    // is not waited on (test/plan-not-ready.test.ts)
+    const later = daemonSet('later', { annotations: { [ARGOCD_SYNC_WAVE]: '3' } });
+    const report = plan([gated('example.com/agent:1'), later], [gated('example.com/agent:2'), later], nodes);
     expect(summary(report)).toEqual([['stall', 'not-ready', ['b']]]);
     expect(report.findings[0].message).toContain('the wave stays Progressing and the next waves never sync');
   });
 
-  test('a NotReady node the DaemonSet does not tolerate is outside the rollout: no stall', () => {
+  // kubernetes pkg/controller/daemon/update.go rollingUpdate walks every node with a pod of the DaemonSet, with no
+  // should-run check: the old pod on the NotReady node is unavailable (MarkPodsNotReady) and deleted at once; no new
+  // pod is created there while the node is NotReady (nodeShouldRunDaemonPod: the NoSchedule taint is not tolerated)
+  test('a NotReady node the DaemonSet does not tolerate: its old pod is deleted, and it runs no pod until Ready (warnings, no error)', () => {
     const nodes = inventory([{ name: 'a' }, { name: 'b', ready: 'False' }]);
     const report = plan([daemonSet('agent')], [daemonSet('agent', { image: 'example.com/agent:2' })], nodes);
-    expect(report.findings).toEqual([]);
+    expect(summary(report)).toEqual([['stall', 'assumption', ['b']], ['loses-agent', 'node-condition', ['b']]]);
+    expect(report.findings.every((f) => f.severity === 'warning')).toBe(true);
     expect(report.agents[0].replaced).toEqual(['a', 'b']);
-    expect(report.agents[0].daemonSets[0].rollout).toMatchObject({ nodes: 1, batches: 1, note: '1 more when their NotReady node is Ready again' });
+    expect(report.agents[0].daemonSets[0].rollout).toMatchObject({ nodes: 1, batches: 1, waiting: ['b'] });
+    expect(report.agents[0].daemonSets[0].rollout!.note).toContain('1 more (b) once their node is Ready again: their old pod is deleted now');
   });
 
   test('a sync-wave gated wave with zero nodes', () => {

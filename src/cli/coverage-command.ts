@@ -22,8 +22,9 @@ Problems (exit code 1):
   duplicate         a node owned by two or more DaemonSets of one agent
   empty-wave        a rollout-wave DaemonSet that matches zero nodes (Argo CD counts it
                     Healthy at once: the wave gates nothing)
-  unready-in-wave   a rollout-wave DaemonSet (not the fleet) on a NotReady, unreachable or
-                    cordoned node: its rollout waits on a pod that never gets Ready there
+  unready-in-wave   a rollout-wave DaemonSet (not the fleet) on a NotReady or unreachable
+                    node: its rollout waits on a pod that never gets Ready there (a cordoned
+                    node is fine: DaemonSet pods tolerate node.kubernetes.io/unschedulable)
                     (node-agents label keeps such nodes out of the waves; a NoExecute taint
                     the wave does not tolerate is a gap)
   host-port-clash   two DaemonSets binding the same host port on one node

@@ -6,7 +6,8 @@ import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
-import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace } from '../estimate/estimate';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
+import { gateAfter, renderedGates } from '../plan/gates';
 
 /** Default split of the 30 s pod cycle when only some of its parts are given. */
 const DEFAULT_PARTS = { 'pull-seconds': 10, 'start-seconds': 5, 'ready-seconds': 10, 'termination-seconds': 5 } as const;
@@ -34,15 +35,20 @@ Flags:
   --start-seconds N        termination is the DaemonSet's terminationGracePeriodSeconds)
   --ready-seconds N
   --termination-seconds N
-  --bake-seconds N         wait after each wave before the next (default ${DEFAULT_BAKE_SECONDS})
+  --bake-seconds N         wait after each wave before the next (default ${DEFAULT_BAKE_SECONDS}); a wave
+                           followed by a rendered gate Job bakes as long as the Job does (its
+                           BAKE_SECONDS), since Argo CD waits for the Job on every sync
   --agent NAME             only these agents (repeatable)
   --json                   print the estimates as JSON
   -h, --help               this help
 
-A wave (not the fleet) holding a NotReady, unreachable or cordoned node is a problem naming the
-node: its rollout waits on a pod that never gets Ready there.
+A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
+rollout waits on a pod that never gets Ready there. So is any DaemonSet whose maxUnavailable budget
+is filled by unreachable nodes it does not tolerate: their old pods are deleted and stay Terminating. A cordoned node is not: DaemonSet pods
+tolerate node.kubernetes.io/unschedulable and run there.
 
-Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks or that stalls on a node,
+Exit codes: 0 ok, 1 a wave the API server would reject, that deadlocks (maxSurge with a host port
+or a required hostname anti-affinity against its own pods) or that stalls on a node,
 2 bad usage or input.
 `;
 
@@ -90,9 +96,16 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   }
   const daemonSets = manifests.daemonSets.filter((d) => agentsWanted.length === 0 || agentsWanted.includes(d.agent));
   const report = analyzeCoverage(daemonSets, nodes);
-  // a wave holding a node a rollout cannot count on (NotReady, cordoned...) stalls: the coverage problem says which
+  // a wave holding a node a rollout cannot count on (NotReady, unreachable) stalls: the coverage problem says which
   const stalls = new Map(report.problems.filter((p) => p.kind === 'unready-in-wave').map((p) => [p.daemonSets[0], p.message]));
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls });
+  for (const [id, why] of unreachableStalls(report)) stalls.set(id, stalls.has(id) ? `${stalls.get(id)}; and ${why}` : why);
+  // the bake of each gate Job the tree renders after a wave, read from the rendered Job
+  const gates = renderedGates(manifests);
+  const gateBakes = new Map(daemonSets.flatMap((d) => {
+    const gate = gateAfter(gates, d);
+    return gate === undefined ? [] : [[d.id, gate.bakeSeconds] as const];
+  }));
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
 
   if (flag(parsed, 'json')) {
@@ -113,7 +126,8 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
       : automatic === 0 ? '' : `; plus ${plural(agent.manualWaves.length, 'wave')} with no automatic rollout`;
     const total = automatic === 0 && waves > 0 ? 'no automatic rollout' : `total ${formatDuration(agent.totalSeconds)}`;
     out += `\n${agent.agent}: ${plural(agent.nodes, 'node')}, ${plural(waves, 'wave')} with pods, ${total}`
-      + `${agent.bakes > 0 ? ` (${plural(agent.bakes, 'bake')} of ${formatDuration(agent.bakeSeconds)} included)` : ''}${manual}\n`;
+      + `${agent.bakes > 0 ? ` (${plural(agent.bakes, 'bake')} of ${formatDuration(agent.bakeSeconds)} included)` : ''}`
+      + `${agent.gateSeconds > 0 ? ` (gate Jobs' bake of ${formatDuration(agent.gateSeconds)} included)` : ''}${manual}\n`;
     out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],
       agent.waves.map((w, i) => [
         String(i + 1), w.daemonSet, w.rolloutGroup ?? '-', String(w.nodes), percent(round(w.blastRadiusPercent)),

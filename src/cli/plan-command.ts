@@ -27,11 +27,20 @@ Findings (exit code 1), for the agents the change touches:
                       anti-affinity (or shared host port) holds back, or two DaemonSets covering it,
                       or two agents running the same image on it (a chart's DaemonSet left beside)
   never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
-  stall               a rollout that stops or is not gated: NotReady nodes filling the update
-                      budget (or any under an Argo CD sync wave: it never turns Healthy), an
-                      Argo CD sync wave with zero nodes, OnDelete under sync waves,
-                      a strategy the API server rejects or that deadlocks on a host port,
-                      a changed spec.selector (immutable: the update is rejected)
+  stall               a rollout that stops or is not gated: NotReady or unreachable nodes
+                      filling the update budget (a tolerated one's new pod never turns
+                      available; an untolerated unreachable one's deleted pod stays Terminating),
+                      or any under an Argo CD sync wave a later wave waits on (in the last
+                      wave: a warning, Argo CD does not wait for it), an Argo CD sync wave
+                      with zero nodes, OnDelete under sync waves, a strategy the API server
+                      rejects or whose maxSurge deadlocks (host port, anti-affinity against its
+                      own pods, an extended resource the node holds once), a changed spec.selector
+                      (immutable: the update is rejected); a Ready=False node read as a live
+                      kubelet is a warning naming that assumption
+  loses-agent         nodes losing an agent that stays on other nodes: a DaemonSet of it deleted
+                      (e.g. rollout.previous dropped before every wave is promoted) or narrowed;
+                      a warning when acknowledged (--allow-narrowing), and while an untolerated
+                      NotReady node's old pod is deleted by the rolling update
   held-wave-restart   a rollout group restarting with a release no promotion names
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)
@@ -45,6 +54,9 @@ Flags:
   --stages TREE...    a sequence of trees, planned step by step (instead of --before/--after)
   --pod-seconds N     one pod's cycle: image pull + start + ready + old pod termination
                       (default ${DEFAULT_POD_SECONDS}, as in estimate)
+  --allow-narrowing AGENT  the change takes AGENT off nodes on purpose: its loses-agent
+                      findings are warnings (repeatable; or annotate a DaemonSet of the
+                      agent node-agents.cdk8s.io/narrowing-acknowledged: "true")
   --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
@@ -59,6 +71,7 @@ const OPTIONS = {
   'after': { type: 'string' },
   'stages': { type: 'string', multiple: true },
   'pod-seconds': { type: 'string' },
+  'allow-narrowing': { type: 'string', multiple: true },
   'markdown': { type: 'boolean' },
   'json': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
@@ -98,6 +111,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'plan');
   const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
+  const allowNarrowing = listValue(parsed, 'allow-narrowing');
 
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const trees = stagesGiven ? stages : [before!, after!];
@@ -107,7 +121,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const steps: PlanStep[] = [];
   for (let i = 1; i < trees.length; i++) {
-    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds }) });
+    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing }) });
   }
 
   if (flag(parsed, 'json')) io.stdout.write(planJson(steps));
@@ -178,7 +192,8 @@ function timeText(agent: AgentPlan): string {
   if (!changed(agent) && agent.replaced.length === 0) return 'nothing happens';
   const manual = agent.manual.length > 0 ? `; ${plural(agent.manual.length, 'DaemonSet')} with no automatic rollout (${agent.manual.join(', ')})` : '';
   const how = agent.daemonSets.filter((d) => d.rollout !== undefined).length > 1 ? (agent.sequential ? ', waves one after the other (Argo CD sync waves)' : ', DaemonSets in parallel') : '';
-  return `expected ${formatDuration(agent.seconds)}${how}${manual}`;
+  const gates = agent.gateSeconds > 0 ? `, including ${agent.gates.length === 1 ? 'the gate\'s bake' : `${agent.gates.length} gates' bakes`} (${formatDuration(agent.gateSeconds)})` : '';
+  return `expected ${formatDuration(agent.seconds)}${how}${gates}${manual}`;
 }
 
 function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names, 8), arrow = '->'): string[] {

@@ -149,8 +149,9 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
   readonly tolerations?: AgentToleration[];
 
   /**
-   * PriorityClass of the pods. DaemonSet pods do not preempt: without a high priority they stay
-   * Pending on a full node.
+   * PriorityClass of the pods. The default scheduler places DaemonSet pods (since Kubernetes 1.12)
+   * and, on a full node, preempts only pods of lower priority: at the default priority an agent pod
+   * stays Pending beside workloads of equal priority.
    * @default "system-node-critical" (or the created class when `priorityClass` is given)
    */
   readonly priorityClassName?: string;

@@ -1,5 +1,5 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
-import { EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
@@ -445,8 +445,9 @@ function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem
 
 /**
  * A wave DaemonSet (not the fleet) that targets a node a rollout cannot count on (NodeFacts.rolloutHazards:
- * NotReady, unreachable, cordoned): its rolling update waits on a pod that never gets Ready there, and with
- * Argo CD gating every later wave waits too.
+ * NotReady, unreachable): its rolling update waits on a pod that never gets Ready there, and with Argo CD gating
+ * every later wave waits too. A cordoned node is not one: DaemonSet pods tolerate node.kubernetes.io/unschedulable
+ * (daemonset_util.go AddOrUpdateDaemonPodTolerations), so the new pod runs and turns Ready there.
  */
 function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts[], waveKey: string, intended: ReadonlySet<string>): Problem[] {
   const hazardous = nodes.filter((node) => node.rolloutHazards.length > 0);
@@ -461,7 +462,7 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
       // A NoExecute taint is left out: one the DaemonSet tolerates does not keep its pod from running, and one
       // it does not tolerate keeps the node out of the DaemonSet altogether (reported as a gap).
       const noExecute = new Set(node.noExecuteTaints.map((t) => `NoExecute taint ${formatTaint(t)}`));
-      const why = node.rolloutHazards.filter((h) => !noExecute.has(h));
+      const why = node.rolloutHazards.filter((h) => !noExecute.has(h) && h !== CORDONED_HAZARD);
       if (why.length > 0) found.push({ node: node.name, why });
     }
     if (found.length === 0) continue;

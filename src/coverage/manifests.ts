@@ -96,6 +96,12 @@ export interface DaemonSetInfo {
   readonly version?: string;
   /** required pod anti-affinity terms of the pod template */
   readonly podAntiAffinity: readonly PodAffinityTermJson[];
+  /**
+   * Extended resources the pod requests (names outside the kubernetes.io domains, e.g. nvidia.com/gpu), as the
+   * scheduler counts a pod's request: the sum over containers, at least the largest init container's; a limit
+   * without a request is the request. Whole numbers only (extended resources cannot be overcommitted).
+   */
+  readonly extendedResources: Readonly<Record<string, number>>;
   /** ConfigMaps and Secrets the pod needs (references marked optional are left out), sorted */
   readonly references: readonly ObjectReference[];
   /** image repositories of the containers (no tag or digest), sorted: the programs the pod runs */
@@ -230,6 +236,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     instance: labels['app.kubernetes.io/instance'] ?? podLabels['app.kubernetes.io/instance'],
     version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
     podAntiAffinity,
+    extendedResources: extendedResources(podSpec),
     references: references(podSpec),
     imageRepositories: imageRepositories(podSpec),
     templateHash: canonicalHash(template),
@@ -249,6 +256,37 @@ function imageRepositories(podSpec: Record<string, unknown>): string[] {
     result.add(repo.replace(/^docker\.io\//, '').replace(/^library\//, ''));
   }
   return [...result].sort(compare);
+}
+
+/** A resource name the scheduler treats as extended: a domain-prefixed name outside kubernetes.io and its subdomains. */
+function isExtendedResource(name: string): boolean {
+  const slash = name.indexOf('/');
+  if (slash < 0) return false;
+  const domain = name.slice(0, slash);
+  return domain !== 'kubernetes.io' && !domain.endsWith('.kubernetes.io') && !name.startsWith('requests.');
+}
+
+function extendedResources(podSpec: Record<string, any>): Record<string, number> {
+  const of = (container: unknown): Record<string, number> => {
+    const resources = isObject(container) && isObject(container.resources) ? container.resources : {};
+    const result: Record<string, number> = {};
+    for (const source of [resources.limits, resources.requests]) {
+      if (!isObject(source)) continue;
+      for (const [name, value] of Object.entries(source)) {
+        const text = String(value).trim();
+        if (isExtendedResource(name) && /^\d+$/.test(text)) result[name] = Number(text);
+      }
+    }
+    return result;
+  };
+  const total: Record<string, number> = {};
+  for (const container of Array.isArray(podSpec.containers) ? podSpec.containers : []) {
+    for (const [name, n] of Object.entries(of(container))) total[name] = (total[name] ?? 0) + n;
+  }
+  for (const container of Array.isArray(podSpec.initContainers) ? podSpec.initContainers : []) {
+    for (const [name, n] of Object.entries(of(container))) total[name] = Math.max(total[name] ?? 0, n);
+  }
+  return Object.fromEntries(Object.entries(total).filter(([, n]) => n > 0).sort(([a], [b]) => compare(a, b)));
 }
 
 /** sha256 of a value's JSON with object keys sorted: the same for equal objects whatever their key order. */

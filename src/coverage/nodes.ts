@@ -40,9 +40,18 @@ export interface NodeFacts {
   readonly platformReason?: string;
   readonly zone?: string;
   readonly controlPlane: boolean;
+  /** status.allocatable as listed (empty when the inventory has none) */
+  readonly allocatable: Readonly<Record<string, string>>;
 }
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+/**
+ * The rollout hazard of a cordoned node. It keeps the node out of new waves (`label`: a cordoned node is usually
+ * being drained or retired, a poor canary), but it does not keep a DaemonSet pod from running and turning Ready
+ * there: the DaemonSet controller adds a toleration of node.kubernetes.io/unschedulable:NoSchedule to every pod
+ * (pkg/controller/daemon/util/daemonset_util.go, AddOrUpdateDaemonPodTolerations).
+ */
+export const CORDONED_HAZARD = 'cordoned (spec.unschedulable)';
 const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 /** Taints the node lifecycle controller sets from the Ready condition. */
@@ -133,7 +142,7 @@ export function factsOf(node: NodeJson): NodeFacts {
   const rolloutHazards = [
     ...(notReady ? [`NotReady (${ready === 'False' ? 'Ready=False' : `taint ${NOT_READY_TAINT}`})`] : []),
     ...(unreachable ? [`unreachable (${ready === 'Unknown' ? 'Ready=Unknown' : `taint ${UNREACHABLE_TAINT}`})`] : []),
-    ...(unschedulable ? ['cordoned (spec.unschedulable)'] : []),
+    ...(unschedulable ? [CORDONED_HAZARD] : []),
     // the not-ready / unreachable NoExecute taints are the states named above, not a reason of their own
     ...noExecuteTaints.filter((t) => !STATE_TAINTS.includes(t.key)).map((t) => `NoExecute taint ${formatTaint(t)}`),
   ];
@@ -153,6 +162,7 @@ export function factsOf(node: NodeJson): NodeFacts {
     platformReason,
     zone: labels[ZONE_LABEL] ?? labels['failure-domain.beta.kubernetes.io/zone'],
     controlPlane: 'node-role.kubernetes.io/control-plane' in labels || 'node-role.kubernetes.io/master' in labels,
+    allocatable: isObject(node.status?.allocatable) ? node.status!.allocatable : {},
   };
 }
 

@@ -1,5 +1,6 @@
-import { orderWaves } from '../coverage/analysis';
+import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
+import { antiAffinitySeparates } from '../plan/pod-affinity';
 
 /**
  * How many pods the DaemonSet controller replaces at once, as it computes it:
@@ -70,6 +71,12 @@ export interface EstimateOptions {
    * wave, from the coverage problems): reported as the wave's problem. @default none
    */
   readonly stalls?: ReadonlyMap<string, string>;
+  /**
+   * DaemonSet id → the bake of the gate Job the tree renders after its wave (the Job's BAKE_SECONDS): that wave's
+   * bake, in place of bakeSeconds. A rendered gate bakes on every sync that reaches it, so it counts even after
+   * the last wave with pods. @default none
+   */
+  readonly gateBakes?: ReadonlyMap<string, number>;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -97,6 +104,8 @@ export interface WaveEstimate {
   readonly note?: string;
   /** the wave cannot roll out as written: rejected by the API server, a surge that deadlocks on a host port, or a node it stalls on */
   readonly problem?: string;
+  /** the bake of the rendered gate Job that follows this wave, when the tree has one */
+  readonly gateSeconds?: number;
 }
 
 export interface AgentEstimate {
@@ -104,10 +113,12 @@ export interface AgentEstimate {
   /** distinct nodes covered by the agent's DaemonSets */
   readonly nodes: number;
   readonly waves: readonly WaveEstimate[];
-  /** waves with pods, minus one: the bakes between them */
+  /** waves with pods, minus one, that no rendered gate follows: the default bakes between them */
   readonly bakes: number;
   readonly bakeSeconds: number;
-  /** automatic rollout time of every wave plus the bakes; OnDelete waves excluded (see manualWaves) */
+  /** the bakes of the rendered gate Jobs after waves with pods (each replaces the default bake after its wave) */
+  readonly gateSeconds: number;
+  /** automatic rollout time of every wave plus the bakes and the gates' bakes; OnDelete waves excluded (see manualWaves) */
   readonly totalSeconds: number;
   /** DaemonSets with nodes that do not roll out by themselves: OnDelete, rejected or deadlocked strategies */
   readonly manualWaves: readonly string[];
@@ -138,19 +149,24 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       const covered = coveredById.get(info.id)!;
       covered.forEach((n) => seen.add(n));
       const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+      const gate = options.gateBakes?.get(info.id);
+      const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
-      if (stall === undefined) return estimate;
-      return { ...estimate, problem: estimate.problem === undefined ? stall : `${estimate.problem}; and ${stall}` };
+      if (stall === undefined) return gated;
+      return { ...gated, problem: gated.problem === undefined ? stall : `${gated.problem}; and ${stall}` };
     });
-    const withPods = waves.filter((w) => w.nodes > 0).length;
-    const bakes = Math.max(0, withPods - 1);
+    const withPods = waves.filter((w) => w.nodes > 0);
+    // after each wave with pods: its gate's bake when the tree renders one, else the default bake before the next wave
+    const gateSeconds = withPods.reduce((sum, w) => sum + (w.gateSeconds ?? 0), 0);
+    const bakes = withPods.filter((w, i) => w.gateSeconds === undefined && i < withPods.length - 1).length;
     return {
       agent,
       nodes: agentNodes,
       waves,
       bakes,
       bakeSeconds,
-      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds,
+      gateSeconds,
+      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds + gateSeconds,
       manualWaves: waves.filter((w) => w.seconds === undefined && w.nodes > 0).map((w) => w.daemonSet),
     };
   });
@@ -189,8 +205,55 @@ function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, ag
       problem: `maxSurge with host port ${info.hostPorts[0].port}: the new pod never fits next to the old one (scheduler NodePorts), so the rollout deadlocks (kubernetes#106417); use maxUnavailable`,
     };
   }
+  // kubernetes pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0): the new pod is created beside the old
+  // one, and the old one goes only once the new one is available. A required anti-affinity on
+  // kubernetes.io/hostname that selects the DaemonSet's own pods keeps the new pod Pending next to the old one
+  // (scheduler InterPodAffinity filter): numSurge stays at maxSurge and no old pod is ever deleted.
+  if (pace.mode === 'surge' && nodes > 0 && antiAffinitySeparates(info, info)) {
+    return {
+      ...base,
+      batches,
+      problem: 'maxSurge with a required pod anti-affinity on kubernetes.io/hostname that selects the DaemonSet\'s own pods: the new pod never '
+        + 'schedules next to the old one (scheduler InterPodAffinity), so the rollout deadlocks; use maxUnavailable',
+    };
+  }
   const note = nodes === 0 ? 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' : undefined;
   return { ...base, batches, seconds: batches * cycleSeconds, note };
+}
+
+/**
+ * DaemonSet id → why its maxUnavailable rolling update replaces nothing: unreachable nodes it no longer places pods on
+ * but still has a pod on (an untolerated not-ready/unreachable NoSchedule taint; the pod keeps running). kubernetes
+ * pkg/controller/daemon/update.go rollingUpdate walks every node with a pod of the DaemonSet: the old pod there is
+ * unavailable, so it is deleted at once, and it stays Terminating while no kubelet confirms it; findUpdatedPodsOnNode
+ * skips terminating pods, so the node counts against maxUnavailable on every sync. As many such nodes as the budget:
+ * the rollout stops. (With maxSurge the terminating pod is not counted.)
+ */
+export function unreachableStalls(report: CoverageReport): Map<string, string> {
+  const held = new Map<string, string[]>();
+  for (const agent of report.agents) {
+    agent.nodes.forEach((entry, i) => {
+      if (entry.status !== 'node-condition' || !entry.existingPodKeepsRunning || entry.closest === undefined || !report.nodes[i].unreachable) return;
+      held.set(entry.closest, [...(held.get(entry.closest) ?? []), entry.node]);
+    });
+  }
+  const result = new Map<string, string>();
+  for (const { info, covered } of report.daemonSets) {
+    const nodes = held.get(info.id);
+    if (nodes === undefined || covered.length === 0) continue;
+    let pace: Pace;
+    try {
+      pace = paceOf(info.updateStrategy, covered.length);
+    } catch {
+      continue; // waveEstimate reports the bad value
+    }
+    if (pace.type !== 'RollingUpdate' || pace.mode !== 'unavailable' || nodes.length < pace.batch) continue;
+    const list = nodes.slice(0, 5).join(', ') + (nodes.length > 5 ? `, … ${nodes.length - 5} more` : '');
+    result.set(info.id, `${nodes.length} unreachable node${nodes.length === 1 ? '' : 's'} (${list}) it no longer places pods on: the old pod there is `
+      + 'deleted at once and stays Terminating while no kubelet confirms it, and counts against maxUnavailable on every sync '
+      + `(a budget of ${pace.batch}): the rolling update replaces nothing`);
+  }
+  return result;
 }
 
 function nonNegative(value: number, name: string): number {

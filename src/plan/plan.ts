@@ -1,3 +1,5 @@
+import { inLastSyncStep } from './argo-sync';
+import { gatesOf, renderedGates } from './gates';
 import { antiAffinitySeparates } from './pod-affinity';
 import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, orderWaves, placementExplainer } from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
@@ -5,9 +7,20 @@ import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { FLEET_GROUP } from '../waves/partition';
 
+/**
+ * The annotation that acknowledges, on a DaemonSet of the after-tree, that the change takes its agent off nodes on
+ * purpose (value: `"true"`). `plan` then reports the nodes losing the agent as a warning instead of an error.
+ */
+export const NARROWING_ANNOTATION = 'node-agents.cdk8s.io/narrowing-acknowledged';
+
 export interface PlanOptions {
   /** one pod's cycle (pull + start + ready + termination of the old pod), as `estimate` takes it (default 30) */
   readonly podSeconds?: number;
+  /**
+   * Agents whose loss of nodes is deliberate (`plan --allow-narrowing AGENT`): nodes losing them are a warning.
+   * @default none: every node losing an agent that still exists is an error
+   */
+  readonly allowNarrowing?: readonly string[];
 }
 
 /** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
@@ -23,11 +36,24 @@ export interface RolloutPlan {
   readonly podsAtOnce: number;
   /** ceil(nodes / pods at once); 0 for OnDelete */
   readonly batches: number;
-  /** size of every batch but the last, and of the last */
+  /** size of every batch but the last, and of the last (the budget left beside the stuck nodes) */
   readonly batchSize: number;
   readonly lastBatchSize: number;
   /** podSeconds + minReadySeconds */
   readonly cycleSeconds: number;
+  /**
+   * Replaced nodes whose pod holds one unit of the update budget for good (kubernetes pkg/controller/daemon/update.go,
+   * rollingUpdate): a NotReady or unreachable node the DaemonSet still covers (its new pod never turns available),
+   * and with maxSurge 0 an unreachable node it no longer places a pod on (the deleted old pod stays Terminating:
+   * findUpdatedPodsOnNode skips it, and the node counts as unavailable on every sync). Sorted.
+   */
+  readonly stuck: readonly string[];
+  /**
+   * Replaced nodes the DaemonSet no longer places a pod on while their state lasts (an untolerated NotReady or
+   * unreachable node, or another node.kubernetes.io condition taint): the rolling update deletes the old pod there
+   * (at once when it is unavailable, as MarkPodsNotReady makes it) and no new pod comes until the node recovers. Sorted.
+   */
+  readonly waiting: readonly string[];
   readonly terminationGracePeriodSeconds?: number;
   /** batches × cycleSeconds; undefined when the rollout does not run by itself (OnDelete, rejected, deadlocked) */
   readonly seconds?: number;
@@ -75,16 +101,24 @@ export interface AgentPlan {
   /**
    * Expected time: the rolling updates one after the other when every DaemonSet that replaces pods carries an
    * Argo CD sync wave (Argo CD applies them in turn), else in parallel (the longest); at least one pod cycle
-   * when pods move, come or go (the controller does those at once, outside any update budget).
+   * when pods move, come or go (the controller does those at once, outside any update budget); plus the bakes of
+   * the agent's gate Jobs (gateSeconds).
    */
   readonly seconds: number;
   readonly sequential: boolean;
+  /**
+   * The agent's rendered gate Jobs (Argo CD Sync hooks: Argo CD runs every hook on every sync and the next wave waits
+   * for it), with the bake each sleeps (its BAKE_SECONDS); their bakes are in `seconds` when the agent changes.
+   */
+  readonly gates: readonly { readonly job: string; readonly afterWave?: string; readonly bakeSeconds: number; readonly deadlineSeconds?: number }[];
+  /** the sum of the gates' bakes: part of `seconds` when the change touches the agent, else 0 */
+  readonly gateSeconds: number;
   /** DaemonSets that replace pods only when they are deleted (OnDelete) or cannot roll out as written */
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'held-wave-restart' | 'missing-reference';
-export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'held-wave-restart', 'missing-reference'];
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference';
+export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference'];
 
 export interface Finding {
   readonly kind: FindingKind;
@@ -92,7 +126,8 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate, same-program (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
-   * empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); template (held-wave-restart); ConfigMap, Secret (missing-reference)
+   * assumption, surge-resource, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
+   * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
   readonly cause: string;
   readonly agent?: string;
@@ -142,9 +177,11 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
   const afterCovered = new Map(afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
+  const afterGates = renderedGates(after);
 
   const findings: Finding[] = [];
   const touched = new Set<string>();
+  const facts = new Map(sorted.map((n) => [n.name, n]));
   const agents = agentNames.map((agent): AgentPlan => {
     const b = beforeAgents.get(agent);
     const a = afterAgents.get(agent);
@@ -205,7 +242,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         nodesBefore: countBefore.get(info.id) ?? 0,
         nodesAfter: countAfter.get(info.id) ?? 0,
         replaced,
-        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds) : undefined,
+        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds, facts) : undefined,
       };
     });
     if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
@@ -218,6 +255,13 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     if (arriving.length > 0) {
       seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => podSeconds + afterById.get(id)!.minReadySeconds));
     }
+    // Every gate of the agent bakes during a sync of the change (hooks run on every sync), one after the other
+    // between the sync waves: the sync takes its rollouts plus the gates' bakes.
+    const gates = gatesOf(afterGates, agent, new Set(afterMembers.map((d) => d.namespace)))
+      .map((g) => ({ job: g.job, afterWave: g.afterWave, bakeSeconds: g.bakeSeconds, deadlineSeconds: g.deadlineSeconds }));
+    const changes = daemonSets.some((d) => d.change !== 'unchanged') || moved.length + gained.length + lost.length > 0;
+    const gateSeconds = changes ? gates.reduce((sum, g) => sum + g.bakeSeconds, 0) : 0;
+    seconds += gateSeconds;
     return {
       agent,
       daemonSets,
@@ -228,17 +272,19 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
       untouched,
       seconds,
       sequential,
+      gates,
+      gateSeconds,
       manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
     };
   });
 
-  const facts = new Map(sorted.map((n) => [n.name, n]));
   for (const agent of agents) {
     if (!touched.has(agent.agent)) continue;
     findings.push(...moveFindings(agent, beforeById, afterById));
-    findings.push(...stallFindings(agent, afterById, afterReport, facts));
+    findings.push(...stallFindings(agent, afterById, afterReport, facts, after));
     findings.push(...heldWaveFindings(agent, before, after));
     findings.push(...selectorFindings(agent, before, after));
+    findings.push(...lossFindings(agent, after, options.allowNarrowing ?? []));
   }
   // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
   // not the change's doing, and is a warning marked standing.
@@ -264,17 +310,35 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
 }
 
 /**
- * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces that it covers (desiredNumberScheduled):
- * all of them when its nodes do not change. A pod left on a NotReady node the DaemonSet does not tolerate is
- * outside the rolling update: it is replaced once the node is Ready again.
+ * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces, as kubernetes
+ * pkg/controller/daemon/update.go rollingUpdate walks them: every node with a pod of the DaemonSet, with no
+ * should-run check.
+ * - A node it covers (desiredNumberScheduled) is paced by the budget (maxUnavailable or maxSurge, scaled against
+ *   the covered nodes). One that is NotReady or unreachable is stuck: its old pod is unavailable (the node
+ *   lifecycle controller's MarkPodsNotReady), so it is replaced at once, and the new pod never turns available:
+ *   it holds one unit of the budget for good.
+ * - A node it no longer places a pod on (an untolerated NotReady / unreachable node: only a pod already there
+ *   keeps running) is waiting: the old pod is deleted (at once when unavailable) and no new pod is created while
+ *   the node's state lasts. With maxSurge 0 the deleted pod of an unreachable node stays Terminating (no kubelet
+ *   confirms it), findUpdatedPodsOnNode skips it and the node counts as unavailable on every sync: stuck too.
+ *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
-function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number): RolloutPlan {
+function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number,
+  facts: ReadonlyMap<string, NodeFacts>): RolloutPlan {
   const wave = estimateRollout([{ info, covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
   const coveredSet = new Set(covered);
-  const paced = replaced.filter((n) => coveredSet.has(n)).length;
-  const waiting = replaced.length - paced;
-  const later = waiting > 0 ? `; ${waiting} more when their NotReady node${waiting === 1 ? ' is' : 's are'} Ready again` : '';
+  const down = (n: string) => facts.get(n)!.notReady || facts.get(n)!.unreachable || ['False', 'Unknown'].includes(facts.get(n)!.ready);
+  const waiting = replaced.filter((n) => !coveredSet.has(n));
+  const surge = pace.type === 'RollingUpdate' && pace.mode === 'surge';
+  const stuck = [
+    ...replaced.filter((n) => coveredSet.has(n) && down(n)),
+    ...(surge || pace.type === 'OnDelete' ? [] : waiting.filter((n) => facts.get(n)!.unreachable)),
+  ].sort(compare);
+  const paced = replaced.filter((n) => coveredSet.has(n) && !down(n)).length;
+  const later = waiting.length > 0
+    ? `; ${waiting.length} more (${waiting.join(', ')}) once their node is Ready again: their old pod is deleted now, and the DaemonSet places no pod there meanwhile`
+    : '';
   const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
   if (pace.type === 'OnDelete') {
     return {
@@ -285,19 +349,30 @@ function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: 
       batchSize: 0,
       lastBatchSize: 0,
       cycleSeconds: wave.cycleSeconds,
+      stuck: [],
+      waiting: [],
       ...grace,
       note: 'OnDelete: nothing happens until the pods are deleted; each node gets the new pod when its pod is deleted (by hand or by an operator)',
     };
   }
-  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge
-  const podsAtOnce = paced === 0 ? 0 : Math.max(1, Math.min(pace.batch, paced));
-  const batches = paced === 0 ? 0 : Math.ceil(paced / podsAtOnce);
-  const lastBatchSize = paced - Math.max(0, batches - 1) * podsAtOnce;
-  const base = { pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, ...grace };
+  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge;
+  // each stuck node takes one unit of it for good
+  const budget = Math.max(0, pace.batch - stuck.length);
+  const podsAtOnce = paced === 0 ? 0 : Math.min(budget, paced);
+  const batches = podsAtOnce === 0 ? 0 : Math.ceil(paced / podsAtOnce);
+  const lastBatchSize = podsAtOnce === 0 ? 0 : paced - Math.max(0, batches - 1) * podsAtOnce;
+  const stuckNote = stuck.length > 0 ? `; ${stuck.length} stuck node${stuck.length === 1 ? '' : 's'} (${stuck.join(', ')}) hold${stuck.length === 1 ? 's' : ''} `
+    + `${stuck.length} of the ${pace.batch} pod${pace.batch === 1 ? '' : 's'} at once for good` : '';
+  const base = {
+    pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, stuck, waiting, ...grace,
+  };
   if (wave.problem !== undefined) return { ...base, note: wave.problem };
+  if (paced > 0 && podsAtOnce === 0) {
+    return { ...base, note: `the stuck nodes fill the whole budget of ${pace.batch}: the controller replaces none of the other ${paced} pods${later}` };
+  }
   // a surge replacement runs the old and the new pod side by side by design: not a two-pods finding
-  const surge = pace.mode === 'surge' ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
-  const note = `${surge}${later}`;
+  const surgeNote = surge ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
+  const note = `${surgeNote}${stuckNote}${later}`;
   return { ...base, seconds: batches * wave.cycleSeconds, note: note === '' ? undefined : note.slice(2) };
 }
 
@@ -353,37 +428,163 @@ function moveFindings(agent: AgentPlan, beforeById: ReadonlyMap<string, DaemonSe
   return result;
 }
 
-function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
+/** `n-1 (unreachable)`: a node and the state the plan reads from the inventory. */
+function stateOf(facts: NodeFacts): string {
+  return facts.unreachable ? 'unreachable' : 'NotReady';
+}
+
+/**
+ * What NotReady and unreachable nodes do to one rolling update (see rolloutPlan for the controller's walk):
+ * - the stuck nodes fill the budget: the controller replaces nothing more (an error);
+ * - nodes it covers whose new pod never turns available keep the DaemonSet unhealthy for Argo CD
+ *   (gitops-engine pkg/health/health_daemonset.go: numberAvailable < desiredNumberScheduled is Progressing): under
+ *   a sync wave that holds every later wave (an error), unless the DaemonSet is in the last step of the sync
+ *   (sync_context.go: the last wave succeeds once applied, without waiting for health): a warning;
+ * - the waiting nodes lose their running pod until they recover (a warning);
+ * - a Ready=False node is read as a live kubelet (its deleted pod terminates and frees its unit): a warning names
+ *   that assumption, and what happens if the kubelet is gone (Ready turns Unknown: the pod stays Terminating).
+ */
+function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan, afterReport: CoverageReport,
+  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
+  if (rollout.pace.type !== 'RollingUpdate') return [];
+  const result: Finding[] = [];
+  const budget = rollout.pace.batch;
+  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
+  const neverAvailable = rollout.stuck.filter((n) => covered.has(n));
+  const terminating = rollout.stuck.filter((n) => !covered.has(n));
+  const describe = [
+    ...neverAvailable.length > 0 ? [`${nodeList(neverAvailable)} ${neverAvailable.map((n) => stateOf(facts.get(n)!)).join('/')} where it still places pods: `
+      + 'the old pod is unavailable (the node lifecycle controller marks it NotReady), so it is replaced at once, and the new pod never turns available'] : [],
+    ...terminating.length > 0 ? [`${nodeList(terminating)} unreachable where it no longer places pods (the not-ready/unreachable NoSchedule taint is not tolerated): `
+      + 'the old pod is unavailable, so it is deleted at once, and stays Terminating while no kubelet confirms it; the controller counts the node '
+      + 'against maxUnavailable on every sync (update.go rollingUpdate: findUpdatedPodsOnNode skips terminating pods)'] : [],
+  ].join('; and ');
+  const unit = (n: number) => `${n} pod${n === 1 ? '' : 's'}`;
+  if (rollout.stuck.length >= budget && rollout.nodes > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'error',
+      cause: 'not-ready',
+      agent,
+      daemonSets: [ds.id],
+      nodes: rollout.stuck,
+      message: `${ds.id} replaces none of its other ${rollout.nodes} pods: ${describe}. Each holds one unit of a budget of ${unit(budget)} at once for good, `
+        + 'so the rolling update stops there',
+      fix: `bring the nodes back (or delete the Node objects of machines that are gone: their pods go with them), or raise ${rollout.pace.mode === 'surge' ? 'maxSurge' : 'maxUnavailable'} above ${rollout.stuck.length}`,
+    });
+  } else if (neverAvailable.length > 0 && ds.syncWave !== undefined) {
+    const last = inLastSyncStep(after, ds.syncWave);
+    result.push({
+      kind: 'stall',
+      severity: last ? 'warning' : 'error',
+      cause: 'not-ready',
+      agent,
+      daemonSets: [ds.id],
+      nodes: neverAvailable,
+      message: last
+        ? `${ds.id} (Argo CD sync wave ${ds.syncWave}, the last step of the sync) never turns Healthy: ${describe}. Argo CD counts the sync successful once `
+          + 'the last wave is applied, without waiting for its health (gitops-engine sync_context.go), so nothing is held back; the Application stays Progressing until the nodes are back'
+        : `${ds.id} stalls under Argo CD sync wave ${ds.syncWave}: ${describe}, so the DaemonSet never turns Healthy (numberAvailable < desiredNumberScheduled), `
+          + 'the wave stays Progressing and the next waves never sync',
+      fix: 'bring the nodes back (or delete the Node objects of machines that are gone), or move them to a wave synced last',
+    });
+  }
+  if (rollout.waiting.length > 0) {
+    result.push({
+      kind: 'loses-agent',
+      severity: 'warning',
+      cause: 'node-condition',
+      agent,
+      daemonSets: [ds.id],
+      nodes: rollout.waiting,
+      message: `${ds.id}: the rolling update deletes the old pod on ${nodeList(rollout.waiting)}, where the DaemonSet no longer places pods while `
+        + 'the node is not Ready (the controller walks every node with a pod of the DaemonSet, update.go rollingUpdate); those nodes run no pod of '
+        + `${agent} until they recover`,
+      fix: 'bring the nodes back (the new pod comes then), or tolerate node.kubernetes.io/not-ready and node.kubernetes.io/unreachable (NoSchedule) if the agent must stay',
+    });
+  }
+  const assumed = rollout.pace.mode === 'unavailable' ? rollout.waiting.filter((n) => !facts.get(n)!.unreachable) : [];
+  if (assumed.length > 0) {
+    const wouldStick = terminating.length + neverAvailable.length + assumed.length >= budget;
+    result.push({
+      kind: 'stall',
+      severity: 'warning',
+      cause: 'assumption',
+      agent,
+      daemonSets: [ds.id],
+      nodes: assumed,
+      message: `${ds.id}: ${nodeList(assumed)} Ready=False is read as a live kubelet: the old pod deleted there terminates and frees its unit of maxUnavailable. `
+        + 'The inventory cannot tell: if the kubelet is gone (the node lifecycle controller turns Ready to Unknown), the pod stays Terminating and holds '
+        + `one unit for good${wouldStick ? `, and the rolling update stops (a budget of ${unit(budget)} at once)` : ''}`,
+      fix: 'check the nodes (kubectl get node; kubectl get pods -o wide --field-selector spec.nodeName=NODE) before the change syncs',
+    });
+  }
+  return result;
+}
+
+/**
+ * maxSurge places the new pod beside the old one (update.go rollingUpdate), so the node must fit both pods'
+ * extended resources (scheduler NodeResourcesFit: extended resources are whole units, never overcommitted). Where
+ * the inventory's allocatable holds fewer than two pods' worth, the new pod stays Pending, numSurge stays at
+ * maxSurge and no old pod is deleted: a deadlock (an error). Where it holds two or more, or lists nothing, the
+ * plan cannot see what other pods use: a warning naming that.
+ */
+function surgeResourceFindings(agent: string, ds: DaemonSetPlan, info: DaemonSetInfo, afterReport: CoverageReport,
   facts: ReadonlyMap<string, NodeFacts>): Finding[] {
+  const requests = Object.entries(info.extendedResources);
+  if (requests.length === 0) return [];
+  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
+  const nodes = ds.replaced.filter((n) => covered.has(n));
+  const tooSmall: string[] = [];
+  const unknown: string[] = [];
+  for (const node of nodes) {
+    const allocatable = facts.get(node)!.allocatable;
+    const fits = requests.map(([name, n]) => {
+      const text = allocatable[name];
+      return text === undefined || !/^\d+$/.test(text.trim()) ? undefined : Number(text) >= 2 * n;
+    });
+    if (fits.some((f) => f === false)) tooSmall.push(node);
+    else unknown.push(node);
+  }
+  const wanted = requests.map(([name, n]) => `${name}: ${n}`).join(', ');
+  const result: Finding[] = [];
+  if (tooSmall.length > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'error',
+      cause: 'surge-resource',
+      agent,
+      daemonSets: [ds.id],
+      nodes: tooSmall,
+      message: `${ds.id} deadlocks on ${nodeList(tooSmall)}: maxSurge starts the new pod beside the old one, and both request ${wanted}, `
+        + 'which the node\'s allocatable holds once only: the new pod stays Pending (scheduler NodeResourcesFit), numSurge stays at maxSurge and no old pod is deleted',
+      fix: 'use maxUnavailable (with maxSurge 0) for an agent that requests an extended resource',
+    });
+  }
+  if (unknown.length > 0) {
+    result.push({
+      kind: 'stall',
+      severity: 'warning',
+      cause: 'assumption',
+      agent,
+      daemonSets: [ds.id],
+      nodes: unknown,
+      message: `${ds.id} requests ${wanted} under maxSurge: the new pod needs that much free beside the old one on ${nodeList(unknown)}; `
+        + 'the plan cannot see what other pods use there (or the inventory lists no allocatable), and where it is taken the new pod stays Pending and the rollout deadlocks',
+      fix: 'use maxUnavailable (with maxSurge 0), or make sure every node has room for two pods\' worth',
+    });
+  }
+  return result;
+}
+
+function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
+  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
   const result: Finding[] = [];
   for (const ds of agent.daemonSets) {
     const rollout = ds.rollout;
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
-      // A NotReady node the DaemonSet still covers (it tolerates the not-ready taints) counts in
-      // desiredNumberScheduled, and its new pod never becomes available: it holds one unit of maxUnavailable for
-      // good. With as many such nodes as pods at once, the controller replaces no other pod.
-      const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
-      const notReady = ds.replaced.filter((n) => covered.has(n) && ['False', 'Unknown'].includes(facts.get(n)!.ready));
-      // Argo CD's DaemonSet health waits for numberAvailable = desiredNumberScheduled: under sync-wave gating
-      // one such node keeps the wave Progressing, and the next waves never sync.
-      const gated = ds.syncWave !== undefined;
-      if (notReady.length > 0 && (notReady.length >= rollout.podsAtOnce || gated)) {
-        const why = notReady.length >= rollout.podsAtOnce
-          ? `${nodeList(notReady)} NotReady inside a budget of ${rollout.podsAtOnce} pod${rollout.podsAtOnce === 1 ? '' : 's'} at once; `
-            + 'their new pods never become available, so the controller replaces no other pod'
-          : `${nodeList(notReady)} NotReady under Argo CD sync wave ${ds.syncWave}: their new pods never become available, `
-            + 'so the wave stays Progressing and the next waves never sync';
-        result.push({
-          kind: 'stall',
-          severity: 'error',
-          cause: 'not-ready',
-          agent: agent.agent,
-          daemonSets: [ds.id],
-          nodes: notReady,
-          message: `${ds.id} stalls: ${why}`,
-          fix: `bring the nodes back (or delete the Node objects of machines that are gone)${gated ? '' : `, or raise maxUnavailable above ${notReady.length}`}`,
-        });
-      }
+      result.push(...notReadyFindings(agent.agent, ds, rollout, afterReport, facts, after));
+      if (rollout.pace.mode === 'surge') result.push(...surgeResourceFindings(agent.agent, ds, afterById.get(ds.id)!, afterReport, facts));
     }
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
       result.push({
@@ -478,6 +679,45 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
       + `and ${lead.id} does not take: a change reaches a wave that was not promoted`,
     fix: 'give the setting that changed its old value in `rollout.previous` (the held groups keep the previous release), or promote the wave',
   }));
+}
+
+/**
+ * Nodes that lose an agent the after-tree still runs elsewhere: a DaemonSet deleted (e.g. the held waves' DaemonSets
+ * when `rollout.previous` is dropped mid-upgrade) or narrowed (selector, affinity, tolerations) while the agent
+ * remains. The DaemonSet controller deletes those pods at once, outside any update budget. An error unless
+ * acknowledged: `--allow-narrowing AGENT`, or the NARROWING_ANNOTATION on a DaemonSet of the agent in the after-tree.
+ * An agent the after-tree no longer holds at all is a removal, not a loss to report.
+ */
+function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly string[]): Finding[] {
+  if (agent.lost.length === 0) return [];
+  const remaining = agent.daemonSets.filter((d) => d.change !== 'deleted');
+  if (remaining.length === 0) return [];
+  const objects = daemonSetObjects(after);
+  const annotated = remaining.some((d) => {
+    const metadata = objects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined;
+    return metadata?.annotations?.[NARROWING_ANNOTATION] === 'true';
+  });
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing' : annotated ? `the ${NARROWING_ANNOTATION} annotation` : undefined;
+  const groups = new Map<string, string[]>();
+  for (const loss of agent.lost) groups.set(loss.from, [...(groups.get(loss.from) ?? []), loss.node]);
+  return [...groups.entries()].map(([from, nodes]) => {
+    const deleted = agent.daemonSets.find((d) => d.id === from)?.change === 'deleted';
+    const how = deleted ? `${from} is deleted` : `${from} no longer covers them`;
+    return {
+      kind: 'loses-agent' as const,
+      severity: acknowledged === undefined ? 'error' as const : 'warning' as const,
+      cause: deleted ? 'deleted' : 'narrowed',
+      agent: agent.agent,
+      daemonSets: [from],
+      nodes,
+      message: `${nodeList(nodes)} lose ${agent.agent}, which stays on ${remaining.map((d) => d.id).join(', ')}: ${how}, and the controller removes `
+        + `their pods at once, outside any update budget${acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`}`,
+      fix: deleted
+        ? 'keep the DaemonSet (a rollout that drops `rollout.previous` before every wave is promoted deletes the held waves: promote them first), '
+          + `or acknowledge the narrowing: plan --allow-narrowing ${agent.agent}, or annotate a DaemonSet of the agent ${NARROWING_ANNOTATION}: "true"`
+        : `keep the nodes selected, or acknowledge the narrowing: plan --allow-narrowing ${agent.agent}, or annotate a DaemonSet of the agent ${NARROWING_ANNOTATION}: "true"`,
+    };
+  });
 }
 
 /** The DaemonSet objects of a tree by id. */

@@ -49,6 +49,8 @@ export interface NodeJson {
   };
   readonly status?: {
     readonly conditions?: readonly NodeConditionJson[];
+    /** what the scheduler may place on the node, e.g. `{ "nvidia.com/gpu": "8" }` */
+    readonly allocatable?: Readonly<Record<string, string>>;
   };
 }
 
