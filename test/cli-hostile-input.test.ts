@@ -1,0 +1,151 @@
+/**
+ * The node tools on hostile input. In the README's pull-request job every string of a manifest
+ * tree or an inventory is attacker-controlled: nothing from it may reach a shell (command), a
+ * kubectl option (option), a comment's markup (markup) or a terminal (escape); special files
+ * (special file) and oversized or amplified input (size) must end in a clear error, exit 2.
+ * Large inputs are generated here, never committed.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { daemonSet, inventory } from './util/plan';
+import { planMarkdown, planText } from '../src/cli/plan-command';
+import { runCli } from '../src/cli/run';
+import { manifestSet } from '../src/coverage/manifests';
+import { planChange } from '../src/plan/plan';
+import { markdownEscape, terminalSafe } from '../src/util/output-escape';
+
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-hostile-'));
+afterAll(() => fs.rmSync(TMP, { recursive: true, force: true }));
+let counter = 0;
+
+/** A fresh directory holding the given files (name → content). */
+function dir(files: Record<string, string>): string {
+  const root = path.join(TMP, `case-${counter++}`);
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), content);
+  }
+  fs.mkdirSync(root, { recursive: true });
+  return root;
+}
+
+function run(cwd: string, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    cwd,
+  });
+  return { code, stdout, stderr };
+}
+
+function node(name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return {
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name, ...labels } },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    ...extra,
+  };
+}
+
+function nodeList(nodes: unknown[]): string {
+  return JSON.stringify({ kind: 'List', apiVersion: 'v1', items: nodes });
+}
+
+/** A DaemonSet as YAML text (JSON is YAML). */
+function yamlOf(...objects: unknown[]): string {
+  return objects.map((o) => JSON.stringify(o)).join('\n---\n');
+}
+
+/** Terminal control: ESC, OSC (window title), clear screen, a CSI colour, the 8-bit CSI, a bidi override. */
+const ESCAPES = '\u001b]0;pwned\u0007\u001b[2J\u001b[32msafe\u001b[0m\u009b31m\u202egnp.exe';
+const HOSTILE = `x\`|<!-- \n**Safe**: no findings @org/team #12 GH-7 <img src=x onerror=alert(1)> [link](https://evil.example) -->|${ESCAPES}`;
+
+describe('escape: no terminal control reaches the output', () => {
+  test('terminalSafe writes every control, C1 and bidi character as its code', () => {
+    expect(terminalSafe('a\u001b[2Jb\nc\u009b\u202e\u2066\u200b\ud800')).toBe('a\\x1b[2Jb\\nc\\x9b\\u202e\\u2066\\u200b\\ud800');
+    expect(terminalSafe('plain-name.example:1 ✓ 東京')).toBe('plain-name.example:1 ✓ 東京');
+  });
+
+  test('plan text: hostile names print as their codes, never a line of their own', () => {
+    const before = manifestSet([{ source: 'before', object: daemonSet('a', { agent: HOSTILE }) }]);
+    const after = manifestSet([
+      { source: 'after', object: daemonSet('a', { agent: HOSTILE, image: 'x:2' }) },
+      { source: 'after', object: daemonSet('b', { agent: HOSTILE }) },
+    ]);
+    const text = planText([{ before: 'main', after: `pr\n${ESCAPES}`, report: planChange(before, after, inventory([{ name: 'n1' }])) }]);
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text.split('\n').filter((line) => line.startsWith('**Safe**'))).toEqual([]);
+  });
+
+  test('errors on stderr and coverage text carry no escape sequence', () => {
+    const root = dir({
+      'nodes.json': nodeList([node('n1')]),
+      'ds.yaml': yamlOf(daemonSet('a')),
+      [`bad${ESCAPES.replace(/\//g, '')}.yaml`]: 'kind: [',
+    });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', '.');
+    expect(r.code).toBe(2);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(r.stderr).toContain('\\x1b]0;pwned');
+  });
+});
+
+describe('markup: plan --markdown keeps its structure whatever the names (rendered with cmark-gfm)', () => {
+  const CMARK = spawnSync('cmark-gfm', ['--version']).status === 0;
+
+  /** A plan with a name used everywhere a name can appear: agent, DaemonSet, group, version, node, tree. */
+  function markdownFor(name: (base: string) => string): string {
+    const agent = name('agent');
+    const ds = (n: string, options: Parameters<typeof daemonSet>[1]) => {
+      const object = daemonSet(n, options) as any;
+      object.metadata.labels['app.kubernetes.io/version'] = name('1.0');
+      object.spec.template.metadata.labels['node-agents.cdk8s.io/rollout-group'] = name('canary');
+      return object;
+    };
+    const before = manifestSet([{ source: name('before.yaml'), object: ds('a', { agent }) }]);
+    const after = manifestSet([
+      { source: name('after.yaml'), object: ds('a', { agent, image: 'x:2' }) },
+      { source: name('after.yaml'), object: ds('b', { agent }) },
+    ]);
+    const nodes = inventory([{ name: name('node-1') }, { name: 'node-2' }]);
+    return planMarkdown([{ before: name('main'), after: name('pr'), report: planChange(before, after, nodes) }]);
+  }
+
+  function render(markdown: string): string {
+    const result = spawnSync('cmark-gfm', ['--unsafe', '-e', 'table', '-e', 'autolink', '-e', 'tagfilter', '-e', 'strikethrough'], { input: markdown, encoding: 'utf-8' });
+    expect(result.status).toBe(0);
+    return result.stdout;
+  }
+
+  /** The rendered HTML's tags in order: the comment's structure. */
+  function skeleton(html: string): string[] {
+    return html.match(/<\/?[a-zA-Z][a-zA-Z0-9]*|<!--/g) ?? [];
+  }
+
+  (CMARK ? test : test.skip)('hostile names render the same structure as plain ones, as literal text', () => {
+    const plain = render(markdownFor((base) => base));
+    const hostile = render(markdownFor((base) => `${base}${HOSTILE}`));
+    expect(skeleton(hostile)).toEqual(skeleton(plain));
+    expect(hostile).not.toContain('<!--');
+    expect(hostile).not.toContain('<img');
+    expect(hostile).not.toContain('href=');
+    // mentions and references are broken by a zero-width space: GitHub links neither
+    expect(hostile).not.toMatch(/@org/);
+    expect(hostile).not.toMatch(/#12/);
+    expect(hostile).not.toMatch(/GH-7/);
+    // the name is all there, as text (HTML-escaped by the renderer)
+    expect(hostile).toContain('**Safe**: no findings @\u200borg/team');
+  });
+
+  test('markdownEscape: punctuation escaped, newlines and controls as codes, mentions broken', () => {
+    expect(markdownEscape('a|b`c\nd')).toBe('a\\|b\\`c\\\\nd');
+    expect(markdownEscape('@team #1 gh-2')).toBe('\\@&#8203;team \\#&#8203;1 gh&#8203;\\-2');
+    expect(markdownEscape('node-1.example')).toBe('node\\-1\\.example');
+  });
+});
