@@ -149,3 +149,64 @@ describe('markup: plan --markdown keeps its structure whatever the names (render
     expect(markdownEscape('node-1.example')).toBe('node\\-1\\.example');
   });
 });
+
+const ROOT = path.join(__dirname, '..');
+const KEY = 'node-agents.cdk8s.io/rollout-wave';
+
+/** Runs a printed script in bash with kubectl replaced by a function printing its argv: what would run. */
+function runInBash(script: string, cwd: string): { status: number | null; calls: string[][] } {
+  const fake = 'kubectl() { printf \'%s\\0\' "$@"; printf \'\\1\'; }\ngrep() { return 0; }\n';
+  const r = spawnSync('bash', ['-s'], { input: fake + script, encoding: 'utf-8', cwd });
+  return { status: r.status, calls: r.stdout.split('\u0001').slice(0, -1).map((record) => record.split('\0').slice(0, -1)) };
+}
+
+describe('command: nothing from the inventory runs when label output is piped to sh', () => {
+  test('a GPU node\'s current wave label value cannot end the # comment of its relabel steps', () => {
+    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-cluster.json'), 'utf-8'));
+    const root = dir({});
+    const canary = path.join(root, 'pwned');
+    // every GPU node carries a hostile current value: whichever moves, its comment holds it
+    for (const item of inventory.items) {
+      if (item.metadata.name.startsWith('gpu-')) item.metadata.labels[KEY] = `old\ntouch ${canary}\n#`;
+    }
+    fs.writeFileSync(path.join(root, 'nodes.json'), JSON.stringify(inventory));
+    const r = run(ROOT, 'label', '--nodes', path.join(root, 'nodes.json'), '--wave', 'canary=0.3', '--diff',
+      '--manifests', 'test/fixtures/label/gpu-driver-waves.yaml');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('GPU driver nodes that change wave');
+    const { status, calls } = runInBash(r.stdout, root);
+    expect(status).toBe(0);
+    expect(fs.existsSync(canary)).toBe(false);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((argv) => argv[0] !== 'touch')).toBe(true);
+  });
+});
+
+describe('option: no node name reaches kubectl as an option', () => {
+  test.each([
+    ['--all'], ['--selector=kubernetes.io/os=linux'], ['-A'], ['__proto__'], ['Node-1'], ['a\nb'], ['x'.repeat(254)], [`n${ESCAPES}`],
+  ])('node named %j: refused where the inventory is read (exit 2, nothing on stdout, no raw bytes)', (name) => {
+    const root = dir({ 'nodes.json': nodeList([node('ok-1'), node(name)]), 'ds.yaml': yamlOf(daemonSet('a')) });
+    for (const argv of [
+      ['label', '--nodes', 'nodes.json', '--wave', 'canary=0.5'],
+      ['coverage', '--nodes', 'nodes.json', 'ds.yaml'],
+      ['plan', '--nodes', 'nodes.json', '--before', 'ds.yaml', '--after', 'ds.yaml'],
+    ]) {
+      const r = run(root, ...argv);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain('items[1]: node name');
+      expect(r.stderr).toContain('is not a valid Kubernetes node name');
+      expect(r.stderr).not.toContain('\n ');
+      // eslint-disable-next-line no-control-regex
+      expect(r.stderr.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    }
+  });
+
+  test('every kubectl line puts its options before "--" and the node after it', () => {
+    const r = run(ROOT, 'label', '--nodes', 'test/fixtures/label/gpu-cluster.json', '--wave', 'canary=0.3',
+      '--manifests', 'test/fixtures/label/gpu-driver-waves.yaml');
+    const lines = r.stdout.split('\n').filter((l) => /^kubectl (label|cordon|drain|uncordon)/.test(l));
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(line).toMatch(/^kubectl (label node|cordon|drain|uncordon)( --[a-z-]+(=\S+)?)* -- [a-z0-9.-]+( \S+)?$/);
+  });
+});

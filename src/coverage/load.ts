@@ -1,8 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { compare, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
+import { compare, isObject, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
 import { parseNodeList } from './nodes';
 import { NodeJson } from '../scheduling/types';
+import { terminalSafe } from '../util/output-escape';
 
 /** Extensions read when a directory is given (a cdk8s synth output directory holds `*.k8s.yaml`). */
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
@@ -37,7 +38,30 @@ export function loadNodeList(file: string, cwd: string): NodeJson[] {
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${(error as Error).message}); pass the output of \`kubectl get nodes -o json\``);
   }
+  checkNodeNames(value, file);
   return parseNodeList(value, file);
+}
+
+/** A node name as the API server takes it (ValidateNodeName: a DNS-1123 subdomain). */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Refuses node names no cluster can hold, before anything prints them: the names go into kubectl
+ * command lines (`--all` would be read as an option), comments and terminals. The message shows a
+ * short, escaped form of the name, never its raw bytes.
+ */
+function checkNodeNames(value: unknown, file: string): void {
+  if (!isObject(value) || !Array.isArray(value.items)) return; // parseNodeList says what is wrong
+  value.items.forEach((item: unknown, index: number) => {
+    const name = isObject(item) && isObject(item.metadata) ? item.metadata.name : undefined;
+    if (typeof name !== 'string' || name === '') return;
+    if (name.length > 253 || !NODE_NAME.test(name)) {
+      const shown = JSON.stringify(terminalSafe(name.length > 40 ? `${name.slice(0, 40)}…` : name));
+      throw new Error(`${file}: items[${index}]: node name ${shown} is not a valid Kubernetes node name (a DNS subdomain: `
+        + 'lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters); '
+        + 'the API server refuses such a node: fix or remove it in the inventory');
+    }
+  });
 }
 
 function listManifestFiles(dir: string): string[] {
