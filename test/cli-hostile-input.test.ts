@@ -162,14 +162,14 @@ function runInBash(script: string, cwd: string): { status: number | null; calls:
 
 describe('command: nothing from the inventory runs when label output is piped to sh', () => {
   test('a GPU node\'s current wave label value cannot end the # comment of its relabel steps', () => {
-    const inventory = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-cluster.json'), 'utf-8'));
+    const gpuCluster = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-cluster.json'), 'utf-8'));
     const root = dir({});
     const canary = path.join(root, 'pwned');
     // every GPU node carries a hostile current value: whichever moves, its comment holds it
-    for (const item of inventory.items) {
+    for (const item of gpuCluster.items) {
       if (item.metadata.name.startsWith('gpu-')) item.metadata.labels[KEY] = `old\ntouch ${canary}\n#`;
     }
-    fs.writeFileSync(path.join(root, 'nodes.json'), JSON.stringify(inventory));
+    fs.writeFileSync(path.join(root, 'nodes.json'), JSON.stringify(gpuCluster));
     const r = run(ROOT, 'label', '--nodes', path.join(root, 'nodes.json'), '--wave', 'canary=0.3', '--diff',
       '--manifests', 'test/fixtures/label/gpu-driver-waves.yaml');
     expect(r.code).toBe(0);

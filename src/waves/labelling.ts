@@ -226,15 +226,19 @@ export function labelChanges(assignment: WaveAssignment, current?: readonly Node
   excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
   const key = assignment.labelKey;
   const now = current === undefined ? undefined : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[key]]));
-  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
-  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !Object.prototype.hasOwnProperty.call(assignment.byNode, node.metadata.name))
+  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed. An own
+  // property check: a node named `constructor` is not in byNode by inheritance.
+  const assigned = (name: string) => Object.prototype.hasOwnProperty.call(assignment.byNode, name);
+  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !assigned(node.metadata.name))
     .map((node) => node.metadata.name);
   // The label arguments quoted once, not per node: the same few words on every line. Options come
   // first and `--` ends them: a node name is never read as an option (`--all`, `--selector=...`).
   const unlabel = shellWord(`${key}-`);
   const setLabel = new Map<string, string>();
   const labelFor = (wave: string) => setLabel.get(wave) ?? setLabel.set(wave, shellWord(`${key}=${wave}`)).get(wave)!;
-  const line = (name: string, args: string, options = '') => ({ node: name, command: `kubectl label node ${options}-- ${shellWord(name)} ${args}` });
+  const line = (name: string, args: string, options = '') => ({
+    node: name, command: `kubectl label node ${options}-- ${shellWord(name)} ${args}`,
+  });
   const commands: { node: string; command: string }[] = [];
   const entries: [string, string | undefined][] = [
     ...Object.entries(assignment.byNode), ...stale.map((name): [string, undefined] => [name, undefined]),
