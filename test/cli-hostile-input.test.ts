@@ -210,3 +210,56 @@ describe('option: no node name reaches kubectl as an option', () => {
     for (const line of lines) expect(line).toMatch(/^kubectl (label node|cordon|drain|uncordon)( --[a-z-]+(=\S+)?)* -- [a-z0-9.-]+( \S+)?$/);
   });
 });
+
+describe('special file: regular files only, a size limit, no content in errors', () => {
+  const DS = yamlOf(daemonSet('a'));
+
+  test.each([['/dev/zero'], ['/dev/urandom'], ['/dev/null']])('a symlink in the after-tree to %s is refused (exit 2), not read', (target) => {
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'before/ds.yaml': DS, 'after/ds.yaml': DS });
+    fs.symlinkSync(target, path.join(root, 'after', 'zz.yaml'));
+    const r = run(root, 'plan', '--nodes', 'nodes.json', '--before', 'before', '--after', 'after');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('after/zz.yaml: a symbolic link to something other than a regular file, not a regular file');
+  });
+
+  test('a FIFO in the tree, or given as --nodes, is refused at once (never waits for a writer)', () => {
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'tree/ds.yaml': DS });
+    const made = spawnSync('mkfifo', [path.join(root, 'tree', 'pipe.yaml'), path.join(root, 'fifo.json')]);
+    expect(made.status).toBe(0);
+    const tree = run(root, 'coverage', '--nodes', 'nodes.json', 'tree');
+    expect(tree).toMatchObject({ code: 2, stdout: '' });
+    expect(tree.stderr).toContain('tree/pipe.yaml: a named pipe (FIFO), not a regular file');
+    const given = run(root, 'coverage', '--nodes', 'nodes.json', 'tree/pipe.yaml');
+    expect(given.stderr).toContain('tree/pipe.yaml: a named pipe (FIFO), not a regular file');
+    const nodes = run(root, 'coverage', '--nodes', 'fifo.json', 'tree/ds.yaml');
+    expect(nodes.stderr).toContain('fifo.json: a named pipe (FIFO), not a regular file');
+  });
+
+  test('--nodes /etc/passwd, or any file that is not JSON: the error shows none of its content', () => {
+    const root = dir({ 'ds.yaml': DS, 'secret.json': 'root:x:0:0:root:/root:/bin/bash\n', 'secret.yaml': 'root:x:0:0:root:/root:/bin/bash\n  - [\n' });
+    const r = run(root, 'coverage', '--nodes', 'secret.json', 'ds.yaml');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('secret.json: not valid JSON');
+    expect(r.stderr).not.toContain('root');
+    const y = run(root, 'coverage', '--nodes', 'secret.json', 'secret.yaml');
+    expect(y.stderr).not.toContain('root:x');
+    const m = run(root, 'coverage', '--nodes', nodeListFile(root), 'secret.yaml');
+    expect(m.code).toBe(2);
+    expect(m.stderr).toContain('secret.yaml: ');
+    expect(m.stderr).not.toContain('root:x');
+  });
+
+  test('a file over the size limit is refused before it is read (a sparse file: nothing large is written)', () => {
+    const root = dir({ 'ds.yaml': DS });
+    fs.writeFileSync(path.join(root, 'huge.json'), '');
+    fs.truncateSync(path.join(root, 'huge.json'), 300 * 1024 * 1024);
+    const r = run(root, 'coverage', '--nodes', 'huge.json', 'ds.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('huge.json: 300 MiB, more than the 256 MiB read from one file');
+  });
+});
+
+function nodeListFile(root: string): string {
+  fs.writeFileSync(path.join(root, 'nodes.json'), nodeList([node('n1')]));
+  return 'nodes.json';
+}

@@ -9,21 +9,35 @@ import { terminalSafe } from '../util/output-escape';
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
 
 /**
+ * The most bytes read from one file, and from all the manifests of one tree: input beyond this is
+ * refused (exit 2) rather than read into memory. A synthesized tree of node agents is kilobytes;
+ * `kubectl get nodes -o json` of a very large cluster is some hundreds of megabytes.
+ */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
  * Reads manifest files and directories (recursively, in name order; hidden entries and node_modules skipped).
  * A file given by name is read whatever its extension.
  */
 export function loadManifests(paths: readonly string[], cwd: string): ManifestSet {
   const documents: ManifestDocument[] = [];
+  let total = 0;
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const stat = statOrThrow(absolute, given);
-    const files = stat.isDirectory() ? listManifestFiles(absolute) : [absolute];
+    const files = stat.isDirectory() ? listManifestFiles(absolute, cwd) : [absolute];
     if (stat.isDirectory() && files.length === 0) {
       throw new Error(`${given}: the directory holds no ${MANIFEST_EXTENSIONS.join('/')} files`);
     }
     for (const file of files) {
       const label = path.relative(cwd, file) || file;
-      documents.push(...parseManifestText(readOrThrow(file, label), label));
+      const text = readOrThrow(file, label);
+      total += text.length;
+      if (total > MAX_FILE_BYTES) {
+        throw new Error(`${given}: the manifests are more than ${MAX_FILE_BYTES / 1024 / 1024} MiB in all, the most read; pass the synthesized manifests of your node agents`);
+      }
+      // one by one: a spread of 200k documents would overflow the call stack
+      for (const document of parseManifestText(text, label)) documents.push(document);
     }
   }
   return manifestSet(documents);
@@ -36,7 +50,11 @@ export function loadNodeList(file: string, cwd: string): NodeJson[] {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: not valid JSON (${(error as Error).message}); pass the output of \`kubectl get nodes -o json\``);
+    // JSON.parse's message quotes the text around the error: the file's content stays out of the job log
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message)?.[1];
+    const where = position !== undefined ? ` (at character ${position})` : /end of JSON/.test(message) ? ' (it ends before the JSON does)' : '';
+    throw new Error(`${file}: not valid JSON${where}; pass the output of \`kubectl get nodes -o json\``);
   }
   checkNodeNames(value, file);
   return parseNodeList(value, file);
@@ -64,16 +82,35 @@ function checkNodeNames(value: unknown, file: string): void {
   });
 }
 
-function listManifestFiles(dir: string): string[] {
+/**
+ * The manifest files of a directory, recursively. Entries that are neither directories nor regular
+ * files (FIFOs, devices, sockets, symlinks to them) are refused: reading one would hang or never end.
+ * Symlinked directories are not followed (no loops).
+ */
+function listManifestFiles(dir: string, cwd: string): string[] {
   const result: string[] = [];
   const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => compare(a.name, b.name));
   for (const entry of entries) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) result.push(...listManifestFiles(full));
-    else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name))) result.push(full);
+    if (entry.isDirectory()) {
+      for (const file of listManifestFiles(full, cwd)) result.push(file);
+    } else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name))) {
+      const label = path.relative(cwd, full) || full;
+      if (!entry.isFile() && !(entry.isSymbolicLink() && statOrThrow(full, label).isFile())) {
+        throw new Error(`${label}: ${kindOf(entry)}, not a regular file; the manifests are read from regular files only`);
+      }
+      result.push(full);
+    }
   }
   return result;
+}
+
+function kindOf(entry: fs.Dirent | fs.Stats): string {
+  return entry.isSymbolicLink() ? 'a symbolic link to something other than a regular file'
+    : entry.isFIFO() ? 'a named pipe (FIFO)'
+      : entry.isCharacterDevice() || entry.isBlockDevice() ? 'a device'
+        : entry.isSocket() ? 'a socket' : entry.isDirectory() ? 'a directory' : 'a special file';
 }
 
 function statOrThrow(absolute: string, given: string): fs.Stats {
@@ -84,11 +121,37 @@ function statOrThrow(absolute: string, given: string): fs.Stats {
   }
 }
 
+/**
+ * Reads a regular file of at most MAX_FILE_BYTES. Opened without blocking (a FIFO would wait for a
+ * writer), then checked on the open descriptor: a device, FIFO or socket is refused, whatever link
+ * led to it. Errors name the file and what is wrong, never its content.
+ */
 function readOrThrow(absolute: string, given: string): string {
+  let fd: number;
   try {
-    return fs.readFileSync(absolute, 'utf-8');
+    fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (error) {
     throw new Error(`${given}: cannot read (${describeFsError(error)})`);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${given}: ${kindOf(stat)}, not a regular file; pass a regular file`);
+    if (stat.size > MAX_FILE_BYTES) {
+      throw new Error(`${given}: ${Math.ceil(stat.size / 1024 / 1024)} MiB, more than the ${MAX_FILE_BYTES / 1024 / 1024} MiB read from one file`);
+    }
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = fs.readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break; // the file shrank while being read
+      read += n;
+    }
+    return buffer.toString('utf-8', 0, read);
+  } catch (error) {
+    if (error instanceof Error && !('code' in error)) throw error;
+    throw new Error(`${given}: cannot read (${describeFsError(error)})`);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
