@@ -111,24 +111,96 @@ export interface ManifestSet {
   readonly otherKinds: Readonly<Record<string, number>>;
 }
 
-/** Parses one YAML (or JSON) text with any number of documents. `kind: List` documents are expanded. */
+/**
+ * YAML as the cluster reads it. kubectl and Argo CD parse manifests with go-yaml v2 (through
+ * sigs.k8s.io/yaml), which follows YAML 1.1: merge keys (`<<: *base`), `yes`/`no`/`on`/`off`/`y`/`n`
+ * booleans, `0755` octal. The `yaml` package's 1.1 schema reads the same, except timestamps and
+ * sexagesimal numbers (`1:30`), which go-yaml v2 leaves as strings when decoding to JSON: those
+ * two types are dropped so they stay strings here too.
+ */
+const YAML_OPTIONS = {
+  version: '1.1',
+  merge: true,
+  customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
+    : tag.tag !== 'tag:yaml.org,2002:timestamp' && (tag as { format?: string }).format !== 'TIME')),
+} as const;
+
+/** Aliases may add at most this many nodes beyond the document's own: amplification is refused, not expanded. */
+const ALIAS_EXPANSION_SLACK = 10_000;
+
+/**
+ * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text.
+ */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
-  const docs = YAML.parseAllDocuments(text);
+  const docs = YAML.parseAllDocuments(text, YAML_OPTIONS);
   for (const doc of Array.isArray(docs) ? docs : [docs]) {
     if (doc.errors.length > 0) {
-      throw new Error(`${source}: not valid YAML: ${doc.errors[0].message.split('\n')[0].replace(/:$/, '')}`);
+      const error = doc.errors[0];
+      const at = error.linePos?.[0];
+      throw new Error(`${source}: not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`);
     }
+    checkAliasExpansion(doc, source);
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
     } catch (error) {
-      throw new Error(`${source}: not valid YAML: ${(error as Error).message}`);
+      const why = error instanceof RangeError ? 'nested too deeply' : /alias/i.test((error as Error).message) ? 'an alias it cannot resolve, or too many' : 'cannot be read';
+      throw new Error(`${source}: not valid YAML (${why})`);
     }
     if (value === null || value === undefined) continue; // empty document (`---` at the end)
     collect(value, source, result);
   }
   return result;
+}
+
+/**
+ * Counts the nodes a document holds once its aliases are expanded (each anchored node's size,
+ * memoized) and refuses a document whose aliases more than double it: a small file must not
+ * expand into gigabytes (go-yaml refuses such "excessive aliasing" too).
+ */
+function checkAliasExpansion(doc: YAML.Document.Parsed, source: string): void {
+  if (!hasAlias(doc)) return;
+  const sizes = new Map<unknown, number>();
+  let own = 0;
+  const size = (node: unknown): number => {
+    if (YAML.isAlias(node)) return size(node.resolve(doc));
+    if (node === null || node === undefined || typeof node !== 'object') return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, 1); // a cycle counts once
+    let total = 1;
+    if (YAML.isMap(node) || YAML.isSeq(node)) {
+      for (const item of node.items as unknown[]) total += YAML.isPair(item) ? size(item.key) + size(item.value) : size(item);
+    }
+    sizes.set(node, total);
+    return total;
+  };
+  YAML.visit(doc, () => {
+    own++;
+  });
+  let expanded: number;
+  try {
+    expanded = size(doc.contents);
+  } catch (error) {
+    if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
+    throw error;
+  }
+  if (expanded > 2 * own + ALIAS_EXPANSION_SLACK) {
+    throw new Error(`${source}: not valid YAML (its aliases expand ${own} nodes to ${expanded}: refused as an alias amplification; write the values out)`);
+  }
+}
+
+function hasAlias(doc: YAML.Document.Parsed): boolean {
+  let found = false;
+  YAML.visit(doc, {
+    Alias: () => {
+      found = true;
+      return YAML.visit.BREAK;
+    },
+  });
+  return found;
 }
 
 function collect(value: unknown, source: string, into: ManifestDocument[]): void {
