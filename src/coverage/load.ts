@@ -129,6 +129,7 @@ function statOrThrow(absolute: string, given: string): fs.Stats {
 function readOrThrow(absolute: string, given: string): string {
   let fd: number;
   try {
+    // eslint-disable-next-line no-bitwise
     fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (error) {
     throw new Error(`${given}: cannot read (${describeFsError(error)})`);
