@@ -12,7 +12,7 @@ import * as path from 'path';
 import { daemonSet, inventory } from './util/plan';
 import { planMarkdown, planText } from '../src/cli/plan-command';
 import { runCli } from '../src/cli/run';
-import { manifestSet } from '../src/coverage/manifests';
+import { manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { planChange } from '../src/plan/plan';
 import { markdownEscape, terminalSafe } from '../src/util/output-escape';
 
@@ -51,6 +51,23 @@ function node(name: string, labels: Record<string, string> = {}, extra: Record<s
   };
 }
 
+/**
+ * A tree whose names (agent, DaemonSet id, group, version, source) are rewritten after reading: the
+ * reader now refuses such names in manifests, but plan's output must stay safe whatever it is given.
+ */
+function renamed(set: ManifestSet, name: (base: string) => string): ManifestSet {
+  return {
+    ...set,
+    daemonSets: set.daemonSets.map((d) => ({
+      ...d,
+      agent: name(d.agent),
+      source: name(d.source),
+      rolloutGroup: d.rolloutGroup === undefined ? undefined : name(d.rolloutGroup),
+      version: d.version === undefined ? undefined : name(d.version),
+    })),
+  };
+}
+
 function nodeList(nodes: unknown[]): string {
   return JSON.stringify({ kind: 'List', apiVersion: 'v1', items: nodes });
 }
@@ -71,11 +88,12 @@ describe('escape: no terminal control reaches the output', () => {
   });
 
   test('plan text: hostile names print as their codes, never a line of their own', () => {
-    const before = manifestSet([{ source: 'before', object: daemonSet('a', { agent: HOSTILE }) }]);
-    const after = manifestSet([
-      { source: 'after', object: daemonSet('a', { agent: HOSTILE, image: 'x:2' }) },
-      { source: 'after', object: daemonSet('b', { agent: HOSTILE }) },
-    ]);
+    const name = (base: string) => `${base}${HOSTILE}`;
+    const before = renamed(manifestSet([{ source: 'before', object: daemonSet('a', { agent: 'x' }) }]), name);
+    const after = renamed(manifestSet([
+      { source: 'after', object: daemonSet('a', { agent: 'x', image: 'x:2' }) },
+      { source: 'after', object: daemonSet('b', { agent: 'x' }) },
+    ]), name);
     const text = planText([{ before: 'main', after: `pr\n${ESCAPES}`, report: planChange(before, after, inventory([{ name: 'n1' }])) }]);
     // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
@@ -101,18 +119,18 @@ describe('markup: plan --markdown keeps its structure whatever the names (render
 
   /** A plan with a name used everywhere a name can appear: agent, DaemonSet, group, version, node, tree. */
   function markdownFor(name: (base: string) => string): string {
-    const agent = name('agent');
+    const agent = 'agent';
     const ds = (n: string, options: Parameters<typeof daemonSet>[1]) => {
       const object = daemonSet(n, options) as any;
-      object.metadata.labels['app.kubernetes.io/version'] = name('1.0');
-      object.spec.template.metadata.labels['node-agents.cdk8s.io/rollout-group'] = name('canary');
+      object.metadata.labels['app.kubernetes.io/version'] = '1.0';
+      object.spec.template.metadata.labels['node-agents.cdk8s.io/rollout-group'] = 'canary';
       return object;
     };
-    const before = manifestSet([{ source: name('before.yaml'), object: ds('a', { agent }) }]);
-    const after = manifestSet([
-      { source: name('after.yaml'), object: ds('a', { agent, image: 'x:2' }) },
-      { source: name('after.yaml'), object: ds('b', { agent }) },
-    ]);
+    const before = renamed(manifestSet([{ source: 'before.yaml', object: ds('a', { agent }) }]), name);
+    const after = renamed(manifestSet([
+      { source: 'after.yaml', object: ds('a', { agent, image: 'x:2' }) },
+      { source: 'after.yaml', object: ds('b', { agent }) },
+    ]), name);
     const nodes = inventory([{ name: name('node-1') }, { name: 'node-2' }]);
     return planMarkdown([{ before: name('main'), after: name('pr'), report: planChange(before, after, nodes) }]);
   }
@@ -263,3 +281,60 @@ function nodeListFile(root: string): string {
   fs.writeFileSync(path.join(root, 'nodes.json'), nodeList([node('n1')]));
   return 'nodes.json';
 }
+
+describe('nonsense values are errors (exit 2), as the API server\'s types refuse them, never "safe"', () => {
+  const strategy = (maxUnavailable: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: a, namespace: ops, labels: {app.kubernetes.io/name: a}}
+spec:
+  selector: {matchLabels: {app: a}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: ${maxUnavailable}}}
+  template:
+    metadata: {labels: {app: a}}
+    spec: {containers: [{name: a, image: "a:2"}]}
+`;
+  test.each([
+    ['.nan', 'maxUnavailable NaN is not an integer'],
+    ['-5', 'maxUnavailable -5 is negative'],
+    ['0.5', 'maxUnavailable 0.5 is not an integer'],
+    ['"5"', 'maxUnavailable "5" is neither an integer nor a percentage'],
+    ['yes', 'maxUnavailable true is neither an integer nor a percentage'],
+  ])('maxUnavailable: %s', (value, message) => {
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'before.yaml': yamlOf(daemonSet('a')), 'after.yaml': strategy(value) });
+    const r = run(root, 'plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'after.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain(message);
+  });
+
+  test.each([
+    ['minReadySeconds 1e300', { minReadySeconds: 1e300 }, {}, 'spec.minReadySeconds 1e+300 is not a whole number from 0 to 2147483647'],
+    ['minReadySeconds -1', { minReadySeconds: -1 }, {}, 'spec.minReadySeconds -1 is not a whole number'],
+    ['a nodeSelector value that is not a string', {}, { nodeSelector: { ssd: true } }, 'nodeSelector: the value of "ssd" is true, not a string'],
+    ['node affinity values given as a string', {}, {
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: 'gpu-large' }] }] } } },
+    }, 'matchExpressions[0]: values must be a list of strings'],
+    ['a toleration with a numeric value', {}, { tolerations: [{ key: 'k', operator: 'Equal', value: 5 }] }, 'tolerations[0].value: 5 is not a string'],
+  ])('%s', (_name, spec, podSpec, message) => {
+    const ds = daemonSet('a') as any;
+    Object.assign(ds.spec, spec);
+    Object.assign(ds.spec.template.spec, podSpec);
+    const root = dir({ 'nodes.json': nodeList([node('n1', { pool: 'gpu' })]), 'ds.yaml': yamlOf(ds) });
+    for (const argv of [['coverage', '--nodes', 'nodes.json', 'ds.yaml'], ['estimate', '--nodes', 'nodes.json', 'ds.yaml']]) {
+      const r = run(root, ...argv);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  test('a DaemonSet name or label the API server refuses is an error', () => {
+    const named = daemonSet('a') as any;
+    named.metadata.name = 'A_B';
+    const labelled = daemonSet('b', { agent: 'x y' });
+    for (const [object, message] of [[named, 'metadata.name "A_B" is not a DNS subdomain'], [labelled, 'is not a valid label value']] as const) {
+      const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': yamlOf(object) });
+      const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(message);
+    }
+  });
+});
