@@ -9,12 +9,15 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as fc from 'fast-check';
 import { daemonSet, inventory } from './util/plan';
 import { planMarkdown, planText } from '../src/cli/plan-command';
 import { runCli } from '../src/cli/run';
 import { manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { planChange } from '../src/plan/plan';
+import { tolerated, toleratesTaint } from '../src/scheduling/tolerations';
 import { markdownEscape, terminalSafe } from '../src/util/output-escape';
+import { parseQuantity } from '../src/util/quantity';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-hostile-'));
 afterAll(() => fs.rmSync(TMP, { recursive: true, force: true }));
@@ -336,5 +339,98 @@ spec:
       expect(r).toMatchObject({ code: 2, stdout: '' });
       expect(r.stderr).toContain(message);
     }
+  });
+});
+
+describe('size: work and output bounded by the input (jest\'s timeout bounds the time; figures in npm run bench)', () => {
+  const ds = (name: string, extra: (object: any) => void = () => undefined) => {
+    const object = daemonSet(name, { agent: 'one' }) as any;
+    extra(object);
+    return object;
+  };
+
+  test('1,000 DaemonSets of one agent: a clear error (exit 2), not 500,000 pairs', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ds(`a-${i}`));
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'before.yaml': yamlOf(ds('a-0')), 'after.yaml': yamlOf(...many) });
+    const r = run(root, 'plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'after.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('agent "one" has 1000 DaemonSets, more than the 100 the node tools check');
+  }, 30_000);
+
+  test('findings past 20 of a kind are counted, not printed (text and markdown); --json lists them all', () => {
+    const many = Array.from({ length: 30 }, (_, i) => ds(`a-${i}`));
+    const root = dir({ 'nodes.json': nodeList([node('n1'), node('n2')]), 'before.yaml': yamlOf(ds('a-0')), 'after.yaml': yamlOf(...many) });
+    const argv = ['plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'after.yaml'];
+    const json = JSON.parse(run(root, ...argv, '--json').stdout);
+    const twoPods = json.steps[0].findings.filter((f: { kind: string }) => f.kind === 'two-pods-per-node').length;
+    expect(twoPods).toBeGreaterThan(20);
+    const text = run(root, ...argv);
+    expect(text.code).toBe(1);
+    expect(text.stdout.split('\n').filter((l) => l.startsWith('! [two-pods-per-node'))).toHaveLength(20);
+    expect(text.stdout).toContain(`! … ${twoPods - 20} more error two-pods-per-nodes (all in --json)`);
+    const markdown = run(root, ...argv, '--markdown').stdout;
+    expect(markdown.split('\n').filter((l) => l.includes('**two\\-pods\\-per\\-node**'))).toHaveLength(20);
+  }, 30_000);
+
+  test('30,000 taints x 30,000 tolerations: indexed, not compared pairwise', () => {
+    const taints = Array.from({ length: 30_000 }, (_, i) => ({ key: `example.com/t-${i}`, value: `v${i}`, effect: 'NoSchedule' }));
+    const tolerations = Array.from({ length: 30_000 }, (_, i) => ({ key: `example.com/t-${i + 1}`, operator: 'Equal', value: `v${i + 1}`, effect: 'NoSchedule' }));
+    const root = dir({
+      'nodes.json': nodeList([node('n1', {}, { spec: { taints } }), node('n2')]),
+      'ds.yaml': yamlOf(ds('a', (o) => { o.spec.template.spec.tolerations = tolerations; })),
+    });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml', '--json');
+    expect(r.stderr).toBe('');
+    const agent = JSON.parse(r.stdout).agents[0];
+    // t-0 is the one taint no toleration matches
+    expect(agent.nodes.find((n: { node: string }) => n.node === 'n1').placements[0].reasons.join(' ')).toContain('example.com/t-0');
+  }, 30_000);
+
+  test("nodeSelectorTerms x nodes past the limit (5,000 x 20,000; the issue's 100,000 x 20,000 ran past 240 s): a clear error (exit 2)", () => {
+    const terms = Array.from({ length: 5_000 }, (_, i) => ({ matchExpressions: [{ key: 'pool', operator: 'In', values: [`p${i}`] }] }));
+    const root = dir({
+      'nodes.json': nodeList(Array.from({ length: 20_000 }, (_, i) => node(`n-${i}`))),
+      'ds.yaml': yamlOf(ds('a', (o) => { o.spec.template.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } }; })),
+    });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('requirement checks, more than the 5e+7 the node tools run');
+  }, 60_000);
+
+  test('alias amplification under the alias count limit: refused, not expanded', () => {
+    const base = `{${Array.from({ length: 2000 }, (_, i) => `k${i}: v`).join(', ')}}`;
+    const text = `kind: ConfigMap\nmetadata: {name: c}\nbase: &b ${base}\ndata:\n${Array.from({ length: 900 }, () => '  - *b').join('\n')}\n---\n${yamlOf(ds('a'))}`;
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': text });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('refused as an alias amplification');
+  }, 30_000);
+
+  test('200,000 documents in one file: read (no "Maximum call stack size exceeded")', () => {
+    const docs = Array.from({ length: 200_000 }, (_, i) => `{kind: ConfigMap, metadata: {name: c${i}}}`);
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': `${docs.join('\n---\n')}\n---\n${yamlOf(ds('a'))}` });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('also ConfigMap 200000');
+  }, 120_000);
+
+  test('a quantity of 30,000 digits is parsed at once (the regex no longer backtracks quadratically)', () => {
+    expect(parseQuantity(`${'1'.repeat(30_000)}x`)).toBeNaN();
+    expect(parseQuantity('1.5Gi')).toBe(1.5 * 2 ** 30);
+  }, 2_000);
+
+  test('the toleration index answers as ToleratesTaint over the list (fast-check)', () => {
+    const word = fc.constantFrom('', 'a', 'b');
+    const toleration = fc.record({
+      key: fc.option(word, { nil: undefined }),
+      operator: fc.option(fc.constantFrom('Exists', 'Equal', ''), { nil: undefined }),
+      value: fc.option(word, { nil: undefined }),
+      effect: fc.option(fc.constantFrom('', 'NoSchedule', 'NoExecute'), { nil: undefined }),
+    });
+    const taint = fc.record({ key: fc.constantFrom('a', 'b'), value: fc.option(word, { nil: undefined }), effect: fc.constantFrom('NoSchedule', 'NoExecute', 'PreferNoSchedule') });
+    fc.assert(fc.property(fc.array(toleration, { maxLength: 5 }), taint, (list, t) => {
+      expect(tolerated(list as any, t as any)).toBe(list.some((x) => toleratesTaint(x as any, t as any)));
+    }), { numRuns: 2000, seed: 26 });
   });
 });

@@ -1,6 +1,7 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
+import { capPerKind, checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
@@ -77,6 +78,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
+  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
 
   const report = analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
@@ -160,7 +162,9 @@ function coverageText(report: CoverageReport, manifests: ManifestSet, nodesFile:
     out += 'No problems: every node each agent targets is covered exactly once.\n';
   } else {
     out += `PROBLEMS (${report.problems.length})\n`;
-    out += report.problems.map((p) => `  [${p.kind}] ${t(p.message)}\n`).join('');
+    const { shown, hidden } = capPerKind(report.problems, (p) => p.kind);
+    out += shown.map((p) => `  [${p.kind}] ${t(p.message)}\n`).join('');
+    out += hidden.map(([kind, left]) => `  [${kind}] … ${left} more (all in --json)\n`).join('');
   }
   const notes = conditionNotes(report);
   if (notes.length > 0) out += `\nNOTES\n${notes.map((n) => `  ${t(n)}\n`).join('')}`;

@@ -2,6 +2,7 @@ import { flag, listValue, parse, requiredString, secondsValue, UsageError } from
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
+import { checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
@@ -83,6 +84,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
+  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
   const agentsWanted = listValue(parsed, 'agent');
   const known = [...new Set(manifests.daemonSets.map((d) => d.agent))].sort();
   const unknown = agentsWanted.filter((a) => !known.includes(a));

@@ -1,6 +1,7 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
+import { capPerKind, checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
@@ -102,6 +103,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
+  checkWorkLimits(loaded.map((set, i) => ({ name: trees[i], set })), nodes.length);
   if (loaded.every((set) => set.daemonSets.length === 0)) {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }
@@ -233,7 +235,9 @@ export function planText(steps: readonly PlanStep[]): string {
       out += '\nNo findings: safe to apply.\n';
     } else {
       out += `\nFINDINGS (${plural(errors, 'error')}, ${plural(warnings, 'warning')})\n`;
-      for (const finding of report.findings) out += findingLines(finding);
+      const { shown, hidden } = capPerKind(report.findings, (f) => `${f.severity} ${f.kind}`);
+      for (const finding of shown) out += findingLines(finding);
+      for (const [kind, count] of hidden) out += `${kind.startsWith('error') ? '!' : '~'} … ${plural(count, `more ${kind}`, `more ${kind}s`)} (all in --json)\n`;
     }
   }
   return out;
@@ -266,9 +270,11 @@ export function planMarkdown(steps: readonly PlanStep[]): string {
       const touched = agent.daemonSets.filter((d) => d.change !== 'unchanged').length;
       out += `| ${md(agent.agent)} | ${touched} of ${agent.daemonSets.length} | ${agent.replaced.length} | ${agent.moved.length} | ${agent.gained.length} | ${agent.lost.length} | ${agent.untouched} | ${md(timeText(agent))} |\n`;
     }
-    for (const finding of report.findings) {
+    const { shown, hidden } = capPerKind(report.findings, (f) => `${f.severity} ${f.kind}`);
+    for (const finding of shown) {
       out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${md(finding.kind)}** (${md(finding.cause)}): ${md(finding.message)}  \n  Fix: ${md(finding.fix)}\n`;
     }
+    for (const [kind, count] of hidden) out += `\n- … ${md(plural(count, `more ${kind}`, `more ${kind}s`))} \(all in \`--json\`\)\n`;
     for (const agent of report.agents.filter(changed)) {
       out += `\n<details><summary>${markdownHtmlEscape(`${agent.agent}: ${nodeSummary(agent)}`)}</summary>\n\n`;
       out += '| DaemonSet | group | change | version | nodes | replaced | pace |\n|---|---|---|---|---:|---:|---|\n';
