@@ -434,3 +434,19 @@ describe('size: work and output bounded by the input (jest\'s timeout bounds the
     }), { numRuns: 2000, seed: 26 });
   });
 });
+
+describe('the executable writes with backpressure', () => {
+  test('coverage --json to a pipe closed early (| head): exit quietly, the output a prefix of the whole', () => {
+    const nodes = Array.from({ length: 2000 }, (_, i) => node(`n-${i}`));
+    const root = dir({ 'nodes.json': nodeList(nodes), 'ds.yaml': yamlOf(daemonSet('a')) });
+    const main = `'${process.execPath}' -r '${require.resolve('ts-node/register/transpile-only')}' '${path.join(ROOT, 'src/cli/main.ts')}'`;
+    const env = { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') };
+    const whole = spawnSync('sh', ['-c', `${main} coverage --nodes nodes.json ds.yaml --json`], { cwd: root, env, encoding: 'utf-8', maxBuffer: 64 * 1024 * 1024 });
+    expect(whole.stderr).toBe('');
+    expect(whole.stdout.length).toBeGreaterThan(100_000);
+    const head = spawnSync('sh', ['-c', `${main} coverage --nodes nodes.json ds.yaml --json 2>err.txt | head -c 1000`],
+      { cwd: root, env, encoding: 'utf-8' });
+    expect(whole.stdout.startsWith(head.stdout.slice(0, 1000))).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'err.txt'), 'utf-8')).toBe('');
+  }, 60_000);
+});
