@@ -66,6 +66,9 @@ export function runCli(argv: readonly string[], given: CliIo): number {
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`node-agents ${error.command ?? command}: ${terminalSafe(error.message)}\nRun \`node-agents ${error.command ?? command} --help\` for usage.\n`);
+    } else if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError) {
+      // not an input error the CLI recognised: a defect, said as such (the fuzz tests look for this line)
+      io.stderr.write(`node-agents ${command}: internal error (${error.name}: ${terminalSafe(error.message)}); please report it with the input's shape\n`);
     } else {
       // Input errors (unreadable file, not JSON, not a NodeList, no DaemonSet) carry a complete message.
       io.stderr.write(`node-agents ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);

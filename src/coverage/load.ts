@@ -60,6 +60,37 @@ export function loadNodeList(file: string, cwd: string): NodeJson[] {
   return parseNodeList(value, file);
 }
 
+/**
+ * The fields of a Node the tools read, with the API's types: a field of another type is refused
+ * here (exit 2) rather than failing, or being misread, further on.
+ */
+function checkNodeShape(item: Record<string, any>, where: string): void {
+  const fail = (what: string) => {
+    throw new Error(`${where}: ${what}; pass the output of \`kubectl get nodes -o json\``);
+  };
+  const optionalObject = (value: unknown, what: string) => {
+    if (value !== undefined && value !== null && !isObject(value)) fail(`${what} must be an object`);
+  };
+  optionalObject(item.spec, 'spec');
+  optionalObject(item.status, 'status');
+  const spec = isObject(item.spec) ? item.spec : {};
+  if (spec.unschedulable !== undefined && spec.unschedulable !== null && typeof spec.unschedulable !== 'boolean') fail('spec.unschedulable must be true or false');
+  if (Array.isArray(spec.taints)) {
+    spec.taints.forEach((taint: unknown, i: number) => {
+      if (isObject(taint) && taint.value !== undefined && taint.value !== null && typeof taint.value !== 'string') fail(`spec.taints[${i}].value must be a string`);
+    });
+  }
+  const status = isObject(item.status) ? item.status : {};
+  if (status.conditions !== undefined && status.conditions !== null) {
+    if (!Array.isArray(status.conditions)) fail('status.conditions must be a list');
+    status.conditions.forEach((condition: unknown, i: number) => {
+      if (!isObject(condition) || typeof condition.type !== 'string' || typeof condition.status !== 'string') {
+        fail(`status.conditions[${i}] must have a type and a status (strings)`);
+      }
+    });
+  }
+}
+
 /** A node name as the API server takes it (ValidateNodeName: a DNS-1123 subdomain). */
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -79,6 +110,7 @@ function checkNodeNames(value: unknown, file: string): void {
         + 'lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters); '
         + 'the API server refuses such a node: fix or remove it in the inventory');
     }
+    checkNodeShape(item as Record<string, any>, `${file}: items[${index}] (node ${name})`);
   });
 }
 
