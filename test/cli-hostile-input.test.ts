@@ -149,6 +149,10 @@ describe('markup: plan --markdown keeps its structure whatever the names (render
     return html.match(/<\/?[a-zA-Z][a-zA-Z0-9]*|<!--/g) ?? [];
   }
 
+  test('cmark-gfm is installed where CI runs (Debian package cmark-gfm; .ci/run installs it)', () => {
+    if (process.env.CI !== undefined) expect(CMARK).toBe(true);
+  });
+
   (CMARK ? test : test.skip)('hostile names render the same structure as plain ones, as literal text', () => {
     const plain = render(markdownFor((base) => base));
     const hostile = render(markdownFor((base) => `${base}${HOSTILE}`));
