@@ -371,9 +371,10 @@ describe('size: work and output bounded by the input (jest\'s timeout bounds the
     const text = run(root, ...argv);
     expect(text.code).toBe(1);
     expect(text.stdout.split('\n').filter((l) => l.startsWith('! [two-pods-per-node'))).toHaveLength(20);
-    expect(text.stdout).toContain(`! … ${twoPods - 20} more error two-pods-per-nodes (all in --json)`);
+    expect(text.stdout).toContain(`! … ${twoPods - 20} more two-pods-per-node errors (all in --json)`);
     const markdown = run(root, ...argv, '--markdown').stdout;
     expect(markdown.split('\n').filter((l) => l.includes('**two\\-pods\\-per\\-node**'))).toHaveLength(20);
+    expect(markdown).toContain(`- … ${twoPods - 20} more two\\-pods\\-per\\-node errors (all in \`--json\`)`);
   }, 30_000);
 
   test('30,000 taints x 30,000 tolerations: indexed, not compared pairwise', () => {

@@ -235,9 +235,9 @@ export function planText(steps: readonly PlanStep[]): string {
       out += '\nNo findings: safe to apply.\n';
     } else {
       out += `\nFINDINGS (${plural(errors, 'error')}, ${plural(warnings, 'warning')})\n`;
-      const { shown, hidden } = capPerKind(report.findings, (f) => `${f.severity} ${f.kind}`);
+      const { shown, hidden } = capPerKind(report.findings, (f) => `${f.kind} ${f.severity}`);
       for (const finding of shown) out += findingLines(finding);
-      for (const [kind, count] of hidden) out += `${kind.startsWith('error') ? '!' : '~'} … ${plural(count, `more ${kind}`, `more ${kind}s`)} (all in --json)\n`;
+      for (const [kind, count] of hidden) out += `${kind.endsWith('error') ? '!' : '~'} … ${plural(count, `more ${kind}`, `more ${kind}s`)} (all in --json)\n`;
     }
   }
   return out;
@@ -270,11 +270,11 @@ export function planMarkdown(steps: readonly PlanStep[]): string {
       const touched = agent.daemonSets.filter((d) => d.change !== 'unchanged').length;
       out += `| ${md(agent.agent)} | ${touched} of ${agent.daemonSets.length} | ${agent.replaced.length} | ${agent.moved.length} | ${agent.gained.length} | ${agent.lost.length} | ${agent.untouched} | ${md(timeText(agent))} |\n`;
     }
-    const { shown, hidden } = capPerKind(report.findings, (f) => `${f.severity} ${f.kind}`);
+    const { shown, hidden } = capPerKind(report.findings, (f) => `${f.kind} ${f.severity}`);
     for (const finding of shown) {
       out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${md(finding.kind)}** (${md(finding.cause)}): ${md(finding.message)}  \n  Fix: ${md(finding.fix)}\n`;
     }
-    for (const [kind, count] of hidden) out += `\n- … ${md(plural(count, `more ${kind}`, `more ${kind}s`))} \(all in \`--json\`\)\n`;
+    for (const [kind, count] of hidden) out += `\n- … ${md(plural(count, `more ${kind}`, `more ${kind}s`))} (all in \`--json\`)\n`;
     for (const agent of report.agents.filter(changed)) {
       out += `\n<details><summary>${markdownHtmlEscape(`${agent.agent}: ${nodeSummary(agent)}`)}</summary>\n\n`;
       out += '| DaemonSet | group | change | version | nodes | replaced | pace |\n|---|---|---|---|---:|---:|---|\n';
