@@ -100,9 +100,10 @@ describe('manifests', () => {
   });
 
   test('the same DaemonSet twice is an error naming both files', () => {
-    const text = 'kind: DaemonSet\nmetadata: {name: a, namespace: n}\nspec: {template: {spec: {}}}';
+    // (not `namespace: n`: YAML 1.1, as kubectl reads it, makes that the boolean false)
+    const text = 'kind: DaemonSet\nmetadata: {name: a, namespace: ns}\nspec: {template: {spec: {}}}';
     expect(() => manifestSet([...parseManifestText(text, 'one.yaml'), ...parseManifestText(text, 'two.yaml')]))
-      .toThrow('two.yaml: DaemonSet n/a is defined twice (also in one.yaml)');
+      .toThrow('two.yaml: DaemonSet ns/a is defined twice (also in one.yaml)');
   });
 
   test('directories are read recursively in name order; a directory without manifests is an error', () => {
@@ -112,7 +113,7 @@ describe('manifests', () => {
     ]);
     expect(() => loadManifests(['src/cli'], ROOT)).toThrow('src/cli: the directory holds no .yaml/.yml/.json files');
     expect(() => loadManifests(['does/not/exist'], ROOT)).toThrow('does/not/exist: cannot read (no such file or directory)');
-    expect(() => loadManifests([`${FIXTURES}/invalid.yaml`], ROOT)).toThrow(`${FIXTURES}/invalid.yaml: not valid YAML:`);
+    expect(() => loadManifests([`${FIXTURES}/invalid.yaml`], ROOT)).toThrow(`${FIXTURES}/invalid.yaml: not valid YAML (BLOCK_AS_IMPLICIT_KEY at line 4, column 9)`);
   });
 });
 
@@ -139,7 +140,7 @@ describe('node lists', () => {
   test('unreadable and non-JSON files', () => {
     expect(() => loadNodeList('missing.json', ROOT)).toThrow('missing.json: cannot read (no such file or directory)');
     expect(() => loadNodeList(`${FIXTURES}/not-json.json`, ROOT)).toThrow(`${FIXTURES}/not-json.json: not valid JSON`);
-    expect(() => loadNodeList(FIXTURES, ROOT)).toThrow(`${FIXTURES}: cannot read (is a directory, expected a file)`);
+    expect(() => loadNodeList(FIXTURES, ROOT)).toThrow(`${FIXTURES}: a directory, not a regular file; pass a regular file`);
   });
 
   test('platforms: non-linux by kubernetes.io/os, virtual by Fargate or virtual-kubelet labels', () => {

@@ -99,7 +99,8 @@ describe('renderRunbookMarkdown', () => {
 
   test('validation: exec the given command, else readiness plus the install log', () => {
     const withExec = renderRunbookMarkdown({ ...BASE, validation: { containerName: 'nvidia-driver', command: ['nvidia-smi', '-L'] } });
-    expect(withExec).toContain('--field-selector "spec.nodeName=$NODE" -o name)" -c nvidia-driver -- nvidia-smi -L');
+    // a word starting with "-" is always quoted (shellWord): the shell passes -L all the same
+    expect(withExec).toContain('--field-selector "spec.nodeName=$NODE" -o name)" -c nvidia-driver -- nvidia-smi \'-L\'');
     expect(md).not.toContain('kubectl exec');
     expect(md).toContain('--all-containers --prefix --tail=50');
   });

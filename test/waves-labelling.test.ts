@@ -373,10 +373,10 @@ describe('labelCommands', () => {
 
   test('without current state: label every wave node, unlabel every fleet node, sorted by node', () => {
     expect(labelCommands(assignment)).toEqual([
-      `kubectl label node n-a ${KEY}=canary --overwrite`,
-      `kubectl label node n-b ${KEY}-`,
-      `kubectl label node n-c ${KEY}=wave-1 --overwrite`,
-      `kubectl label node n-d ${KEY}-`,
+      `kubectl label node --overwrite -- n-a ${KEY}=canary`,
+      `kubectl label node -- n-b ${KEY}-`,
+      `kubectl label node --overwrite -- n-c ${KEY}=wave-1`,
+      `kubectl label node -- n-d ${KEY}-`,
     ]);
   });
 
@@ -389,12 +389,12 @@ describe('labelCommands', () => {
       node('n-z', { [KEY]: 'canary' }), // not in the assignment: left alone
     ];
     expect(labelCommands(assignment, current)).toEqual([
-      `kubectl label node n-b ${KEY}-`,
-      `kubectl label node n-c ${KEY}=wave-1 --overwrite`,
+      `kubectl label node -- n-b ${KEY}-`,
+      `kubectl label node --overwrite -- n-c ${KEY}=wave-1`,
     ]);
     expect(labelCommands(assignment, [])).toEqual([
-      `kubectl label node n-a ${KEY}=canary --overwrite`,
-      `kubectl label node n-c ${KEY}=wave-1 --overwrite`,
+      `kubectl label node --overwrite -- n-a ${KEY}=canary`,
+      `kubectl label node --overwrite -- n-c ${KEY}=wave-1`,
     ]);
   });
 
@@ -446,7 +446,7 @@ describe('labelCommands: excluded nodes', () => {
     const result = assignWaves(cluster(3), { waves: [{ name: 'canary', fraction: 0.34 }] });
     const excluded = [node('win-1', { [KEY]: 'canary' }), node('win-2')];
     const commands = labelCommands(result, cluster(3), excluded);
-    expect(commands).toContain(`kubectl label node win-1 ${KEY}-`);
+    expect(commands).toContain(`kubectl label node -- win-1 ${KEY}-`);
     expect(commands.some((c) => c.includes('win-2'))).toBe(false);
   });
 });
@@ -454,20 +454,26 @@ describe('labelCommands: excluded nodes', () => {
 describe('gpuRelabelSteps', () => {
   test('cordon, drain, label, wait for the new driver pod, uncordon; every argument quoted', () => {
     expect(gpuRelabelSteps(KEY, "gpu's", 'canary', { namespace: 'gpu-driver', podSelector: 'app=d,g=canary' })).toEqual([
-      "kubectl cordon 'gpu'\\''s'",
-      "kubectl drain 'gpu'\\''s' --ignore-daemonsets --delete-emptydir-data --timeout=600s",
-      `kubectl label node 'gpu'\\''s' ${KEY}=canary --overwrite`,
-      "until kubectl get pods -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' -o name | grep -q .; do sleep 5; done",
-      "kubectl wait --for=condition=Ready pod -n gpu-driver -l app=d,g=canary --field-selector 'spec.nodeName=gpu'\\''s' --timeout=1500s",
-      "kubectl uncordon 'gpu'\\''s'",
+      "kubectl cordon -- 'gpu'\\''s'",
+      "kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- 'gpu'\\''s'",
+      `kubectl label node --overwrite -- 'gpu'\\''s' ${KEY}=canary`,
+      "until kubectl get pods --namespace=gpu-driver --selector=app=d,g=canary --field-selector='spec.nodeName=gpu'\\''s' -o name | grep -q .; do sleep 5; done",
+      "kubectl wait pod --for=condition=Ready --namespace=gpu-driver --selector=app=d,g=canary --field-selector='spec.nodeName=gpu'\\''s' --timeout=1500s",
+      "kubectl uncordon -- 'gpu'\\''s'",
     ]);
     // to the fleet: the label is removed; no DaemonSet known: no wait
     expect(gpuRelabelSteps(KEY, 'gpu-1', undefined)).toEqual([
-      'kubectl cordon gpu-1',
-      'kubectl drain gpu-1 --ignore-daemonsets --delete-emptydir-data --timeout=600s',
-      `kubectl label node gpu-1 ${KEY}-`,
-      'kubectl uncordon gpu-1',
+      'kubectl cordon -- gpu-1',
+      'kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- gpu-1',
+      `kubectl label node -- gpu-1 ${KEY}-`,
+      'kubectl uncordon -- gpu-1',
     ]);
+  });
+
+  test('a node name starting with "-" is quoted and after "--": kubectl never reads it as an option', () => {
+    for (const step of gpuRelabelSteps(KEY, '--selector=kubernetes.io/os=linux', 'canary')) {
+      expect(step).toMatch(/ -- '--selector=kubernetes\.io\/os=linux'( |$)/);
+    }
   });
 });
 

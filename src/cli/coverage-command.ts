@@ -1,12 +1,14 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
+import { capPerKind, checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
+import { terminalSafe as t } from '../util/output-escape';
 import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
 
 export const COVERAGE_HELP = `Usage: node-agents coverage --nodes NODES.json MANIFESTS... [flags]
@@ -77,6 +79,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
+  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
 
   const report = analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
@@ -133,22 +136,22 @@ function coverageText(report: CoverageReport, manifests: ManifestSet, nodesFile:
     [count((n) => n.ready === 'False' || n.ready === 'Unknown'), 'NotReady'],
     [count((n) => n.unschedulable), 'cordoned'],
   ].filter(([n]) => n as number > 0).map(([n, what]) => `${n} ${what}`);
-  const other = Object.entries(manifests.otherKinds).sort().map(([k, n]) => `${k} ${n}`).join(', ');
-  let out = `Nodes: ${nodes.length} from ${nodesFile}${facets.length > 0 ? ` (${facets.join(', ')})` : ''}\n`;
+  const other = Object.entries(manifests.otherKinds).sort().map(([k, n]) => `${t(k)} ${n}`).join(', ');
+  let out = `Nodes: ${nodes.length} from ${t(nodesFile)}${facets.length > 0 ? ` (${facets.join(', ')})` : ''}\n`;
   out += `Manifests: ${plural(report.daemonSets.length, 'DaemonSet')} in ${plural(report.agents.length, 'agent')}${other ? `; also ${other}` : ''}\n\n`;
 
   out += table(['AGENT', 'DAEMONSETS', 'COVERED', 'DUPLICATE', 'GAP', 'EXCLUDED', 'NOT SELECTED', 'NODE CONDITION'],
-    report.agents.map((a) => [a.agent, String(a.daemonSets.length), String(a.counts.covered), String(a.counts.duplicate), String(a.counts.gap),
+    report.agents.map((a) => [t(a.agent), String(a.daemonSets.length), String(a.counts.covered), String(a.counts.duplicate), String(a.counts.gap),
       String(a.counts.excluded), String(a.counts['not-selected']), String(a.counts['node-condition'])]));
   out += '\n';
   out += table(['DAEMONSET', 'AGENT', 'GROUP', 'NODES'],
-    report.daemonSets.map((d) => [d.info.id, d.info.agent, d.info.rolloutGroup ?? '-', String(d.covered.length)]));
+    report.daemonSets.map((d) => [t(d.info.id), t(d.info.agent), t(d.info.rolloutGroup ?? '-'), String(d.covered.length)]));
 
   if (nodes.length <= 100) {
     out += '\n';
-    out += table(['NODE', 'ZONE', 'STATE', ...report.agents.map((a) => a.agent)], nodes.map((node, i) => [
-      node.name, node.zone ?? '-', nodeState(node),
-      ...report.agents.map((a) => cell(a.nodes[i], report)),
+    out += table(['NODE', 'ZONE', 'STATE', ...report.agents.map((a) => t(a.agent))], nodes.map((node, i) => [
+      t(node.name), t(node.zone ?? '-'), nodeState(node),
+      ...report.agents.map((a) => t(cell(a.nodes[i], report))),
     ]));
     out += '  cell: the owning DaemonSet\'s rollout group (or "ok"), GAP, DUPLICATE, excluded, not-ready, "-" = not selected\n';
   } else {
@@ -160,10 +163,12 @@ function coverageText(report: CoverageReport, manifests: ManifestSet, nodesFile:
     out += 'No problems: every node each agent targets is covered exactly once.\n';
   } else {
     out += `PROBLEMS (${report.problems.length})\n`;
-    out += report.problems.map((p) => `  [${p.kind}] ${p.message}\n`).join('');
+    const { shown, hidden } = capPerKind(report.problems, (p) => p.kind);
+    out += shown.map((p) => `  [${p.kind}] ${t(p.message)}\n`).join('');
+    out += hidden.map(([kind, left]) => `  [${kind}] … ${left} more (all in --json)\n`).join('');
   }
   const notes = conditionNotes(report);
-  if (notes.length > 0) out += `\nNOTES\n${notes.map((n) => `  ${n}\n`).join('')}`;
+  if (notes.length > 0) out += `\nNOTES\n${notes.map((n) => `  ${t(n)}\n`).join('')}`;
   return out;
 }
 
@@ -210,14 +215,14 @@ function explainNode(report: CoverageReport, name: string): string {
   const index = report.nodes.findIndex((n) => n.name === name);
   const node = report.nodes[index];
   const placementsOf = placementExplainer(report);
-  let out = `Node ${node.name}: ${nodeState(node)}${node.zone ? `, zone ${node.zone}` : ''}\n`;
-  out += `  taints: ${node.taints.length === 0 ? 'none' : node.taints.map((t) => formatTaint(t) + (t.impliedBy ? ` (implied by ${t.impliedBy})` : '')).join(', ')}\n`;
+  let out = `Node ${t(node.name)}: ${nodeState(node)}${node.zone ? `, zone ${t(node.zone)}` : ''}\n`;
+  out += `  taints: ${node.taints.length === 0 ? 'none' : t(node.taints.map((taint) => formatTaint(taint) + (taint.impliedBy ? ` (implied by ${taint.impliedBy})` : '')).join(', '))}\n`;
   for (const agent of report.agents) {
     const entry = agent.nodes[index];
-    out += `\n${agent.agent}: ${entry.status}${entry.owners.length > 0 ? ` (${entry.owners.join(', ')})` : ''}\n`;
-    if (entry.why && entry.status !== 'not-selected') out += `  ${entry.why}\n`;
+    out += `\n${t(agent.agent)}: ${entry.status}${entry.owners.length > 0 ? ` (${t(entry.owners.join(', '))})` : ''}\n`;
+    if (entry.why && entry.status !== 'not-selected') out += `  ${t(entry.why)}\n`;
     for (const placement of placementsOf(agent.agent, index)) {
-      out += `  ${placement.daemonSet}: ${placement.blockers.map(describeBlocker).join('; ')}\n`;
+      out += `  ${t(placement.daemonSet)}: ${t(placement.blockers.map(describeBlocker).join('; '))}\n`;
     }
   }
   return out;
@@ -278,7 +283,7 @@ function coverageJson(report: CoverageReport, manifests: ManifestSet, nodeName?:
         controlPlane: n.controlPlane,
         // why a rollout cannot count on the node (NotReady, unreachable, cordoned, NoExecute taint); [] when it can
         rolloutHazards: n.rolloutHazards,
-        taints: n.taints.map((t) => ({ ...t })),
+        taints: n.taints.map((taint) => ({ ...taint })),
       };
     }),
   };

@@ -2,12 +2,14 @@ import { flag, listValue, parse, requiredString, secondsValue, UsageError } from
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
+import { checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
 import { gateAfter, renderedGates } from '../plan/gates';
+import { terminalSafe as t } from '../util/output-escape';
 
 /** Default split of the 30 s pod cycle when only some of its parts are given. */
 const DEFAULT_PARTS = { 'pull-seconds': 10, 'start-seconds': 5, 'ready-seconds': 10, 'termination-seconds': 5 } as const;
@@ -88,6 +90,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
+  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
   const agentsWanted = listValue(parsed, 'agent');
   const known = [...new Set(manifests.daemonSets.map((d) => d.agent))].sort();
   const unknown = agentsWanted.filter((a) => !known.includes(a));
@@ -125,18 +128,18 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     const manual = agent.manualWaves.length === 0 ? ''
       : automatic === 0 ? '' : `; plus ${plural(agent.manualWaves.length, 'wave')} with no automatic rollout`;
     const total = automatic === 0 && waves > 0 ? 'no automatic rollout' : `total ${formatDuration(agent.totalSeconds)}`;
-    out += `\n${agent.agent}: ${plural(agent.nodes, 'node')}, ${plural(waves, 'wave')} with pods, ${total}`
+    out += `\n${t(agent.agent)}: ${plural(agent.nodes, 'node')}, ${plural(waves, 'wave')} with pods, ${total}`
       + `${agent.bakes > 0 ? ` (${plural(agent.bakes, 'bake')} of ${formatDuration(agent.bakeSeconds)} included)` : ''}`
       + `${agent.gateSeconds > 0 ? ` (gate Jobs' bake of ${formatDuration(agent.gateSeconds)} included)` : ''}${manual}\n`;
     out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],
       agent.waves.map((w, i) => [
-        String(i + 1), w.daemonSet, w.rolloutGroup ?? '-', String(w.nodes), percent(round(w.blastRadiusPercent)),
+        String(i + 1), t(w.daemonSet), t(w.rolloutGroup ?? '-'), String(w.nodes), percent(round(w.blastRadiusPercent)),
         percent(round(w.cumulativePercent)), paceText(w.pace), w.pace.type === 'OnDelete' ? '-' : String(w.pace.batch),
         String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? 'manual' : formatDuration(w.seconds),
       ]), '  ');
     for (const w of agent.waves) {
-      if (w.problem !== undefined) out += `  ! ${w.daemonSet}: ${w.problem}\n`;
-      else if (w.note !== undefined) out += `  - ${w.daemonSet}: ${w.note}\n`;
+      if (w.problem !== undefined) out += `  ! ${t(w.daemonSet)}: ${t(w.problem)}\n`;
+      else if (w.note !== undefined) out += `  - ${t(w.daemonSet)}: ${t(w.note)}\n`;
     }
   }
   return out;

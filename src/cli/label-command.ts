@@ -1,6 +1,7 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
+import { checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
 import { analyzeCoverage } from '../coverage/analysis';
@@ -8,6 +9,7 @@ import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts, nodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
+import { terminalSafe } from '../util/output-escape';
 import {
   assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
 } from '../waves/labelling';
@@ -127,6 +129,7 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   }
   const manifestPaths = listValue(parsed, 'manifests');
   const manifests = manifestPaths.length === 0 ? undefined : loadManifests(manifestPaths, io.cwd);
+  if (manifests !== undefined) checkWorkLimits([{ name: manifestPaths.join(', '), set: manifests }], nodes.length);
 
   let assignment: WaveAssignment;
   try {
@@ -145,10 +148,10 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   const empty = emptyWaves(assignment, waves, nodes.length);
   const warnings = empty.map((e) => emptyWaveMessage(e, assignment, allNodes));
   if (flag(parsed, 'strict') && warnings.length > 0) {
-    io.stderr.write(warnings.map((w) => `node-agents label: error (--strict): ${w}\n`).join(''));
+    io.stderr.write(warnings.map((w) => `node-agents label: error (--strict): ${terminalSafe(w)}\n`).join(''));
     return 1;
   }
-  io.stderr.write(warnings.map((w) => `node-agents label: warning: ${w}\n`).join(''));
+  io.stderr.write(warnings.map((w) => `node-agents label: warning: ${terminalSafe(w)}\n`).join(''));
 
   const diff = flag(parsed, 'diff');
   const gpu = manifests === undefined ? undefined : gpuMoves(manifests, assignment, nodes, factsByName);
@@ -299,7 +302,7 @@ function gpuText(gpu: GpuPlan): string {
     + '# one node at a time; set -e stops at a failed step and leaves that node cordoned.\n'
     + 'set -e\n';
   for (const move of gpu.moves) {
-    out += `\n# ${commentText(move.node)}: ${move.from ?? FLEET_GROUP} -> ${move.to ?? FLEET_GROUP} (GPU driver ${commentText(move.driver)})\n`;
+    out += `\n# ${commentText(move.node)}: ${commentText(move.from ?? FLEET_GROUP)} -> ${commentText(move.to ?? FLEET_GROUP)} (GPU driver ${commentText(move.driver)})\n`;
     out += move.steps.map((step) => `${step}\n`).join('');
   }
   return out;
@@ -346,6 +349,5 @@ function commentList(names: readonly string[]): string {
 }
 
 function commentText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return terminalSafe(text);
 }

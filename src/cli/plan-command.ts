@@ -1,12 +1,14 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
+import { capPerKind, checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../estimate/estimate';
 import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport } from '../plan/plan';
+import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';
 
 export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TREE --after TREE [flags]
        node-agents plan --nodes NODES.json --stages TREE TREE... [flags]
@@ -116,6 +118,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
+  checkWorkLimits(loaded.map((set, i) => ({ name: trees[i], set })), nodes.length);
   if (loaded.every((set) => set.daemonSets.length === 0)) {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }
@@ -196,7 +199,8 @@ function timeText(agent: AgentPlan): string {
   return `expected ${formatDuration(agent.seconds)}${how}${gates}${manual}`;
 }
 
-function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names, 8), arrow = '->'): string[] {
+function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string = (names) => shortList(names.map(terminalSafe), 8), arrow = '->',
+  text: (s: string) => string = terminalSafe): string[] {
   const lines: string[] = [];
   const group = <T extends { node: string }>(items: readonly T[], key: (item: T) => string) => {
     const map = new Map<string, string[]>();
@@ -207,32 +211,37 @@ function nodeMoves(agent: AgentPlan, list: (names: readonly string[]) => string 
     }
     return [...map.entries()];
   };
-  for (const [key, names] of group(agent.moved, (m) => `${m.from} ${arrow} ${m.to}`)) lines.push(`moved ${key}: ${list(names)}`);
-  for (const [key, names] of group(agent.gained, (g) => g.to)) lines.push(`gain the agent (${key}): ${list(names)}`);
-  for (const [key, names] of group(agent.lost, (l) => l.from)) lines.push(`lose the agent (${key} no longer covers them): ${list(names)}`);
+  const markdown = text !== terminalSafe;
+  const word = (w: string) => (markdown ? w[0].toUpperCase() + w.slice(1) : w);
+  for (const [key, names] of group(agent.moved, (m) => `${m.from} ${arrow} ${m.to}`)) lines.push(`${word('moved')} ${text(key)}: ${list(names)}`);
+  for (const [key, names] of group(agent.gained, (g) => g.to)) lines.push(`${word('gain')} the agent (${text(key)}): ${list(names)}`);
+  for (const [key, names] of group(agent.lost, (l) => l.from)) lines.push(`${word('lose')} the agent (${text(key)} no longer covers them): ${list(names)}`);
   return lines;
 }
 
 function findingLines(finding: Finding): string {
   const mark = finding.severity === 'error' ? '!' : '~';
-  return `${mark} [${finding.kind}${finding.cause ? ` ${finding.cause}` : ''}] ${finding.message}\n    fix: ${finding.fix}\n`;
+  const t = terminalSafe;
+  return `${mark} [${t(finding.kind)}${finding.cause ? ` ${t(finding.cause)}` : ''}] ${t(finding.message)}\n    fix: ${t(finding.fix)}\n`;
 }
 
+/** The terminal text: every value from the input through terminalSafe (a name never writes a line of its own). */
 export function planText(steps: readonly PlanStep[]): string {
+  const t = terminalSafe;
   let out = '';
   for (const step of steps) {
     const report = step.report;
     if (out !== '') out += '\n';
-    out += `Plan: ${step.before} -> ${step.after} on ${plural(report.nodes, 'node')} (pod cycle ${formatDuration(report.podSeconds)} + each DaemonSet's minReadySeconds)\n`;
+    out += `Plan: ${t(step.before)} -> ${t(step.after)} on ${plural(report.nodes, 'node')} (pod cycle ${formatDuration(report.podSeconds)} + each DaemonSet's minReadySeconds)\n`;
     for (const agent of report.agents) {
-      out += `\n${agent.agent}: ${nodeSummary(agent)}; ${timeText(agent)}\n`;
+      out += `\n${t(agent.agent)}: ${nodeSummary(agent)}; ${t(timeText(agent))}\n`;
       if (!changed(agent)) continue;
       out += table(['DAEMONSET', 'GROUP', 'CHANGE', 'VERSION', 'NODES', 'REPLACED', 'PACE'], agent.daemonSets.map((d) => [
-        d.id, d.rolloutGroup ?? '-', changeText(d), versionText(d), d.nodesBefore === d.nodesAfter ? String(d.nodesAfter) : `${d.nodesBefore} -> ${d.nodesAfter}`,
+        t(d.id), t(d.rolloutGroup ?? '-'), changeText(d), t(versionText(d)), d.nodesBefore === d.nodesAfter ? String(d.nodesAfter) : `${d.nodesBefore} -> ${d.nodesAfter}`,
         String(d.replaced.length), d.rollout === undefined ? '-' : paceText(d.rollout.pace),
       ]), '  ');
       for (const d of agent.daemonSets.filter((x) => x.rollout !== undefined)) {
-        out += `  replaced by ${d.id}: ${shortList(d.replaced, 8)}\n  batches ${batchText(d)}\n`;
+        out += `  replaced by ${t(d.id)}: ${shortList(d.replaced.map(t), 8)}\n  batches ${t(batchText(d))}\n`;
       }
       for (const line of nodeMoves(agent)) out += `  ${line}\n`;
     }
@@ -242,46 +251,57 @@ export function planText(steps: readonly PlanStep[]): string {
       out += '\nNo findings: safe to apply.\n';
     } else {
       out += `\nFINDINGS (${plural(errors, 'error')}, ${plural(warnings, 'warning')})\n`;
-      for (const finding of report.findings) out += findingLines(finding);
+      const { shown, hidden } = capPerKind(report.findings, (f) => `${f.kind} ${f.severity}`);
+      for (const finding of shown) out += findingLines(finding);
+      for (const [kind, count] of hidden) out += `${kind.endsWith('error') ? '!' : '~'} … ${plural(count, `more ${kind}`, `more ${kind}s`)} (all in --json)\n`;
     }
   }
   return out;
 }
 
-/** Node names for a markdown cell or line, escaped so a name never breaks the table. */
+/** Node names for a markdown cell or line: each escaped (markdownCode), so a name never breaks the table. */
 function mdList(names: readonly string[], max = 20): string {
-  return shortList(names.map((n) => `\`${n.replace(/`/g, "'")}\``), max);
+  return names.length <= max ? names.map(markdownCode).join(', ')
+    : `${names.slice(0, max).map(markdownCode).join(', ')}, … ${names.length - max} more`;
 }
 
+/**
+ * The pull-request comment. Every value from the trees, the inventory or the command line goes
+ * through `markdownEscape` (or `markdownCode`): a name cannot end a code span, a table cell or a
+ * line, add HTML, or mention anyone; only this function's own markup structures the comment.
+ */
 export function planMarkdown(steps: readonly PlanStep[]): string {
+  const md = markdownEscape;
   let out = '';
   for (const step of steps) {
     const report = step.report;
     const errors = report.findings.filter((f) => f.severity === 'error');
     const warnings = report.findings.filter((f) => f.severity === 'warning');
     if (out !== '') out += '\n';
-    out += `### node-agents plan: \`${step.before}\` → \`${step.after}\`\n\n`;
+    out += `### node-agents plan: ${markdownCode(step.before)} → ${markdownCode(step.after)}\n\n`;
     out += errors.length === 0 ? `**Safe**: no findings on ${plural(report.nodes, 'node')}${warnings.length > 0 ? ` (${plural(warnings.length, 'warning')})` : ''}.\n\n`
       : `**${plural(errors.length, 'finding')}** on ${plural(report.nodes, 'node')}${warnings.length > 0 ? ` (and ${plural(warnings.length, 'warning')})` : ''}.\n\n`;
     out += '| agent | DaemonSets changed | replaced | moved | gain | lose | untouched | time |\n|---|---:|---:|---:|---:|---:|---:|---|\n';
     for (const agent of report.agents) {
       const touched = agent.daemonSets.filter((d) => d.change !== 'unchanged').length;
-      out += `| ${agent.agent} | ${touched} of ${agent.daemonSets.length} | ${agent.replaced.length} | ${agent.moved.length} | ${agent.gained.length} | ${agent.lost.length} | ${agent.untouched} | ${timeText(agent).replace(/\|/g, '/')} |\n`;
+      out += `| ${md(agent.agent)} | ${touched} of ${agent.daemonSets.length} | ${agent.replaced.length} | ${agent.moved.length} | ${agent.gained.length} | ${agent.lost.length} | ${agent.untouched} | ${md(timeText(agent))} |\n`;
     }
-    for (const finding of report.findings) {
-      out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${finding.kind}** (${finding.cause}): ${finding.message}  \n  Fix: ${finding.fix}\n`;
+    const { shown, hidden } = capPerKind(report.findings, (f) => `${f.kind} ${f.severity}`);
+    for (const finding of shown) {
+      out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${md(finding.kind)}** (${md(finding.cause)}): ${md(finding.message)}  \n  Fix: ${md(finding.fix)}\n`;
     }
+    for (const [kind, count] of hidden) out += `\n- … ${md(plural(count, `more ${kind}`, `more ${kind}s`))} (all in \`--json\`)\n`;
     for (const agent of report.agents.filter(changed)) {
-      out += `\n<details><summary>${agent.agent}: ${nodeSummary(agent)}</summary>\n\n`;
+      out += `\n<details><summary>${markdownHtmlEscape(`${agent.agent}: ${nodeSummary(agent)}`)}</summary>\n\n`;
       out += '| DaemonSet | group | change | version | nodes | replaced | pace |\n|---|---|---|---|---:|---:|---|\n';
       for (const d of agent.daemonSets) {
-        out += `| \`${d.id}\` | ${d.rolloutGroup ?? '-'} | ${changeText(d)} | ${versionText(d).replace('->', '→')} | ${d.nodesBefore === d.nodesAfter ? d.nodesAfter : `${d.nodesBefore} → ${d.nodesAfter}`} | ${d.replaced.length} | ${d.rollout === undefined ? '-' : paceText(d.rollout.pace)} |\n`;
+        out += `| ${markdownCode(d.id)} | ${md(d.rolloutGroup ?? '-')} | ${md(changeText(d))} | ${md(versionText(d).replace('->', '→'))} | ${d.nodesBefore === d.nodesAfter ? d.nodesAfter : `${d.nodesBefore} → ${d.nodesAfter}`} | ${d.replaced.length} | ${d.rollout === undefined ? '-' : md(paceText(d.rollout.pace))} |\n`;
       }
       out += '\n';
       for (const d of agent.daemonSets.filter((x) => x.rollout !== undefined)) {
-        out += `- Batches of \`${d.id}\`: ${batchText(d).slice(d.id.length + 2)}  \n  Replaced: ${mdList(d.replaced)}\n`;
+        out += `- Batches of ${markdownCode(d.id)}: ${md(batchText(d).slice(d.id.length + 2))}  \n  Replaced: ${mdList(d.replaced)}\n`;
       }
-      for (const line of nodeMoves(agent, (names) => mdList(names), '→')) out += `- ${line.replace(/^(moved|gain the agent|lose the agent)/, (w) => w[0].toUpperCase() + w.slice(1))}\n`;
+      for (const line of nodeMoves(agent, (names) => mdList(names), '→', md)) out += `- ${line}\n`;
       out += '\n</details>\n';
     }
   }

@@ -3,6 +3,7 @@ import { coverageCommand } from './coverage-command';
 import { estimateCommand } from './estimate-command';
 import { labelCommand } from './label-command';
 import { planCommand } from './plan-command';
+import { terminalSafe, terminalSafeLines } from '../util/output-escape';
 
 /** Where the CLI writes and which directory relative paths start from: process streams, or buffers in tests. */
 export interface CliIo {
@@ -41,7 +42,15 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => number> =
  * The whole CLI as a function: `argv` without node and the script (process.argv.slice(2)).
  * Returns the exit code: 0 ok, 1 problems found, 2 bad usage or input. Never throws.
  */
-export function runCli(argv: readonly string[], io: CliIo): number {
+export function runCli(argv: readonly string[], given: CliIo): number {
+  // Every byte the CLI writes passes here: escape sequences, bidi overrides and other controls from
+  // names in the input are written as their codes (the CLI's own newlines kept). Values are also
+  // escaped one by one where a newline of theirs could forge a line.
+  const io: CliIo = {
+    stdout: { write: (text: string) => given.stdout.write(terminalSafeLines(text)) },
+    stderr: { write: (text: string) => given.stderr.write(terminalSafeLines(text)) },
+    cwd: given.cwd,
+  };
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     (command === undefined ? io.stderr : io.stdout).write(MAIN_HELP);
@@ -49,17 +58,20 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   }
   const run = Object.prototype.hasOwnProperty.call(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run === undefined) {
-    io.stderr.write(`node-agents: unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(', ')} (node-agents --help)\n`);
+    io.stderr.write(`node-agents: unknown command "${terminalSafe(command)}"; the commands are ${Object.keys(COMMANDS).join(', ')} (node-agents --help)\n`);
     return 2;
   }
   try {
     return run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`node-agents ${error.command ?? command}: ${error.message}\nRun \`node-agents ${error.command ?? command} --help\` for usage.\n`);
+      io.stderr.write(`node-agents ${error.command ?? command}: ${terminalSafe(error.message)}\nRun \`node-agents ${error.command ?? command} --help\` for usage.\n`);
+    } else if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError) {
+      // not an input error the CLI recognised: a defect, said as such (the fuzz tests look for this line)
+      io.stderr.write(`node-agents ${command}: internal error (${error.name}: ${terminalSafe(error.message)}); please report it with the input's shape\n`);
     } else {
       // Input errors (unreadable file, not JSON, not a NodeList, no DaemonSet) carry a complete message.
-      io.stderr.write(`node-agents ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`node-agents ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
     }
     return 2;
   }

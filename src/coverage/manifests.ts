@@ -119,24 +119,96 @@ export interface ManifestSet {
   readonly otherKinds: Readonly<Record<string, number>>;
 }
 
-/** Parses one YAML (or JSON) text with any number of documents. `kind: List` documents are expanded. */
+/**
+ * YAML as the cluster reads it. kubectl and Argo CD parse manifests with go-yaml v2 (through
+ * sigs.k8s.io/yaml), which follows YAML 1.1: merge keys (`<<: *base`), `yes`/`no`/`on`/`off`/`y`/`n`
+ * booleans, `0755` octal. The `yaml` package's 1.1 schema reads the same, except timestamps and
+ * sexagesimal numbers (`1:30`), which go-yaml v2 leaves as strings when decoding to JSON: those
+ * two types are dropped so they stay strings here too.
+ */
+const YAML_OPTIONS = {
+  version: '1.1',
+  merge: true,
+  customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
+    : tag.tag !== 'tag:yaml.org,2002:timestamp' && (tag as { format?: string }).format !== 'TIME')),
+} as const;
+
+/** Aliases may add at most this many nodes beyond the document's own: amplification is refused, not expanded. */
+const ALIAS_EXPANSION_SLACK = 10_000;
+
+/**
+ * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text.
+ */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
-  const docs = YAML.parseAllDocuments(text);
+  const docs = YAML.parseAllDocuments(text, YAML_OPTIONS);
   for (const doc of Array.isArray(docs) ? docs : [docs]) {
     if (doc.errors.length > 0) {
-      throw new Error(`${source}: not valid YAML: ${doc.errors[0].message.split('\n')[0].replace(/:$/, '')}`);
+      const error = doc.errors[0];
+      const at = error.linePos?.[0];
+      throw new Error(`${source}: not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`);
     }
+    checkAliasExpansion(doc, source);
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
     } catch (error) {
-      throw new Error(`${source}: not valid YAML: ${(error as Error).message}`);
+      const why = error instanceof RangeError ? 'nested too deeply' : /alias/i.test((error as Error).message) ? 'an alias it cannot resolve, or too many' : 'cannot be read';
+      throw new Error(`${source}: not valid YAML (${why})`);
     }
     if (value === null || value === undefined) continue; // empty document (`---` at the end)
     collect(value, source, result);
   }
   return result;
+}
+
+/**
+ * Counts the nodes a document holds once its aliases are expanded (each anchored node's size,
+ * memoized) and refuses a document whose aliases more than double it: a small file must not
+ * expand into gigabytes (go-yaml refuses such "excessive aliasing" too).
+ */
+function checkAliasExpansion(doc: YAML.Document.Parsed, source: string): void {
+  if (!hasAlias(doc)) return;
+  const sizes = new Map<unknown, number>();
+  let own = 0;
+  const size = (node: unknown): number => {
+    if (YAML.isAlias(node)) return size(node.resolve(doc));
+    if (node === null || node === undefined || typeof node !== 'object') return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, 1); // a cycle counts once
+    let total = 1;
+    if (YAML.isMap(node) || YAML.isSeq(node)) {
+      for (const item of node.items as unknown[]) total += YAML.isPair(item) ? size(item.key) + size(item.value) : size(item);
+    }
+    sizes.set(node, total);
+    return total;
+  };
+  YAML.visit(doc, () => {
+    own++;
+  });
+  let expanded: number;
+  try {
+    expanded = size(doc.contents);
+  } catch (error) {
+    if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
+    throw error;
+  }
+  if (expanded > 2 * own + ALIAS_EXPANSION_SLACK) {
+    throw new Error(`${source}: not valid YAML (its aliases expand ${own} nodes to ${expanded}: refused as an alias amplification; write the values out)`);
+  }
+}
+
+function hasAlias(doc: YAML.Document.Parsed): boolean {
+  let found = false;
+  YAML.visit(doc, {
+    Alias: () => {
+      found = true;
+      return YAML.visit.BREAK;
+    },
+  });
+  return found;
 }
 
 function collect(value: unknown, source: string, into: ManifestDocument[]): void {
@@ -184,15 +256,22 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
   if (typeof name !== 'string' || name === '') {
     throw new Error(`${source}: a DaemonSet has no metadata.name`);
   }
+  // The API server's ValidateObjectMeta: a DaemonSet name is a DNS subdomain, a namespace a DNS label.
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    throw new Error(`${source}: a DaemonSet's metadata.name ${shown(name)} is not a DNS subdomain (lowercase letters, digits, "-" and "."); the API server refuses it`);
+  }
   const namespace = object.metadata?.namespace ?? 'default';
+  if (typeof namespace !== 'string' || namespace.length > 63 || !DNS_LABEL.test(namespace)) {
+    throw new Error(`${source}: DaemonSet ${name}: metadata.namespace ${shown(namespace)} is not a DNS label (at most 63 lowercase letters, digits and "-"); the API server refuses it`);
+  }
   const id = `${namespace}/${name}`;
   const where = `${source}: DaemonSet ${id}`;
   const spec = asObject(object.spec, `${where}: spec`);
   const template = asObject(spec.template, `${where}: spec.template`);
   const podSpec = asObject(template.spec, `${where}: spec.template.spec`);
   const templateMeta = isObject(template.metadata) ? template.metadata : {};
-  const podLabels = stringMap(templateMeta.labels, `${where}: spec.template.metadata.labels`);
-  const labels = stringMap(object.metadata?.labels, `${where}: metadata.labels`);
+  const podLabels = labelMap(templateMeta.labels, `${where}: spec.template.metadata.labels`);
+  const labels = labelMap(object.metadata?.labels, `${where}: metadata.labels`);
   const annotations = stringMap(object.metadata?.annotations, `${where}: metadata.annotations`);
   const podAntiAffinity = isObject(podSpec.affinity) && isObject(podSpec.affinity.podAntiAffinity)
     && Array.isArray(podSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution)
@@ -208,7 +287,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     if (!Array.isArray(required.nodeSelectorTerms)) {
       throw new Error(`${where}: requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms must be a list`);
     }
-    requiredTerms = required.nodeSelectorTerms as NodeSelectorTermJson[];
+    requiredTerms = required.nodeSelectorTerms.map((term: unknown, i: number) => nodeSelectorTerm(term, `${where}: nodeSelectorTerms[${i}]`));
   }
 
   const hostNetwork = podSpec.hostNetwork === true;
@@ -226,12 +305,12 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     nodeName: typeof podSpec.nodeName === 'string' && podSpec.nodeName !== '' ? podSpec.nodeName : undefined,
     nodeSelector: stringMap(podSpec.nodeSelector, `${where}: nodeSelector`),
     requiredTerms,
-    tolerations: Array.isArray(podSpec.tolerations) ? podSpec.tolerations as TolerationJson[] : [],
+    tolerations: tolerations(podSpec.tolerations, `${where}: tolerations`),
     hostNetwork,
     hostPorts: hostPorts(podSpec, hostNetwork),
     updateStrategy: updateStrategy(spec.updateStrategy, where),
-    minReadySeconds: typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0,
-    terminationGracePeriodSeconds: typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : undefined,
+    minReadySeconds: integer(spec.minReadySeconds, INT32_MAX, `${where}: spec.minReadySeconds`) ?? 0,
+    terminationGracePeriodSeconds: integer(podSpec.terminationGracePeriodSeconds, Number.MAX_SAFE_INTEGER, `${where}: terminationGracePeriodSeconds`),
     podLabels,
     instance: labels['app.kubernetes.io/instance'] ?? podLabels['app.kubernetes.io/instance'],
     version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
@@ -392,21 +471,130 @@ function updateStrategy(value: unknown, where: string): UpdateStrategy {
   const rolling = isObject(value.rollingUpdate) ? value.rollingUpdate : {};
   return {
     type,
-    maxUnavailable: intOrString(rolling.maxUnavailable),
-    maxSurge: intOrString(rolling.maxSurge),
+    maxUnavailable: intOrPercent(rolling.maxUnavailable, `${where}: updateStrategy.rollingUpdate.maxUnavailable`),
+    maxSurge: intOrPercent(rolling.maxSurge, `${where}: updateStrategy.rollingUpdate.maxSurge`),
   };
 }
 
-function intOrString(value: unknown): number | string | undefined {
-  return typeof value === 'number' || typeof value === 'string' ? value : undefined;
+const INT32_MAX = 2 ** 31 - 1;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A label value (IsValidLabelValue): empty, or at most 63 alphanumerics, "-", "_", "." starting and ending alphanumeric. */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+/** A qualified name (IsQualifiedName): an optional DNS subdomain prefix and "/", then a name like a label value. */
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** A value for an error message: JSON-quoted, cut short (the output escaper makes it printable). */
+function shown(value: unknown): string {
+  const text = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
+/**
+ * An IntOrString field as the API server decodes and validates it (intstr.IntOrString,
+ * ValidateNonnegativeIntOrPercent): an integer of 0 or more (int32: 0.5, 1e300 or NaN do not decode),
+ * or a percentage "N%". Anything else is refused here rather than modelled.
+ */
+function intOrPercent(value: unknown, what: string): number | string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value > INT32_MAX) throw new Error(`${what} ${shown(value)} is not an integer; give a whole number of pods or a percentage such as "10%"`);
+    if (value < 0) throw new Error(`${what} ${value} is negative; give 0 or more pods, or a percentage such as "10%"`);
+    return value;
+  }
+  if (typeof value === 'string' && /^[0-9]+%$/.test(value)) return value;
+  throw new Error(`${what} ${shown(value)} is neither an integer nor a percentage such as "10%"; the API server refuses it`);
+}
+
+/** An integer field of 0 up to `max` (int32 or int64 in the API); undefined when absent. */
+function integer(value: unknown, max: number, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+    throw new Error(`${what} ${shown(value)} is not a whole number from 0 to ${max}; the API server refuses it`);
+  }
+  return value;
+}
+
+/** A map[string]string field: every value a string (`on`, `yes` and numbers must be quoted: the API server refuses them). */
 function stringMap(value: unknown, what: string): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isObject(value)) throw new Error(`${what} must be a map of strings`);
   const result: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) result[key] = String(v);
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== 'string') {
+      throw new Error(`${what}: the value of ${shown(key)} is ${shown(v)}, not a string; quote it (YAML reads yes, on, true and numbers as other types)`);
+    }
+    result[key] = v;
+  }
   return result;
+}
+
+/** Labels: a string map whose keys are qualified names and values label values (ValidateLabels). */
+function labelMap(value: unknown, what: string): Record<string, string> {
+  const labels = stringMap(value, what);
+  for (const [key, v] of Object.entries(labels)) {
+    if (key.length > 316 || !QUALIFIED_NAME.test(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it`);
+    if (v.length > 63 || !LABEL_VALUE.test(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
+  }
+  return labels;
+}
+
+const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
+
+/**
+ * A required node affinity term, checked as ValidateNodeSelectorTerm does: each requirement has a
+ * string key, a known operator, and values that are a list of strings (a string would be matched as
+ * a substring), non-empty for In/NotIn, absent for Exists/DoesNotExist, one integer for Gt/Lt.
+ */
+function nodeSelectorTerm(term: unknown, where: string): NodeSelectorTermJson {
+  if (!isObject(term)) throw new Error(`${where} must be an object with matchExpressions or matchFields`);
+  for (const field of ['matchExpressions', 'matchFields'] as const) {
+    const list = term[field];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) throw new Error(`${where}.${field} must be a list`);
+    list.forEach((requirement: unknown, i: number) => {
+      const at = `${where}.${field}[${i}]`;
+      if (!isObject(requirement) || typeof requirement.key !== 'string' || requirement.key === '') throw new Error(`${at}: needs a key`);
+      if (!SELECTOR_OPERATORS.includes(requirement.operator)) {
+        throw new Error(`${at}: operator ${shown(requirement.operator)} is not one of ${SELECTOR_OPERATORS.join(', ')}`);
+      }
+      const values = requirement.values;
+      if (values !== undefined && values !== null && (!Array.isArray(values) || values.some((v: unknown) => typeof v !== 'string'))) {
+        throw new Error(`${at}: values must be a list of strings (a single string is not a list); the API server refuses it`);
+      }
+      const count = Array.isArray(values) ? values.length : 0;
+      const op = requirement.operator as string;
+      if ((op === 'In' || op === 'NotIn') && count === 0) throw new Error(`${at}: operator ${op} needs at least one value`);
+      if ((op === 'Exists' || op === 'DoesNotExist') && count > 0) throw new Error(`${at}: operator ${op} takes no values`);
+      // one value only: a value that is not an integer passes validation and matches no node (the scheduler's parse fails)
+      if ((op === 'Gt' || op === 'Lt') && count !== 1) throw new Error(`${at}: operator ${op} takes exactly one value`);
+    });
+  }
+  return term as NodeSelectorTermJson;
+}
+
+const TOLERATION_OPERATORS = ['Exists', 'Equal', ''];
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute', ''];
+
+/** Tolerations checked as ValidateTolerations does (string fields, known operator and effect, integer seconds). */
+function tolerations(value: unknown, where: string): TolerationJson[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new Error(`${where} must be a list`);
+  value.forEach((t: unknown, i: number) => {
+    const at = `${where}[${i}]`;
+    if (!isObject(t)) throw new Error(`${at} must be an object`);
+    for (const field of ['key', 'operator', 'value', 'effect']) {
+      if (t[field] !== undefined && t[field] !== null && typeof t[field] !== 'string') throw new Error(`${at}.${field}: ${shown(t[field])} is not a string`);
+    }
+    if (!TOLERATION_OPERATORS.includes(t.operator ?? '')) throw new Error(`${at}.operator: ${shown(t.operator)} is not Exists or Equal`);
+    if (!TAINT_EFFECTS.includes(t.effect ?? '')) throw new Error(`${at}.effect: ${shown(t.effect)} is not NoSchedule, PreferNoSchedule or NoExecute`);
+    if (t.operator === 'Exists' && t.value !== undefined && t.value !== null && t.value !== '') throw new Error(`${at}: operator Exists takes no value`);
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null) {
+      if (typeof t.tolerationSeconds !== 'number' || !Number.isInteger(t.tolerationSeconds)) throw new Error(`${at}.tolerationSeconds: ${shown(t.tolerationSeconds)} is not an integer`);
+      if (t.effect !== 'NoExecute') throw new Error(`${at}.tolerationSeconds: only for effect NoExecute`);
+    }
+  });
+  return value as TolerationJson[];
 }
 
 function asObject(value: unknown, what: string): Record<string, unknown> {

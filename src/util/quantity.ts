@@ -21,7 +21,11 @@ const SUFFIXES: Record<string, number> = {
   'Ei': 2 ** 60,
 };
 
-const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?)$/;
+/**
+ * The number part has one way to match any text (`\d+(\.\d*)?` rather than `\d+\.?\d*`, which can
+ * split a run of digits n ways and so took quadratic time to fail on a long one).
+ */
+const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?)$/;
 
 export function parseQuantity(text: string): number {
   const match = QUANTITY.exec(text.trim());

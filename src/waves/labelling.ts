@@ -3,7 +3,7 @@ import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition'
 import { checkLabelKey } from '../agent/checks';
 import { factsOf } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
-import { shellLine, shellWord } from '../util/shell';
+import { shellWord } from '../util/shell';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.
@@ -234,14 +234,19 @@ export function labelChanges(assignment: WaveAssignment, current?: readonly Node
   excluded: readonly NodeJson[] = []): { node: string; command: string }[] {
   const key = assignment.labelKey;
   const now = current === undefined ? undefined : new Map(current.map((node) => [node.metadata.name, node.metadata.labels?.[key]]));
-  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed.
-  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !(node.metadata.name in assignment.byNode))
+  // Excluded nodes (Windows, virtual) still carrying a wave label: a stale label, removed. An own
+  // property check: a node named `constructor` is not in byNode by inheritance.
+  const assigned = (name: string) => Object.prototype.hasOwnProperty.call(assignment.byNode, name);
+  const stale = excluded.filter((node) => node.metadata.labels?.[key] !== undefined && !assigned(node.metadata.name))
     .map((node) => node.metadata.name);
-  // The label arguments quoted once, not per node: the same few words on every line.
+  // The label arguments quoted once, not per node: the same few words on every line. Options come
+  // first and `--` ends them: a node name is never read as an option (`--all`, `--selector=...`).
   const unlabel = shellWord(`${key}-`);
   const setLabel = new Map<string, string>();
-  const labelFor = (wave: string) => setLabel.get(wave) ?? setLabel.set(wave, `${shellWord(`${key}=${wave}`)} --overwrite`).get(wave)!;
-  const line = (name: string, args: string) => ({ node: name, command: `kubectl label node ${shellWord(name)} ${args}` });
+  const labelFor = (wave: string) => setLabel.get(wave) ?? setLabel.set(wave, shellWord(`${key}=${wave}`)).get(wave)!;
+  const line = (name: string, args: string, options = '') => ({
+    node: name, command: `kubectl label node ${options}-- ${shellWord(name)} ${args}`,
+  });
   const commands: { node: string; command: string }[] = [];
   const entries: [string, string | undefined][] = [
     ...Object.entries(assignment.byNode), ...stale.map((name): [string, undefined] => [name, undefined]),
@@ -254,7 +259,7 @@ export function labelChanges(assignment: WaveAssignment, current?: readonly Node
     }
     const present = now?.get(name);
     if (wave !== undefined) {
-      if (now === undefined || present !== wave) commands.push(line(name, labelFor(wave)));
+      if (now === undefined || present !== wave) commands.push(line(name, labelFor(wave), '--overwrite '));
     } else if (now === undefined || present !== undefined) {
       commands.push(line(name, unlabel));
     }
@@ -279,20 +284,23 @@ export const DRIVER_READY_TIMEOUT_SECONDS = 25 * 60;
  * new driver pod to be Ready, uncordon. A failed step leaves the node cordoned.
  */
 export function gpuRelabelSteps(labelKey: string, node: string, wave: string | undefined, target?: DriverTarget): string[] {
+  // options first, then `--`, then the node: a name is never read as an option by kubectl
+  const name = shellWord(node);
   const steps = [
-    shellLine(['kubectl', 'cordon', node]),
-    shellLine(['kubectl', 'drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=600s']),
+    `kubectl cordon -- ${name}`,
+    `kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- ${name}`,
     wave === undefined
-      ? shellLine(['kubectl', 'label', 'node', node, `${labelKey}-`])
-      : shellLine(['kubectl', 'label', 'node', node, `${labelKey}=${wave}`, '--overwrite']),
+      ? `kubectl label node -- ${name} ${shellWord(`${labelKey}-`)}`
+      : `kubectl label node --overwrite -- ${name} ${shellWord(`${labelKey}=${wave}`)}`,
   ];
   if (target !== undefined) {
-    const pods = ['-n', target.namespace, '-l', target.podSelector, '--field-selector', `spec.nodeName=${node}`];
+    // every value as an option's `=` value: none can become an option of its own
+    const pods = `--namespace=${shellWord(target.namespace)} --selector=${shellWord(target.podSelector)} --field-selector=${shellWord(`spec.nodeName=${node}`)}`;
     // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
-    steps.push(`until ${shellLine(['kubectl', 'get', 'pods', ...pods, '-o', 'name'])} | grep -q .; do sleep 5; done`);
-    steps.push(shellLine(['kubectl', 'wait', '--for=condition=Ready', 'pod', ...pods, `--timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`]));
+    steps.push(`until kubectl get pods ${pods} -o name | grep -q .; do sleep 5; done`);
+    steps.push(`kubectl wait pod --for=condition=Ready ${pods} --timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`);
   }
-  steps.push(shellLine(['kubectl', 'uncordon', node]));
+  steps.push(`kubectl uncordon -- ${name}`);
   return steps;
 }
 

@@ -1,0 +1,101 @@
+/**
+ * The CLI on large and hostile input (a benchmark that prints figures, not a test):
+ * - peak RSS of `coverage --json` on 130k nodes with its output to a pipe (read slowly) and to a
+ *   file, side by side (goal: piped ≤ 1.2× file: the writer waits for the pipe);
+ * - for the cases that were quadratic, the time at n and at 10n side by side (goal: ratio ≤ 12).
+ * Inputs are generated here, in a temporary directory.
+ *
+ *   npx ts-node --project test/tsconfig.json bench/cli-input.bench.ts
+ *   BENCH_NODES=20000 ... (a smaller inventory for the RSS figures)
+ *   BENCH_MAIN=path/to/other-main.ts ... (the executable to measure, e.g. an older one to compare)
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { performance } from 'perf_hooks';
+import * as YAML from 'yaml';
+import { syntheticNodes, twelveDaemonSetObjects } from './synthetic';
+import { parseManifestText } from '../src/coverage/manifests';
+import { untoleratedTaints } from '../src/scheduling/tolerations';
+import { TaintJson, TolerationJson } from '../src/scheduling/types';
+import { parseQuantity } from '../src/util/quantity';
+
+const ROOT = path.join(__dirname, '..');
+
+/** Runs `coverage --json` in a child node whose peak RSS (MiB) is written to stderr at exit. */
+function coverageRss(dir: string, redirect: string): number {
+  const preload = path.join(dir, 'rss.js');
+  fs.writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, 'RSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+  const node = [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), '-r', preload, path.join(ROOT, process.env.BENCH_MAIN ?? 'src/cli/main.ts')]
+    .map((w) => `'${w}'`).join(' ');
+  const command = `${node} coverage --nodes '${dir}/nodes.json' '${dir}/agents.yaml' --json ${redirect}`;
+  const r = spawnSync('sh', ['-c', command], { encoding: 'utf-8', cwd: ROOT, maxBuffer: 1024 * 1024 });
+  const match = /RSS (\d+)/.exec(r.stderr);
+  if (match === null) throw new Error(`coverage failed: ${r.stderr.slice(0, 500)}`);
+  return Number(match[1]) / 1024;
+}
+
+function time(run: () => unknown): number {
+  run(); // warm-up
+  const start = performance.now();
+  run();
+  return performance.now() - start;
+}
+
+function side(label: string, n: number, atN: number, at10n: number): void {
+  console.log(`${label.padEnd(44)} n=${String(n).padEnd(7)} ${atN.toFixed(1).padStart(9)} ms   10n ${at10n.toFixed(1).padStart(9)} ms   ratio ${(at10n / Math.max(atN, 0.01)).toFixed(1)}`);
+}
+
+function main(): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-input-'));
+  try {
+    const count = Number(process.env.BENCH_NODES ?? 130_000);
+    fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: syntheticNodes(count) }));
+    fs.writeFileSync(path.join(dir, 'agents.yaml'), twelveDaemonSetObjects().map((o) => YAML.stringify(o)).join('---\n'));
+    const file = coverageRss(dir, `> '${dir}/out.json'`);
+    const piped = coverageRss(dir, '| (sleep 2; cat > /dev/null)');
+    console.log(`coverage --json on ${count} nodes, peak RSS: to a file ${file.toFixed(0)} MiB, to a slow pipe ${piped.toFixed(0)} MiB, `
+      + `ratio ${(piped / file).toFixed(2)} (goal ≤ 1.2)`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  console.log('\nonce quadratic: time at n and 10n (goal: ratio ≤ 12)');
+  for (const n of [3_000]) {
+    side('quantity regex, n digits then "x"', n, time(() => parseQuantity(`${'1'.repeat(n)}x`)), time(() => parseQuantity(`${'1'.repeat(10 * n)}x`)));
+  }
+  const taintsAndTolerations = (n: number): [TolerationJson[], TaintJson[]] => [
+    Array.from({ length: n }, (_, i) => ({ key: `k-${i + 1}`, operator: 'Equal', value: `v${i + 1}`, effect: 'NoSchedule' })),
+    Array.from({ length: n }, (_, i) => ({ key: `k-${i}`, value: `v${i}`, effect: 'NoSchedule' })),
+  ];
+  {
+    const n = 30_000;
+    const [tolerationsN, taintsN] = taintsAndTolerations(n);
+    const [tolerations10n, taints10n] = taintsAndTolerations(10 * n);
+    side('n taints x n tolerations', n, time(() => untoleratedTaints([...tolerationsN], taintsN)),
+      time(() => untoleratedTaints([...tolerations10n], taints10n)));
+  }
+  {
+    const n = 20_000;
+    const docs = (k: number) => Array.from({ length: k }, (_, i) => `{kind: ConfigMap, metadata: {name: c${i}}}`).join('\n---\n');
+    const small = docs(n);
+    const large = docs(10 * n);
+    side('n documents in one file', n, time(() => parseManifestText(small, 'b.yaml')), time(() => parseManifestText(large, 'b.yaml')));
+  }
+  {
+    // alias amplification is refused after counting the anchored nodes once each
+    const n = 1_000;
+    const text = (k: number) => `kind: X\nbase: &b {${Array.from({ length: k }, (_, i) => `k${i}: v`).join(', ')}}\nl:\n${Array.from({ length: 900 }, () => '  - *b').join('\n')}\n`;
+    const refuse = (t: string) => () => {
+      try {
+        parseManifestText(t, 'a.yaml');
+      } catch {
+        // refused: what is timed
+      }
+    };
+    side('alias of n nodes x 900 (refused)', n, time(refuse(text(n))), time(refuse(text(10 * n))));
+  }
+}
+
+main();
