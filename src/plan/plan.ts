@@ -83,8 +83,8 @@ export interface AgentPlan {
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'held-wave-restart' | 'missing-reference';
-export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'held-wave-restart', 'missing-reference'];
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'held-wave-restart' | 'missing-reference' | 'preemption';
+export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'held-wave-restart', 'missing-reference', 'preemption'];
 
 export interface Finding {
   readonly kind: FindingKind;
