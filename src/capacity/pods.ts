@@ -25,6 +25,9 @@ export interface PodRecord {
   readonly object?: Record<string, any>;
 }
 
+/** Shared by the pods that bind no host port (most of them): one array, not millions. */
+const NO_PORTS: readonly HostPort[] = Object.freeze([]);
+
 /** One pod object into a record; undefined when it is not a Pod with a name. */
 export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false): PodRecord | undefined {
   if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Pod')) return undefined;
@@ -47,7 +50,7 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     deleting: typeof meta.deletionTimestamp === 'string',
     priority: typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
     requests: podRequests(spec),
-    hostPorts: hostPorts(spec, spec.hostNetwork === true),
+    hostPorts: portsOf(spec),
     owner,
     startTime: typeof status.startTime === 'string' ? status.startTime : typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     object: keepObject(owner) ? item : undefined,
@@ -93,4 +96,9 @@ export function parsePodList(value: unknown, source: string, into = new PodIndex
     into.add(pod);
   });
   return into;
+}
+
+function portsOf(spec: Record<string, unknown>): readonly HostPort[] {
+  const ports = hostPorts(spec, spec.hostNetwork === true);
+  return ports.length === 0 ? NO_PORTS : ports;
 }

@@ -68,7 +68,7 @@ const FIX: Record<DoctorCause, string> = {
   'crash-loop': 'read the crashed container\'s log (kubectl logs --previous) and fix the configuration, or roll back',
   'config-error': 'create the missing Secret or ConfigMap (or key) in the pod\'s namespace, or fix the reference in the pod template',
   'not-ready': 'the readiness probe fails: check the probe\'s port and path and the agent\'s log',
-  'node-not-ready': 'bring the node back, or drain and delete it: a NotReady node holds the update budget and its pod is never Ready',
+  'node-not-ready': 'bring the node back (kubelet, network), or delete the Node object if the machine is gone: the agent cannot run there until the node is Ready',
   'no-pod': 'the DaemonSet controller created no pod there: read the DaemonSet\'s events (kubectl describe daemonset) and the controller manager\'s log',
   'misscheduled': 'the node no longer matches the DaemonSet (labels or taints changed): the controller deletes the pod, unless only a NoSchedule taint excludes the node',
   'old-revision': 'nothing while it waits its turn; when blocked, fix the nodes that hold the update budget (named above)',
