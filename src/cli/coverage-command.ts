@@ -1,4 +1,5 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
+import { capacityText, COST_FLAG_HELP, costText, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
 import { capPerKind, checkWorkLimits } from './limits';
@@ -40,7 +41,7 @@ Flags:
   --json              print the full report as JSON (with --node: also the structured reasons)
   --node NAME         explain one node: every agent, every DaemonSet, every reason
   --agent NAME        only these agents (repeatable)
-  --label-key KEY     wave label key of the partition (default ${DEFAULT_WAVE_LABEL_KEY})
+${PODS_FLAG_HELP}${COST_FLAG_HELP}  --label-key KEY     wave label key of the partition (default ${DEFAULT_WAVE_LABEL_KEY})
   --allow-taint KEY   a taint key agents may leave untolerated on purpose (repeatable):
                       nodes kept out by it are intended exclusions, not gaps
   -h, --help          this help
@@ -53,6 +54,8 @@ const OPTIONS = {
   'nodes': { type: 'string' },
   'json': { type: 'boolean' },
   'node': { type: 'string' },
+  'pods': { type: 'string' },
+  'cost': { type: 'boolean' },
   'agent': { type: 'string', multiple: true },
   'label-key': { type: 'string' },
   'allow-taint': { type: 'string', multiple: true },
@@ -76,10 +79,13 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
     ...listValue(parsed, 'allow-taint').flatMap((key) => checkLabelKey('--allow-taint', key)),
   ];
   if (keyProblems.length > 0) throw new UsageError(keyProblems.join('; '), 'coverage');
-  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
+  const inventory = loadInventory(nodesFile, io.cwd);
+  const nodes = nodeFacts(inventory);
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
   checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
+  const podsFile = stringValue(parsed, 'pods');
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
 
   const report = analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
@@ -91,15 +97,20 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
     throw new UsageError(`--node ${nodeName}: no such node in ${nodesFile}`, 'coverage');
   }
 
+  // --pods / --cost (src/capacity): does each agent's pod fit where it is not running yet; the agents' tax
+  const capacity = pods === undefined ? [] : treeCapacity(manifests, view, inventory, pods);
+  const cost = flag(parsed, 'cost') ? treeCost(manifests, view, inventory) : undefined;
   if (flag(parsed, 'json')) {
     // streamed: at 50k nodes the document as one string (and the objects behind it) took about 1 GB
-    writeJson(coverageJson(view, manifests, nodeName), (text) => io.stdout.write(text));
+    const extra = { ...(pods === undefined ? {} : { capacity }), ...(cost === undefined ? {} : { cost }) };
+    writeJson({ ...coverageJson(view, manifests, nodeName), ...extra }, (text) => io.stdout.write(text));
   } else if (nodeName !== undefined) {
     io.stdout.write(explainNode(view, nodeName));
   } else {
-    io.stdout.write(coverageText(view, manifests, nodesFile));
+    io.stdout.write(coverageText(view, manifests, nodesFile) + (pods === undefined ? '' : capacityText(capacity))
+      + (cost === undefined ? '' : costText([{ label: 'now', rows: cost }])));
   }
-  return view.problems.length > 0 ? 1 : 0;
+  return view.problems.length > 0 || capacity.some((f) => f.severity === 'error') ? 1 : 0;
 }
 
 export function requireDaemonSets(manifests: ManifestSet, paths: readonly string[]): void {

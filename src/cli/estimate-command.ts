@@ -1,4 +1,5 @@
-import { flag, listValue, parse, requiredString, secondsValue, UsageError } from './args';
+import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
+import { capacityText, loadPods, treeCapacity } from './capacity-hooks';
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
@@ -42,6 +43,8 @@ Flags:
                            BAKE_SECONDS), since Argo CD waits for the Job on every sync
   --agent NAME             only these agents (repeatable)
   --json                   print the estimates as JSON
+  --pods FILE              \`kubectl get pods -A -o json\` output: check each agent's pod fits on
+                           every node it targets (as coverage --pods does)
   -h, --help               this help
 
 A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
@@ -64,6 +67,7 @@ const OPTIONS = {
   'bake-seconds': { type: 'string' },
   'agent': { type: 'string', multiple: true },
   'json': { type: 'boolean' },
+  'pods': { type: 'string' },
   'help': { type: 'boolean', short: 'h' },
 } as const;
 
@@ -87,7 +91,8 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     : parts.reduce((sum, [name, v]) => sum + (v ?? DEFAULT_PARTS[name as keyof typeof DEFAULT_PARTS]), 0));
   const bakeSeconds = secondsValue(parsed, 'estimate', 'bake-seconds') ?? DEFAULT_BAKE_SECONDS;
 
-  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
+  const inventory = loadInventory(nodesFile, io.cwd);
+  const nodes = nodeFacts(inventory);
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
   checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
@@ -110,13 +115,16 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   }));
   const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
+  // --pods (src/capacity): a pod that never starts stalls its wave
+  const podsFile = stringValue(parsed, 'pods');
+  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, inventory, loadPods(podsFile, io.cwd));
 
   if (flag(parsed, 'json')) {
-    io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates }, null, 2) + '\n');
+    io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates, ...(podsFile === undefined ? {} : { capacity }) }, null, 2) + '\n');
   } else {
-    io.stdout.write(estimateText(estimates, podSeconds, bakeSeconds, nodes.length));
+    io.stdout.write(estimateText(estimates, podSeconds, bakeSeconds, nodes.length) + (podsFile === undefined ? '' : capacityText(capacity)));
   }
-  return problems.length > 0 ? 1 : 0;
+  return problems.length > 0 || capacity.some((f) => f.severity === 'error') ? 1 : 0;
 }
 
 function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, bakeSeconds: number, nodeCount: number): string {

@@ -1,4 +1,5 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
+import { COST_FLAG_HELP, costMarkdown, costText, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import { capPerKind, checkWorkLimits } from './limits';
@@ -59,7 +60,7 @@ Flags:
   --allow-narrowing AGENT  the change takes AGENT off nodes on purpose: its loses-agent
                       findings are warnings (repeatable; or annotate a DaemonSet of the
                       agent node-agents.cdk8s.io/narrowing-acknowledged: "true")
-  --markdown          a pull request comment: a summary table first, details folded
+${PODS_FLAG_HELP}${COST_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
 
@@ -76,6 +77,8 @@ const OPTIONS = {
   'allow-narrowing': { type: 'string', multiple: true },
   'markdown': { type: 'boolean' },
   'json': { type: 'boolean' },
+  'pods': { type: 'string' },
+  'cost': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
 } as const;
 
@@ -115,7 +118,10 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
   const allowNarrowing = listValue(parsed, 'allow-narrowing');
 
-  const nodes = nodeFacts(loadInventory(nodesFile, io.cwd));
+  const inventory = loadInventory(nodesFile, io.cwd);
+  const nodes = nodeFacts(inventory);
+  const podsFile = stringValue(parsed, 'pods');
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
   checkWorkLimits(loaded.map((set, i) => ({ name: trees[i], set })), nodes.length);
@@ -124,12 +130,18 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const steps: PlanStep[] = [];
   for (let i = 1; i < trees.length; i++) {
-    steps.push({ before: trees[i - 1], after: trees[i], report: planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing }) });
+    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing });
+    // --pods: will the new pods fit (src/capacity); its findings join the plan's
+    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, inventory, pods) as Finding[];
+    const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
+    steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
   }
+  const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory) },
+    { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory) }] : undefined;
 
-  if (flag(parsed, 'json')) io.stdout.write(planJson(steps));
-  else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps));
-  else io.stdout.write(planText(steps));
+  if (flag(parsed, 'json')) io.stdout.write(cost === undefined ? planJson(steps) : JSON.stringify({ ...JSON.parse(planJson(steps)), cost }, null, 2) + '\n');
+  else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)));
+  else io.stdout.write(planText(steps) + (cost === undefined ? '' : costText(cost)));
   return steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
 }
 

@@ -1,5 +1,6 @@
 import { UsageError } from './args';
 import { coverageCommand } from './coverage-command';
+import { doctorCommand } from './doctor-command';
 import { estimateCommand } from './estimate-command';
 import { labelCommand } from './label-command';
 import { planCommand } from './plan-command';
@@ -24,6 +25,8 @@ Commands:
   estimate   rollout time per agent and wave, pods at once, blast radius
   plan       what a change of manifests does on every node: pods replaced, moved, added,
              removed, batches and time, and what can go wrong (two pods, stalls, restarts)
+  doctor     why a running rollout is stuck and why a node has no healthy agent, from a
+             dump of nodes, pods, DaemonSets, ControllerRevisions and events
 
 Run \`node-agents <command> --help\` for a command's flags.
 The node inventory is the output of \`kubectl get nodes -o json\`.
@@ -36,6 +39,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => number> =
   label: labelCommand,
   estimate: estimateCommand,
   plan: planCommand,
+  doctor: doctorCommand,
 };
 
 /**

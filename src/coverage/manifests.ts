@@ -438,7 +438,7 @@ function references(podSpec: Record<string, unknown>): ObjectReference[] {
  * Host ports the scheduler's NodePorts filter counts: containers and restartable (sidecar) init containers.
  * With hostNetwork the API server defaults hostPort to containerPort, so every containerPort binds the host.
  */
-function hostPorts(podSpec: Record<string, unknown>, hostNetwork: boolean): HostPort[] {
+export function hostPorts(podSpec: Record<string, unknown>, hostNetwork: boolean): HostPort[] {
   const containers = [
     ...(Array.isArray(podSpec.containers) ? podSpec.containers : []),
     ...(Array.isArray(podSpec.initContainers) ? podSpec.initContainers.filter((c) => isObject(c) && c.restartPolicy === 'Always') : []),

@@ -117,8 +117,10 @@ export interface AgentPlan {
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference';
-export const FINDING_KINDS: readonly FindingKind[] = ['two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference'];
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference' | 'preemption';
+export const FINDING_KINDS: readonly FindingKind[] = [
+  'two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference', 'preemption',
+];
 
 export interface Finding {
   readonly kind: FindingKind;

@@ -1,0 +1,161 @@
+/**
+ * `node-agents doctor` and `plan --pods` on 5k, 50k and 130k nodes with 30 pods per node (a benchmark that prints
+ * figures, not a test). Each size runs in a child process of its own, so its peak RSS is its own; the inputs are
+ * generated object by object and fed to the same readers the commands use (StateBuilder, PodIndex), as a dump split
+ * into files would be read (one JSON file of 130k × 30 pods is more than one JavaScript string holds). Time excludes
+ * generation and is the second of two runs (doctor: state building excluded); RSS includes everything. Target: linear growth (time and RSS ratios near 10 and 26 against 5k).
+ *
+ *   npx ts-node --project test/tsconfig.json bench/doctor.bench.ts            (BENCH_DOCTOR_SIZES=5000,50000,130000)
+ */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+import { performance } from 'perf_hooks';
+import { PodIndex, podRecord } from '../src/capacity/pods';
+import { planCapacity } from '../src/cli/capacity-hooks';
+import { KubeObject, manifestSet, ManifestSet } from '../src/coverage/manifests';
+import { nodeFacts } from '../src/coverage/nodes';
+import { diagnose } from '../src/doctor/diagnose';
+import { StateBuilder } from '../src/doctor/state';
+import { planChange } from '../src/plan/plan';
+import { NodeJson } from '../src/scheduling/types';
+
+const ROOT = path.join(__dirname, '..');
+const PODS_PER_NODE = 30;
+const AGENTS = ['logs', 'node-exporter'];
+
+function nodeObject(i: number): NodeJson {
+  const ready = i % 1000 === 7 ? 'False' : 'True';
+  return {
+    kind: 'Node',
+    metadata: { name: `node-${i}`, labels: { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': `node-${i}`, 'node.kubernetes.io/instance-type': i % 2 ? 'm6i.2xlarge' : 'm6i.4xlarge' } },
+    spec: { taints: i % 500 === 3 ? [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] : [] },
+    status: { allocatable: { 'cpu': '8', 'memory': '32Gi', 'ephemeral-storage': '100Gi', 'pods': '110' }, conditions: [{ type: 'Ready', status: ready }] },
+  } as unknown as NodeJson;
+}
+
+function daemonSet(name: string, memory: string, hostPort?: number): KubeObject {
+  const labels = { 'app.kubernetes.io/name': name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'agents', labels },
+    spec: {
+      selector: { matchLabels: labels },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } },
+      template: {
+        metadata: { labels },
+        spec: {
+          priorityClassName: 'system-node-critical',
+          containers: [{ name: 'main', image: `example/${name}:${memory}`, resources: { requests: { cpu: '100m', memory } }, ports: hostPort ? [{ containerPort: hostPort, hostPort }] : undefined }],
+        },
+      },
+    },
+    status: {},
+  };
+}
+
+/** The pods of node i: the two agents' pods (some broken), and 28 workload pods, a few Pending or finished. */
+function* podsOf(i: number): Generator<Record<string, unknown>> {
+  const node = `node-${i}`;
+  for (const agent of AGENTS) {
+    const broken = agent === 'logs' && i % 97 === 5;
+    yield {
+      kind: 'Pod',
+      metadata: {
+        name: `${agent}-${i}`,
+        namespace: 'agents',
+        labels: { 'controller-revision-hash': i % 50 === 1 ? 'old' : 'v2' },
+        ownerReferences: [{ kind: 'DaemonSet', name: agent, controller: true }],
+      },
+      spec: {
+        nodeName: node,
+        priority: 2000001000,
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } },
+        containers: [{ name: 'main', resources: { requests: { cpu: '100m', memory: '200Mi' } }, ports: agent === 'node-exporter' ? [{ containerPort: 9100, hostPort: 9100 }] : undefined }],
+      },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: broken ? 'False' : 'True' }],
+        containerStatuses: [{ name: 'main', image: 'x', ready: !broken, restartCount: broken ? 3 : 0, state: broken ? { waiting: { reason: 'CrashLoopBackOff' } } : { running: {} }, lastState: broken ? { terminated: { reason: 'Error', exitCode: 1 } } : {} }],
+      },
+    };
+  }
+  for (let k = 0; k < PODS_PER_NODE - AGENTS.length; k++) {
+    yield {
+      kind: 'Pod',
+      metadata: { name: `app-${i}-${k}`, namespace: `team-${k % 7}` },
+      spec: { nodeName: node, priority: k % 3 === 0 ? 1000 : 0, containers: [{ name: 'c', resources: { requests: { cpu: '250m', memory: i % 400 === 9 ? '1.2Gi' : '1Gi' } } }] },
+      status: { phase: k === 27 ? 'Succeeded' : 'Running', startTime: '2026-01-01T00:00:00Z' },
+    };
+  }
+}
+
+/** One size, in this process: prints `RESULT doctorMs planMs rssMB findings`. */
+function child(count: number): void {
+  const before = manifestSet([daemonSet('logs', '200Mi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
+  const after: ManifestSet = manifestSet([daemonSet('logs', '2Gi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
+  // doctor and plan one after the other, each holding only its own input (the peak is the larger of the two)
+  const doctor = timeDoctor(count, after);
+  const plan = timePlan(count, before, after);
+  const rss = process.resourceUsage().maxRSS / 1024;
+  console.log(`RESULT ${doctor.ms.toFixed(0)} ${plan.ms.toFixed(0)} ${rss.toFixed(0)} ${doctor.findings} ${plan.findings}`);
+}
+
+/** doctor on a state read object by object; the second of two runs is timed (the first warms the JIT up). */
+function timeDoctor(count: number, after: ManifestSet): { ms: number; findings: number } {
+  const builder = new StateBuilder();
+  for (let i = 0; i < count; i++) {
+    builder.add(nodeObject(i), 'bench');
+    for (const p of podsOf(i)) builder.add(p, 'bench');
+  }
+  for (const object of after.documents) builder.add(object.object, 'bench');
+  builder.add({ kind: 'ControllerRevision', metadata: { name: 'logs-v2', namespace: 'agents', labels: { 'controller-revision-hash': 'v2' }, ownerReferences: [{ kind: 'DaemonSet', name: 'logs', controller: true }] }, revision: 2 }, 'bench');
+  const state = builder.finish('bench');
+  diagnose(state);
+  const start = performance.now();
+  const report = diagnose(state);
+  return { ms: performance.now() - start, findings: report.findings.length };
+}
+
+/** plan with --pods: the plan and the capacity check, node facts included; the second of two runs is timed. */
+function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms: number; findings: number } {
+  const inventory: NodeJson[] = [];
+  const pods = new PodIndex();
+  for (let i = 0; i < count; i++) {
+    inventory.push(nodeObject(i));
+    for (const p of podsOf(i)) pods.add(podRecord(p)!);
+  }
+  const once = () => {
+    const nodes = nodeFacts(inventory);
+    return planChange(before, after, nodes).findings.length + planCapacity(before, after, nodes, inventory, pods).length;
+  };
+  once();
+  const start = performance.now();
+  const findings = once();
+  return { ms: performance.now() - start, findings };
+}
+
+function main(): void {
+  const sizes = (process.env.BENCH_DOCTOR_SIZES ?? '5000,50000,130000').split(',').map(Number);
+  console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time excludes generating the input, RSS includes it`);
+  console.log('nodes     doctor ms   plan --pods ms   peak RSS MB   doctor findings   plan findings');
+  const rows: { count: number; doctor: number; plan: number; rss: number }[] = [];
+  for (const count of sizes) {
+    const run = spawnSync(process.execPath, ['--max-old-space-size=12000', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'child', String(count)], {
+      cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') }, encoding: 'utf-8', maxBuffer: 1024 * 1024,
+    });
+    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
+    if (match === null) throw new Error(`size ${count}: the child printed no result: ${run.stderr.slice(0, 2000)}`);
+    const [doctor, plan, rss, doctorFindings, planFindings] = match.slice(1).map(Number);
+    rows.push({ count, doctor, plan, rss });
+    console.log(`${String(count).padEnd(9)} ${String(doctor).padStart(9)}   ${String(plan).padStart(14)}   ${String(rss).padStart(11)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}`);
+  }
+  const first = rows[0];
+  for (const row of rows.slice(1)) {
+    console.log(`ratio ${row.count / 1000}k/${first.count / 1000}k (nodes x${(row.count / first.count).toFixed(0)}): doctor ${(row.doctor / first.doctor).toFixed(1)}x, `
+      + `plan --pods ${(row.plan / first.plan).toFixed(1)}x, peak RSS ${(row.rss / first.rss).toFixed(1)}x`);
+  }
+}
+
+if (process.argv[2] === 'child') child(Number(process.argv[3]));
+else main();

@@ -1,0 +1,104 @@
+import { podRequests, ResourceList } from './resources';
+import { HostPort, hostPorts, isObject } from '../coverage/manifests';
+
+/** What capacity checks and `doctor` need of one pod, read once from `kubectl get pods -A -o json`. */
+export interface PodRecord {
+  readonly namespace: string;
+  readonly name: string;
+  /** spec.nodeName: the node the pod is bound to (undefined: not scheduled) */
+  readonly node?: string;
+  readonly phase: string;
+  /** Succeeded or Failed: the scheduler no longer counts it */
+  readonly terminal: boolean;
+  /** metadata.deletionTimestamp is set */
+  readonly deleting: boolean;
+  /** spec.priority as the Priority admission plugin resolved it (0 when absent) */
+  readonly priority: number;
+  /** the requests the scheduler counts (podRequests) */
+  readonly requests: ResourceList;
+  readonly hostPorts: readonly HostPort[];
+  /** `namespace/name` of the DaemonSet controlling it, if one does */
+  readonly owner?: string;
+  /** status.startTime (else creationTimestamp): the preemption order's tie-break */
+  readonly startTime?: string;
+  /** the pod object itself, kept only for pods a DaemonSet controls (doctor reads their status) */
+  readonly object?: Record<string, any>;
+}
+
+/** Shared by the pods that bind no host port (most of them): one array, not millions. */
+const NO_PORTS: readonly HostPort[] = Object.freeze([]);
+
+/** One pod object into a record; undefined when it is not a Pod with a name. */
+export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false): PodRecord | undefined {
+  if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Pod')) return undefined;
+  const meta = isObject(item.metadata) ? item.metadata : {};
+  if (typeof meta.name !== 'string' || meta.name === '') return undefined;
+  const spec = isObject(item.spec) ? item.spec : {};
+  const status = isObject(item.status) ? item.status : {};
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : 'default';
+  const phase = typeof status.phase === 'string' ? status.phase : 'Unknown';
+  const ownerRef = Array.isArray(meta.ownerReferences)
+    ? meta.ownerReferences.find((o: unknown) => isObject(o) && o.controller === true && o.kind === 'DaemonSet' && typeof o.name === 'string')
+    : undefined;
+  const owner = ownerRef === undefined ? undefined : `${namespace}/${ownerRef.name}`;
+  return {
+    namespace,
+    name: meta.name,
+    node: typeof spec.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined,
+    phase,
+    terminal: phase === 'Succeeded' || phase === 'Failed',
+    deleting: typeof meta.deletionTimestamp === 'string',
+    priority: typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
+    requests: podRequests(spec),
+    hostPorts: portsOf(spec),
+    owner,
+    startTime: typeof status.startTime === 'string' ? status.startTime : typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
+    object: keepObject(owner) ? item : undefined,
+  };
+}
+
+/** The pods bound to each node that the scheduler counts: non-terminal (NodeInfo.Pods of its cache). */
+export class PodIndex {
+  private readonly byNode = new Map<string, PodRecord[]>();
+  private count = 0;
+
+  add(pod: PodRecord): void {
+    this.count++;
+    if (pod.node === undefined || pod.terminal) return;
+    const list = this.byNode.get(pod.node);
+    if (list === undefined) this.byNode.set(pod.node, [pod]);
+    else list.push(pod);
+  }
+
+  /** pods counted on a node (empty when none) */
+  on(node: string): readonly PodRecord[] {
+    return this.byNode.get(node) ?? [];
+  }
+
+  /** how many pod objects were read, bound or not */
+  get size(): number {
+    return this.count;
+  }
+}
+
+/**
+ * A PodList (`kubectl get pods -A -o json`, kind List or PodList) into an index. Throws, naming the source, when
+ * the shape is wrong; items that are not Pods are an error too (a wrong file, not a pod list).
+ */
+export function parsePodList(value: unknown, source: string, into = new PodIndex()): PodIndex {
+  const hint = 'expected the output of `kubectl get pods -A -o json` (a List or PodList with items)';
+  if (!isObject(value) || (value.kind !== 'List' && value.kind !== 'PodList') || !Array.isArray(value.items)) {
+    throw new Error(`${source}: not a pod list; ${hint}`);
+  }
+  value.items.forEach((item: unknown, index: number) => {
+    const pod = podRecord(item);
+    if (pod === undefined) throw new Error(`${source}: items[${index}] is not a Pod with metadata.name; ${hint}`);
+    into.add(pod);
+  });
+  return into;
+}
+
+function portsOf(spec: Record<string, unknown>): readonly HostPort[] {
+  const ports = hostPorts(spec, spec.hostNetwork === true);
+  return ports.length === 0 ? NO_PORTS : ports;
+}

@@ -1,0 +1,73 @@
+import { podLimits, podRequests, ResourceList, resourceList } from './resources';
+import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
+import { NodeJson } from '../scheduling/types';
+
+/**
+ * Values of the built-in priority classes (pkg/apis/scheduling/types.go: SystemCriticalPriority = 2000000000,
+ * system-node-critical = SystemCriticalPriority + 1000).
+ */
+export const BUILT_IN_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
+  'system-cluster-critical': 2_000_000_000,
+  'system-node-critical': 2_000_001_000,
+};
+
+/** What a capacity check needs of a DaemonSet's pod template. */
+export interface AgentPodTemplate {
+  readonly id: string;
+  readonly requests: ResourceList;
+  readonly limits: ResourceList;
+  /**
+   * The pod's priority as the Priority admission plugin resolves it: spec.priority, else the named class
+   * (built-in, or a PriorityClass of the manifests), else a globalDefault PriorityClass of the manifests, else 0.
+   * Undefined when the class is named but not found: preemption cannot be judged.
+   */
+  readonly priority?: number;
+  readonly priorityClassName?: string;
+  /** preemptionPolicy Never (of the pod or its class): the scheduler never evicts for it */
+  readonly preemptNever: boolean;
+}
+
+/** The PriorityClasses of a manifest set: value and preemptionPolicy by name, and the globalDefault one. */
+function priorityClasses(set: ManifestSet): { byName: Map<string, { value: number; never: boolean }>; globalDefault?: number } {
+  const byName = new Map<string, { value: number; never: boolean }>();
+  let globalDefault: number | undefined;
+  for (const { object } of set.documents) {
+    if (object.kind !== 'PriorityClass' || typeof object.metadata?.name !== 'string' || typeof object.value !== 'number') continue;
+    byName.set(object.metadata.name, { value: object.value, never: object.preemptionPolicy === 'Never' });
+    if (object.globalDefault === true) globalDefault = object.value;
+  }
+  return { byName, globalDefault };
+}
+
+/** The pod templates of a manifest set's DaemonSets, by id. */
+export function podTemplates(set: ManifestSet): Map<string, AgentPodTemplate> {
+  const classes = priorityClasses(set);
+  const byId = new Map<string, AgentPodTemplate>();
+  const ids = new Set(set.daemonSets.map((d: DaemonSetInfo) => d.id));
+  for (const { object } of set.documents) {
+    if (object.kind !== 'DaemonSet') continue;
+    const id = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name}`;
+    if (!ids.has(id)) continue;
+    const spec = isObject(object.spec) && isObject(object.spec.template) && isObject(object.spec.template.spec) ? object.spec.template.spec : {};
+    const className = typeof spec.priorityClassName === 'string' && spec.priorityClassName !== '' ? spec.priorityClassName : undefined;
+    const found = className === undefined ? undefined : BUILT_IN_PRIORITY_CLASSES[className] !== undefined
+      ? { value: BUILT_IN_PRIORITY_CLASSES[className], never: false } : classes.byName.get(className);
+    const priority = typeof spec.priority === 'number' ? spec.priority
+      : className !== undefined ? found?.value : classes.globalDefault ?? 0;
+    byId.set(id, {
+      id,
+      requests: podRequests(spec),
+      limits: podLimits(spec),
+      priority,
+      priorityClassName: className,
+      preemptNever: spec.preemptionPolicy === 'Never' || found?.never === true,
+    });
+  }
+  return byId;
+}
+
+/** status.allocatable of a node as `kubectl get nodes -o json` prints it; undefined when the inventory has none. */
+export function allocatableOf(node: NodeJson): ResourceList | undefined {
+  const status = (node as { status?: { allocatable?: unknown } }).status;
+  return isObject(status?.allocatable) ? resourceList(status!.allocatable) : undefined;
+}

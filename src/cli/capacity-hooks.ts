@@ -1,0 +1,123 @@
+/**
+ * The `--pods FILE` and `--cost` flags of coverage, estimate and plan: small hooks the commands call, the logic
+ * being in src/capacity (pure, no cdk8s).
+ */
+import { plural, table } from './format';
+import { capacityFindings, CapacityFinding } from '../capacity/check';
+import { agentCost, InstanceTypeCost } from '../capacity/cost';
+import { readJsonFile } from '../capacity/input';
+import { parsePodList, PodIndex } from '../capacity/pods';
+import { formatAmount } from '../capacity/resources';
+import { allocatableOf, podTemplates } from '../capacity/template';
+import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
+import { ManifestSet } from '../coverage/manifests';
+import { NodeFacts } from '../coverage/nodes';
+import { NodeJson } from '../scheduling/types';
+import { markdownEscape, terminalSafe } from '../util/output-escape';
+
+export const PODS_FLAG_HELP = `  --pods FILE         the pods running now: \`kubectl get pods -A -o json\` output; checks that each
+                      agent's pod fits on every node it targets (allocatable minus the requests of
+                      the pods bound there: cpu, memory, ephemeral-storage, pod count, extended
+                      resources; host ports of other pods), as kube-scheduler's Fit filter does.
+                      never-starts insufficient-resources / host-port: an error naming node and
+                      shortfall; preemption: a warning naming the pods the scheduler would evict
+`;
+export const COST_FLAG_HELP = `  --cost              the agents' cost per instance type (node.kubernetes.io/instance-type):
+                      allocatable, the agents' requests and limits, and their share of the nodes
+`;
+
+export function loadPods(file: string, cwd: string): PodIndex {
+  return parsePodList(readJsonFile(file, cwd, 'the output of `kubectl get pods -A -o json`'), file);
+}
+
+/**
+ * The capacity findings of applying `tree` over the pods running now. With `before` (plan), only agents the
+ * change touches are checked, and a DaemonSet's running pods are replaced when its pod template changes; without
+ * (coverage, estimate) every DaemonSet is checked, its running pods staying as they are.
+ */
+export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, inventory: readonly NodeJson[], pods: PodIndex,
+  before?: ManifestSet): CapacityFinding[] {
+  const beforeById = new Map((before?.daemonSets ?? []).map((d) => [d.id, d]));
+  const afterIds = new Set(tree.daemonSets.map((d) => d.id));
+  const touched = before === undefined ? undefined : new Set([
+    ...tree.daemonSets.filter((d) => beforeById.get(d.id)?.objectHash !== d.objectHash).map((d) => d.agent),
+    ...before.daemonSets.filter((d) => !afterIds.has(d.id)).map((d) => d.agent),
+  ]);
+  const agentDaemonSets = new Map<string, Set<string>>();
+  for (const d of [...tree.daemonSets, ...(before?.daemonSets ?? [])]) {
+    const ids = agentDaemonSets.get(d.agent) ?? new Set<string>();
+    ids.add(d.id);
+    agentDaemonSets.set(d.agent, ids);
+  }
+  return capacityFindings({
+    daemonSets: coverage.daemonSets.filter((d) => touched === undefined || touched.has(d.info.agent)),
+    templates: podTemplates(tree),
+    allocatable: new Map(inventory.map((n) => [n.metadata.name, allocatableOf(n)])),
+    pods,
+    agentDaemonSets,
+    replaces: (id) => {
+      const was = beforeById.get(id);
+      const will = tree.daemonSets.find((d) => d.id === id);
+      return was !== undefined && will !== undefined && was.templateHash !== will.templateHash;
+    },
+  });
+}
+
+/** plan's hook: the after-tree's capacity findings, coverage computed on the same nodes as the plan. */
+export function planCapacity(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[],
+  pods: PodIndex): CapacityFinding[] {
+  return treeCapacity(after, analyzeCoverage(after.daemonSets, nodes), inventory, pods, before);
+}
+
+/** The cost table of one tree. */
+export function treeCost(tree: ManifestSet, coverage: CoverageReport, inventory: readonly NodeJson[]): InstanceTypeCost[] {
+  return agentCost(inventory, coverage.daemonSets.map((d) => ({ id: d.info.id, covered: d.covered })), podTemplates(tree));
+}
+
+export function planCost(tree: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[]): InstanceTypeCost[] {
+  return treeCost(tree, analyzeCoverage(tree.daemonSets, nodes), inventory);
+}
+
+function perNode(total: number, nodes: number, resource: string): string {
+  return nodes === 0 ? '-' : formatAmount(resource, Math.round(total / nodes));
+}
+
+function costRows(rows: readonly InstanceTypeCost[]): string[][] {
+  return rows.map((r) => [
+    r.instanceType, String(r.nodes),
+    perNode(r.allocatable.cpu, r.nodes, 'cpu'), `${perNode(r.requests.cpu, r.nodes, 'cpu')} (${r.cpuShare}%)`, perNode(r.limits.cpu, r.nodes, 'cpu'),
+    perNode(r.allocatable.memory, r.nodes, 'memory'), `${perNode(r.requests.memory, r.nodes, 'memory')} (${r.memoryShare}%)`, perNode(r.limits.memory, r.nodes, 'memory'),
+    r.unlimitedPods === 0 ? '-' : String(r.unlimitedPods),
+  ]);
+}
+
+const COST_HEADERS = ['INSTANCE TYPE', 'NODES', 'CPU/NODE', 'AGENTS REQ', 'AGENTS LIM', 'MEMORY/NODE', 'AGENTS REQ', 'AGENTS LIM', 'NO LIMIT'];
+
+/** The cost tables as text, one per labelled tree (`now`, or `before` and `after`); per node averages. */
+export function costText(trees: readonly { label: string; rows: readonly InstanceTypeCost[] }[]): string {
+  let out = '\nAGENTS\' COST PER INSTANCE TYPE (per node: allocatable, the agents\' requests (share) and limits; NO LIMIT: agent pods without a cpu or memory limit)\n';
+  for (const { label, rows } of trees) {
+    out += `${label}:\n` + table(COST_HEADERS, costRows(rows).map((r) => [terminalSafe(r[0]), ...r.slice(1)]), '  ');
+  }
+  return out;
+}
+
+export function costMarkdown(trees: readonly { label: string; rows: readonly InstanceTypeCost[] }[]): string {
+  let out = '\n#### Agents\' cost per instance type (per node)\n';
+  for (const { label, rows } of trees) {
+    out += `\n${label}:\n\n| instance type | nodes | cpu | agents' cpu requests | cpu limits | memory | agents' memory requests | memory limits | pods without limit |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n`;
+    for (const r of costRows(rows)) out += `| ${markdownEscape(r[0])} | ${r.slice(1).join(' | ')} |\n`;
+  }
+  return out;
+}
+
+/** The capacity findings as a text section (coverage and estimate; plan prints them among its findings). */
+export function capacityText(findings: readonly CapacityFinding[]): string {
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  if (findings.length === 0) return '\nCAPACITY (--pods): every agent\'s pod fits on every node it targets\n';
+  let out = `\nCAPACITY (--pods): ${plural(errors, 'error')}, ${plural(findings.length - errors, 'warning')}\n`;
+  for (const f of findings) {
+    out += `${f.severity === 'error' ? '!' : '~'} [${f.kind} ${f.cause}] ${terminalSafe(f.message)}\n    fix: ${terminalSafe(f.fix)}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,106 @@
+import { flag, parse, requiredString, stringValue, UsageError } from './args';
+import { table } from './format';
+import type { CliIo } from './run';
+import { displayName } from '../capacity/names';
+import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
+import { loadState } from '../doctor/state';
+import { markdownEscape, terminalSafe } from '../util/output-escape';
+
+export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
+
+Why a DaemonSet rollout is stuck, and why a node has no healthy agent, from a dump of the cluster:
+  kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json
+DUMP is that file, or a directory of such .json files (a large cluster's dump split up).
+
+Per DaemonSet: desired / current / updated / ready / available and what the rollout waits on.
+Per node the DaemonSet should cover (the same placement as \`coverage\`) that lacks a Ready pod of
+the current revision, the cause and its fix:
+  pending-resources   Pending: the node lacks cpu, memory, ephemeral-storage, pods or an
+                      extended resource (the shortfall, as the scheduler's Fit filter counts)
+  pending-taint       Pending: a taint the pod does not tolerate
+  pending-host-port   Pending: another pod holds the host port
+  pending-affinity    Pending: (anti-)affinity or selector rejects the node
+  image-pull          ImagePullBackOff / ErrImagePull: the image, tag or pull secret
+  crash-loop          CrashLoopBackOff, with the last termination reason and exit code
+  config-error        CreateContainerConfigError, or a volume's ConfigMap/Secret is missing
+  not-ready           Running, readiness probe failing
+  node-not-ready      the node is NotReady or unreachable
+  no-pod              the node should run the agent and has no pod
+  misscheduled        a pod on a node the DaemonSet no longer targets
+  old-revision        a Ready pod of an old revision: waiting its turn (warning), or blocked
+                      (names what holds the update budget), or OnDelete
+  terminating         a pod stuck terminating (on an unreachable node)
+Reads the scheduler's and kubelet's events for their own words. Live-cluster mode
+(--kubeconfig) is not available: dump the objects with kubectl as above.
+
+Flags:
+  --state FILE|DIR    the dump (required)
+  --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
+  --json              { daemonSets: [...], findings: [{ cause, severity, daemonSet, node, pod?,
+                      message, fix }] }
+  --markdown          a comment for an issue or pull request
+  -h, --help          this help
+
+Exit codes: 0 healthy (warnings only: a rollout waiting its turn), 1 findings, 2 bad usage or input.
+`;
+
+const OPTIONS = {
+  state: { type: 'string' },
+  agent: { type: 'string' },
+  json: { type: 'boolean' },
+  markdown: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function doctorCommand(argv: readonly string[], io: CliIo): number {
+  const parsed = parse('doctor', argv, OPTIONS, false);
+  if (flag(parsed, 'help')) {
+    io.stdout.write(DOCTOR_HELP);
+    return 0;
+  }
+  const stateFile = requiredString(parsed, 'doctor', 'state', 'the dump (kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json)');
+  if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'doctor');
+  const state = loadState(stateFile, io.cwd);
+  const agent = stringValue(parsed, 'agent');
+  if (agent !== undefined && !state.daemonSets.some((d) => d.info.agent === agent)) {
+    const known = [...new Set(state.daemonSets.map((d) => displayName(d.info.agent)))].sort();
+    throw new UsageError(`--agent ${displayName(agent)}: no DaemonSet of that agent in the dump; it holds ${known.slice(0, 20).join(', ')}`, 'doctor');
+  }
+  const report = diagnose(state, { agent });
+  if (flag(parsed, 'json')) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else if (flag(parsed, 'markdown')) io.stdout.write(doctorMarkdown(report));
+  else io.stdout.write(doctorText(report));
+  return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
+}
+
+export function doctorText(report: DoctorReport): string {
+  let out = table(['DAEMONSET', 'DESIRED', 'CURRENT', 'UPDATED', 'READY', 'AVAILABLE', 'STRATEGY', 'WAITS ON'],
+    report.daemonSets.map((d) => [terminalSafe(d.daemonSet), String(d.desired), String(d.current), String(d.updated), String(d.ready),
+      String(d.available), terminalSafe(d.strategy), terminalSafe(d.waitsOn)]));
+  if (report.findings.length === 0) return `${out}\nHealthy: every targeted node runs a Ready pod of the current revision.\n`;
+  const errors = report.findings.filter((f) => f.severity === 'error').length;
+  out += `\nFINDINGS (${errors} error${errors === 1 ? '' : 's'}, ${report.findings.length - errors} warning${report.findings.length - errors === 1 ? '' : 's'})\n`;
+  for (const f of report.findings) out += findingText(f);
+  return out;
+}
+
+function findingText(f: DoctorFinding): string {
+  return `${f.severity === 'error' ? '!' : '~'} [${f.cause}] ${terminalSafe(f.daemonSet)} ${terminalSafe(f.message)}\n    fix: ${terminalSafe(f.fix)}\n`;
+}
+
+export function doctorMarkdown(report: DoctorReport): string {
+  const errors = report.findings.filter((f) => f.severity === 'error').length;
+  let out = `### node-agents doctor\n\n${errors === 0 ? '**Healthy**' : `**${errors} finding${errors === 1 ? '' : 's'}**`}`
+    + `${report.findings.length > errors ? ` (${report.findings.length - errors} warning${report.findings.length - errors === 1 ? '' : 's'})` : ''}.\n\n`;
+  out += '| DaemonSet | desired | current | updated | ready | available | strategy | waits on |\n|---|---:|---:|---:|---:|---:|---|---|\n';
+  for (const d of report.daemonSets) {
+    out += `| ${markdownEscape(d.daemonSet)} | ${d.desired} | ${d.current} | ${d.updated} | ${d.ready} | ${d.available} | ${markdownEscape(d.strategy)} | ${markdownEscape(d.waitsOn)} |\n`;
+  }
+  if (report.findings.length > 0) {
+    out += '\n| | cause | DaemonSet | node | what | fix |\n|---|---|---|---|---|---|\n';
+    for (const f of report.findings) {
+      out += `| ${f.severity === 'error' ? '❌' : '⚠️'} | ${f.cause} | ${markdownEscape(f.daemonSet)} | ${markdownEscape(f.node)} | ${markdownEscape(f.message)} | ${markdownEscape(f.fix)} |\n`;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,326 @@
+import { ClusterState, DaemonSetState, PodEvent } from './state';
+import { checkFit, describeShortfall } from '../capacity/fit';
+import { displayName } from '../capacity/names';
+import { PodRecord } from '../capacity/pods';
+import { allocatableOf } from '../capacity/template';
+import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
+import { compare, isObject } from '../coverage/manifests';
+import { nodeFacts } from '../coverage/nodes';
+import { paceOf, scaledValue } from '../estimate/estimate';
+
+/** Why a node the DaemonSet should cover has no healthy pod of the current revision (the JSON `cause`). */
+export type DoctorCause =
+  | 'pending-resources' | 'pending-taint' | 'pending-host-port' | 'pending-affinity'
+  | 'image-pull' | 'crash-loop' | 'config-error' | 'not-ready' | 'node-not-ready'
+  | 'no-pod' | 'misscheduled' | 'old-revision' | 'terminating';
+
+export const DOCTOR_CAUSES: readonly DoctorCause[] = ['pending-resources', 'pending-taint', 'pending-host-port', 'pending-affinity',
+  'image-pull', 'crash-loop', 'config-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating'];
+
+export interface DoctorFinding {
+  readonly cause: DoctorCause;
+  /** error: the node has no working agent, or the rollout is blocked; warning: it waits its turn, or the model cannot tell */
+  readonly severity: 'error' | 'warning';
+  /** `namespace/name` */
+  readonly daemonSet: string;
+  readonly node: string;
+  /** `namespace/name` of the pod concerned, when there is one */
+  readonly pod?: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+export interface DaemonSetHealth {
+  readonly daemonSet: string;
+  readonly agent: string;
+  /** from the DaemonSet's status (the controller's counts); our own count of the targeted nodes when the dump has none */
+  readonly desired: number;
+  readonly current: number;
+  readonly updated: number;
+  readonly ready: number;
+  readonly available: number;
+  readonly misscheduled: number;
+  /** `maxUnavailable 1`, `maxSurge 10%`, `OnDelete` */
+  readonly strategy: string;
+  /** what the rollout waits on, one line ('nothing: complete' when every targeted node runs a ready current pod) */
+  readonly waitsOn: string;
+}
+
+export interface DoctorReport {
+  readonly daemonSets: readonly DaemonSetHealth[];
+  readonly findings: readonly DoctorFinding[];
+}
+
+export interface DoctorOptions {
+  /** only the DaemonSets of this agent (label app.kubernetes.io/name, else the DaemonSet name), waves included */
+  readonly agent?: string;
+}
+
+const IMAGE_PULL = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'RegistryUnavailable'];
+const CONFIG = ['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'];
+
+const FIX: Record<DoctorCause, string> = {
+  'pending-resources': 'lower the agent\'s requests, make room on the node (move workloads off, a larger instance type), or give the agent the system-node-critical priority class so the scheduler preempts lower-priority pods',
+  'pending-taint': 'tolerate the taint in the DaemonSet\'s pod template, or remove the taint from the node',
+  'pending-host-port': 'free the host port on the node (the pod holding it), or change the agent\'s host port',
+  'pending-affinity': 'the pod\'s affinity, anti-affinity or nodeSelector rejects the node: with rollout waves, the other wave\'s pod leaves first; check the rules',
+  'image-pull': 'check that the image and tag exist in the registry and that the pull secret (imagePullSecrets) is valid for it',
+  'crash-loop': 'read the crashed container\'s log (kubectl logs --previous) and fix the configuration, or roll back',
+  'config-error': 'create the missing Secret or ConfigMap (or key) in the pod\'s namespace, or fix the reference in the pod template',
+  'not-ready': 'the readiness probe fails: check the probe\'s port and path and the agent\'s log',
+  'node-not-ready': 'bring the node back (kubelet, network), or delete the Node object if the machine is gone: the agent cannot run there until the node is Ready',
+  'no-pod': 'the DaemonSet controller created no pod there: read the DaemonSet\'s events (kubectl describe daemonset) and the controller manager\'s log',
+  'misscheduled': 'the node no longer matches the DaemonSet (labels or taints changed): the controller deletes the pod, unless only a NoSchedule taint excludes the node',
+  'old-revision': 'nothing while it waits its turn; when blocked, fix the nodes that hold the update budget (named above)',
+  'terminating': 'the node is unreachable, so the pod cannot finish terminating: delete the Node object if the machine is gone (the pod goes with it), or force-delete the pod',
+};
+
+/**
+ * Why each DaemonSet's rollout waits and why each node it should cover has no healthy pod of the current revision.
+ * Which nodes a DaemonSet should cover comes from coverage's analyzeCoverage (the controller's
+ * nodeShouldRunDaemonPod: one implementation with `coverage` and `plan`); resources and host ports of a Pending pod
+ * from the capacity model (kube-scheduler's Fit and NodePorts filters, src/capacity/fit.ts); the rest from the pods'
+ * status and the scheduler's and kubelet's events.
+ */
+export function diagnose(state: ClusterState, options: DoctorOptions = {}): DoctorReport {
+  const selected = state.daemonSets.filter((d) => options.agent === undefined || d.info.agent === options.agent);
+  const facts = nodeFacts(state.nodes);
+  const byName = new Map(facts.map((n) => [n.name, n]));
+  const coverage = analyzeCoverage(selected.map((d) => d.info), facts);
+  const coveredOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d.covered]));
+  const explain = placementExplainer(coverage);
+  const nodeIndex = new Map(coverage.nodes.map((n, i) => [n.name, i]));
+  const allocatable = new Map(state.nodes.map((n) => [n.metadata.name, allocatableOf(n)]));
+
+  const findings: DoctorFinding[] = [];
+  const health = selected.map((ds): DaemonSetHealth => {
+    const id = ds.info.id;
+    const covered = coveredOf.get(id) ?? [];
+    const coveredSet = new Set(covered);
+    const own = (state.daemonSetPods.get(id) ?? []).filter((p) => !p.terminal);
+    // pods by the node they run on or, Pending, the node the controller made them for
+    const byNode = new Map<string, PodRecord[]>();
+    for (const pod of own) {
+      const node = pod.node ?? targetNode(pod);
+      if (node === undefined) continue;
+      const onNode = byNode.get(node);
+      if (onNode === undefined) byNode.set(node, [pod]);
+      else onNode.push(pod);
+    }
+    const isCurrent = (p: PodRecord) => ds.currentHash === undefined || labelOf(p, 'controller-revision-hash') === ds.currentHash;
+    const healthy = (p: PodRecord) => p.node !== undefined && !p.deleting && p.phase === 'Running' && podReady(p);
+    const dsFindings: DoctorFinding[] = [];
+    const oldReady: { node: string; pod: PodRecord }[] = [];
+    const add = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity: 'error' | 'warning' = 'error') =>
+      dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
+
+    for (const node of covered) {
+      const pods = byNode.get(node) ?? [];
+      if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
+      const n = byName.get(node)!;
+      const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
+      const nodeDown = n.notReady || n.unreachable;
+      if (pod !== undefined && pod.deleting) {
+        add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)}${nodeDown ? ` on a node that is ${n.unreachable ? 'unreachable' : 'NotReady'}: the kubelet never confirms` : ''}`);
+      } else if (nodeDown) {
+        add('node-not-ready', node, pod, `the node is ${n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady'}${pod ? `; pod ${podName(pod)} is not Ready there` : '; no pod there'}`);
+      } else if (pod === undefined) {
+        add('no-pod', node, undefined, `the DaemonSet targets the node (nodeSelector, affinity and taints match) but has no pod there${ds.object.status === undefined ? '' : ` (status: desired ${num(ds.object, 'desiredNumberScheduled')}, current ${num(ds.object, 'currentNumberScheduled')})`}`);
+      } else if (pod.node === undefined) {
+        pending(ds, pod, node, add, true);
+      } else {
+        const problem = containerProblem(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []);
+        if (problem !== undefined) add(problem.cause, node, pod, problem.message);
+        else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []));
+        else oldReady.push({ node, pod });
+      }
+    }
+    // pods on nodes the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled
+    for (const [node, pods] of byNode) {
+      if (coveredSet.has(node)) continue;
+      const n = byName.get(node);
+      for (const pod of pods) {
+        if (pod.node === undefined && n !== undefined) {
+          pending(ds, pod, node, add, false, explain(ds.info.agent, nodeIndex.get(node)!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', '));
+        } else if (pod.node !== undefined && n !== undefined && (n.notReady || n.unreachable)) {
+          // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod
+          // counts as misscheduled there and is kept: shouldContinueRunning); what the operator needs is the node's state
+          const down = n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady';
+          if (pod.deleting) add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)} on a node that is ${down}: the kubelet never confirms`);
+          else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there (the controller no longer counts the node in its rollout)`);
+        } else if (pod.node !== undefined) {
+          add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${explain(ds.info.agent, nodeIndex.get(node)!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ') ?? 'no longer selected'}`}`);
+        }
+      }
+    }
+
+    const strategy = ds.info.updateStrategy;
+    const pace = paceOf(strategy, covered.length);
+    // the update budget counts unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
+    const unavailable = dsFindings.filter((f) => coveredSet.has(f.node));
+    if (oldReady.length > 0) {
+      const budget = pace.type === 'OnDelete' ? 0 : pace.mode === 'surge' ? scaledValue(pace.maxSurge, covered.length, 'maxSurge') : pace.batch;
+      const holders = unavailable.map((f) => `${displayName(f.node)} (${f.cause})`);
+      for (const { node, pod } of oldReady) {
+        if (pace.type === 'OnDelete') {
+          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision; updateStrategy OnDelete replaces it only when it is deleted`);
+        } else if (unavailable.length >= budget) {
+          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(holders)}`);
+        } else {
+          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision, waiting for its turn (${paceText(pace)})`, 'warning');
+        }
+      }
+    }
+    findings.push(...dsFindings);
+
+    const status = isObject(ds.object.status) ? ds.object.status : undefined;
+    const counted = (field: string, fallback: number) => (status !== undefined && typeof status[field] === 'number' ? status[field] as number : fallback);
+    const currentPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => p.node !== undefined)).length;
+    const updatedPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => p.node !== undefined && isCurrent(p))).length;
+    const readyPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => healthy(p))).length;
+    const causes = new Map<string, number>();
+    for (const f of dsFindings) causes.set(f.cause, (causes.get(f.cause) ?? 0) + 1);
+    const waitsOn = dsFindings.length === 0 ? 'nothing: every targeted node runs a ready pod of the current revision'
+      : `${[...causes.entries()].sort(([a], [b]) => DOCTOR_CAUSES.indexOf(a as DoctorCause) - DOCTOR_CAUSES.indexOf(b as DoctorCause))
+        .map(([c, k]) => `${k} ${c}`).join(', ')}${ds.currentHash === undefined ? ' (no ControllerRevision in the dump: revisions not compared)' : ''}`;
+    return {
+      daemonSet: id,
+      agent: ds.info.agent,
+      desired: counted('desiredNumberScheduled', covered.length),
+      current: counted('currentNumberScheduled', currentPods),
+      updated: counted('updatedNumberScheduled', updatedPods),
+      ready: counted('numberReady', readyPods),
+      available: counted('numberAvailable', readyPods),
+      misscheduled: counted('numberMisscheduled', dsFindings.filter((f) => f.cause === 'misscheduled').length),
+      strategy: paceText(pace),
+      waitsOn,
+    };
+  });
+  findings.sort((a, b) => compare(a.daemonSet, b.daemonSet) || compare(a.node, b.node)
+    || DOCTOR_CAUSES.indexOf(a.cause) - DOCTOR_CAUSES.indexOf(b.cause));
+  return { daemonSets: health, findings };
+
+  /** A Pending pod (not bound): the same Fit / NodePorts / taint semantics as coverage and plan, then the scheduler's events. */
+  function pending(ds: DaemonSetState, pod: PodRecord, node: string,
+    add: (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity?: 'error' | 'warning') => void,
+    targeted: boolean, blockers?: string): void {
+    const events = state.events.get(`${pod.namespace}/${pod.name}`) ?? [];
+    const said = schedulerWords(pod, events);
+    const quoted = said === undefined ? '' : `; the scheduler: "${said}"`;
+    if (!targeted) {
+      const taint = blockers !== undefined && /taint/.test(blockers);
+      add(taint ? 'pending-taint' : 'pending-affinity', node, pod, `pod ${podName(pod)} is Pending: ${blockers ?? 'the node no longer matches'}${quoted}`);
+      return;
+    }
+    const alloc = allocatable.get(node);
+    const others = state.pods.on(node).filter((p) => p.owner !== ds.info.id);
+    if (alloc !== undefined) {
+      const fit = checkFit(pod.requests, pod.hostPorts, alloc, others);
+      if (fit.portConflicts.length > 0) {
+        const { pod: holder, port } = fit.portConflicts[0];
+        add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending: host port ${port.protocol}/${port.port} is held by ${podName(holder)}${quoted}`);
+        return;
+      }
+      if (fit.insufficient.length > 0) {
+        add('pending-resources', node, pod, `pod ${podName(pod)} is Pending: ${fit.insufficient.map(describeShortfall).join(', ')}${quoted}`);
+        return;
+      }
+    }
+    const text = said ?? '';
+    if (/Insufficient|Too many pods/.test(text)) {add('pending-resources', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/free ports/.test(text)) {add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/taint/.test(text)) {add('pending-taint', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/affinity|selector/.test(text)) {add('pending-affinity', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else {
+      add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
+    }
+  }
+}
+
+/** The node a DaemonSet pod was made for: the controller pins it with a matchFields metadata.name requirement. */
+export function targetNode(pod: PodRecord): string | undefined {
+  const terms = pod.object?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!Array.isArray(terms)) return undefined;
+  for (const term of terms) {
+    for (const field of isObject(term) && Array.isArray(term.matchFields) ? term.matchFields : []) {
+      if (isObject(field) && field.key === 'metadata.name' && field.operator === 'In' && Array.isArray(field.values) && typeof field.values[0] === 'string') return field.values[0];
+    }
+  }
+  return undefined;
+}
+
+function labelOf(pod: PodRecord, key: string): string | undefined {
+  const labels = pod.object?.metadata?.labels;
+  return isObject(labels) && typeof labels[key] === 'string' ? labels[key] : undefined;
+}
+
+function podReady(pod: PodRecord): boolean {
+  const conditions = pod.object?.status?.conditions;
+  return Array.isArray(conditions) && conditions.some((c) => isObject(c) && c.type === 'Ready' && c.status === 'True');
+}
+
+function podName(pod: PodRecord): string {
+  return `${displayName(pod.namespace)}/${displayName(pod.name)}`;
+}
+
+function deletedAt(pod: PodRecord): string {
+  const at = pod.object?.metadata?.deletionTimestamp;
+  return typeof at === 'string' && /^[0-9TZ:.+-]{1,40}$/.test(at) ? at : 'an unknown time';
+}
+
+function num(object: Record<string, any>, field: string): string {
+  const value = object.status?.[field];
+  return typeof value === 'number' ? String(value) : '?';
+}
+
+/** The scheduler's last word on a Pending pod: a FailedScheduling event, else the PodScheduled condition's message. */
+function schedulerWords(pod: PodRecord, events: readonly PodEvent[]): string | undefined {
+  const event = events.find((e) => e.reason === 'FailedScheduling');
+  if (event !== undefined) return event.message;
+  const conditions = pod.object?.status?.conditions;
+  const scheduled = Array.isArray(conditions) ? conditions.find((c) => isObject(c) && c.type === 'PodScheduled' && c.status === 'False') : undefined;
+  return typeof scheduled?.message === 'string' ? scheduled.message.slice(0, 500) : undefined;
+}
+
+/** A container that cannot start or keeps crashing, from the pod's container statuses and the kubelet's events. */
+function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause: DoctorCause; message: string } | undefined {
+  const status = pod.object?.status ?? {};
+  const statuses = [
+    ...(Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses.map((s: unknown) => ['init container', s] as const) : []),
+    ...(Array.isArray(status.containerStatuses) ? status.containerStatuses.map((s: unknown) => ['container', s] as const) : []),
+  ];
+  for (const [what, s] of statuses) {
+    if (!isObject(s)) continue;
+    const name = typeof s.name === 'string' ? displayName(s.name) : '?';
+    const waiting = isObject(s.state) && isObject(s.state.waiting) ? s.state.waiting : undefined;
+    const reason = typeof waiting?.reason === 'string' ? waiting.reason : '';
+    const said = typeof waiting?.message === 'string' && waiting.message !== '' ? `: "${waiting.message.slice(0, 300)}"` : '';
+    if (IMAGE_PULL.includes(reason)) {
+      const image = typeof s.image === 'string' ? s.image.slice(0, 300) : '?';
+      const kubelet = events.find((e) => e.reason === 'Failed' && /image/i.test(e.message));
+      return { cause: 'image-pull', message: `pod ${podName(pod)}, ${what} ${name}: ${reason} for image ${image}${said}${kubelet && !said ? `: "${kubelet.message}"` : ''}` };
+    }
+    if (CONFIG.includes(reason)) {
+      return { cause: 'config-error', message: `pod ${podName(pod)}, ${what} ${name}: ${reason}${said}` };
+    }
+    const last = isObject(s.lastState) && isObject(s.lastState.terminated) ? s.lastState.terminated : undefined;
+    if (reason === 'CrashLoopBackOff' || (last !== undefined && typeof s.restartCount === 'number' && s.restartCount > 0 && s.ready !== true)) {
+      const exit = last === undefined ? 'no last termination recorded'
+        : `last terminated: ${typeof last.reason === 'string' ? last.reason.slice(0, 100) : 'unknown reason'}, exit code ${typeof last.exitCode === 'number' ? last.exitCode : '?'}`;
+      return { cause: 'crash-loop', message: `pod ${podName(pod)}, ${what} ${name}: CrashLoopBackOff, ${typeof s.restartCount === 'number' ? s.restartCount : '?'} restarts; ${exit}` };
+    }
+  }
+  const mount = events.find((e) => e.reason === 'FailedMount' && /not found|couldn't find key/.test(e.message));
+  if (mount !== undefined) return { cause: 'config-error', message: `pod ${podName(pod)} cannot mount a volume: "${mount.message}"` };
+  return undefined;
+}
+
+function notReadyText(pod: PodRecord, events: readonly PodEvent[]): string {
+  const probe = events.find((e) => e.reason === 'Unhealthy');
+  return `pod ${podName(pod)} is ${pod.phase} but not Ready${probe === undefined ? '' : `; the kubelet: "${probe.message}"`}`;
+}
+
+function paceText(pace: ReturnType<typeof paceOf>): string {
+  if (pace.type === 'OnDelete') return 'OnDelete';
+  return pace.mode === 'surge' ? `maxSurge ${pace.maxSurge}` : `maxUnavailable ${pace.maxUnavailable}`;
+}
+
+function list(items: readonly string[]): string {
+  return items.length <= 5 ? items.join(', ') : `${items.slice(0, 5).join(', ')}, … ${items.length - 5} more`;
+}

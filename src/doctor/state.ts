@@ -1,0 +1,157 @@
+import { isDirectory, jsonFilesIn, readJsonFile } from '../capacity/input';
+import { PodIndex, podRecord, PodRecord } from '../capacity/pods';
+import { daemonSetInfo, DaemonSetInfo, isObject, KubeObject } from '../coverage/manifests';
+import { parseNodeList } from '../coverage/nodes';
+import { NodeJson } from '../scheduling/types';
+
+/** An event about a pod, as kubectl lists it (the scheduler's and the kubelet's own words). */
+export interface PodEvent {
+  readonly reason: string;
+  readonly message: string;
+  readonly type: string;
+  /** lastTimestamp, else eventTime, else firstTimestamp ('' when none) */
+  readonly time: string;
+  readonly count: number;
+}
+
+/** A DaemonSet of the dump with its status and revision. */
+export interface DaemonSetState {
+  readonly info: DaemonSetInfo;
+  readonly object: KubeObject;
+  /** the hash pods of the current revision carry in `controller-revision-hash` (undefined: no ControllerRevision in the dump) */
+  readonly currentHash?: string;
+}
+
+/** What `doctor` reads: one `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` dump. */
+export interface ClusterState {
+  readonly nodes: NodeJson[];
+  readonly pods: PodIndex;
+  /** pods each DaemonSet controls (by `namespace/name`), terminal ones included */
+  readonly daemonSetPods: Map<string, PodRecord[]>;
+  readonly daemonSets: DaemonSetState[];
+  /** events by `namespace/pod`, newest first, at most MAX_EVENTS_PER_POD each */
+  readonly events: Map<string, PodEvent[]>;
+}
+
+/** Events kept per pod: the newest few say what is wrong now; the rest would only cost memory. */
+const MAX_EVENTS_PER_POD = 8;
+/** The longest event message kept (characters): kubelet messages are short, a forged one is cut. */
+const MAX_MESSAGE = 500;
+
+const KINDS = ['Node', 'Pod', 'DaemonSet', 'ControllerRevision', 'Event'];
+
+/** Collects the objects of one or more Lists into a state; call `finish` once all are added. */
+export class StateBuilder {
+  private readonly nodes: unknown[] = [];
+  private readonly pods = new PodIndex();
+  private readonly daemonSetPods = new Map<string, PodRecord[]>();
+  private readonly daemonSetObjects: { object: KubeObject; source: string }[] = [];
+  /** ds id → [revision number, hash] of the newest ControllerRevision */
+  private readonly revisions = new Map<string, [number, string]>();
+  private readonly events = new Map<string, PodEvent[]>();
+
+  /** Adds one `kubectl get ... -o json` document (a List, or a single object). */
+  addDocument(value: unknown, source: string): void {
+    if (!isObject(value)) throw new Error(`${source}: not a Kubernetes List; ${HINT}`);
+    if (Array.isArray(value.items)) {
+      value.items.forEach((item: unknown, i: number) => this.add(item, `${source}: items[${i}]`));
+    } else if (typeof value.kind === 'string' && KINDS.includes(value.kind)) {
+      this.add(value, source);
+    } else {
+      throw new Error(`${source}: not a Kubernetes List (no items); ${HINT}`);
+    }
+  }
+
+  /** Adds one object; kinds doctor does not read are skipped. */
+  add(item: unknown, where: string): void {
+    if (!isObject(item)) throw new Error(`${where}: not an object; ${HINT}`);
+    switch (item.kind) {
+      case 'Node':
+        this.nodes.push(item);
+        return;
+      case 'Pod': {
+        const pod = podRecord(item, (owner) => owner !== undefined);
+        if (pod === undefined) throw new Error(`${where}: a Pod without metadata.name`);
+        this.pods.add(pod);
+        if (pod.owner !== undefined) {
+          const list = this.daemonSetPods.get(pod.owner);
+          if (list === undefined) this.daemonSetPods.set(pod.owner, [pod]);
+          else list.push(pod);
+        }
+        return;
+      }
+      case 'DaemonSet':
+        this.daemonSetObjects.push({ object: item as KubeObject, source: where });
+        return;
+      case 'ControllerRevision':
+        this.addRevision(item);
+        return;
+      case 'Event':
+        this.addEvent(item);
+        return;
+      default:
+    }
+  }
+
+  private addRevision(item: Record<string, any>): void {
+    const meta = isObject(item.metadata) ? item.metadata : {};
+    const owner = Array.isArray(meta.ownerReferences)
+      ? meta.ownerReferences.find((o: unknown) => isObject(o) && o.kind === 'DaemonSet' && o.controller === true) : undefined;
+    if (owner === undefined || typeof item.revision !== 'number') return;
+    const id = `${typeof meta.namespace === 'string' ? meta.namespace : 'default'}/${owner.name}`;
+    const labels = isObject(meta.labels) ? meta.labels : {};
+    const name = typeof meta.name === 'string' ? meta.name : '';
+    // the controller names a revision `<daemonset>-<hash>` and labels it controller-revision-hash=<hash>
+    const hash = typeof labels['controller-revision-hash'] === 'string' ? labels['controller-revision-hash']
+      : name.startsWith(`${owner.name}-`) ? name.slice(owner.name.length + 1) : undefined;
+    if (hash === undefined) return;
+    const seen = this.revisions.get(id);
+    if (seen === undefined || item.revision > seen[0]) this.revisions.set(id, [item.revision, hash]);
+  }
+
+  private addEvent(item: Record<string, any>): void {
+    const involved = isObject(item.involvedObject) ? item.involvedObject : isObject(item.regarding) ? item.regarding : undefined;
+    if (involved === undefined || involved.kind !== 'Pod' || typeof involved.name !== 'string') return;
+    const key = `${typeof involved.namespace === 'string' ? involved.namespace : 'default'}/${involved.name}`;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const message = text(item.message ?? item.note);
+    const event: PodEvent = {
+      reason: text(item.reason).slice(0, 100),
+      message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message,
+      type: text(item.type).slice(0, 20),
+      time: text(item.lastTimestamp) || text(item.eventTime) || text(item.firstTimestamp),
+      count: typeof item.count === 'number' ? item.count : 1,
+    };
+    const list = this.events.get(key) ?? [];
+    list.push(event);
+    list.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+    if (list.length > MAX_EVENTS_PER_POD) list.length = MAX_EVENTS_PER_POD;
+    this.events.set(key, list);
+  }
+
+  finish(source: string): ClusterState {
+    const nodes = parseNodeList({ kind: 'List', items: this.nodes }, source);
+    const seen = new Set<string>();
+    const daemonSets = this.daemonSetObjects.map(({ object, source: where }) => {
+      const info = daemonSetInfo(object, where);
+      if (seen.has(info.id)) throw new Error(`${where}: DaemonSet ${info.id} is listed twice`);
+      seen.add(info.id);
+      return { info, object, currentHash: this.revisions.get(info.id)?.[1] };
+    }).sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
+    return { nodes, pods: this.pods, daemonSetPods: this.daemonSetPods, daemonSets, events: this.events };
+  }
+}
+
+const HINT = 'pass the output of `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` (a List), or a directory of such files';
+
+/** Reads `--state FILE|DIR`: one dump, or every `.json` file of a directory (a large cluster's dump split up). */
+export function loadState(given: string, cwd: string): ClusterState {
+  const builder = new StateBuilder();
+  const files = isDirectory(given, cwd) ? jsonFilesIn(given, cwd) : [given];
+  if (files.length === 0) throw new Error(`${given}: the directory holds no .json files; ${HINT}`);
+  for (const file of files) builder.addDocument(readJsonFile(file, cwd, HINT), file);
+  const state = builder.finish(given);
+  if (state.daemonSets.length === 0) throw new Error(`${given}: no DaemonSet in the dump; ${HINT}`);
+  if (state.nodes.length === 0) throw new Error(`${given}: no Node in the dump; ${HINT}`);
+  return state;
+}
