@@ -54,7 +54,7 @@ describe('driver-container shape (default)', () => {
     const exprs = expressions(pod);
     expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
     expect(exprs).toContainEqual({ key: 'cloud.google.com/gke-gpu-driver-version', operator: 'DoesNotExist' });
-    expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.deploy.driver', operator: 'NotIn', values: ['false'] });
+    expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.deploy.driver', operator: 'NotIn', values: ['false', 'pre-installed'] });
     expect(exprs.map((e: Manifest) => e.key)).not.toContain('feature.node.kubernetes.io/kernel-version.full');
   });
 
@@ -474,7 +474,7 @@ describe('runbook', () => {
     expect(md).toContain('-c nvidia-driver -- nvidia-smi');
     expect(md).toContain('kubectl apply -f dist/chart.k8s.yaml');
     // the GPU-node selector of the runbook is the DaemonSet's own selection
-    expect(md).toContain("kubectl get nodes -l 'nvidia.com/gpu.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver!=false'");
+    expect(md).toContain("kubectl get nodes -l 'nvidia.com/gpu.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver notin (false,pre-installed)'");
     expect(md).not.toContain('Switch to OnDelete');
     expect(driver.runbook({ manifestFile: 'dist/chart.k8s.yaml' })).toBe(md);
   });

@@ -40,6 +40,18 @@ import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
 /** NFD's full kernel version label, for pinning precompiled driver images. */
 export const KERNEL_VERSION_LABEL = 'feature.node.kubernetes.io/kernel-version.full';
+/** gpu-operator's per-node switch of its driver DaemonSet (the one it selects `=true` on). */
+export const DRIVER_DEPLOY_LABEL = 'nvidia.com/gpu.deploy.driver';
+/**
+ * Values of `nvidia.com/gpu.deploy.driver` under which no containerized driver belongs on the node.
+ * `false`: an administrator opted the node out (gpu-operator leaves the value alone). `pre-installed`:
+ * k8s-driver-manager found a driver on the host (`nvidia-smi` through /host), labelled the node so,
+ * slept 60 s and exited 1 (NVIDIA/k8s-driver-manager cmd/driver-manager/main.go `uninstallDriver` →
+ * `disableContainerizedDriver`, v0.12.0; the same in the v0.6.10 shell script). gpu-operator's own
+ * driver DaemonSet selects `=true` only (assets/state-driver/0500_daemonset.yaml), so the pod goes;
+ * ours must step aside too, or its init container fails there forever.
+ */
+export const DRIVER_OPT_OUT_VALUES = ['false', 'pre-installed'];
 /** gpu-operator's marker: the driver container is ready; other GPU components wait for it. */
 const DEFAULT_READY_MARKER = '/run/nvidia/validations/.driver-ctr-ready';
 const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
@@ -256,8 +268,9 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
 
   /**
    * Node requirements under which the driver steps aside because it is managed elsewhere.
-   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist) and nodes
-   * opted out of gpu-operator's driver (`nvidia.com/gpu.deploy.driver` NotIn ["false"])
+   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist), nodes opted
+   * out of a containerized driver and nodes whose driver k8s-driver-manager found pre-installed on the host
+   * (`nvidia.com/gpu.deploy.driver` NotIn ["false", "pre-installed"])
    */
   readonly optOutRequirements?: NodeRequirement[];
 
@@ -458,10 +471,7 @@ export class GpuDriverDaemonSet extends Construct {
 
     this.nodeRequirements = [
       ...(props.gpuNodes ?? GpuNodeSelection.featureDiscovery()).nodeRequirements,
-      ...(props.optOutRequirements ?? [
-        NodeRequirement.doesNotExist('cloud.google.com/gke-gpu-driver-version'),
-        NodeRequirement.notIn('nvidia.com/gpu.deploy.driver', ['false']),
-      ]),
+      ...(props.optOutRequirements ?? DEFAULT_OPT_OUTS),
       ...(props.kernelVersions ? [NodeRequirement.in(KERNEL_VERSION_LABEL, [...props.kernelVersions])] : []),
     ];
 
@@ -802,10 +812,16 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
   { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
 ];
 
-/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
+/** Where the driver steps aside by default: GKE-managed drivers, nodes opted out or with a pre-installed driver. */
+const DEFAULT_OPT_OUTS = [
+  NodeRequirement.doesNotExist('cloud.google.com/gke-gpu-driver-version'),
+  NodeRequirement.notIn(DRIVER_DEPLOY_LABEL, DRIVER_OPT_OUT_VALUES),
+];
+
 /** The `app.kubernetes.io/component` of driver pods: ours (first), and gpu-operator's. */
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
+/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 const INSTALLER_OPTIONS: PropFields = {

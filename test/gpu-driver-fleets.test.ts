@@ -1,0 +1,56 @@
+/**
+ * Issue 23: the driver on real fleets, with or without gpu-operator, beside a pre-installed driver.
+ *
+ * Node labels and their sources, as upstream writes them:
+ * - NFD (node-feature-discovery) `feature.node.kubernetes.io/pci-<class>_10de.present` (default
+ *   `deviceLabelFields: [class, vendor]`) or `pci-10de.present` (gpu-operator's and the device
+ *   plugin chart's NFD config, `deviceLabelFields: [vendor]`).
+ * - gpu-operator's node-labelling controller (controllers/nodelabeling_controller.go
+ *   `reconcileCommonGPULabel`, state_manager.go `gpuNodeLabels`): `nvidia.com/gpu.present=true` on a
+ *   node with one of those NFD labels, and `nvidia.com/gpu.deploy.driver=true` (state labels).
+ * - k8s-driver-manager (cmd/driver-manager/main.go `disableContainerizedDriver`):
+ *   `nvidia.com/gpu.deploy.driver=pre-installed` where the host has a driver.
+ */
+import { Chart, Testing } from 'cdk8s';
+import { Manifest, synthManifests } from './util/manifests';
+import { GpuDriverDaemonSet, GpuDriverDaemonSetProps } from '../src/constructs/gpu-driver-daemon-set';
+import { termsMatch } from '../src/scheduling/node-affinity';
+
+const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04';
+
+function build(props: Partial<GpuDriverDaemonSetProps> = {}) {
+  const chart = new Chart(Testing.app(), 'chart', { namespace: 'gpu-system' });
+  const driver = new GpuDriverDaemonSet(chart, 'nvidia', { image: DRIVER_IMAGE, ...props });
+  const manifests = synthManifests(chart);
+  const ds = manifests.find((m: Manifest) => m.kind === 'DaemonSet');
+  return { chart, driver, manifests, ds, pod: ds.spec.template.spec };
+}
+
+function schedulable(pod: Manifest, labels: Record<string, string>): boolean {
+  const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+  const selector: Record<string, string> = pod.nodeSelector ?? {};
+  const all = { 'kubernetes.io/os': 'linux', ...labels };
+  return Object.entries(selector).every(([k, v]) => all[k] === v) && termsMatch(terms, { name: 'n', labels: all });
+}
+
+const GPU_OPERATOR_NODE = {
+  'feature.node.kubernetes.io/pci-10de.present': 'true', 'nvidia.com/gpu.present': 'true', 'nvidia.com/gpu.deploy.driver': 'true',
+};
+
+describe('point 2: nodes whose driver is pre-installed or opted out', () => {
+  const { pod } = build();
+
+  test('a gpu-operator-labelled node gets the driver', () => {
+    expect(schedulable(pod, GPU_OPERATOR_NODE)).toBe(true);
+  });
+
+  // k8s-driver-manager v0.12.0 cmd/driver-manager/main.go uninstallDriver: isHostDriver → label
+  // gpu.deploy.driver=pre-installed, sleep 60 s, return an error (exit 1): the init container would fail forever.
+  test('nvidia.com/gpu.deploy.driver=pre-installed keeps the pod off the node', () => {
+    expect(schedulable(pod, { ...GPU_OPERATOR_NODE, 'nvidia.com/gpu.deploy.driver': 'pre-installed' })).toBe(false);
+  });
+
+  test('nvidia.com/gpu.deploy.driver=false keeps the pod off the node', () => {
+    expect(schedulable(pod, { ...GPU_OPERATOR_NODE, 'nvidia.com/gpu.deploy.driver': 'false' })).toBe(false);
+  });
+});
