@@ -11,9 +11,13 @@
  * - k8s-driver-manager (cmd/driver-manager/main.go `disableContainerizedDriver`):
  *   `nvidia.com/gpu.deploy.driver=pre-installed` where the host has a driver.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { Manifest, synthManifests } from './util/manifests';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps } from '../src/constructs/gpu-driver-daemon-set';
+import { daemonSetInfo, parseManifestText } from '../src/coverage/manifests';
+import { antiAffinitySeparates } from '../src/plan/pod-affinity';
 import { termsMatch } from '../src/scheduling/node-affinity';
 
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04';
@@ -52,5 +56,32 @@ describe('point 2: nodes whose driver is pre-installed or opted out', () => {
 
   test('nvidia.com/gpu.deploy.driver=false keeps the pod off the node', () => {
     expect(schedulable(pod, { ...GPU_OPERATOR_NODE, 'nvidia.com/gpu.deploy.driver': 'false' })).toBe(false);
+  });
+});
+
+describe('point 4: never two driver pods on one node, gpu-operator\'s included', () => {
+  // gpu-operator's own driver DaemonSet, as it ships it, in its own namespace.
+  const upstream = parseManifestText(fs.readFileSync(path.join(__dirname, '../../shared/upstream/gpu-operator/0500_daemonset.yaml'), 'utf8'), 'upstream')
+    .map((d) => d.object).find((o) => o.kind === 'DaemonSet')!;
+  const operatorDriver = daemonSetInfo({ ...upstream, metadata: { ...upstream.metadata, namespace: 'gpu-operator' } }, 'upstream');
+  const { manifests } = build();
+  const ours = daemonSetInfo(manifests.find((m: Manifest) => m.kind === 'DaemonSet'), 'ours');
+
+  test('the anti-affinity term looks in every namespace (empty namespaceSelector)', () => {
+    const terms = manifests.find((m: Manifest) => m.kind === 'DaemonSet').spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(terms).toContainEqual({
+      labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['gpu-driver', 'nvidia-driver'] }] },
+      namespaceSelector: {},
+      topologyKey: 'kubernetes.io/hostname',
+    });
+  });
+
+  // The scheduler's InterPodAffinity filter (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go:
+  // satisfyPodAntiAffinity for the incoming pod's terms, satisfyExistingPodsAntiAffinity for the existing pods'),
+  // as src/plan/pod-affinity.ts models it.
+  test('gpu-operator\'s driver pod in another namespace and ours exclude each other, whichever comes first', () => {
+    expect(ours.namespace).not.toBe(operatorDriver.namespace);
+    expect(antiAffinitySeparates(ours, operatorDriver)).toBe(true);
+    expect(antiAffinitySeparates(operatorDriver, ours)).toBe(true);
   });
 });

@@ -512,9 +512,14 @@ export class GpuDriverDaemonSet extends Construct {
       priorityClassName: props.priorityClassName ?? 'system-node-critical',
       terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 120,
       // Two drivers on one node fight over the kernel module. As gpu-operator does for its
-      // `app.kubernetes.io/component=nvidia-driver` pods, no driver pod joins a node that still has
-      // one: its own DaemonSet's (a replaced pod waits for the old one to terminate), another wave's,
-      // another GpuDriverDaemonSet's or gpu-operator's own.
+      // `app.kubernetes.io/component=nvidia-driver` pods (assets/state-driver/0500_daemonset.yaml), no
+      // driver pod joins a node that still has one: its own DaemonSet's (a replaced pod waits for the old
+      // one to terminate), another wave's, another GpuDriverDaemonSet's or gpu-operator's own, in any
+      // namespace (the term has an empty namespaceSelector; gpu-operator's term sees only its own
+      // namespace, but the scheduler also checks the existing pod's terms against the incoming pod, so
+      // ours keeps gpu-operator's off a node where ours runs). With both installed, whichever driver pod
+      // was bound to a node first keeps it; the other DaemonSet's pod for that node stays Pending
+      // (the DaemonSet controller creates it, the scheduler never binds it).
       exclusiveComponents: [...DRIVER_COMPONENTS],
     };
     // Only the driver container gets the extended resources and the SELinux level.

@@ -218,8 +218,8 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
 
   /**
    * Keep the agent's pods off nodes that run a pod of one of these `app.kubernetes.io/component`
-   * values, its own replaced pod included (a required pod anti-affinity per node): for agents of
-   * which two on one node clash, such as kernel-module drivers.
+   * values, in any namespace, its own replaced pod included (a required pod anti-affinity per node
+   * with an empty namespaceSelector): for agents of which two on one node clash, such as kernel-module drivers.
    * @default - none
    */
   readonly exclusiveComponents?: string[];

@@ -229,10 +229,16 @@ function otherGroupsTerm(agent: string, group: string): kplus.k8s.PodAffinityTer
   };
 }
 
-/** No pod of the agent joins a node that runs a pod of one of these components (its own old pod included). */
+/**
+ * No pod of the agent joins a node that runs a pod of one of these components (its own old pod
+ * included), in any namespace: without a namespaceSelector a term sees only the pod's own namespace,
+ * and the clashing agent (e.g. gpu-operator's driver) usually runs in another. An empty
+ * namespaceSelector selects every namespace (k8s.io/api core/v1 PodAffinityTerm).
+ */
 function exclusiveComponentsTerm(components: string[]): kplus.k8s.PodAffinityTerm {
   return {
     labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...components] }] },
+    namespaceSelector: {},
     topologyKey: 'kubernetes.io/hostname',
   };
 }
