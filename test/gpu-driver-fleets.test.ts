@@ -12,11 +12,16 @@
  *   `nvidia.com/gpu.deploy.driver=pre-installed` where the host has a driver.
  */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
+import * as yaml from 'yaml';
 import { Manifest, synthManifests } from './util/manifests';
-import { GpuDriverDaemonSet, GpuDriverDaemonSetProps } from '../src/constructs/gpu-driver-daemon-set';
+import { Promotion, RolloutWave } from '../src/agent/rollout';
+import { runCli } from '../src/cli/run';
+import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape } from '../src/constructs/gpu-driver-daemon-set';
 import { daemonSetInfo, parseManifestText } from '../src/coverage/manifests';
+import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
 import { antiAffinitySeparates } from '../src/plan/pod-affinity';
 import { termsMatch } from '../src/scheduling/node-affinity';
 
@@ -33,7 +38,7 @@ function build(props: Partial<GpuDriverDaemonSetProps> = {}) {
 function schedulable(pod: Manifest, labels: Record<string, string>): boolean {
   const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
   const selector: Record<string, string> = pod.nodeSelector ?? {};
-  const all = { 'kubernetes.io/os': 'linux', ...labels };
+  const all: Record<string, string> = { 'kubernetes.io/os': 'linux', ...labels };
   return Object.entries(selector).every(([k, v]) => all[k] === v) && termsMatch(terms, { name: 'n', labels: all });
 }
 
@@ -83,5 +88,59 @@ describe('point 4: never two driver pods on one node, gpu-operator\'s included',
     expect(ours.namespace).not.toBe(operatorDriver.namespace);
     expect(antiAffinitySeparates(ours, operatorDriver)).toBe(true);
     expect(antiAffinitySeparates(operatorDriver, ours)).toBe(true);
+  });
+});
+
+describe('point 6: generated scripts wait at least the startup budget the manifests give the driver pod', () => {
+  // A driver whose build may take 30 minutes: the startupProbe budget is 60 + 10 × 174 = 1800 s.
+  const props: Partial<GpuDriverDaemonSetProps> = {
+    shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
+    rollout: { waves: [RolloutWave.labelled('canary')], promoted: Promotion.all() },
+  };
+  const { driver, manifests } = build(props);
+  const budget = driver.startupBudgetSeconds!;
+
+  test('the budget is the one the manifests carry', () => {
+    expect(budget).toBe(1800);
+    for (const ds of manifests.filter((m: Manifest) => m.kind === 'DaemonSet')) {
+      expect(podStartupBudgetSeconds(ds.spec.template.spec)).toBe(budget);
+    }
+  });
+
+  test('the runbook script waits the budget plus the slack', () => {
+    expect(driver.runbookScript()).toContain(`READY_TIMEOUT=${budget + READY_WAIT_SLACK_SECONDS}`);
+  });
+
+  test('node-agents label --manifests: the relabel steps wait for the new driver pod at least the budget', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-driver-waves-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'driver.yaml'), manifests.map((m: Manifest) => yaml.stringify(m)).join('---\n'));
+      let stdout = '';
+      const code = runCli(['label', '--nodes', 'test/fixtures/label/gpu-cluster.json', '--wave', 'canary=0.3', '--manifests', dir], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => undefined },
+        cwd: path.join(__dirname, '..'),
+      });
+      expect(code).toBe(0);
+      const waits = [...stdout.matchAll(/kubectl wait --for=condition=Ready pod .* --timeout=(\d+)s/g)].map((m) => Number(m[1]));
+      expect(waits.length).toBeGreaterThan(0);
+      for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(budget);
+      expect(waits).toContain(budget + READY_WAIT_SLACK_SECONDS);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('podStartupBudgetSeconds: the slowest container, kubelet defaults for unset fields, undefined without a startupProbe', () => {
+    expect(podStartupBudgetSeconds({ containers: [{ name: 'a' }] })).toBeUndefined();
+    expect(podStartupBudgetSeconds({ containers: [{ name: 'a', startupProbe: {} }] })).toBe(30);
+    expect(podStartupBudgetSeconds({
+      containers: [
+        { name: 'a', startupProbe: { initialDelaySeconds: 60, periodSeconds: 10, failureThreshold: 120 } },
+        { name: 'b', startupProbe: { periodSeconds: 10, failureThreshold: 12 } },
+      ],
+    })).toBe(1260);
+    expect(podStartupBudgetSeconds({ containers: [{ name: 'a', startupProbe: { periodSeconds: 'x' } }] })).toBeUndefined();
+    expect(readyWaitSeconds(undefined)).toBe(1500);
   });
 });

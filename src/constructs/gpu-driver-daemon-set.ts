@@ -26,11 +26,11 @@ import {
 } from '../gpu/driver-checks';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverManagerContainer } from '../gpu/driver-manager';
 import {
-  DEFAULT_READY_TIMEOUT_SECONDS, DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
+  DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
 } from '../gpu/runbook';
 import {
-  DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
+  DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, readyWaitSeconds, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
@@ -652,8 +652,7 @@ export class GpuDriverDaemonSet extends Construct {
       gpuNodeSelector: requirementsSelector(this.nodeRequirements.map((r) => r._toJson())),
       skipNodeLabel: this.props.upgradeSkipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL,
       waitForPodSelector: this.props.upgradeWaitForPodSelector,
-      readyTimeoutSeconds: options.readyTimeoutSeconds
-        ?? (this.startupBudgetSeconds !== undefined ? this.startupBudgetSeconds + 300 : DEFAULT_READY_TIMEOUT_SECONDS),
+      readyTimeoutSeconds: options.readyTimeoutSeconds ?? readyWaitSeconds(this.startupBudgetSeconds),
       evictionTimeoutSeconds: options.evictionTimeoutSeconds,
       completionTimeoutSeconds: options.completionTimeoutSeconds,
       validation: this.validation,

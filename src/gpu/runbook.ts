@@ -10,7 +10,7 @@
  *
  * Pure module: no cdk8s imports. Output is deterministic text (no dates, stable ordering).
  */
-import { formatDuration } from './startup-budget';
+import { DEFAULT_READY_WAIT_SECONDS, formatDuration } from './startup-budget';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { shellWord } from '../util/shell';
 
@@ -20,7 +20,7 @@ export const DEFAULT_SKIP_NODE_LABEL = 'nvidia.com/gpu-driver-upgrade.skip=true'
 export const DEFAULT_EVICTION_TIMEOUT_SECONDS = 300;
 export const DEFAULT_COMPLETION_TIMEOUT_SECONDS = 3600;
 /** Default wait for a new driver pod: a 20 minute build plus 5 minutes for image pull and module load. */
-export const DEFAULT_READY_TIMEOUT_SECONDS = 25 * 60;
+export const DEFAULT_READY_TIMEOUT_SECONDS = DEFAULT_READY_WAIT_SECONDS;
 
 export type DriverUpdateStrategy = 'OnDelete' | 'RollingUpdate';
 

@@ -259,6 +259,8 @@ export interface DriverTarget {
   readonly namespace: string;
   /** the DaemonSet's `spec.selector.matchLabels`, as a kubectl selector (`k=v,k2=v2`) */
   readonly podSelector: string;
+  /** seconds to wait for the new driver pod: at least the startup budget its manifests give it (default DRIVER_READY_TIMEOUT_SECONDS) */
+  readonly readyTimeoutSeconds?: number;
 }
 
 /** gpu-operator's default wait for a driver pod (a kernel module build plus the image pull). */
@@ -282,7 +284,7 @@ export function gpuRelabelSteps(labelKey: string, node: string, wave: string | u
     const pods = ['-n', target.namespace, '-l', target.podSelector, '--field-selector', `spec.nodeName=${node}`];
     // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
     steps.push(`until ${shellLine(['kubectl', 'get', 'pods', ...pods, '-o', 'name'])} | grep -q .; do sleep 5; done`);
-    steps.push(shellLine(['kubectl', 'wait', '--for=condition=Ready', 'pod', ...pods, `--timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`]));
+    steps.push(shellLine(['kubectl', 'wait', '--for=condition=Ready', 'pod', ...pods, `--timeout=${target.readyTimeoutSeconds ?? DRIVER_READY_TIMEOUT_SECONDS}s`]));
   }
   steps.push(shellLine(['kubectl', 'uncordon', node]));
   return steps;
