@@ -140,20 +140,22 @@ describe('driver manager (driver-container shape)', () => {
   const manager = pod.initContainers[0];
 
   test('runs k8s-driver-manager uninstall_driver, pinned, privileged, as gpu-operator does', () => {
-    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10');
+    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0');
     expect(manager.command).toEqual(['driver-manager']);
     expect(manager.args).toEqual(['uninstall_driver']);
     expect(manager.securityContext).toMatchObject({ privileged: true, runAsUser: 0 });
   });
 
-  test('env as gpu-operator: own node, void devices, GPU pod eviction on, drain off, own namespace', () => {
+  test('env: own node, void devices, never evicts nor drains (so never cordons), bounded drain timeout, own namespace, config digest', () => {
+    const digest = pod.containers[0].env.find((e: Manifest) => e.name === 'DRIVER_CONFIG_DIGEST').value;
     expect(manager.env).toEqual([
       { name: 'DRAIN_DELETE_EMPTYDIR_DATA', value: 'false' },
       { name: 'DRAIN_POD_SELECTOR_LABEL', value: '' },
-      { name: 'DRAIN_TIMEOUT_SECONDS', value: '0s' },
+      { name: 'DRAIN_TIMEOUT_SECONDS', value: '300s' },
       { name: 'DRAIN_USE_FORCE', value: 'false' },
+      { name: 'DRIVER_CONFIG_DIGEST', value: digest },
       { name: 'ENABLE_AUTO_DRAIN', value: 'false' },
-      { name: 'ENABLE_GPU_POD_EVICTION', value: 'true' },
+      { name: 'ENABLE_GPU_POD_EVICTION', value: 'false' },
       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
       { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
       { name: 'OPERATOR_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -176,13 +178,12 @@ describe('driver manager (driver-container shape)', () => {
     expect(driverMounts).not.toContain('host-sys');
   });
 
-  test('RBAC: least privilege for relabelling its node and evicting GPU pods, token mounted', () => {
+  test('RBAC: least privilege for relabelling its node and finding GPU holders (DRA claims), no eviction; token mounted', () => {
     const role = manifests.find((m: Manifest) => m.kind === 'ClusterRole');
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-      { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get', 'list'] },
     ]);
     const binding = manifests.find((m: Manifest) => m.kind === 'ClusterRoleBinding');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gpu-driver', namespace: 'gpu-system' }]);
@@ -395,6 +396,7 @@ describe('security and resources', () => {
     expect(() => build({ env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('all') } })).toThrow(/env sets NVIDIA_VISIBLE_DEVICES/);
     const { pod } = build({ env: { DRIVER_VERSION: kplus.EnvValue.fromValue('550.90.07') } });
     expect(pod.containers[0].env).toEqual([
+      { name: 'DRIVER_CONFIG_DIGEST', value: expect.stringMatching(/^[0-9a-f]{16}$/) },
       { name: 'DRIVER_VERSION', value: '550.90.07' },
       { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
     ]);
@@ -455,7 +457,7 @@ describe('late checks on the rendered DaemonSet', () => {
         type: 'RollingUpdate',
         rollingUpdate: { maxUnavailable: kplus.k8s.IntOrString.fromNumber(0), maxSurge: kplus.k8s.IntOrString.fromNumber(1) },
       }),
-      JsonPatch.replace('/spec/template/spec/containers/0/env/0/value', 'all'),
+      JsonPatch.replace('/spec/template/spec/containers/0/env/1/value', 'all'),
     );
     const errors = driver.node.validate().join('\n');
     expect(errors).toContain('RollingUpdate with maxSurge 1 would start a second driver pod');

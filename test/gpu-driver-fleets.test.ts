@@ -21,6 +21,7 @@ import { Promotion, RolloutWave } from '../src/agent/rollout';
 import { runCli } from '../src/cli/run';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape } from '../src/constructs/gpu-driver-daemon-set';
 import { daemonSetInfo, parseManifestText } from '../src/coverage/manifests';
+import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
 import { antiAffinitySeparates } from '../src/plan/pod-affinity';
 import { termsMatch } from '../src/scheduling/node-affinity';
@@ -142,5 +143,53 @@ describe('point 6: generated scripts wait at least the startup budget the manife
     })).toBe(1260);
     expect(podStartupBudgetSeconds({ containers: [{ name: 'a', startupProbe: { periodSeconds: 'x' } }] })).toBeUndefined();
     expect(readyWaitSeconds(undefined)).toBe(1500);
+  });
+});
+
+describe('point 3: one owner of cordon state (the runbook), on the current and older driver managers', () => {
+  // Cases of NVIDIA/k8s-driver-manager v0.12.0 cmd/driver-manager/main.go isGPUPodEvictionEnabled /
+  // isAutoDrainEnabled / isDriverAutoUpgradePolicyEnabled (every CordonNode / UncordonNode call is behind them).
+  test.each([
+    ['upstream defaults (both unset), no annotation', {}, undefined, true],
+    ['gpu-operator\'s DaemonSet env, no annotation', { ENABLE_GPU_POD_EVICTION: 'true', ENABLE_AUTO_DRAIN: 'false' }, undefined, true],
+    ['gpu-operator\'s DaemonSet env, upgrade controller in charge', { ENABLE_GPU_POD_EVICTION: 'true', ENABLE_AUTO_DRAIN: 'false' }, 'true', false],
+    ['annotation not exactly "true"', { ENABLE_GPU_POD_EVICTION: 'true' }, 'false', true],
+    ['auto drain alone', { ENABLE_GPU_POD_EVICTION: 'false', ENABLE_AUTO_DRAIN: 'true' }, undefined, true],
+    ['both off', { ENABLE_GPU_POD_EVICTION: 'false', ENABLE_AUTO_DRAIN: 'false' }, undefined, false],
+  ])('managerTouchesCordon: %s', (_name, env, annotation, expected) => {
+    expect(managerTouchesCordon(env as Record<string, string>, annotation)).toBe(expected);
+  });
+
+  const envOf = (c: Manifest) => Object.fromEntries(c.env.filter((e: Manifest) => 'value' in e).map((e: Manifest) => [e.name, e.value]));
+
+  test.each([
+    ['the default manager (v0.12.0)', {}],
+    ['an older pinned manager (v0.6.10)', { driverManagerImage: 'nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10' }],
+  ])('%s never cordons or uncordons, annotated node or not', (_name, props) => {
+    const { pod } = build(props);
+    const env = envOf(pod.initContainers[0]);
+    expect(managerTouchesCordon(env, undefined)).toBe(false);
+    expect(managerTouchesCordon(env, 'true')).toBe(false);
+  });
+
+  test('no infinite drain wait: DRAIN_TIMEOUT_SECONDS is bounded (upstream "0s" waits forever)', () => {
+    const env = envOf(build().pod.initContainers[0]);
+    expect(env.DRAIN_TIMEOUT_SECONDS).toBe('300s');
+  });
+
+  test('current pins: k8s-driver-manager v0.12.0, with the fast path (DRIVER_CONFIG_DIGEST on manager and driver, equal)', () => {
+    const { pod } = build();
+    expect(pod.initContainers[0].image).toBe(DEFAULT_DRIVER_MANAGER_IMAGE);
+    expect(DEFAULT_DRIVER_MANAGER_IMAGE).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0');
+    expect(driverManagerHasFastPath(DEFAULT_DRIVER_MANAGER_IMAGE)).toBe(true);
+    expect(driverManagerHasFastPath('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10')).toBe(false);
+    expect(driverManagerHasFastPath('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.10.0')).toBe(true);
+    expect(driverManagerHasFastPath('registry.example/k8s-driver-manager@sha256:0123')).toBeUndefined();
+    const digest = envOf(pod.initContainers[0]).DRIVER_CONFIG_DIGEST;
+    expect(digest).toMatch(/^[0-9a-f]{16}$/);
+    expect(envOf(pod.containers[0]).DRIVER_CONFIG_DIGEST).toBe(digest);
+    // a new driver image is a new digest (the manager reloads); the same props the same digest (a restart keeps the driver)
+    expect(envOf(build({ image: 'nvcr.io/nvidia/driver:595.58.03-ubuntu22.04' }).pod.initContainers[0]).DRIVER_CONFIG_DIGEST).not.toBe(digest);
+    expect(envOf(build().pod.initContainers[0]).DRIVER_CONFIG_DIGEST).toBe(digest);
   });
 });

@@ -24,7 +24,7 @@ import { daemonSetAlertGroup, gpuDriverAlertGroup } from '../alerts/rules';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
-import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverManagerContainer } from '../gpu/driver-manager';
+import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
   DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
@@ -328,17 +328,23 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
   /**
    * Driver-container shape: run gpu-operator's k8s-driver-manager as an init container before the
    * driver. It pauses the GPU components on the node (their `nvidia.com/gpu.deploy.*` labels become
-   * `paused-for-driver-upgrade`), evicts GPU pods through the Eviction API, unloads a stale driver,
-   * then restores the labels; the DaemonSet gets a ClusterRole for that (nodes get/patch, pods
-   * get/list/watch, pods/eviction create, daemonsets get) and mounts the ServiceAccount token.
+   * `paused-for-driver-upgrade`), unloads a stale driver nothing holds, then restores the labels; the
+   * DaemonSet gets a ClusterRole for that (nodes get/patch, pods get/list/watch, pods/eviction create,
+   * daemonsets get) and mounts the ServiceAccount token.
    * Turn it off where none of those components run and no RBAC is wanted. Ignored by the installer shape.
+   *
+   * It never cordons, uncordons or evicts: cordon state belongs to the upgrade runbook (or whoever runs
+   * it), which keeps a node that was cordoned before the upgrade cordoned after it. A driver still held
+   * by GPU pods fails the init container until they are gone. From v0.10.0 on, a restarted driver pod
+   * whose image, command, args and env are unchanged (`DRIVER_CONFIG_DIGEST`) keeps the loaded driver.
    * @default true
    */
   readonly driverManager?: boolean;
 
   /**
-   * Image of the driver manager, pinned by tag or digest.
-   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10"
+   * Image of the driver manager, pinned by tag or digest. Older managers (v0.6.4 on) behave the same
+   * for cordons; before v0.10.0 they have no fast path, so every driver pod restart tries to reload the driver.
+   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0"
    */
   readonly driverManagerImage?: string;
 
@@ -558,13 +564,20 @@ export class GpuDriverDaemonSet extends Construct {
       const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
       const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
       const timeout = Duration.seconds(timeoutSeconds);
+      // What decides the install, digested for the manager's and the driver image's fast path.
+      const digest = driverConfigDigest({
+        image: props.image,
+        command: o.command ?? null,
+        args: o.args ?? null,
+        env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name].value ?? null, driverEnv[name].valueFrom ?? null]),
+      });
       this.agent = new NodeAgentDaemonSet(this, 'Agent', {
         ...common,
         containerName: 'nvidia-driver',
         image: props.image,
         command: o.command,
         args: o.args,
-        env: sortedRecord(driverEnv),
+        env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(digest) } : driverEnv),
         resources: driverResources,
         privileged: true,
         runAsRoot: true,
@@ -584,7 +597,7 @@ export class GpuDriverDaemonSet extends Construct {
         }),
         preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
         initContainers: [
-          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : []),
+          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE, digest)] : []),
           ...(props.initContainers ?? []),
         ],
         rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
@@ -693,6 +706,10 @@ export class GpuDriverDaemonSet extends Construct {
     }
     if (p.env && Object.keys(p.env).includes('NVIDIA_VISIBLE_DEVICES')) {
       problems.push('env sets NVIDIA_VISIBLE_DEVICES; the driver keeps it "void" so the NVIDIA container runtime injects no GPU into it. Remove it.');
+    }
+    if (p.env && Object.keys(p.env).includes('DRIVER_CONFIG_DIGEST')) {
+      problems.push('env sets DRIVER_CONFIG_DIGEST; the construct computes it from the image, command, args and env (the driver manager '
+        + 'reloads the driver only when it changes). Remove it.');
     }
     if (strategy.type === UpdateStrategyType.ROLLING_UPDATE && strategy.surges) {
       problems.push(`updateStrategy: RollingUpdate with maxSurge ${strategy.maxSurge!.toString()} would start a second driver pod beside the `
@@ -850,7 +867,7 @@ const DRIVER_CONTAINER_OPTIONS: PropFields = {
 /** The types of GpuDriverDaemonSetProps, checked on entry. */
 const GPU_DRIVER_PROPS: PropFields = {
   ...POD_OPTIONS,
-  image: t.required(t.string('nvcr.io/nvidia/driver:550.127.08-ubuntu22.04')),
+  image: t.required(t.string('nvcr.io/nvidia/driver:595.91.07-ubuntu22.04')),
   rollout: ROLLOUT,
   shape: t.instance(() => GpuDriverShape, 'GpuDriverShape.installer() or driverContainer()'),
   name: t.string('gpu-driver'),
@@ -867,7 +884,7 @@ const GPU_DRIVER_PROPS: PropFields = {
   extendedResources: t.map(t.string('1')),
   env: ENV,
   driverManager: t.boolean(),
-  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.0'),
+  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0'),
   extraHostPaths: t.array(HOST_PATH),
   updateStrategy: UPDATE_STRATEGY,
   terminationGracePeriodSeconds: t.number(),

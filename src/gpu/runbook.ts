@@ -180,8 +180,18 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   lines.push('Repeat this section for each outdated node.', '');
   code('NODE=<node-name>');
 
-  lines.push('### Cordon', '', 'No new GPU pods land on the node. The replacement driver pod still does: DaemonSet pods tolerate `node.kubernetes.io/unschedulable`.', '');
-  code('kubectl cordon "$NODE"');
+  lines.push(
+    '### Cordon',
+    '',
+    'No new GPU pods land on the node. The replacement driver pod still does: DaemonSet pods tolerate `node.kubernetes.io/unschedulable`. '
+      + 'This runbook owns the cordon: the driver manager in the driver pod never cordons, uncordons or evicts. '
+      + 'Note first whether the node is cordoned already (for other work): then it stays cordoned after the upgrade.',
+    '',
+  );
+  code(
+    'WAS_CORDONED=$(kubectl get node "$NODE" -o jsonpath=\'{.spec.unschedulable}\')',
+    'kubectl cordon "$NODE"',
+  );
 
   if (o.waitForPodSelector) {
     lines.push(
@@ -241,8 +251,8 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   );
   code('kubectl get node "$NODE" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}{"\\n"}\'');
 
-  lines.push('### Uncordon', '');
-  code('kubectl uncordon "$NODE"');
+  lines.push('### Uncordon', '', 'Only a node this upgrade cordoned; one that was cordoned before stays cordoned:', '');
+  code('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon "$NODE"');
 
   heading('After the last node');
   lines.push('Every scheduled driver pod runs the new revision when the two numbers are equal:', '');
@@ -348,10 +358,12 @@ export function renderRunbookScript(options: RunbookInput): string {
     '}',
     '',
     'upgrade_node() {',
-    '  local node=$1 skipped gpu ns pod pod_hash',
+    '  local node=$1 skipped gpu ns pod pod_hash was_cordoned',
     '  # Assignments, not `if $(...)`: a failing kubectl must stop the script, not read as "no".',
     '  skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)',
     '  if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi',
+    '  # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.',
+    '  was_cordoned=$(kubectl get node "$node" -o jsonpath=\'{.spec.unschedulable}\')',
     '  log "== $node: cordon"',
     '  kubectl cordon "$node"',
     '  log "== $node: wait for pods that must finish"',
@@ -378,6 +390,7 @@ export function renderRunbookScript(options: RunbookInput): string {
   }
   lines.push(
     '  log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}\')"',
+    '  if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi',
     '  log "== $node: uncordon"',
     '  kubectl uncordon "$node"',
     '}',

@@ -71,10 +71,12 @@ evict() {
 }
 
 upgrade_node() {
-  local node=$1 skipped gpu ns pod pod_hash
+  local node=$1 skipped gpu ns pod pod_hash was_cordoned
   # Assignments, not `if $(...)`: a failing kubectl must stop the script, not read as "no".
   skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)
   if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi
+  # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.
+  was_cordoned=$(kubectl get node "$node" -o jsonpath='{.spec.unschedulable}')
   log "== $node: cordon"
   kubectl cordon "$node"
   log "== $node: wait for pods that must finish"
@@ -95,6 +97,7 @@ upgrade_node() {
   kubectl exec -n "$NAMESPACE" "$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name)" \
     -c nvidia-driver -- nvidia-smi
   log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}')"
+  if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi
   log "== $node: uncordon"
   kubectl uncordon "$node"
 }
