@@ -25,10 +25,10 @@ function build(props: Partial<GpuDriverDaemonSetProps> = {}) {
   return { chart, driver, manifests, ds, pod: ds.spec.template.spec };
 }
 
+/** The last node-affinity term (with the default selection, the one on gpu-operator's nvidia.com/gpu.present). */
 function expressions(pod: Manifest): Manifest[] {
   const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
-  expect(terms).toHaveLength(1);
-  return terms[0].matchExpressions;
+  return terms[terms.length - 1].matchExpressions;
 }
 
 function allContainers(pod: Manifest): Manifest[] {
@@ -50,7 +50,12 @@ describe('driver-container shape (default)', () => {
     expect(driver.agent.daemonSet).toBeDefined();
   });
 
-  test('runs only on GPU nodes (nvidia.com/gpu.present=true) and steps aside where the driver is managed elsewhere', () => {
+  test('runs only on GPU nodes (NFD PCI labels or nvidia.com/gpu.present=true) and steps aside where the driver is managed elsewhere', () => {
+    const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    expect(terms.map((t: Manifest) => t.matchExpressions.at(-1))).toEqual([
+      'feature.node.kubernetes.io/pci-10de.present', 'feature.node.kubernetes.io/pci-0300_10de.present',
+      'feature.node.kubernetes.io/pci-0302_10de.present', 'nvidia.com/gpu.present',
+    ].map((key) => ({ key, operator: 'In', values: ['true'] })));
     const exprs = expressions(pod);
     expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
     expect(exprs).toContainEqual({ key: 'cloud.google.com/gke-gpu-driver-version', operator: 'DoesNotExist' });

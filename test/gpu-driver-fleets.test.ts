@@ -17,9 +17,11 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import { Manifest, synthManifests } from './util/manifests';
+import { NodeRequirement } from '../src/agent/node-requirement';
 import { Promotion, RolloutWave } from '../src/agent/rollout';
 import { runCli } from '../src/cli/run';
-import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape } from '../src/constructs/gpu-driver-daemon-set';
+import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuNodeSelection } from '../src/constructs/gpu-driver-daemon-set';
+import { NodeAgentDaemonSet, NodeAgentDaemonSetProps } from '../src/constructs/node-agent-daemon-set';
 import { daemonSetInfo, parseManifestText } from '../src/coverage/manifests';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
@@ -191,5 +193,66 @@ describe('point 3: one owner of cordon state (the runbook), on the current and o
     // a new driver image is a new digest (the manager reloads); the same props the same digest (a restart keeps the driver)
     expect(envOf(build({ image: 'nvcr.io/nvidia/driver:595.58.03-ubuntu22.04' }).pod.initContainers[0]).DRIVER_CONFIG_DIGEST).not.toBe(digest);
     expect(envOf(build().pod.initContainers[0]).DRIVER_CONFIG_DIGEST).toBe(digest);
+  });
+});
+
+describe('point 1: GPU nodes as a cluster without gpu-operator labels them, and as gpu-operator does', () => {
+  const { pod } = build();
+
+  test.each([
+    ['NFD with gpu-operator\'s / the device plugin chart\'s config (deviceLabelFields [vendor])', { 'feature.node.kubernetes.io/pci-10de.present': 'true' }, true],
+    ['NFD\'s default config, 3D controller', { 'feature.node.kubernetes.io/pci-0302_10de.present': 'true' }, true],
+    ['NFD\'s default config, VGA controller', { 'feature.node.kubernetes.io/pci-0300_10de.present': 'true' }, true],
+    ['gpu-operator\'s label alone (or set by hand)', { 'nvidia.com/gpu.present': 'true' }, true],
+    ['gpu-operator after the GPU is gone', { 'nvidia.com/gpu.present': 'false' }, false],
+    ['a CPU node with NFD labels', { 'feature.node.kubernetes.io/pci-1d0f.present': 'true' }, false],
+    ['an NFD-only GPU node opted out', { 'feature.node.kubernetes.io/pci-10de.present': 'true', 'nvidia.com/gpu.deploy.driver': 'false' }, false],
+  ])('%s', (_name, labels, expected) => {
+    expect(schedulable(pod, labels)).toBe(expected);
+  });
+
+  test('GpuNodeSelection.gpuOperatorLabel() keeps the old selection (gpu-operator\'s label only)', () => {
+    const only = build({ gpuNodes: GpuNodeSelection.gpuOperatorLabel() }).pod;
+    expect(schedulable(only, { 'feature.node.kubernetes.io/pci-10de.present': 'true' })).toBe(false);
+    expect(schedulable(only, { 'nvidia.com/gpu.present': 'true' })).toBe(true);
+  });
+
+  test('the alert on GPU nodes without a driver ORs the same labels; the runbook lists nodes per selector', () => {
+    const { driver, manifests } = build({ alerts: {} });
+    const rules = manifests.find((m: Manifest) => m.kind === 'PrometheusRule').spec.groups.flatMap((g: Manifest) => g.rules);
+    const expr: string = rules.find((r: Manifest) => r.alert === 'GpuNodeWithoutReadyDriver').expr;
+    expect(expr).toContain('label_feature_node_kubernetes_io_pci_10de_present=~"true"');
+    expect(expr).toContain('label_nvidia_com_gpu_present=~"true"');
+    expect(expr.match(/\nor\n/g)).toHaveLength(3);
+    const md = driver.runbook();
+    expect(md).toContain("kubectl get nodes -l 'feature.node.kubernetes.io/pci-10de.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver notin (false,pre-installed)'");
+    expect(md).toContain("kubectl get nodes -l 'nvidia.com/gpu.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver notin (false,pre-installed)'");
+  });
+});
+
+describe('NodeAgentDaemonSet nodeRequirementAlternatives (the base the GPU selection uses)', () => {
+  function agentPod(props: Partial<NodeAgentDaemonSetProps>) {
+    const chart = new Chart(Testing.app(), 'chart', { namespace: 'ns' });
+    new NodeAgentDaemonSet(chart, 'a', { image: 'registry.example/agent:1.0.0', ...props });
+    return synthManifests(chart).find((m: Manifest) => m.kind === 'DaemonSet').spec.template.spec;
+  }
+
+  test('one term per alternative, each with the common requirements; ORed by the scheduler', () => {
+    const pod = agentPod({
+      excludeVirtualNodes: false,
+      nodeRequirements: [NodeRequirement.notIn('pool', ['spot'])],
+      nodeRequirementAlternatives: [[NodeRequirement.in('a', ['1'])], [NodeRequirement.exists('b')]],
+    });
+    expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['spot'] }, { key: 'a', operator: 'In', values: ['1'] }] },
+      { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['spot'] }, { key: 'b', operator: 'Exists' }] },
+    ]);
+    expect(schedulable(pod, { b: 'x' })).toBe(true);
+    expect(schedulable(pod, { a: '1', pool: 'spot' })).toBe(false);
+    expect(schedulable(pod, {})).toBe(false);
+  });
+
+  test('an empty alternative is refused (every node meets it)', () => {
+    expect(() => agentPod({ nodeRequirementAlternatives: [[]] })).toThrow(/nodeRequirementAlternatives\[0\] is empty/);
   });
 });

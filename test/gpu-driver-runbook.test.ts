@@ -17,7 +17,7 @@ const BASE: RunbookInput = {
   namespace: 'gpu-system',
   name: 'gpu-driver',
   podSelector: { 'app.kubernetes.io/name': 'gpu-driver', 'app.kubernetes.io/instance': 'nvidia' },
-  gpuNodeSelector: 'nvidia.com/gpu.present=true',
+  gpuNodeSelectors: ['nvidia.com/gpu.present=true'],
 };
 const SEL = 'app.kubernetes.io/instance=nvidia,app.kubernetes.io/name=gpu-driver';
 
@@ -123,7 +123,8 @@ describe('renderRunbookMarkdown', () => {
     [{ name: 'gpu_driver' }, /runbook name "gpu_driver" is not a DNS-1123 label/],
     [{ podSelector: {} }, /podSelector is empty: the runbook would delete every pod in the namespace/],
     [{ podSelector: { app: 'a b' } }, /podSelector "app=a b" is not a label/],
-    [{ gpuNodeSelector: ' ' }, /gpuNodeSelector is empty/],
+    [{ gpuNodeSelectors: [' '] }, /gpuNodeSelectors has an empty selector/],
+    [{ gpuNodeSelectors: [] }, /gpuNodeSelectors is empty/],
     [{ skipNodeLabel: 'bad label' }, /skipNodeLabel "bad label" is not a label: write key=value or key/],
     [{ readyTimeoutSeconds: 0 }, /readyTimeoutSeconds must be a whole number of seconds >= 1, got 0/],
     [{ waitForPodSelector: 'a=b\nrm -rf /' }, /waitForPodSelector contains a line break/],

@@ -34,10 +34,27 @@ import {
 } from '../gpu/startup-budget';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
+import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
-/** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
-const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
+/**
+ * gpu-operator's label of a node with NVIDIA GPUs: its node-labelling controller writes `true` on a node
+ * carrying one of NFD's NVIDIA PCI labels and `false` once none is left (controllers/nodelabeling_controller.go
+ * `reconcileCommonGPULabel`). Neither NFD nor gpu-feature-discovery writes it; the device plugin's chart
+ * honours it as a manual override.
+ */
+export const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
+/**
+ * NFD's labels of a node with an NVIDIA (PCI vendor 10de) device, the ones gpu-operator reads
+ * (controllers/state_manager.go `gpuNodeLabels`): `pci-10de.present` with `deviceLabelFields: [vendor]`
+ * (gpu-operator's and the device plugin chart's NFD config), `pci-0300_10de` / `pci-0302_10de` (VGA /
+ * 3D controller) with NFD's default `[class, vendor]`.
+ */
+export const NFD_GPU_LABELS = [
+  'feature.node.kubernetes.io/pci-10de.present',
+  'feature.node.kubernetes.io/pci-0300_10de.present',
+  'feature.node.kubernetes.io/pci-0302_10de.present',
+];
 /** NFD's full kernel version label, for pinning precompiled driver images. */
 export const KERNEL_VERSION_LABEL = 'feature.node.kubernetes.io/kernel-version.full';
 /** gpu-operator's per-node switch of its driver DaemonSet (the one it selects `=true` on). */
@@ -184,10 +201,23 @@ export class GpuDriverShape {
   ) {}
 }
 
-/** Which nodes are GPU nodes: positive node requirements, all of which a node must meet. */
+/**
+ * Which nodes are GPU nodes: positive node requirements, all of which a node must meet, and possibly
+ * alternatives, one of which it must meet.
+ */
 export class GpuNodeSelection {
-  /** Nodes GPU feature discovery labelled `nvidia.com/gpu.present=true` (the default). */
+  /**
+   * Nodes labelled as having NVIDIA GPUs by NFD (`feature.node.kubernetes.io/pci-10de.present`,
+   * `pci-0300_10de.present` or `pci-0302_10de.present` = "true": clusters without gpu-operator) or by
+   * gpu-operator (`nvidia.com/gpu.present=true`, which it derives from those NFD labels; also set by
+   * hand to force a node in, as the device plugin's chart allows). The default.
+   */
   public static featureDiscovery(): GpuNodeSelection {
+    return new GpuNodeSelection([], [...NFD_GPU_LABELS, GPU_PRESENT_LABEL].map((key) => [NodeRequirement.in(key, ['true'])]));
+  }
+
+  /** Only nodes gpu-operator labelled `nvidia.com/gpu.present=true` (its node-labelling controller runs). */
+  public static gpuOperatorLabel(): GpuNodeSelection {
     return new GpuNodeSelection([NodeRequirement.in(GPU_PRESENT_LABEL, ['true'])]);
   }
 
@@ -207,8 +237,10 @@ export class GpuNodeSelection {
   }
 
   private constructor(
-    /** The node requirements. */
+    /** The node requirements, all of which a GPU node meets. */
     public readonly nodeRequirements: NodeRequirement[],
+    /** Alternatives (one node-affinity term each), one of which a GPU node meets; empty: none. */
+    public readonly nodeRequirementAlternatives: NodeRequirement[][] = [],
   ) {}
 }
 
@@ -262,7 +294,7 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
 
   /**
    * The GPU nodes. The driver runs nowhere else: a selection that a node without GPUs meets is an error.
-   * @default GpuNodeSelection.featureDiscovery() (nvidia.com/gpu.present=true)
+   * @default GpuNodeSelection.featureDiscovery(): NFD's NVIDIA PCI labels or gpu-operator's nvidia.com/gpu.present=true
    */
   readonly gpuNodes?: GpuNodeSelection;
 
@@ -454,8 +486,10 @@ export class GpuDriverDaemonSet extends Construct {
   public readonly shape: GpuDriverShapeKind;
   /** The startupProbe budget in seconds (driver-container shape only). */
   public readonly startupBudgetSeconds?: number;
-  /** The node requirements of the driver: GPU selection, opt-outs, kernel pinning. */
+  /** The node requirements of the driver that every node meets: GPU selection, opt-outs, kernel pinning. */
   public readonly nodeRequirements: NodeRequirement[];
+  /** Alternatives of the GPU selection, one of which a node meets besides `nodeRequirements` (empty: none). */
+  public readonly nodeRequirementAlternatives: NodeRequirement[][];
   /** The driver's alerts, if `alerts` is set. */
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
@@ -475,8 +509,10 @@ export class GpuDriverDaemonSet extends Construct {
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
 
+    const selection = props.gpuNodes ?? GpuNodeSelection.featureDiscovery();
+    this.nodeRequirementAlternatives = selection.nodeRequirementAlternatives.map((alternative) => [...alternative]);
     this.nodeRequirements = [
-      ...(props.gpuNodes ?? GpuNodeSelection.featureDiscovery()).nodeRequirements,
+      ...selection.nodeRequirements,
       ...(props.optOutRequirements ?? DEFAULT_OPT_OUTS),
       ...(props.kernelVersions ? [NodeRequirement.in(KERNEL_VERSION_LABEL, [...props.kernelVersions])] : []),
     ];
@@ -513,6 +549,7 @@ export class GpuDriverDaemonSet extends Construct {
       hostPid: true,
       updateStrategy: strategy,
       nodeRequirements: this.nodeRequirements,
+      nodeRequirementAlternatives: this.nodeRequirementAlternatives,
       tolerations: props.tolerations ?? [{ key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }],
       tolerateControlPlane: props.tolerateControlPlane,
       priorityClassName: props.priorityClassName ?? 'system-node-critical',
@@ -620,7 +657,7 @@ export class GpuDriverDaemonSet extends Construct {
         agent: this.agent,
         waves,
         daemonSetAlerts: false,
-        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeRequirements.map((r) => r._toJson()))],
+        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeTerms())],
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, gpuDriverGateChecks);
@@ -662,7 +699,7 @@ export class GpuDriverDaemonSet extends Construct {
       namespace: this.agent.namespace,
       name: ds.name,
       podSelector: { ...this.agent.selectorLabels, [ROLLOUT_GROUP_LABEL]: group },
-      gpuNodeSelector: requirementsSelector(this.nodeRequirements.map((r) => r._toJson())),
+      gpuNodeSelectors: this.nodeTerms().map(requirementsSelector),
       skipNodeLabel: this.props.upgradeSkipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL,
       waitForPodSelector: this.props.upgradeWaitForPodSelector,
       readyTimeoutSeconds: options.readyTimeoutSeconds ?? readyWaitSeconds(this.startupBudgetSeconds),
@@ -716,7 +753,7 @@ export class GpuDriverDaemonSet extends Construct {
         + 'running one: two drivers cannot load one kernel module, and the old one cannot unload under GPU workloads. '
         + 'Use UpdateStrategy.onDelete() with the runbook, or a rolling update with maxUnavailable only (e.g. UpdateStrategy.oneAtATime()).');
     }
-    const terms = [{ matchExpressions: this.nodeRequirements.map((r) => r._toJson()) }];
+    const terms = this.nodeTerms().map((matchExpressions) => ({ matchExpressions }));
     const selection = gpuSelectionProblem({ 'kubernetes.io/os': 'linux' }, terms);
     if (selection) problems.push(`gpuNodes: ${selection}`);
     if (p.kernelVersions !== undefined) {
@@ -730,6 +767,13 @@ export class GpuDriverDaemonSet extends Construct {
       if (RESERVED_VOLUMES.includes(volume.name)) problems.push(`extraHostPaths: the volume name "${volume.name}" is used by the driver's own mounts; choose another`);
     }
     return problems;
+  }
+
+  /** The driver's node requirements as ORed terms: one per GPU selection alternative, each with the common requirements. */
+  private nodeTerms(): NodeSelectorRequirementJson[][] {
+    const common = this.nodeRequirements.map((r) => r._toJson());
+    if (this.nodeRequirementAlternatives.length === 0) return [common];
+    return this.nodeRequirementAlternatives.map((alternative) => [...alternative.map((r) => r._toJson()), ...common]);
   }
 
   private startupTiming(o: GpuDriverContainerOptions, problems: string[]): { period: number; threshold: number; delay: number } {
@@ -873,7 +917,7 @@ const GPU_DRIVER_PROPS: PropFields = {
   name: t.string('gpu-driver'),
   namespace: t.string('gpu-system'),
   createNamespace: t.boolean(),
-  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), labelExists(), labelIn() or custom()'),
+  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), gpuOperatorLabel(), labelExists(), labelIn() or custom()'),
   optOutRequirements: t.array(NODE_REQUIREMENT),
   kernelVersions: t.array(t.string('5.15.0-1048-aws')),
   tolerations: t.array(TOLERATION),

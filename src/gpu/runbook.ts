@@ -37,8 +37,11 @@ export interface RunbookInput {
   readonly name: string;
   /** The DaemonSet's selector (matchLabels) = its pods' labels. */
   readonly podSelector: Readonly<Record<string, string>>;
-  /** kubectl label selector of the GPU nodes (informational listing and final coverage check). */
-  readonly gpuNodeSelector: string;
+  /**
+   * kubectl label selectors of the GPU nodes, one per node-affinity term (a node matching any is a
+   * GPU node): informational listings.
+   */
+  readonly gpuNodeSelectors: readonly string[];
   /**
    * Node label (`key=value` or `key`) whose nodes are left alone.
    * @default DEFAULT_SKIP_NODE_LABEL
@@ -75,7 +78,7 @@ interface Resolved {
   readonly namespace: string;
   readonly name: string;
   readonly podSelector: string;
-  readonly gpuNodeSelector: string;
+  readonly gpuNodeSelectors: readonly string[];
   readonly skipNodeLabel: string;
   readonly skipSelector: string;
   readonly notSkippedSelector: string;
@@ -115,7 +118,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     '|---|---|',
     `| DaemonSet | \`${o.name}\` in namespace \`${o.namespace}\` |`,
     `| Driver pods | \`-l ${o.podSelector}\` |`,
-    `| GPU nodes | \`-l ${o.gpuNodeSelector}\` |`,
+    `| GPU nodes | ${o.gpuNodeSelectors.map((s) => `\`-l ${s}\``).join(' or ')} |`,
     `| Nodes left alone | label \`${o.skipNodeLabel}\` |`,
     '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*` |',
     `| Pods waited for, not evicted | ${o.waitForPodSelector ? `\`-l ${o.waitForPodSelector}\`, up to ${formatDuration(o.completionTimeout)}` : 'none'} |`,
@@ -128,14 +131,14 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   );
 
   heading('Before you start');
-  lines.push('Check the DaemonSet, where its pods run, and which GPU nodes exist:', '');
+  lines.push(`Check the DaemonSet, where its pods run, and which GPU nodes exist${o.gpuNodeSelectors.length > 1 ? ' (a node matching any of the selectors)' : ''}:`, '');
   code(
     `kubectl get ds ${ds} -n ${ns} -o wide`,
     `kubectl get pods -n ${ns} -l ${sel} -o wide`,
-    `kubectl get nodes -l ${shellWord(o.gpuNodeSelector)} -L ${shellWord(labelKey(o.skipNodeLabel))}`,
+    ...o.gpuNodeSelectors.map((s) => `kubectl get nodes -l ${shellWord(s)} -L ${shellWord(labelKey(o.skipNodeLabel))}`),
   );
   lines.push('The GPU nodes this upgrade covers (the skip label left out):', '');
-  code(`kubectl get nodes -l ${shellWord(`${o.gpuNodeSelector},${o.notSkippedSelector}`)}`);
+  code(...o.gpuNodeSelectors.map((s) => `kubectl get nodes -l ${shellWord(`${s},${o.notSkippedSelector}`)}`));
   lines.push('Every GPU node should have exactly one driver pod, Running and Ready, before you change anything.', '');
 
   if (o.rolling) {
@@ -447,9 +450,14 @@ function resolve(options: RunbookInput): Resolved {
   }
   // Selector labels go into double-quoted shell words: label syntax keeps them free of `$`, quotes and spaces.
   for (const [key, value] of Object.entries(options.podSelector)) parseLabel('podSelector', `${key}=${value}`);
-  requireSingleLine('gpuNodeSelector', options.gpuNodeSelector);
-  if (options.gpuNodeSelector.trim() === '') {
-    throw new Error('runbook gpuNodeSelector is empty: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
+  if (options.gpuNodeSelectors.length === 0) {
+    throw new Error('runbook gpuNodeSelectors is empty: pass the label selectors of the GPU nodes, e.g. ["nvidia.com/gpu.present=true"].');
+  }
+  for (const selector of options.gpuNodeSelectors) {
+    requireSingleLine('gpuNodeSelectors', selector);
+    if (selector.trim() === '') {
+      throw new Error('runbook gpuNodeSelectors has an empty selector: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
+    }
   }
   const skipNodeLabel = options.skipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL;
   const skip = parseLabel('skipNodeLabel', skipNodeLabel);
@@ -469,7 +477,7 @@ function resolve(options: RunbookInput): Resolved {
     namespace: options.namespace,
     name: options.name,
     podSelector: matchLabelsSelector(options.podSelector),
-    gpuNodeSelector: options.gpuNodeSelector,
+    gpuNodeSelectors: options.gpuNodeSelectors,
     skipNodeLabel,
     skipSelector: skip.value === undefined ? skip.key : `${skip.key}=${skip.value}`,
     notSkippedSelector: skip.value === undefined ? `!${skip.key}` : `${skip.key}!=${skip.value}`,
