@@ -256,3 +256,22 @@ describe('NodeAgentDaemonSet nodeRequirementAlternatives (the base the GPU selec
     expect(() => agentPod({ nodeRequirementAlternatives: [[]] })).toThrow(/nodeRequirementAlternatives\[0\] is empty/);
   });
 });
+
+describe('done when: node-agents coverage of the GPU example on a mixed GPU fleet', () => {
+  // cpu-1 (no GPU), gpu-nfd-1 (a: NFD only), gpu-operator-1 (b: gpu-operator's labels),
+  // gpu-preinstalled-1 (c: deploy.driver=pre-installed), gpu-optout-1 (d: deploy.driver=false).
+  test('covers exactly the NFD-only and the gpu-operator-labelled node', () => {
+    let stdout = '';
+    const code = runCli(['coverage', '--nodes', 'test/fixtures/gpu/fleet-inventory.json', 'examples/gpu-driver/dist/gpu-driver.k8s.yaml', '--json'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => undefined },
+      cwd: path.join(__dirname, '..'),
+    });
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    const driver = report.agents.find((a: Manifest) => a.agent === 'gpu-driver');
+    const covered = driver.nodes.filter((n: Manifest) => n.status === 'covered').map((n: Manifest) => n.node).sort();
+    expect(covered).toEqual(['gpu-nfd-1', 'gpu-operator-1']);
+    expect(report.problems).toEqual([]);
+  });
+});
