@@ -14,6 +14,8 @@ import {
 import { gpuResourceRequests } from '../src/gpu/driver-checks';
 import { startupBudgetSeconds } from '../src/gpu/startup-budget';
 
+const MODULE_AND_DAEMONS = 'test -f /sys/module/nvidia/refcnt && { [ ! -f /run/nvidia/validations/.driver-daemons-status ] '
+  + '|| [ "$(cat /run/nvidia/validations/.driver-daemons-status)" = Ready ]; }';
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04';
 const INSTALLER_IMAGE = 'gcr.io/cos-cloud/cos-gpu-installer:v2.1.10';
 
@@ -87,11 +89,10 @@ describe('driver-container shape (default)', () => {
       { name: 'run-nvidia-fabricmanager', mountPath: '/run/nvidia-fabricmanager', readOnly: false },
       { name: 'run-nvidia-topologyd', mountPath: '/run/nvidia-topologyd', readOnly: false },
       { name: 'var-log', mountPath: '/var/log', readOnly: false },
-      { name: 'dev-log', mountPath: '/dev/log', readOnly: false },
       { name: 'os-release', mountPath: '/host-etc/os-release', readOnly: true },
       { name: 'mlnx-ofed-usr-src', mountPath: '/run/mellanox/drivers/usr/src', mountPropagation: 'HostToContainer', readOnly: false },
       { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
-      { name: 'sysfs-memory-online', mountPath: '/sys/devices/system/memory/auto_online_blocks', readOnly: false },
+      { name: 'host-sys-devices-system', mountPath: '/sys/devices/system', readOnly: false },
       { name: 'firmware-search-path', mountPath: '/sys/module/firmware_class/parameters/path', readOnly: false },
       { name: 'nv-firmware', mountPath: '/lib/firmware', readOnly: false },
     ]);
@@ -100,7 +101,7 @@ describe('driver-container shape (default)', () => {
     const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
     expect(volumes['run-nvidia']).toEqual({ path: '/run/nvidia', type: 'DirectoryOrCreate' });
     expect(volumes['os-release']).toEqual({ path: '/etc/os-release', type: 'File' });
-    expect(volumes['dev-log']).toEqual({ path: '/dev/log', type: 'Socket' });
+    expect(volumes['host-sys-devices-system']).toEqual({ path: '/sys/devices/system', type: 'Directory' });
     expect(volumes['nv-firmware']).toEqual({ path: '/run/nvidia/driver/lib/firmware', type: 'DirectoryOrCreate' });
     expect(volumes['firmware-search-path']).toEqual({ path: '/sys/module/firmware_class/parameters/path', type: 'File' });
   });
@@ -127,12 +128,13 @@ describe('driver-container shape (default)', () => {
     expect(budget).toBeGreaterThanOrEqual(1200);
     expect(budget - probe.periodSeconds).toBeLessThan(1200);
     expect(driver.startupBudgetSeconds).toBe(budget);
-    expect(probe.exec.command).toEqual(['sh', '-c', 'nvidia-smi && mkdir -p /run/nvidia/validations && touch /run/nvidia/validations/.driver-ctr-ready']);
+    // upstream's startup-probe.sh checks (assets/state-driver/0400_configmap.yaml): module loaded, daemons Ready, nvidia-smi
+    expect(probe.exec.command).toEqual(['sh', '-c', `${MODULE_AND_DAEMONS} && nvidia-smi && mkdir -p /run/nvidia/validations && touch /run/nvidia/validations/.driver-ctr-ready`]);
   });
 
   test('readiness runs nvidia-smi; preStop clears the ready marker', () => {
     expect(driverContainer.readinessProbe.exec.command).toEqual(['sh', '-c', 'nvidia-smi']);
-    expect(driverContainer.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/validations/.driver-ctr-ready']);
+    expect(driverContainer.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/validations/.driver-ctr-ready', '/run/nvidia/validations/.driver-daemons-status']);
   });
 
   test('a grace period for unloading the driver', () => {
@@ -219,8 +221,8 @@ describe('driver-container options', () => {
     expect(driver.runbook()).toContain('-c nvidia-driver -- cat /sys/module/nvidia/refcnt');
     const c = pod.containers[0];
     expect(c.readinessProbe.exec.command).toEqual(['sh', '-c', 'test -e /sys/module/nvidia/refcnt']);
-    expect(c.startupProbe.exec.command[2]).toBe('test -e /sys/module/nvidia/refcnt && mkdir -p /run/nvidia && touch /run/nvidia/ready');
-    expect(c.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/ready']);
+    expect(c.startupProbe.exec.command[2]).toBe(`${MODULE_AND_DAEMONS} && mkdir -p /run/nvidia && touch /run/nvidia/ready`);
+    expect(c.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/ready', '/run/nvidia/validations/.driver-daemons-status']);
   });
 
   test('failureThreshold derived from the declared build time', () => {

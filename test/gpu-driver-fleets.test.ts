@@ -11,6 +11,7 @@
  * - k8s-driver-manager (cmd/driver-manager/main.go `disableContainerizedDriver`):
  *   `nvidia.com/gpu.deploy.driver=pre-installed` where the host has a driver.
  */
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -273,5 +274,52 @@ describe('done when: node-agents coverage of the GPU example on a mixed GPU flee
     const covered = driver.nodes.filter((n: Manifest) => n.status === 'covered').map((n: Manifest) => n.node).sort();
     expect(covered).toEqual(['gpu-nfd-1', 'gpu-operator-1']);
     expect(report.problems).toEqual([]);
+  });
+});
+
+describe('point 5: rank-2 differences from gpu-operator\'s driver DaemonSet', () => {
+  const { pod } = build();
+  const driverContainer = pod.containers[0];
+  const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
+
+  test('privileged containers ask for no dropped capabilities and no RuntimeDefault seccomp (upstream: privileged only)', () => {
+    for (const c of [...pod.initContainers, ...pod.containers]) {
+      expect(c.securityContext.privileged).toBe(true);
+      expect(c.securityContext.capabilities).toBeUndefined();
+      expect(c.securityContext.seccompProfile).toEqual({ type: 'Unconfined' });
+    }
+  });
+
+  test('memory hotplug: /sys/devices/system as a Directory (upstream host-sys-devices-system), not a File that some kernels lack', () => {
+    expect(volumes['host-sys-devices-system']).toEqual({ path: '/sys/devices/system', type: 'Directory' });
+    expect(Object.values(volumes).map((v: Manifest) => v.path)).not.toContain('/sys/devices/system/memory/auto_online_blocks');
+  });
+
+  test('no Socket-typed /dev/log: a node without syslog would reject the pod', () => {
+    expect(Object.values(volumes).filter((v: Manifest) => v.type === 'Socket')).toEqual([]);
+    expect(Object.values(volumes).map((v: Manifest) => v.path)).not.toContain('/dev/log');
+  });
+
+  test('the startup probe checks the module refcount and .driver-daemons-status, as upstream\'s startup-probe.sh', () => {
+    const command = driverContainer.startupProbe.exec.command[2];
+    expect(command).toContain('test -f /sys/module/nvidia/refcnt');
+    expect(command).toContain('[ "$(cat /run/nvidia/validations/.driver-daemons-status)" = Ready ]');
+    expect(driverContainer.lifecycle.preStop.exec.command).toContain('/run/nvidia/validations/.driver-daemons-status');
+  });
+
+  test('the runbook\'s GPU-pod listing includes pods with DRA ResourceClaims', () => {
+    const script = build().driver.runbookScript();
+    const fn = /gpu_pods\(\) \{\n {2}kubectl[^\n]*\\\n {2}(\| jq [^\n]*)\n\}/.exec(script);
+    expect(fn).not.toBeNull();
+    const jq = fn![1].replace(/^\| /, '');
+    const pods = {
+      items: [
+        { metadata: { namespace: 'ml', name: 'dra-job' }, spec: { resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-claim' }], containers: [{ name: 'c' }] } },
+        { metadata: { namespace: 'ml', name: 'classic' }, spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } },
+        { metadata: { namespace: 'web', name: 'nginx' }, spec: { containers: [{ name: 'c' }] } },
+      ],
+    };
+    const out = spawnSync('bash', ['-c', jq], { input: JSON.stringify(pods) }).stdout.toString();
+    expect(out.trim().split('\n')).toEqual(['ml dra-job', 'ml classic']);
   });
 });

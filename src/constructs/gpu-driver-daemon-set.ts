@@ -71,6 +71,8 @@ export const DRIVER_DEPLOY_LABEL = 'nvidia.com/gpu.deploy.driver';
 export const DRIVER_OPT_OUT_VALUES = ['false', 'pre-installed'];
 /** gpu-operator's marker: the driver container is ready; other GPU components wait for it. */
 const DEFAULT_READY_MARKER = '/run/nvidia/validations/.driver-ctr-ready';
+/** Where gpu-operator's driver image writes the status of the daemons it starts ("Ready" once they run). */
+const DRIVER_DAEMONS_STATUS = '/run/nvidia/validations/.driver-daemons-status';
 const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 /** The pause image's own non-root user. */
 const PAUSE_UID = 65535;
@@ -535,6 +537,10 @@ export class GpuDriverDaemonSet extends Construct {
       cpuRequest: props.resources?.cpuRequest ?? '100m',
       cpuLimit: props.resources?.cpuLimit,
       memoryRequest: props.resources?.memoryRequest ?? '256Mi',
+      // gpu-operator sets no resources (assets/state-driver/0500_daemonset.yaml). A limit stays here: a
+      // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
+      // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
+      // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
       memoryLimit: props.resources?.memoryLimit ?? '4Gi',
     };
     const common = {
@@ -599,6 +605,12 @@ export class GpuDriverDaemonSet extends Construct {
       const o = driverOptions;
       const marker = o.readyMarker ?? DEFAULT_READY_MARKER;
       const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
+      // As upstream's startup-probe.sh (assets/state-driver/0400_configmap.yaml): the module is loaded, and the
+      // daemons the driver starts (persistenced, fabricmanager) report Ready when the driver writes their status.
+      const daemonsStatus = DRIVER_DAEMONS_STATUS;
+      const startupCheck = 'test -f /sys/module/nvidia/refcnt'
+        + ` && { [ ! -f ${daemonsStatus} ] || [ "$(cat ${daemonsStatus})" = Ready ]; }`
+        + (o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? '' : ' && nvidia-smi');
       const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
       const timeout = Duration.seconds(timeoutSeconds);
       // What decides the install, digested for the manager's and the driver image's fast path.
@@ -620,7 +632,7 @@ export class GpuDriverDaemonSet extends Construct {
         runAsRoot: true,
         readOnlyRootFilesystem: false,
         ...driverSecurity,
-        startup: kplus.Probe.fromCommand(['sh', '-c', `${check} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
+        startup: kplus.Probe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
           initialDelaySeconds: Duration.seconds(startup!.delay),
           periodSeconds: Duration.seconds(startup!.period),
           failureThreshold: startup!.threshold,
@@ -632,7 +644,7 @@ export class GpuDriverDaemonSet extends Construct {
           failureThreshold: 3,
           timeoutSeconds: timeout,
         }),
-        preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
+        preStop: kplus.Handler.fromCommand(['rm', '-f', marker, daemonsStatus]),
         initContainers: [
           ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE, digest)] : []),
           ...(props.initContainers ?? []),
@@ -848,16 +860,21 @@ const DRIVER_CONTAINER_VOLUMES: HostPathVolume[] = [
   { name: 'run-nvidia-topologyd', hostPath: '/run/nvidia-topologyd', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
   // nvidia-installer and the driver write their logs here, kept on the host for debugging.
   { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
-  // The host's syslog socket (systemd-journald), so the driver's messages reach the node's journal.
-  { name: 'dev-log', hostPath: '/dev/log', type: HostPathType.SOCKET, readOnly: false },
+  // Not mounted: the host's /dev/log. gpu-operator mounts it untyped (assets/state-driver/0500_daemonset.yaml,
+  // volume dev-log), so only for the driver's syslog messages; typed Socket, a node without syslog rejects
+  // the pod, and untyped, a missing socket becomes a directory on the host. The driver's and
+  // nvidia-installer's logs still reach the host through /var/log.
   // The host OS and version, to pick the kernel headers and packages matching the node.
   { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
   // MOFED sources, when the network operator's driver is on the node, to build nvidia-peermem against them.
   { name: 'mlnx-ofed-usr-src', hostPath: '/run/mellanox/drivers/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
   // The MOFED driver root, whose readiness the driver waits for before loading nvidia-peermem.
   { name: 'run-mellanox-drivers', hostPath: '/run/mellanox/drivers', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
-  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading.
-  { name: 'sysfs-memory-online', hostPath: '/sys/devices/system/memory/auto_online_blocks', type: HostPathType.FILE, readOnly: false },
+  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading,
+  // under /sys/devices/system/memory. As upstream (volume host-sys-devices-system, Directory): the whole
+  // /sys/devices/system, which every kernel has; auto_online_blocks exists only with memory hotplug, so a
+  // File-typed mount of it fails the pod elsewhere.
+  { name: 'host-sys-devices-system', hostPath: '/sys/devices/system', type: HostPathType.DIRECTORY, readOnly: false },
   // The driver points the kernel's firmware search path at its own /lib/firmware, so the host kernel finds the GSP firmware.
   { name: 'firmware-search-path', hostPath: '/sys/module/firmware_class/parameters/path', type: HostPathType.FILE, readOnly: false },
   // The driver installs its firmware here; it is the host path the kernel's search path names.

@@ -87,7 +87,10 @@ export function managerTouchesCordon(env: Readonly<Record<string, string | undef
  * node with no driver loaded: it would undo the runbook's cordon before the new driver is built, and
  * uncordon a node cordoned for other work whenever a driver pod restarts. So both are false, on every
  * manager version: the manager only pauses the GPU components it knows (their `nvidia.com/gpu.deploy.*`
- * labels), unloads a driver nothing holds, and restores the labels. A driver still held by GPU pods
+ * labels), unloads a driver nothing holds, and restores the labels. Without gpu-operator it still
+ * writes each `nvidia.com/gpu.deploy.*` label it read as absent back with an empty value (v0.12.0
+ * `rescheduleGPUOperatorComponents` / `maybeSetTrue("")`): about ten empty labels per node, which
+ * select nothing; `driverManager: false` avoids them where no gpu-operator component runs. A driver still held by GPU pods
  * fails the init container (Init:CrashLoopBackOff, the old driver keeps serving) until the runbook
  * has evicted them.
  */
@@ -112,7 +115,10 @@ export function driverManagerContainer(image: string, configDigest: string): Age
       // with both switches off; bounded anyway, as gpu-operator's upgrade policy default (drain.timeoutSeconds 300).
       DRAIN_TIMEOUT_SECONDS: kplus.EnvValue.fromValue('300s'),
       DRAIN_DELETE_EMPTYDIR_DATA: kplus.EnvValue.fromValue('false'),
-      // Where it waits for the GPU components' pods to go: the driver's own namespace.
+      // Where it waits for the GPU components' pods to go (by gpu-operator's `app` labels, v0.12.0 main.go
+      // waitForPodsToTerminate): the driver's own namespace, as upstream. A standalone device plugin,
+      // dcgm-exporter or GFD elsewhere is not paused and keeps the driver open, so unloading fails "in use"
+      // and the init container retries; the runbook's failure section says to stop those pods on the node.
       OPERATOR_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
       // The fast path (v0.10.0 on): an unchanged driver is not reloaded when its pod restarts.
       DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(configDigest),

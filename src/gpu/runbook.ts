@@ -120,7 +120,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     `| Driver pods | \`-l ${o.podSelector}\` |`,
     `| GPU nodes | ${o.gpuNodeSelectors.map((s) => `\`-l ${s}\``).join(' or ')} |`,
     `| Nodes left alone | label \`${o.skipNodeLabel}\` |`,
-    '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*` |',
+    '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*`, and pods with DRA ResourceClaims |',
     `| Pods waited for, not evicted | ${o.waitForPodSelector ? `\`-l ${o.waitForPodSelector}\`, up to ${formatDuration(o.completionTimeout)}` : 'none'} |`,
     `| Eviction timeout | ${formatDuration(o.evictionTimeout)} |`,
     `| New driver pod ready within | ${formatDuration(o.readyTimeout)} (the driver may first build its kernel module) |`,
@@ -209,7 +209,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   lines.push(
     '### Evict the GPU pods',
     '',
-    'List the pods on the node that hold a GPU (requests or limits on `nvidia.com/gpu` or `nvidia.com/mig-*`, in any container):',
+    'List the pods on the node that hold a GPU (requests or limits on `nvidia.com/gpu` or `nvidia.com/mig-*`, in any container, or a DRA ResourceClaim):',
     '',
   );
   code(gpuPodsCommand('$NODE'));
@@ -273,7 +273,10 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     'The node stays cordoned: nothing new lands on it while you look.',
     '',
     '- New driver pod in `Init:CrashLoopBackOff` or `CrashLoopBackOff` with "driver is in use": a process still holds the GPU. '
-      + 'Look for GPU pods left on the node (the listing above) and host processes (`nvidia-smi` on the node), then delete the driver pod again.',
+      + 'Look for GPU pods left on the node (the listing above) and host processes (`nvidia-smi` on the node), then delete the driver pod again. '
+      + 'A device plugin, dcgm-exporter or gpu-feature-discovery not run by gpu-operator in this namespace also holds the driver: '
+      + 'the driver manager does not pause those, so stop them on the node (e.g. a node label their DaemonSet selects on) until the new driver is Ready.',
+    '- Build OOMKilled (`kubectl describe pod`): the build\'s memory grows with the node\'s cores; raise the driver\'s `resources.memoryLimit`.',
     '- Build fails on missing kernel headers: the node\'s kernel changed; install headers for `uname -r` or use a precompiled driver image pinned to that kernel '
       + '(`feature.node.kubernetes.io/kernel-version.full`).',
     '- Module load fails with nouveau loaded: blacklist `nouveau` on the node image and reboot the node.',
@@ -501,10 +504,16 @@ function currentHashCommand(o: Resolved, useVariables = false): string {
     + '| max_by(.revision) | .metadata.labels["controller-revision-hash"] // empty\'';
 }
 
-/** `nodeVar` is a shell variable reference such as `$NODE`, expanded inside double quotes. */
+/**
+ * `nodeVar` is a shell variable reference such as `$NODE`, expanded inside double quotes. GPU pods: a
+ * container requesting a GPU or MIG slice, or a pod with DRA ResourceClaims. k8s-driver-manager resolves
+ * each claim to its driver (internal/kubernetes/client.go `podHasGPUResourceClaim`); a script reading
+ * pods only cannot, so every claim-holding pod counts (some may be evicted that hold no GPU).
+ */
 function gpuPodsCommand(nodeVar: string): string {
   return `kubectl get pods -A --field-selector "spec.nodeName=${nodeVar},status.phase!=Succeeded,status.phase!=Failed" -o json \\\n`
-    + `  | jq -r '.items[] | select([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("${GPU_RESOURCE_REGEX}")))) | "\\(.metadata.namespace) \\(.metadata.name)"'`;
+    + '  | jq -r \'.items[] | select(((.spec.resourceClaims // []) | length > 0) or ([(.spec.initContainers // [])[], .spec.containers[]] '
+    + `| any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("${GPU_RESOURCE_REGEX}"))))) | "\\(.metadata.namespace) \\(.metadata.name)"'`;
 }
 
 function onDeletePatch(): string {

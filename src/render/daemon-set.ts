@@ -270,8 +270,14 @@ function renderSecurityContext(s: AgentContainerSettings): kplus.k8s.SecurityCon
     runAsNonRoot: !(s.runAsRoot ?? false),
     runAsUser: s.runAsUser ?? (s.runAsRoot ? 0 : undefined),
     runAsGroup: s.runAsGroup,
-    capabilities: { drop: ['ALL'], add: added.length > 0 ? added : undefined },
-    seccompProfile: { type: 'RuntimeDefault' },
+    // A privileged container gets every capability and no seccomp filter from containerd's CRI whatever
+    // it asks, so a dropped set and RuntimeDefault are inert there at best; a runtime set up otherwise
+    // (e.g. privileged_without_host_devices) may apply them, and a driver's modprobe / rmmod then fail.
+    // So privileged containers ask for neither, as gpu-operator's driver DaemonSet
+    // (assets/state-driver/0500_daemonset.yaml: privileged and seLinuxOptions only), and are Unconfined
+    // over the pod's RuntimeDefault.
+    capabilities: s.privileged ? (added.length > 0 ? { add: added } : undefined) : { drop: ['ALL'], add: added.length > 0 ? added : undefined },
+    seccompProfile: { type: s.privileged ? 'Unconfined' : 'RuntimeDefault' },
     seLinuxOptions: s.seLinuxLevel !== undefined ? { level: s.seLinuxLevel } : undefined,
   };
 }

@@ -44,7 +44,7 @@ outdated_nodes() {
 # Running pods on the node that hold a GPU or a MIG slice, as "namespace name" lines.
 gpu_pods() {
   kubectl get pods -A --field-selector "spec.nodeName=$1,status.phase!=Succeeded,status.phase!=Failed" -o json \
-  | jq -r '.items[] | select([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("^nvidia\\.com/(gpu|mig-.+)$")))) | "\(.metadata.namespace) \(.metadata.name)"'
+  | jq -r '.items[] | select(((.spec.resourceClaims // []) | length > 0) or ([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("^nvidia\\.com/(gpu|mig-.+)$"))))) | "\(.metadata.namespace) \(.metadata.name)"'
 }
 
 wait_for_completion() {
