@@ -323,3 +323,13 @@ describe('point 5: rank-2 differences from gpu-operator\'s driver DaemonSet', ()
     expect(out.trim().split('\n')).toEqual(['ml dra-job', 'ml classic']);
   });
 });
+
+describe('point 6: no unbounded wait in the runbook script', () => {
+  test('the wait for the new driver pod to appear gives up after READY_TIMEOUT', () => {
+    const script = build().driver.runbookScript();
+    expect(script).toContain('local deadline=$((SECONDS + READY_TIMEOUT))');
+    expect(script).toContain('no driver pod was created on $node within ${READY_TIMEOUT}s"; return 1; fi');
+    expect(script).not.toMatch(/until kubectl get pods[^\n]*; do sleep 5; done/);
+    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+  });
+});

@@ -89,7 +89,11 @@ upgrade_node() {
   done <<< "$gpu"
   log "== $node: replace the driver pod"
   kubectl delete pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --wait=true
-  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do sleep 5; done
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do
+    if [ "$SECONDS" -ge "$deadline" ]; then log "no driver pod was created on $node within ${READY_TIMEOUT}s"; return 1; fi
+    sleep 5
+  done
   kubectl wait --for=condition=Ready pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --timeout="${READY_TIMEOUT}s"
   log "== $node: validate"
   pod_hash=$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o jsonpath='{.items[0].metadata.labels.controller-revision-hash}')
