@@ -71,6 +71,7 @@ describe('per-container settings', () => {
     const pod = synth({ exclusiveComponents: ['cni-agent', 'legacy-cni'] });
     expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([{
       labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['cni-agent', 'legacy-cni'] }] },
+      namespaceSelector: {},
       topologyKey: 'kubernetes.io/hostname',
     }]);
   });

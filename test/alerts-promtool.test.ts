@@ -398,7 +398,7 @@ describe('alert rules (synthesized)', () => {
   test('the GPU driver alerts watch the driver\'s node requirements and give OnDelete rollouts a day', () => {
     const rules = rulesOf(gpuDriverManifests());
     const node = rules.find((r) => r.alert === 'GpuNodeWithoutReadyDriver');
-    expect(node.expr).toContain('kube_node_labels{job="kube-state-metrics",label_nvidia_com_gpu_present=~"true",label_cloud_google_com_gke_gpu_driver_version="",label_nvidia_com_gpu_deploy_driver!~"false"}');
+    expect(node.expr).toContain('kube_node_labels{job="kube-state-metrics",label_nvidia_com_gpu_present=~"true",label_cloud_google_com_gke_gpu_driver_version="",label_nvidia_com_gpu_deploy_driver!~"false|pre-installed"}');
     expect(rules.find((r) => r.alert === 'NodeAgentRolloutStuck').for).toBe('24h');
   });
 

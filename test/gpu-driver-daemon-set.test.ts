@@ -14,6 +14,8 @@ import {
 import { gpuResourceRequests } from '../src/gpu/driver-checks';
 import { startupBudgetSeconds } from '../src/gpu/startup-budget';
 
+const MODULE_AND_DAEMONS = 'test -f /sys/module/nvidia/refcnt && { [ ! -f /run/nvidia/validations/.driver-daemons-status ] '
+  + '|| [ "$(cat /run/nvidia/validations/.driver-daemons-status)" = Ready ]; }';
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04';
 const INSTALLER_IMAGE = 'gcr.io/cos-cloud/cos-gpu-installer:v2.1.10';
 
@@ -25,10 +27,10 @@ function build(props: Partial<GpuDriverDaemonSetProps> = {}) {
   return { chart, driver, manifests, ds, pod: ds.spec.template.spec };
 }
 
+/** The last node-affinity term (with the default selection, the one on gpu-operator's nvidia.com/gpu.present). */
 function expressions(pod: Manifest): Manifest[] {
   const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
-  expect(terms).toHaveLength(1);
-  return terms[0].matchExpressions;
+  return terms[terms.length - 1].matchExpressions;
 }
 
 function allContainers(pod: Manifest): Manifest[] {
@@ -50,11 +52,16 @@ describe('driver-container shape (default)', () => {
     expect(driver.agent.daemonSet).toBeDefined();
   });
 
-  test('runs only on GPU nodes (nvidia.com/gpu.present=true) and steps aside where the driver is managed elsewhere', () => {
+  test('runs only on GPU nodes (NFD PCI labels or nvidia.com/gpu.present=true) and steps aside where the driver is managed elsewhere', () => {
+    const terms = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    expect(terms.map((t: Manifest) => t.matchExpressions.at(-1))).toEqual([
+      'feature.node.kubernetes.io/pci-10de.present', 'feature.node.kubernetes.io/pci-0300_10de.present',
+      'feature.node.kubernetes.io/pci-0302_10de.present', 'nvidia.com/gpu.present',
+    ].map((key) => ({ key, operator: 'In', values: ['true'] })));
     const exprs = expressions(pod);
     expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
     expect(exprs).toContainEqual({ key: 'cloud.google.com/gke-gpu-driver-version', operator: 'DoesNotExist' });
-    expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.deploy.driver', operator: 'NotIn', values: ['false'] });
+    expect(exprs).toContainEqual({ key: 'nvidia.com/gpu.deploy.driver', operator: 'NotIn', values: ['false', 'pre-installed'] });
     expect(exprs.map((e: Manifest) => e.key)).not.toContain('feature.node.kubernetes.io/kernel-version.full');
   });
 
@@ -82,11 +89,10 @@ describe('driver-container shape (default)', () => {
       { name: 'run-nvidia-fabricmanager', mountPath: '/run/nvidia-fabricmanager', readOnly: false },
       { name: 'run-nvidia-topologyd', mountPath: '/run/nvidia-topologyd', readOnly: false },
       { name: 'var-log', mountPath: '/var/log', readOnly: false },
-      { name: 'dev-log', mountPath: '/dev/log', readOnly: false },
       { name: 'os-release', mountPath: '/host-etc/os-release', readOnly: true },
       { name: 'mlnx-ofed-usr-src', mountPath: '/run/mellanox/drivers/usr/src', mountPropagation: 'HostToContainer', readOnly: false },
       { name: 'run-mellanox-drivers', mountPath: '/run/mellanox/drivers', mountPropagation: 'HostToContainer', readOnly: false },
-      { name: 'sysfs-memory-online', mountPath: '/sys/devices/system/memory/auto_online_blocks', readOnly: false },
+      { name: 'host-sys-devices-system', mountPath: '/sys/devices/system', readOnly: false },
       { name: 'firmware-search-path', mountPath: '/sys/module/firmware_class/parameters/path', readOnly: false },
       { name: 'nv-firmware', mountPath: '/lib/firmware', readOnly: false },
     ]);
@@ -95,7 +101,7 @@ describe('driver-container shape (default)', () => {
     const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v.hostPath]));
     expect(volumes['run-nvidia']).toEqual({ path: '/run/nvidia', type: 'DirectoryOrCreate' });
     expect(volumes['os-release']).toEqual({ path: '/etc/os-release', type: 'File' });
-    expect(volumes['dev-log']).toEqual({ path: '/dev/log', type: 'Socket' });
+    expect(volumes['host-sys-devices-system']).toEqual({ path: '/sys/devices/system', type: 'Directory' });
     expect(volumes['nv-firmware']).toEqual({ path: '/run/nvidia/driver/lib/firmware', type: 'DirectoryOrCreate' });
     expect(volumes['firmware-search-path']).toEqual({ path: '/sys/module/firmware_class/parameters/path', type: 'File' });
   });
@@ -122,12 +128,13 @@ describe('driver-container shape (default)', () => {
     expect(budget).toBeGreaterThanOrEqual(1200);
     expect(budget - probe.periodSeconds).toBeLessThan(1200);
     expect(driver.startupBudgetSeconds).toBe(budget);
-    expect(probe.exec.command).toEqual(['sh', '-c', 'nvidia-smi && mkdir -p /run/nvidia/validations && touch /run/nvidia/validations/.driver-ctr-ready']);
+    // upstream's startup-probe.sh checks (assets/state-driver/0400_configmap.yaml): module loaded, daemons Ready, nvidia-smi
+    expect(probe.exec.command).toEqual(['sh', '-c', `${MODULE_AND_DAEMONS} && nvidia-smi && mkdir -p /run/nvidia/validations && touch /run/nvidia/validations/.driver-ctr-ready`]);
   });
 
   test('readiness runs nvidia-smi; preStop clears the ready marker', () => {
     expect(driverContainer.readinessProbe.exec.command).toEqual(['sh', '-c', 'nvidia-smi']);
-    expect(driverContainer.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/validations/.driver-ctr-ready']);
+    expect(driverContainer.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/validations/.driver-ctr-ready', '/run/nvidia/validations/.driver-daemons-status']);
   });
 
   test('a grace period for unloading the driver', () => {
@@ -140,20 +147,22 @@ describe('driver manager (driver-container shape)', () => {
   const manager = pod.initContainers[0];
 
   test('runs k8s-driver-manager uninstall_driver, pinned, privileged, as gpu-operator does', () => {
-    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10');
+    expect(manager.image).toBe('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0');
     expect(manager.command).toEqual(['driver-manager']);
     expect(manager.args).toEqual(['uninstall_driver']);
     expect(manager.securityContext).toMatchObject({ privileged: true, runAsUser: 0 });
   });
 
-  test('env as gpu-operator: own node, void devices, GPU pod eviction on, drain off, own namespace', () => {
+  test('env: own node, void devices, never evicts nor drains (so never cordons), bounded drain timeout, own namespace, config digest', () => {
+    const digest = pod.containers[0].env.find((e: Manifest) => e.name === 'DRIVER_CONFIG_DIGEST').value;
     expect(manager.env).toEqual([
       { name: 'DRAIN_DELETE_EMPTYDIR_DATA', value: 'false' },
       { name: 'DRAIN_POD_SELECTOR_LABEL', value: '' },
-      { name: 'DRAIN_TIMEOUT_SECONDS', value: '0s' },
+      { name: 'DRAIN_TIMEOUT_SECONDS', value: '300s' },
       { name: 'DRAIN_USE_FORCE', value: 'false' },
+      { name: 'DRIVER_CONFIG_DIGEST', value: digest },
       { name: 'ENABLE_AUTO_DRAIN', value: 'false' },
-      { name: 'ENABLE_GPU_POD_EVICTION', value: 'true' },
+      { name: 'ENABLE_GPU_POD_EVICTION', value: 'false' },
       { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
       { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
       { name: 'OPERATOR_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -176,13 +185,12 @@ describe('driver manager (driver-container shape)', () => {
     expect(driverMounts).not.toContain('host-sys');
   });
 
-  test('RBAC: least privilege for relabelling its node and evicting GPU pods, token mounted', () => {
+  test('RBAC: least privilege for relabelling its node and finding GPU holders (DRA claims), no eviction; token mounted', () => {
     const role = manifests.find((m: Manifest) => m.kind === 'ClusterRole');
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-      { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get', 'list'] },
     ]);
     const binding = manifests.find((m: Manifest) => m.kind === 'ClusterRoleBinding');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gpu-driver', namespace: 'gpu-system' }]);
@@ -213,8 +221,8 @@ describe('driver-container options', () => {
     expect(driver.runbook()).toContain('-c nvidia-driver -- cat /sys/module/nvidia/refcnt');
     const c = pod.containers[0];
     expect(c.readinessProbe.exec.command).toEqual(['sh', '-c', 'test -e /sys/module/nvidia/refcnt']);
-    expect(c.startupProbe.exec.command[2]).toBe('test -e /sys/module/nvidia/refcnt && mkdir -p /run/nvidia && touch /run/nvidia/ready');
-    expect(c.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/ready']);
+    expect(c.startupProbe.exec.command[2]).toBe(`${MODULE_AND_DAEMONS} && mkdir -p /run/nvidia && touch /run/nvidia/ready`);
+    expect(c.lifecycle.preStop.exec.command).toEqual(['rm', '-f', '/run/nvidia/ready', '/run/nvidia/validations/.driver-daemons-status']);
   });
 
   test('failureThreshold derived from the declared build time', () => {
@@ -395,6 +403,7 @@ describe('security and resources', () => {
     expect(() => build({ env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('all') } })).toThrow(/env sets NVIDIA_VISIBLE_DEVICES/);
     const { pod } = build({ env: { DRIVER_VERSION: kplus.EnvValue.fromValue('550.90.07') } });
     expect(pod.containers[0].env).toEqual([
+      { name: 'DRIVER_CONFIG_DIGEST', value: expect.stringMatching(/^[0-9a-f]{16}$/) },
       { name: 'DRIVER_VERSION', value: '550.90.07' },
       { name: 'NVIDIA_VISIBLE_DEVICES', value: 'void' },
     ]);
@@ -455,7 +464,7 @@ describe('late checks on the rendered DaemonSet', () => {
         type: 'RollingUpdate',
         rollingUpdate: { maxUnavailable: kplus.k8s.IntOrString.fromNumber(0), maxSurge: kplus.k8s.IntOrString.fromNumber(1) },
       }),
-      JsonPatch.replace('/spec/template/spec/containers/0/env/0/value', 'all'),
+      JsonPatch.replace('/spec/template/spec/containers/0/env/1/value', 'all'),
     );
     const errors = driver.node.validate().join('\n');
     expect(errors).toContain('RollingUpdate with maxSurge 1 would start a second driver pod');
@@ -474,7 +483,7 @@ describe('runbook', () => {
     expect(md).toContain('-c nvidia-driver -- nvidia-smi');
     expect(md).toContain('kubectl apply -f dist/chart.k8s.yaml');
     // the GPU-node selector of the runbook is the DaemonSet's own selection
-    expect(md).toContain("kubectl get nodes -l 'nvidia.com/gpu.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver!=false'");
+    expect(md).toContain("kubectl get nodes -l 'nvidia.com/gpu.present=true,!cloud.google.com/gke-gpu-driver-version,nvidia.com/gpu.deploy.driver notin (false,pre-installed)'");
     expect(md).not.toContain('Switch to OnDelete');
     expect(driver.runbook({ manifestFile: 'dist/chart.k8s.yaml' })).toBe(md);
   });

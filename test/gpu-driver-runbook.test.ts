@@ -17,7 +17,7 @@ const BASE: RunbookInput = {
   namespace: 'gpu-system',
   name: 'gpu-driver',
   podSelector: { 'app.kubernetes.io/name': 'gpu-driver', 'app.kubernetes.io/instance': 'nvidia' },
-  gpuNodeSelector: 'nvidia.com/gpu.present=true',
+  gpuNodeSelectors: ['nvidia.com/gpu.present=true'],
 };
 const SEL = 'app.kubernetes.io/instance=nvidia,app.kubernetes.io/name=gpu-driver';
 
@@ -124,7 +124,8 @@ describe('renderRunbookMarkdown', () => {
     [{ name: 'gpu_driver' }, /runbook name "gpu_driver" is not a DNS-1123 label/],
     [{ podSelector: {} }, /podSelector is empty: the runbook would delete every pod in the namespace/],
     [{ podSelector: { app: 'a b' } }, /podSelector "app=a b" is not a label/],
-    [{ gpuNodeSelector: ' ' }, /gpuNodeSelector is empty/],
+    [{ gpuNodeSelectors: [' '] }, /gpuNodeSelectors has an empty selector/],
+    [{ gpuNodeSelectors: [] }, /gpuNodeSelectors is empty/],
     [{ skipNodeLabel: 'bad label' }, /skipNodeLabel "bad label" is not a label: write key=value or key/],
     [{ readyTimeoutSeconds: 0 }, /readyTimeoutSeconds must be a whole number of seconds >= 1, got 0/],
     [{ waitForPodSelector: 'a=b\nrm -rf /' }, /waitForPodSelector contains a line break/],
@@ -187,7 +188,7 @@ describe('renderRunbookScript', () => {
    * Runs the script against a fake kubectl that logs every call and answers like a cluster with three
    * outdated nodes: node-a (one GPU pod, one CPU pod), node-b (no GPU pod), node-skip (skip label).
    */
-  function runAgainstFakeCluster(newPodHash: string, args: string[] = []) {
+  function runAgainstFakeCluster(newPodHash: string, args: string[] = [], cordonedBefore: string[] = []) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-runbook-'));
     const log = path.join(dir, 'calls.log');
     const pods = JSON.stringify({
@@ -218,6 +219,7 @@ describe('renderRunbookScript', () => {
       '  create*) cat > /dev/null ;;',
       `  *"-o jsonpath={.items[0].metadata.labels.controller-revision-hash}") printf ${shellQuote(newPodHash)} ;;`,
       '  "get pods -n gpu-system"*"-o name") echo pod/gpu-driver-x ;;',
+      ...cordonedBefore.map((node) => `  "get node ${node} -o jsonpath={.spec.unschedulable}") printf true ;;`),
       '  "get node "*) printf 8 ;;',
       '  *"{.status.observedGeneration} {.metadata.generation}") echo "4 4" ;;',
       '  "get ds"*) echo "updated 3 of 3" ;;',
@@ -257,6 +259,26 @@ describe('renderRunbookScript', () => {
     expect(calls).toContain('uncordon node-b');
     expect(calls.filter((c) => c.includes('node-skip') && !c.startsWith('get nodes'))).toEqual([]);
     expect(stderr).toContain('skip node-skip: labelled nvidia.com/gpu-driver-upgrade.skip=true');
+  });
+
+  // One owner of cordon state (issue 23 point 3): the script, which restores what it found, as
+  // gpu-operator's upgrade controller does for a node that was unschedulable before its upgrade.
+  test('a node cordoned before the upgrade stays cordoned after it; the others are uncordoned', () => {
+    const { status, stderr, calls } = runAgainstFakeCluster('new', ['node-a', 'node-b'], ['node-b']);
+    expect(status).toBe(0);
+    expect(calls.indexOf('get node node-b -o jsonpath={.spec.unschedulable}')).toBeLessThan(calls.indexOf('cordon node-b'));
+    expect(calls).toContain('cordon node-b');
+    expect(calls).toContain(`wait --for=condition=Ready pod -n gpu-system -l ${SEL} --field-selector spec.nodeName=node-b --timeout=1500s`);
+    expect(calls).not.toContain('uncordon node-b');
+    expect(stderr).toContain('node-b: cordoned before the upgrade, left cordoned');
+    expect(calls).toContain('uncordon node-a');
+  });
+
+  test('the Markdown runbook notes the cordon first and uncordons only a node it cordoned', () => {
+    const md = renderRunbookMarkdown(options);
+    expect(md).toContain('WAS_CORDONED=$(kubectl get node "$NODE" -o jsonpath=\'{.spec.unschedulable}\')\nkubectl cordon "$NODE"');
+    expect(md).toContain('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon "$NODE"');
+    expect(md).not.toMatch(/^kubectl uncordon/m);
   });
 
   test('stops when the new pod does not run the new revision, leaving the node cordoned', () => {

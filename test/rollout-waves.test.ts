@@ -352,7 +352,12 @@ describe('every agent takes waves', () => {
     expect(sets.map((m) => m.metadata.name)).toEqual(['gpu-driver-canary', 'gpu-driver']);
     for (const set of sets) {
       expect(set.spec.updateStrategy).toEqual({ type: 'OnDelete' });
-      expect(requiredTerms(set)[0].matchExpressions).toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
+      // every term keeps one GPU label (NFD's or gpu-operator's), gpu-operator's among them
+      const gpu = (e: { key: string; operator: string }) => e.operator === 'In' && /pci-(03\d\d_)?10de\.present$|^nvidia\.com\/gpu\.present$/.test(e.key);
+      type Term = { matchExpressions: { key: string; operator: string }[] };
+      expect(requiredTerms(set).every((term: Term) => term.matchExpressions.some(gpu))).toBe(true);
+      expect(requiredTerms(set).flatMap((term: { matchExpressions: unknown[] }) => term.matchExpressions))
+        .toContainEqual({ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] });
     }
   });
 });

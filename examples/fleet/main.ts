@@ -52,7 +52,7 @@ export function buildFleet(outdir: string = path.join(__dirname, 'dist')): Agent
         new NodeExporterDaemonSet(chart, 'metrics');
         if (cluster.hasGpus) {
           new GpuDriverDaemonSet(chart, 'nvidia', {
-            image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04',
+            image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
             shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
           });
         }

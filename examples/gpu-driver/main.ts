@@ -24,7 +24,7 @@ const app = new App({ outdir, yamlOutputType: YamlOutputType.FILE_PER_CHART });
 const chart = new Chart(app, 'gpu-driver', { namespace: 'gpu-driver' });
 
 const driver = new GpuDriverDaemonSet(chart, 'nvidia', {
-  image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04',
+  image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
   createNamespace: true,
   shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
   // SELinux hosts (RHEL, OpenShift) need the level on privileged driver containers.

@@ -84,6 +84,14 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     problems.push(...checkLabelKey('nodeRequirements', requirement.key));
     problems.push(...requirement.problems().map((m) => `nodeRequirements: ${m}`));
   }
+  (p.nodeRequirementAlternatives ?? []).forEach((alternative, i) => {
+    const prop = `nodeRequirementAlternatives[${i}]`;
+    if (alternative.length === 0) problems.push(`${prop} is empty, which every node meets (the other alternatives would select nothing more); remove it`);
+    for (const requirement of alternative) {
+      problems.push(...checkLabelKey(prop, requirement.key));
+      problems.push(...requirement.problems().map((m) => `${prop}: ${m}`));
+    }
+  });
   (p.tolerations ?? []).forEach((t, i) => problems.push(...checkToleration(`tolerations[${i}]`, t)));
 
   // priority

@@ -70,6 +70,8 @@ export interface AgentSpec extends AgentIdentity {
   readonly nodeSelector: { [key: string]: string };
   /** Node requirements besides the nodeSelector (virtual nodes, user requirements). */
   readonly baseRequirements: NodeSelectorRequirementJson[];
+  /** nodeRequirementAlternatives: one term each, ANDed with baseRequirements (empty: one term). */
+  readonly baseAlternatives: NodeSelectorRequirementJson[][];
   readonly updateStrategy: UpdateStrategy;
   readonly hostPorts: AgentHostPort[];
   readonly priorityClassName: string;
@@ -93,6 +95,7 @@ export function resolveAgentSpec(props: NodeAgentDaemonSetProps, identity: Agent
       ...(props.excludeVirtualNodes ?? true ? VIRTUAL_NODE_EXCLUSIONS : []),
       ...(props.nodeRequirements ?? []).map((r) => r._toJson()),
     ],
+    baseAlternatives: (props.nodeRequirementAlternatives ?? []).map((alternative) => alternative.map((r) => r._toJson())),
     updateStrategy: props.updateStrategy ?? UpdateStrategy.steady(),
     hostPorts: collectHostPorts(props),
     priorityClassName: props.priorityClass ? (props.priorityClass.name ?? `${identity.name}-critical`) : (props.priorityClassName ?? 'system-node-critical'),
@@ -102,8 +105,14 @@ export function resolveAgentSpec(props: NodeAgentDaemonSetProps, identity: Agent
   return { ...spec, podSecurityLevel: podSecurityLevel(spec) };
 }
 
-/** The agent's own node-affinity term (virtual nodes and user requirements), as one ANDed term. */
+/**
+ * The agent's own node-affinity terms (virtual nodes and user requirements): one ANDed term, or one
+ * per requirement alternative, each with the common requirements.
+ */
 export function baseTerms(spec: AgentSpec): NodeSelectorTermJson[] {
+  if (spec.baseAlternatives.length > 0) {
+    return spec.baseAlternatives.map((alternative) => ({ matchExpressions: [...spec.baseRequirements, ...alternative] }));
+  }
   return spec.baseRequirements.length > 0 ? [{ matchExpressions: spec.baseRequirements }] : [];
 }
 

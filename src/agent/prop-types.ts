@@ -142,6 +142,7 @@ export const NODE_AGENT_PROPS: PropFields = {
   nodeSelector: LABELS,
   os: string('linux'),
   nodeRequirements: array(NODE_REQUIREMENT),
+  nodeRequirementAlternatives: array(array(NODE_REQUIREMENT)),
   excludeVirtualNodes: boolean(),
   tolerateAllTaints: boolean(),
   tolerateControlPlane: boolean(),

@@ -363,14 +363,15 @@ export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: strin
  * the driver's node requirements, as kube-state-metrics' `kube_node_labels` reports them).
  */
 export function gpuDriverAlertGroup(
-  target: AlertTarget, options: GpuDriverAlertsOptions, gpuNodeRequirements: readonly NodeSelectorRequirementJson[],
+  target: AlertTarget, options: GpuDriverAlertsOptions, gpuNodeTerms: readonly (readonly NodeSelectorRequirementJson[])[],
 ): AlertRuleGroup {
   const w = target.where;
   const s = targetSelectors(target, options);
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
   const podNode = `max by (namespace, pod, node) (kube_pod_info{${s.pods}})`;
   const readyPods = (value: 0 | 1) => `(kube_pod_status_ready{${matchers(s.pods, 'condition="true"')}} == ${value})\n* on (namespace, pod) group_left (node) ${podNode}`;
-  const nodeLabels = matchers(ksm, ...gpuNodeRequirements.map((r) => nodeLabelMatcher(r, w)));
+  // The GPU nodes: the driver's node-affinity terms, ORed as the scheduler does.
+  const gpuNodes = gpuNodeTerms.map((term) => `max by (node) (kube_node_labels{${matchers(ksm, ...term.map((r) => nodeLabelMatcher(r, w)))}})`);
   return {
     name: `${target.agent}.gpu-driver`,
     rules: [
@@ -385,7 +386,7 @@ export function gpuDriverAlertGroup(
       {
         alert: 'GpuNodeWithoutReadyDriver',
         expr: [
-          `max by (node) (kube_node_labels{${nodeLabels}})`,
+          gpuNodes.length === 1 ? gpuNodes[0] : `(\n${gpuNodes.join('\nor\n')}\n)`,
           `and on (node) (kube_node_status_condition{${matchers(ksm, 'condition="Ready"', 'status="true"')}} == 1)`,
           'unless on (node)',
           `max by (node) (\n${readyPods(1)}\n)`,

@@ -8,6 +8,7 @@ import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts, nodeFacts } from '../coverage/nodes';
+import { podStartupBudgetSeconds, readyWaitSeconds } from '../gpu/startup-budget';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
 import {
@@ -251,6 +252,7 @@ const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
  */
 function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: readonly NodeJson[], facts: ReadonlyMap<string, NodeFacts>): GpuPlan {
   const selectors = new Map<string, string>();
+  const readyWaits = new Map<string, number>();
   const drivers = new Set<string>();
   for (const doc of manifests.documents) {
     const object = doc.object;
@@ -263,6 +265,8 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
       drivers.add(id);
     }
     const matchLabels = isObject(spec.selector) && isObject(spec.selector.matchLabels) ? spec.selector.matchLabels : {};
+    // the wait for the new driver pod covers the startup budget the manifests give it
+    readyWaits.set(id, readyWaitSeconds(podStartupBudgetSeconds(isObject(spec.template) ? spec.template.spec : undefined)));
     selectors.set(id, Object.entries(matchLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(','));
   }
   const driverSets = manifests.daemonSets.filter((d) => drivers.has(d.id));
@@ -283,7 +287,7 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
     const target = sameAgent.find((d) => d.rolloutGroup === (to ?? FLEET_GROUP)) ?? sameAgent.find((d) => d.rolloutGroup === FLEET_GROUP);
     if (target?.id === driver.id) continue; // the pod stays with its DaemonSet: nothing restarts
     const driverTarget: DriverTarget | undefined = target === undefined ? undefined
-      : { namespace: target.namespace, podSelector: selectors.get(target.id)! };
+      : { namespace: target.namespace, podSelector: selectors.get(target.id)!, readyTimeoutSeconds: readyWaits.get(target.id) };
     moves.push({ node: name, from, to, driver: driver.id, steps: gpuRelabelSteps(assignment.labelKey, name, to, driverTarget) });
   }
   return { drivers: [...drivers].sort(), waved, moves: moves.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)) };

@@ -24,24 +24,55 @@ import { daemonSetAlertGroup, gpuDriverAlertGroup } from '../alerts/rules';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
-import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverManagerContainer } from '../gpu/driver-manager';
+import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
-  DEFAULT_READY_TIMEOUT_SECONDS, DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
+  DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
 } from '../gpu/runbook';
 import {
-  DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, startupBudgetProblem, startupBudgetSeconds,
+  DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, readyWaitSeconds, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
 import { agentRollout, constructRelease } from '../internal/previous-release';
+import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
-/** Label GPU feature discovery (NFD + gpu-feature-discovery) puts on nodes with NVIDIA GPUs. */
-const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
+/**
+ * gpu-operator's label of a node with NVIDIA GPUs: its node-labelling controller writes `true` on a node
+ * carrying one of NFD's NVIDIA PCI labels and `false` once none is left (controllers/nodelabeling_controller.go
+ * `reconcileCommonGPULabel`). Neither NFD nor gpu-feature-discovery writes it; the device plugin's chart
+ * honours it as a manual override.
+ */
+export const GPU_PRESENT_LABEL = 'nvidia.com/gpu.present';
+/**
+ * NFD's labels of a node with an NVIDIA (PCI vendor 10de) device, the ones gpu-operator reads
+ * (controllers/state_manager.go `gpuNodeLabels`): `pci-10de.present` with `deviceLabelFields: [vendor]`
+ * (gpu-operator's and the device plugin chart's NFD config), `pci-0300_10de` / `pci-0302_10de` (VGA /
+ * 3D controller) with NFD's default `[class, vendor]`.
+ */
+export const NFD_GPU_LABELS = [
+  'feature.node.kubernetes.io/pci-10de.present',
+  'feature.node.kubernetes.io/pci-0300_10de.present',
+  'feature.node.kubernetes.io/pci-0302_10de.present',
+];
 /** NFD's full kernel version label, for pinning precompiled driver images. */
 export const KERNEL_VERSION_LABEL = 'feature.node.kubernetes.io/kernel-version.full';
+/** gpu-operator's per-node switch of its driver DaemonSet (the one it selects `=true` on). */
+export const DRIVER_DEPLOY_LABEL = 'nvidia.com/gpu.deploy.driver';
+/**
+ * Values of `nvidia.com/gpu.deploy.driver` under which no containerized driver belongs on the node.
+ * `false`: an administrator opted the node out (gpu-operator leaves the value alone). `pre-installed`:
+ * k8s-driver-manager found a driver on the host (`nvidia-smi` through /host), labelled the node so,
+ * slept 60 s and exited 1 (NVIDIA/k8s-driver-manager cmd/driver-manager/main.go `uninstallDriver` →
+ * `disableContainerizedDriver`, v0.12.0; the same in the v0.6.10 shell script). gpu-operator's own
+ * driver DaemonSet selects `=true` only (assets/state-driver/0500_daemonset.yaml), so the pod goes;
+ * ours must step aside too, or its init container fails there forever.
+ */
+export const DRIVER_OPT_OUT_VALUES = ['false', 'pre-installed'];
 /** gpu-operator's marker: the driver container is ready; other GPU components wait for it. */
 const DEFAULT_READY_MARKER = '/run/nvidia/validations/.driver-ctr-ready';
+/** Where gpu-operator's driver image writes the status of the daemons it starts ("Ready" once they run). */
+const DRIVER_DAEMONS_STATUS = '/run/nvidia/validations/.driver-daemons-status';
 const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 /** The pause image's own non-root user. */
 const PAUSE_UID = 65535;
@@ -172,10 +203,23 @@ export class GpuDriverShape {
   ) {}
 }
 
-/** Which nodes are GPU nodes: positive node requirements, all of which a node must meet. */
+/**
+ * Which nodes are GPU nodes: positive node requirements, all of which a node must meet, and possibly
+ * alternatives, one of which it must meet.
+ */
 export class GpuNodeSelection {
-  /** Nodes GPU feature discovery labelled `nvidia.com/gpu.present=true` (the default). */
+  /**
+   * Nodes labelled as having NVIDIA GPUs by NFD (`feature.node.kubernetes.io/pci-10de.present`,
+   * `pci-0300_10de.present` or `pci-0302_10de.present` = "true": clusters without gpu-operator) or by
+   * gpu-operator (`nvidia.com/gpu.present=true`, which it derives from those NFD labels; also set by
+   * hand to force a node in, as the device plugin's chart allows). The default.
+   */
   public static featureDiscovery(): GpuNodeSelection {
+    return new GpuNodeSelection([], [...NFD_GPU_LABELS, GPU_PRESENT_LABEL].map((key) => [NodeRequirement.in(key, ['true'])]));
+  }
+
+  /** Only nodes gpu-operator labelled `nvidia.com/gpu.present=true` (its node-labelling controller runs). */
+  public static gpuOperatorLabel(): GpuNodeSelection {
     return new GpuNodeSelection([NodeRequirement.in(GPU_PRESENT_LABEL, ['true'])]);
   }
 
@@ -195,8 +239,10 @@ export class GpuNodeSelection {
   }
 
   private constructor(
-    /** The node requirements. */
+    /** The node requirements, all of which a GPU node meets. */
     public readonly nodeRequirements: NodeRequirement[],
+    /** Alternatives (one node-affinity term each), one of which a GPU node meets; empty: none. */
+    public readonly nodeRequirementAlternatives: NodeRequirement[][] = [],
   ) {}
 }
 
@@ -250,14 +296,15 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
 
   /**
    * The GPU nodes. The driver runs nowhere else: a selection that a node without GPUs meets is an error.
-   * @default GpuNodeSelection.featureDiscovery() (nvidia.com/gpu.present=true)
+   * @default GpuNodeSelection.featureDiscovery(): NFD's NVIDIA PCI labels or gpu-operator's nvidia.com/gpu.present=true
    */
   readonly gpuNodes?: GpuNodeSelection;
 
   /**
    * Node requirements under which the driver steps aside because it is managed elsewhere.
-   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist) and nodes
-   * opted out of gpu-operator's driver (`nvidia.com/gpu.deploy.driver` NotIn ["false"])
+   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist), nodes opted
+   * out of a containerized driver and nodes whose driver k8s-driver-manager found pre-installed on the host
+   * (`nvidia.com/gpu.deploy.driver` NotIn ["false", "pre-installed"])
    */
   readonly optOutRequirements?: NodeRequirement[];
 
@@ -315,17 +362,23 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
   /**
    * Driver-container shape: run gpu-operator's k8s-driver-manager as an init container before the
    * driver. It pauses the GPU components on the node (their `nvidia.com/gpu.deploy.*` labels become
-   * `paused-for-driver-upgrade`), evicts GPU pods through the Eviction API, unloads a stale driver,
-   * then restores the labels; the DaemonSet gets a ClusterRole for that (nodes get/patch, pods
-   * get/list/watch, pods/eviction create, daemonsets get) and mounts the ServiceAccount token.
+   * `paused-for-driver-upgrade`), unloads a stale driver nothing holds, then restores the labels; the
+   * DaemonSet gets a ClusterRole for that (nodes get/patch, pods get/list/watch, pods/eviction create,
+   * daemonsets get) and mounts the ServiceAccount token.
    * Turn it off where none of those components run and no RBAC is wanted. Ignored by the installer shape.
+   *
+   * It never cordons, uncordons or evicts: cordon state belongs to the upgrade runbook (or whoever runs
+   * it), which keeps a node that was cordoned before the upgrade cordoned after it. A driver still held
+   * by GPU pods fails the init container until they are gone. From v0.10.0 on, a restarted driver pod
+   * whose image, command, args and env are unchanged (`DRIVER_CONFIG_DIGEST`) keeps the loaded driver.
    * @default true
    */
   readonly driverManager?: boolean;
 
   /**
-   * Image of the driver manager, pinned by tag or digest.
-   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.6.10"
+   * Image of the driver manager, pinned by tag or digest. Older managers (v0.6.4 on) behave the same
+   * for cordons; before v0.10.0 they have no fast path, so every driver pod restart tries to reload the driver.
+   * @default "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0"
    */
   readonly driverManagerImage?: string;
 
@@ -435,8 +488,10 @@ export class GpuDriverDaemonSet extends Construct {
   public readonly shape: GpuDriverShapeKind;
   /** The startupProbe budget in seconds (driver-container shape only). */
   public readonly startupBudgetSeconds?: number;
-  /** The node requirements of the driver: GPU selection, opt-outs, kernel pinning. */
+  /** The node requirements of the driver that every node meets: GPU selection, opt-outs, kernel pinning. */
   public readonly nodeRequirements: NodeRequirement[];
+  /** Alternatives of the GPU selection, one of which a node meets besides `nodeRequirements` (empty: none). */
+  public readonly nodeRequirementAlternatives: NodeRequirement[][];
   /** The driver's alerts, if `alerts` is set. */
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
@@ -456,12 +511,11 @@ export class GpuDriverDaemonSet extends Construct {
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
 
+    const selection = props.gpuNodes ?? GpuNodeSelection.featureDiscovery();
+    this.nodeRequirementAlternatives = selection.nodeRequirementAlternatives.map((alternative) => [...alternative]);
     this.nodeRequirements = [
-      ...(props.gpuNodes ?? GpuNodeSelection.featureDiscovery()).nodeRequirements,
-      ...(props.optOutRequirements ?? [
-        NodeRequirement.doesNotExist('cloud.google.com/gke-gpu-driver-version'),
-        NodeRequirement.notIn('nvidia.com/gpu.deploy.driver', ['false']),
-      ]),
+      ...selection.nodeRequirements,
+      ...(props.optOutRequirements ?? DEFAULT_OPT_OUTS),
       ...(props.kernelVersions ? [NodeRequirement.in(KERNEL_VERSION_LABEL, [...props.kernelVersions])] : []),
     ];
 
@@ -483,6 +537,10 @@ export class GpuDriverDaemonSet extends Construct {
       cpuRequest: props.resources?.cpuRequest ?? '100m',
       cpuLimit: props.resources?.cpuLimit,
       memoryRequest: props.resources?.memoryRequest ?? '256Mi',
+      // gpu-operator sets no resources (assets/state-driver/0500_daemonset.yaml). A limit stays here: a
+      // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
+      // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
+      // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
       memoryLimit: props.resources?.memoryLimit ?? '4Gi',
     };
     const common = {
@@ -497,14 +555,20 @@ export class GpuDriverDaemonSet extends Construct {
       hostPid: true,
       updateStrategy: strategy,
       nodeRequirements: this.nodeRequirements,
+      nodeRequirementAlternatives: this.nodeRequirementAlternatives,
       tolerations: props.tolerations ?? [{ key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }],
       tolerateControlPlane: props.tolerateControlPlane,
       priorityClassName: props.priorityClassName ?? 'system-node-critical',
       terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 120,
       // Two drivers on one node fight over the kernel module. As gpu-operator does for its
-      // `app.kubernetes.io/component=nvidia-driver` pods, no driver pod joins a node that still has
-      // one: its own DaemonSet's (a replaced pod waits for the old one to terminate), another wave's,
-      // another GpuDriverDaemonSet's or gpu-operator's own.
+      // `app.kubernetes.io/component=nvidia-driver` pods (assets/state-driver/0500_daemonset.yaml), no
+      // driver pod joins a node that still has one: its own DaemonSet's (a replaced pod waits for the old
+      // one to terminate), another wave's, another GpuDriverDaemonSet's or gpu-operator's own, in any
+      // namespace (the term has an empty namespaceSelector; gpu-operator's term sees only its own
+      // namespace, but the scheduler also checks the existing pod's terms against the incoming pod, so
+      // ours keeps gpu-operator's off a node where ours runs). With both installed, whichever driver pod
+      // was bound to a node first keeps it; the other DaemonSet's pod for that node stays Pending
+      // (the DaemonSet controller creates it, the scheduler never binds it).
       exclusiveComponents: [...DRIVER_COMPONENTS],
     };
     // Only the driver container gets the extended resources and the SELinux level.
@@ -541,21 +605,34 @@ export class GpuDriverDaemonSet extends Construct {
       const o = driverOptions;
       const marker = o.readyMarker ?? DEFAULT_READY_MARKER;
       const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
+      // As upstream's startup-probe.sh (assets/state-driver/0400_configmap.yaml): the module is loaded, and the
+      // daemons the driver starts (persistenced, fabricmanager) report Ready when the driver writes their status.
+      const daemonsStatus = DRIVER_DAEMONS_STATUS;
+      const startupCheck = 'test -f /sys/module/nvidia/refcnt'
+        + ` && { [ ! -f ${daemonsStatus} ] || [ "$(cat ${daemonsStatus})" = Ready ]; }`
+        + (o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? '' : ' && nvidia-smi');
       const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
       const timeout = Duration.seconds(timeoutSeconds);
+      // What decides the install, digested for the manager's and the driver image's fast path.
+      const digest = driverConfigDigest({
+        image: props.image,
+        command: o.command ?? null,
+        args: o.args ?? null,
+        env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name].value ?? null, driverEnv[name].valueFrom ?? null]),
+      });
       this.agent = new NodeAgentDaemonSet(this, 'Agent', {
         ...common,
         containerName: 'nvidia-driver',
         image: props.image,
         command: o.command,
         args: o.args,
-        env: sortedRecord(driverEnv),
+        env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(digest) } : driverEnv),
         resources: driverResources,
         privileged: true,
         runAsRoot: true,
         readOnlyRootFilesystem: false,
         ...driverSecurity,
-        startup: kplus.Probe.fromCommand(['sh', '-c', `${check} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
+        startup: kplus.Probe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
           initialDelaySeconds: Duration.seconds(startup!.delay),
           periodSeconds: Duration.seconds(startup!.period),
           failureThreshold: startup!.threshold,
@@ -567,9 +644,9 @@ export class GpuDriverDaemonSet extends Construct {
           failureThreshold: 3,
           timeoutSeconds: timeout,
         }),
-        preStop: kplus.Handler.fromCommand(['rm', '-f', marker]),
+        preStop: kplus.Handler.fromCommand(['rm', '-f', marker, daemonsStatus]),
         initContainers: [
-          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE)] : []),
+          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE, digest)] : []),
           ...(props.initContainers ?? []),
         ],
         rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
@@ -592,7 +669,7 @@ export class GpuDriverDaemonSet extends Construct {
         agent: this.agent,
         waves,
         daemonSetAlerts: false,
-        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeRequirements.map((r) => r._toJson()))],
+        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeTerms())],
       });
     }
     this.gates = renderWaveGates(this, this.agent, props.rollout, gpuDriverGateChecks);
@@ -634,11 +711,10 @@ export class GpuDriverDaemonSet extends Construct {
       namespace: this.agent.namespace,
       name: ds.name,
       podSelector: { ...this.agent.selectorLabels, [ROLLOUT_GROUP_LABEL]: group },
-      gpuNodeSelector: requirementsSelector(this.nodeRequirements.map((r) => r._toJson())),
+      gpuNodeSelectors: this.nodeTerms().map(requirementsSelector),
       skipNodeLabel: this.props.upgradeSkipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL,
       waitForPodSelector: this.props.upgradeWaitForPodSelector,
-      readyTimeoutSeconds: options.readyTimeoutSeconds
-        ?? (this.startupBudgetSeconds !== undefined ? this.startupBudgetSeconds + 300 : DEFAULT_READY_TIMEOUT_SECONDS),
+      readyTimeoutSeconds: options.readyTimeoutSeconds ?? readyWaitSeconds(this.startupBudgetSeconds),
       evictionTimeoutSeconds: options.evictionTimeoutSeconds,
       completionTimeoutSeconds: options.completionTimeoutSeconds,
       validation: this.validation,
@@ -680,12 +756,16 @@ export class GpuDriverDaemonSet extends Construct {
     if (p.env && Object.keys(p.env).includes('NVIDIA_VISIBLE_DEVICES')) {
       problems.push('env sets NVIDIA_VISIBLE_DEVICES; the driver keeps it "void" so the NVIDIA container runtime injects no GPU into it. Remove it.');
     }
+    if (p.env && Object.keys(p.env).includes('DRIVER_CONFIG_DIGEST')) {
+      problems.push('env sets DRIVER_CONFIG_DIGEST; the construct computes it from the image, command, args and env (the driver manager '
+        + 'reloads the driver only when it changes). Remove it.');
+    }
     if (strategy.type === UpdateStrategyType.ROLLING_UPDATE && strategy.surges) {
       problems.push(`updateStrategy: RollingUpdate with maxSurge ${strategy.maxSurge!.toString()} would start a second driver pod beside the `
         + 'running one: two drivers cannot load one kernel module, and the old one cannot unload under GPU workloads. '
         + 'Use UpdateStrategy.onDelete() with the runbook, or a rolling update with maxUnavailable only (e.g. UpdateStrategy.oneAtATime()).');
     }
-    const terms = [{ matchExpressions: this.nodeRequirements.map((r) => r._toJson()) }];
+    const terms = this.nodeTerms().map((matchExpressions) => ({ matchExpressions }));
     const selection = gpuSelectionProblem({ 'kubernetes.io/os': 'linux' }, terms);
     if (selection) problems.push(`gpuNodes: ${selection}`);
     if (p.kernelVersions !== undefined) {
@@ -699,6 +779,13 @@ export class GpuDriverDaemonSet extends Construct {
       if (RESERVED_VOLUMES.includes(volume.name)) problems.push(`extraHostPaths: the volume name "${volume.name}" is used by the driver's own mounts; choose another`);
     }
     return problems;
+  }
+
+  /** The driver's node requirements as ORed terms: one per GPU selection alternative, each with the common requirements. */
+  private nodeTerms(): NodeSelectorRequirementJson[][] {
+    const common = this.nodeRequirements.map((r) => r._toJson());
+    if (this.nodeRequirementAlternatives.length === 0) return [common];
+    return this.nodeRequirementAlternatives.map((alternative) => [...alternative.map((r) => r._toJson()), ...common]);
   }
 
   private startupTiming(o: GpuDriverContainerOptions, problems: string[]): { period: number; threshold: number; delay: number } {
@@ -773,16 +860,21 @@ const DRIVER_CONTAINER_VOLUMES: HostPathVolume[] = [
   { name: 'run-nvidia-topologyd', hostPath: '/run/nvidia-topologyd', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
   // nvidia-installer and the driver write their logs here, kept on the host for debugging.
   { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
-  // The host's syslog socket (systemd-journald), so the driver's messages reach the node's journal.
-  { name: 'dev-log', hostPath: '/dev/log', type: HostPathType.SOCKET, readOnly: false },
+  // Not mounted: the host's /dev/log. gpu-operator mounts it untyped (assets/state-driver/0500_daemonset.yaml,
+  // volume dev-log), so only for the driver's syslog messages; typed Socket, a node without syslog rejects
+  // the pod, and untyped, a missing socket becomes a directory on the host. The driver's and
+  // nvidia-installer's logs still reach the host through /var/log.
   // The host OS and version, to pick the kernel headers and packages matching the node.
   { name: 'os-release', hostPath: '/etc/os-release', mountPath: '/host-etc/os-release', type: HostPathType.FILE, readOnly: true },
   // MOFED sources, when the network operator's driver is on the node, to build nvidia-peermem against them.
   { name: 'mlnx-ofed-usr-src', hostPath: '/run/mellanox/drivers/usr/src', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
   // The MOFED driver root, whose readiness the driver waits for before loading nvidia-peermem.
   { name: 'run-mellanox-drivers', hostPath: '/run/mellanox/drivers', type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false, propagation: MountPropagation.HOST_TO_CONTAINER },
-  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading.
-  { name: 'sysfs-memory-online', hostPath: '/sys/devices/system/memory/auto_online_blocks', type: HostPathType.FILE, readOnly: false },
+  // The driver sets the host's policy for onlining hot-plugged memory (coherent GPU memory) before loading,
+  // under /sys/devices/system/memory. As upstream (volume host-sys-devices-system, Directory): the whole
+  // /sys/devices/system, which every kernel has; auto_online_blocks exists only with memory hotplug, so a
+  // File-typed mount of it fails the pod elsewhere.
+  { name: 'host-sys-devices-system', hostPath: '/sys/devices/system', type: HostPathType.DIRECTORY, readOnly: false },
   // The driver points the kernel's firmware search path at its own /lib/firmware, so the host kernel finds the GSP firmware.
   { name: 'firmware-search-path', hostPath: '/sys/module/firmware_class/parameters/path', type: HostPathType.FILE, readOnly: false },
   // The driver installs its firmware here; it is the host path the kernel's search path names.
@@ -802,10 +894,16 @@ const INSTALLER_VOLUMES: HostPathVolume[] = [
   { name: 'var-log', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: false },
 ];
 
-/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
+/** Where the driver steps aside by default: GKE-managed drivers, nodes opted out or with a pre-installed driver. */
+const DEFAULT_OPT_OUTS = [
+  NodeRequirement.doesNotExist('cloud.google.com/gke-gpu-driver-version'),
+  NodeRequirement.notIn(DRIVER_DEPLOY_LABEL, DRIVER_OPT_OUT_VALUES),
+];
+
 /** The `app.kubernetes.io/component` of driver pods: ours (first), and gpu-operator's. */
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
+/** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
 
 const INSTALLER_OPTIONS: PropFields = {
@@ -830,13 +928,13 @@ const DRIVER_CONTAINER_OPTIONS: PropFields = {
 /** The types of GpuDriverDaemonSetProps, checked on entry. */
 const GPU_DRIVER_PROPS: PropFields = {
   ...POD_OPTIONS,
-  image: t.required(t.string('nvcr.io/nvidia/driver:550.127.08-ubuntu22.04')),
+  image: t.required(t.string('nvcr.io/nvidia/driver:595.91.07-ubuntu22.04')),
   rollout: ROLLOUT,
   shape: t.instance(() => GpuDriverShape, 'GpuDriverShape.installer() or driverContainer()'),
   name: t.string('gpu-driver'),
   namespace: t.string('gpu-system'),
   createNamespace: t.boolean(),
-  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), labelExists(), labelIn() or custom()'),
+  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), gpuOperatorLabel(), labelExists(), labelIn() or custom()'),
   optOutRequirements: t.array(NODE_REQUIREMENT),
   kernelVersions: t.array(t.string('5.15.0-1048-aws')),
   tolerations: t.array(TOLERATION),
@@ -847,7 +945,7 @@ const GPU_DRIVER_PROPS: PropFields = {
   extendedResources: t.map(t.string('1')),
   env: ENV,
   driverManager: t.boolean(),
-  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.8.0'),
+  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0'),
   extraHostPaths: t.array(HOST_PATH),
   updateStrategy: UPDATE_STRATEGY,
   terminationGracePeriodSeconds: t.number(),

@@ -123,6 +123,14 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
   readonly nodeRequirements?: NodeRequirement[];
 
   /**
+   * Alternative sets of node requirements: a node must meet every requirement of at least one set
+   * (one node-affinity term per set; the scheduler ORs terms), besides `nodeRequirements`. For nodes
+   * that different tools label differently, e.g. GPU nodes labelled by NFD or by gpu-operator.
+   * @default - none
+   */
+  readonly nodeRequirementAlternatives?: NodeRequirement[][];
+
+  /**
    * Keep the agent off virtual nodes (EKS Fargate, virtual-kubelet), where no DaemonSet pod can run.
    * @default true
    */
@@ -220,8 +228,8 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
 
   /**
    * Keep the agent's pods off nodes that run a pod of one of these `app.kubernetes.io/component`
-   * values, its own replaced pod included (a required pod anti-affinity per node): for agents of
-   * which two on one node clash, such as kernel-module drivers.
+   * values, in any namespace, its own replaced pod included (a required pod anti-affinity per node
+   * with an empty namespaceSelector): for agents of which two on one node clash, such as kernel-module drivers.
    * @default - none
    */
   readonly exclusiveComponents?: string[];
@@ -419,10 +427,12 @@ export class NodeAgentDaemonSet extends Construct {
       describe: this.describe(),
       path: this.node.path,
       hostPorts: releases.flatMap((r) => r.hostPorts),
-      requirementSets: releases.map((r) => [
+      // One set per node-affinity term: the agent's nodes are their union.
+      requirementSets: releases.flatMap((r) => (r.baseAlternatives.length > 0 ? r.baseAlternatives : [[]]).map((alternative) => [
         ...Object.entries(r.nodeSelector).map(([key, value]): NodeSelectorRequirementJson => ({ key, operator: 'In', values: [value] })),
         ...r.baseRequirements,
-      ]),
+        ...alternative,
+      ])),
       createsNamespace: props.createNamespace ? namespace : undefined,
     });
     this.node.addValidation({ validate: crossAgentProblems });

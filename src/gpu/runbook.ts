@@ -10,7 +10,7 @@
  *
  * Pure module: no cdk8s imports. Output is deterministic text (no dates, stable ordering).
  */
-import { formatDuration } from './startup-budget';
+import { DEFAULT_READY_WAIT_SECONDS, formatDuration } from './startup-budget';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { shellWord } from '../util/shell';
 
@@ -20,7 +20,7 @@ export const DEFAULT_SKIP_NODE_LABEL = 'nvidia.com/gpu-driver-upgrade.skip=true'
 export const DEFAULT_EVICTION_TIMEOUT_SECONDS = 300;
 export const DEFAULT_COMPLETION_TIMEOUT_SECONDS = 3600;
 /** Default wait for a new driver pod: a 20 minute build plus 5 minutes for image pull and module load. */
-export const DEFAULT_READY_TIMEOUT_SECONDS = 25 * 60;
+export const DEFAULT_READY_TIMEOUT_SECONDS = DEFAULT_READY_WAIT_SECONDS;
 
 export type DriverUpdateStrategy = 'OnDelete' | 'RollingUpdate';
 
@@ -37,8 +37,11 @@ export interface RunbookInput {
   readonly name: string;
   /** The DaemonSet's selector (matchLabels) = its pods' labels. */
   readonly podSelector: Readonly<Record<string, string>>;
-  /** kubectl label selector of the GPU nodes (informational listing and final coverage check). */
-  readonly gpuNodeSelector: string;
+  /**
+   * kubectl label selectors of the GPU nodes, one per node-affinity term (a node matching any is a
+   * GPU node): informational listings.
+   */
+  readonly gpuNodeSelectors: readonly string[];
   /**
    * Node label (`key=value` or `key`) whose nodes are left alone.
    * @default DEFAULT_SKIP_NODE_LABEL
@@ -75,7 +78,7 @@ interface Resolved {
   readonly namespace: string;
   readonly name: string;
   readonly podSelector: string;
-  readonly gpuNodeSelector: string;
+  readonly gpuNodeSelectors: readonly string[];
   readonly skipNodeLabel: string;
   readonly skipSelector: string;
   readonly notSkippedSelector: string;
@@ -115,9 +118,9 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     '|---|---|',
     `| DaemonSet | \`${o.name}\` in namespace \`${o.namespace}\` |`,
     `| Driver pods | \`-l ${o.podSelector}\` |`,
-    `| GPU nodes | \`-l ${o.gpuNodeSelector}\` |`,
+    `| GPU nodes | ${o.gpuNodeSelectors.map((s) => `\`-l ${s}\``).join(' or ')} |`,
     `| Nodes left alone | label \`${o.skipNodeLabel}\` |`,
-    '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*` |',
+    '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*`, and pods with DRA ResourceClaims |',
     `| Pods waited for, not evicted | ${o.waitForPodSelector ? `\`-l ${o.waitForPodSelector}\`, up to ${formatDuration(o.completionTimeout)}` : 'none'} |`,
     `| Eviction timeout | ${formatDuration(o.evictionTimeout)} |`,
     `| New driver pod ready within | ${formatDuration(o.readyTimeout)} (the driver may first build its kernel module) |`,
@@ -128,14 +131,14 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   );
 
   heading('Before you start');
-  lines.push('Check the DaemonSet, where its pods run, and which GPU nodes exist:', '');
+  lines.push(`Check the DaemonSet, where its pods run, and which GPU nodes exist${o.gpuNodeSelectors.length > 1 ? ' (a node matching any of the selectors)' : ''}:`, '');
   code(
     `kubectl get ds ${ds} -n ${ns} -o wide`,
     `kubectl get pods -n ${ns} -l ${sel} -o wide`,
-    `kubectl get nodes -l ${shellWord(o.gpuNodeSelector)} -L ${shellWord(labelKey(o.skipNodeLabel))}`,
+    ...o.gpuNodeSelectors.map((s) => `kubectl get nodes -l ${shellWord(s)} -L ${shellWord(labelKey(o.skipNodeLabel))}`),
   );
   lines.push('The GPU nodes this upgrade covers (the skip label left out):', '');
-  code(`kubectl get nodes -l ${shellWord(`${o.gpuNodeSelector},${o.notSkippedSelector}`)}`);
+  code(...o.gpuNodeSelectors.map((s) => `kubectl get nodes -l ${shellWord(`${s},${o.notSkippedSelector}`)}`));
   lines.push('Every GPU node should have exactly one driver pod, Running and Ready, before you change anything.', '');
 
   if (o.rolling) {
@@ -180,8 +183,18 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   lines.push('Repeat this section for each outdated node.', '');
   code('NODE=<node-name>');
 
-  lines.push('### Cordon', '', 'No new GPU pods land on the node. The replacement driver pod still does: DaemonSet pods tolerate `node.kubernetes.io/unschedulable`.', '');
-  code('kubectl cordon "$NODE"');
+  lines.push(
+    '### Cordon',
+    '',
+    'No new GPU pods land on the node. The replacement driver pod still does: DaemonSet pods tolerate `node.kubernetes.io/unschedulable`. '
+      + 'This runbook owns the cordon: the driver manager in the driver pod never cordons, uncordons or evicts. '
+      + 'Note first whether the node is cordoned already (for other work): then it stays cordoned after the upgrade.',
+    '',
+  );
+  code(
+    'WAS_CORDONED=$(kubectl get node "$NODE" -o jsonpath=\'{.spec.unschedulable}\')',
+    'kubectl cordon "$NODE"',
+  );
 
   if (o.waitForPodSelector) {
     lines.push(
@@ -196,7 +209,7 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   lines.push(
     '### Evict the GPU pods',
     '',
-    'List the pods on the node that hold a GPU (requests or limits on `nvidia.com/gpu` or `nvidia.com/mig-*`, in any container):',
+    'List the pods on the node that hold a GPU (requests or limits on `nvidia.com/gpu` or `nvidia.com/mig-*`, in any container, or a DRA ResourceClaim):',
     '',
   );
   code(gpuPodsCommand('$NODE'));
@@ -241,8 +254,8 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
   );
   code('kubectl get node "$NODE" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}{"\\n"}\'');
 
-  lines.push('### Uncordon', '');
-  code('kubectl uncordon "$NODE"');
+  lines.push('### Uncordon', '', 'Only a node this upgrade cordoned; one that was cordoned before stays cordoned:', '');
+  code('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon "$NODE"');
 
   heading('After the last node');
   lines.push('Every scheduled driver pod runs the new revision when the two numbers are equal:', '');
@@ -260,7 +273,10 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     'The node stays cordoned: nothing new lands on it while you look.',
     '',
     '- New driver pod in `Init:CrashLoopBackOff` or `CrashLoopBackOff` with "driver is in use": a process still holds the GPU. '
-      + 'Look for GPU pods left on the node (the listing above) and host processes (`nvidia-smi` on the node), then delete the driver pod again.',
+      + 'Look for GPU pods left on the node (the listing above) and host processes (`nvidia-smi` on the node), then delete the driver pod again. '
+      + 'A device plugin, dcgm-exporter or gpu-feature-discovery not run by gpu-operator in this namespace also holds the driver: '
+      + 'the driver manager does not pause those, so stop them on the node (e.g. a node label their DaemonSet selects on) until the new driver is Ready.',
+    '- Build OOMKilled (`kubectl describe pod`): the build\'s memory grows with the node\'s cores; raise the driver\'s `resources.memoryLimit`.',
     '- Build fails on missing kernel headers: the node\'s kernel changed; install headers for `uname -r` or use a precompiled driver image pinned to that kernel '
       + '(`feature.node.kubernetes.io/kernel-version.full`).',
     '- Module load fails with nouveau loaded: blacklist `nouveau` on the node image and reboot the node.',
@@ -348,10 +364,12 @@ export function renderRunbookScript(options: RunbookInput): string {
     '}',
     '',
     'upgrade_node() {',
-    '  local node=$1 skipped gpu ns pod pod_hash',
+    '  local node=$1 skipped gpu ns pod pod_hash was_cordoned',
     '  # Assignments, not `if $(...)`: a failing kubectl must stop the script, not read as "no".',
     '  skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)',
     '  if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi',
+    '  # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.',
+    '  was_cordoned=$(kubectl get node "$node" -o jsonpath=\'{.spec.unschedulable}\')',
     '  log "== $node: cordon"',
     '  kubectl cordon "$node"',
     '  log "== $node: wait for pods that must finish"',
@@ -364,7 +382,12 @@ export function renderRunbookScript(options: RunbookInput): string {
     '  done <<< "$gpu"',
     '  log "== $node: replace the driver pod"',
     '  kubectl delete pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --wait=true',
-    '  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do sleep 5; done',
+    // Bounded like the Ready wait: a pod the controller never creates (the node no longer matches) must not hang the script.
+    '  local deadline=$((SECONDS + READY_TIMEOUT))',
+    '  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do',
+    '    if [ "$SECONDS" -ge "$deadline" ]; then log "no driver pod was created on $node within ${READY_TIMEOUT}s"; return 1; fi',
+    '    sleep 5',
+    '  done',
     '  kubectl wait --for=condition=Ready pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --timeout="${READY_TIMEOUT}s"',
     '  log "== $node: validate"',
     '  pod_hash=$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o jsonpath=\'{.items[0].metadata.labels.controller-revision-hash}\')',
@@ -378,6 +401,7 @@ export function renderRunbookScript(options: RunbookInput): string {
   }
   lines.push(
     '  log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}\')"',
+    '  if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi',
     '  log "== $node: uncordon"',
     '  kubectl uncordon "$node"',
     '}',
@@ -434,9 +458,14 @@ function resolve(options: RunbookInput): Resolved {
   }
   // Selector labels go into double-quoted shell words: label syntax keeps them free of `$`, quotes and spaces.
   for (const [key, value] of Object.entries(options.podSelector)) parseLabel('podSelector', `${key}=${value}`);
-  requireSingleLine('gpuNodeSelector', options.gpuNodeSelector);
-  if (options.gpuNodeSelector.trim() === '') {
-    throw new Error('runbook gpuNodeSelector is empty: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
+  if (options.gpuNodeSelectors.length === 0) {
+    throw new Error('runbook gpuNodeSelectors is empty: pass the label selectors of the GPU nodes, e.g. ["nvidia.com/gpu.present=true"].');
+  }
+  for (const selector of options.gpuNodeSelectors) {
+    requireSingleLine('gpuNodeSelectors', selector);
+    if (selector.trim() === '') {
+      throw new Error('runbook gpuNodeSelectors has an empty selector: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
+    }
   }
   const skipNodeLabel = options.skipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL;
   const skip = parseLabel('skipNodeLabel', skipNodeLabel);
@@ -456,7 +485,7 @@ function resolve(options: RunbookInput): Resolved {
     namespace: options.namespace,
     name: options.name,
     podSelector: matchLabelsSelector(options.podSelector),
-    gpuNodeSelector: options.gpuNodeSelector,
+    gpuNodeSelectors: options.gpuNodeSelectors,
     skipNodeLabel,
     skipSelector: skip.value === undefined ? skip.key : `${skip.key}=${skip.value}`,
     notSkippedSelector: skip.value === undefined ? `!${skip.key}` : `${skip.key}!=${skip.value}`,
@@ -480,10 +509,16 @@ function currentHashCommand(o: Resolved, useVariables = false): string {
     + '| max_by(.revision) | .metadata.labels["controller-revision-hash"] // empty\'';
 }
 
-/** `nodeVar` is a shell variable reference such as `$NODE`, expanded inside double quotes. */
+/**
+ * `nodeVar` is a shell variable reference such as `$NODE`, expanded inside double quotes. GPU pods: a
+ * container requesting a GPU or MIG slice, or a pod with DRA ResourceClaims. k8s-driver-manager resolves
+ * each claim to its driver (internal/kubernetes/client.go `podHasGPUResourceClaim`); a script reading
+ * pods only cannot, so every claim-holding pod counts (some may be evicted that hold no GPU).
+ */
 function gpuPodsCommand(nodeVar: string): string {
   return `kubectl get pods -A --field-selector "spec.nodeName=${nodeVar},status.phase!=Succeeded,status.phase!=Failed" -o json \\\n`
-    + `  | jq -r '.items[] | select([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("${GPU_RESOURCE_REGEX}")))) | "\\(.metadata.namespace) \\(.metadata.name)"'`;
+    + '  | jq -r \'.items[] | select(((.spec.resourceClaims // []) | length > 0) or ([(.spec.initContainers // [])[], .spec.containers[]] '
+    + `| any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("${GPU_RESOURCE_REGEX}"))))) | "\\(.metadata.namespace) \\(.metadata.name)"'`;
 }
 
 function onDeletePatch(): string {

@@ -17,6 +17,48 @@ export const DEFAULT_DRIVER_BUILD_SECONDS = 20 * 60;
 /** Default startupProbe period for driver containers. */
 export const DEFAULT_STARTUP_PERIOD_SECONDS = 10;
 
+/**
+ * What a script waiting for a new driver pod adds to its startup budget: the image pull, the init
+ * containers (k8s-driver-manager pausing GPU components) and the last probe's own timeout.
+ */
+export const READY_WAIT_SLACK_SECONDS = 5 * 60;
+
+/** The wait for a driver pod whose manifests give no startup budget (no startupProbe): a 20 minute build plus the slack. */
+export const DEFAULT_READY_WAIT_SECONDS = DEFAULT_DRIVER_BUILD_SECONDS + READY_WAIT_SLACK_SECONDS;
+
+/**
+ * Seconds a generated script waits for a new driver pod to become Ready: the startup budget its
+ * manifests give it plus the slack, so the script never gives up on a pod the kubelet still lets
+ * build. Without a budget, DEFAULT_READY_WAIT_SECONDS.
+ */
+export function readyWaitSeconds(startupBudget: number | undefined): number {
+  return startupBudget === undefined ? DEFAULT_READY_WAIT_SECONDS : startupBudget + READY_WAIT_SLACK_SECONDS;
+}
+
+/**
+ * The startup budget a pod template gives its slowest container: the largest
+ * `initialDelaySeconds + periodSeconds × failureThreshold` over the containers with a startupProbe,
+ * with the kubelet's defaults for unset fields (period 10, failureThreshold 3, delay 0:
+ * k8s.io/api core/v1 Probe). Undefined when no container has a startupProbe or a field is not a
+ * usable number (the caller falls back to its default wait).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function podStartupBudgetSeconds(podSpec: any): number | undefined {
+  const containers: unknown = podSpec?.containers;
+  if (!Array.isArray(containers)) return undefined;
+  let budget: number | undefined;
+  for (const container of containers) {
+    const probe = container?.startupProbe;
+    if (probe === undefined || probe === null || typeof probe !== 'object') continue;
+    const delay = probe.initialDelaySeconds ?? 0;
+    const period = probe.periodSeconds ?? 10;
+    const threshold = probe.failureThreshold ?? 3;
+    if (![delay, period, threshold].every((v) => Number.isSafeInteger(v) && v >= 0) || period < 1 || threshold < 1) return undefined;
+    budget = Math.max(budget ?? 0, startupBudgetSeconds({ periodSeconds: period, failureThreshold: threshold, initialDelaySeconds: delay }));
+  }
+  return budget;
+}
+
 export interface StartupProbeTiming {
   readonly periodSeconds: number;
   readonly failureThreshold: number;

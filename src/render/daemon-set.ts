@@ -240,10 +240,16 @@ function otherGroupsTerm(identity: { [key: string]: string }, group: string): kp
   };
 }
 
-/** No pod of the agent joins a node that runs a pod of one of these components (its own old pod included). */
+/**
+ * No pod of the agent joins a node that runs a pod of one of these components (its own old pod
+ * included), in any namespace: without a namespaceSelector a term sees only the pod's own namespace,
+ * and the clashing agent (e.g. gpu-operator's driver) usually runs in another. An empty
+ * namespaceSelector selects every namespace (k8s.io/api core/v1 PodAffinityTerm).
+ */
 function exclusiveComponentsTerm(components: string[]): kplus.k8s.PodAffinityTerm {
   return {
     labelSelector: { matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...components] }] },
+    namespaceSelector: {},
     topologyKey: 'kubernetes.io/hostname',
   };
 }
@@ -275,8 +281,14 @@ function renderSecurityContext(s: AgentContainerSettings): kplus.k8s.SecurityCon
     runAsNonRoot: !(s.runAsRoot ?? false),
     runAsUser: s.runAsUser ?? (s.runAsRoot ? 0 : undefined),
     runAsGroup: s.runAsGroup,
-    capabilities: { drop: ['ALL'], add: added.length > 0 ? added : undefined },
-    seccompProfile: { type: 'RuntimeDefault' },
+    // A privileged container gets every capability and no seccomp filter from containerd's CRI whatever
+    // it asks, so a dropped set and RuntimeDefault are inert there at best; a runtime set up otherwise
+    // (e.g. privileged_without_host_devices) may apply them, and a driver's modprobe / rmmod then fail.
+    // So privileged containers ask for neither, as gpu-operator's driver DaemonSet
+    // (assets/state-driver/0500_daemonset.yaml: privileged and seLinuxOptions only), and are Unconfined
+    // over the pod's RuntimeDefault.
+    capabilities: s.privileged ? (added.length > 0 ? { add: added } : undefined) : { drop: ['ALL'], add: added.length > 0 ? added : undefined },
+    seccompProfile: { type: s.privileged ? 'Unconfined' : 'RuntimeDefault' },
     seLinuxOptions: s.seLinuxLevel !== undefined ? { level: s.seLinuxLevel } : undefined,
   };
 }

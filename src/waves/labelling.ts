@@ -272,6 +272,8 @@ export interface DriverTarget {
   readonly namespace: string;
   /** the DaemonSet's `spec.selector.matchLabels`, as a kubectl selector (`k=v,k2=v2`) */
   readonly podSelector: string;
+  /** seconds to wait for the new driver pod: at least the startup budget its manifests give it (default DRIVER_READY_TIMEOUT_SECONDS) */
+  readonly readyTimeoutSeconds?: number;
 }
 
 /** gpu-operator's default wait for a driver pod (a kernel module build plus the image pull). */
@@ -298,7 +300,7 @@ export function gpuRelabelSteps(labelKey: string, node: string, wave: string | u
     const pods = `--namespace=${shellWord(target.namespace)} --selector=${shellWord(target.podSelector)} --field-selector=${shellWord(`spec.nodeName=${node}`)}`;
     // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
     steps.push(`until kubectl get pods ${pods} -o name | grep -q .; do sleep 5; done`);
-    steps.push(`kubectl wait pod --for=condition=Ready ${pods} --timeout=${DRIVER_READY_TIMEOUT_SECONDS}s`);
+    steps.push(`kubectl wait pod --for=condition=Ready ${pods} --timeout=${target.readyTimeoutSeconds ?? DRIVER_READY_TIMEOUT_SECONDS}s`);
   }
   steps.push(`kubectl uncordon -- ${name}`);
   return steps;

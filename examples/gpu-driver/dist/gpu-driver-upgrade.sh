@@ -44,7 +44,7 @@ outdated_nodes() {
 # Running pods on the node that hold a GPU or a MIG slice, as "namespace name" lines.
 gpu_pods() {
   kubectl get pods -A --field-selector "spec.nodeName=$1,status.phase!=Succeeded,status.phase!=Failed" -o json \
-  | jq -r '.items[] | select([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("^nvidia\\.com/(gpu|mig-.+)$")))) | "\(.metadata.namespace) \(.metadata.name)"'
+  | jq -r '.items[] | select(((.spec.resourceClaims // []) | length > 0) or ([(.spec.initContainers // [])[], .spec.containers[]] | any((.resources.limits // {}) + (.resources.requests // {}) | keys | any(test("^nvidia\\.com/(gpu|mig-.+)$"))))) | "\(.metadata.namespace) \(.metadata.name)"'
 }
 
 wait_for_completion() {
@@ -71,10 +71,12 @@ evict() {
 }
 
 upgrade_node() {
-  local node=$1 skipped gpu ns pod pod_hash
+  local node=$1 skipped gpu ns pod pod_hash was_cordoned
   # Assignments, not `if $(...)`: a failing kubectl must stop the script, not read as "no".
   skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)
   if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi
+  # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.
+  was_cordoned=$(kubectl get node "$node" -o jsonpath='{.spec.unschedulable}')
   log "== $node: cordon"
   kubectl cordon "$node"
   log "== $node: wait for pods that must finish"
@@ -87,7 +89,11 @@ upgrade_node() {
   done <<< "$gpu"
   log "== $node: replace the driver pod"
   kubectl delete pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --wait=true
-  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do sleep 5; done
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  until kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name | grep -q .; do
+    if [ "$SECONDS" -ge "$deadline" ]; then log "no driver pod was created on $node within ${READY_TIMEOUT}s"; return 1; fi
+    sleep 5
+  done
   kubectl wait --for=condition=Ready pod -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" --timeout="${READY_TIMEOUT}s"
   log "== $node: validate"
   pod_hash=$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o jsonpath='{.items[0].metadata.labels.controller-revision-hash}')
@@ -95,6 +101,7 @@ upgrade_node() {
   kubectl exec -n "$NAMESPACE" "$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name)" \
     -c nvidia-driver -- nvidia-smi
   log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}')"
+  if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi
   log "== $node: uncordon"
   kubectl uncordon "$node"
 }
