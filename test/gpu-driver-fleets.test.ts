@@ -126,7 +126,7 @@ describe('point 6: generated scripts wait at least the startup budget the manife
         cwd: path.join(__dirname, '..'),
       });
       expect(code).toBe(0);
-      const waits = [...stdout.matchAll(/kubectl wait --for=condition=Ready pod .* --timeout=(\d+)s/g)].map((m) => Number(m[1]));
+      const waits = [...stdout.matchAll(/kubectl wait pod --for=condition=Ready .* --timeout=(\d+)s/g)].map((m) => Number(m[1]));
       expect(waits.length).toBeGreaterThan(0);
       for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(budget);
       expect(waits).toContain(budget + READY_WAIT_SLACK_SECONDS);

@@ -7,7 +7,7 @@ test('examples/log-collector-rollout/plan-canary.md is current (regenerate: npx 
   const { markdown, code } = planCanary();
   expect(code).toBe(0);
   // 40 s of rollout and the canary gate's 10 min bake (the sync runs the gate hook before the later waves)
-  expect(markdown).toContain('| logs | 1 of 3 | 1 | 0 | 0 | 0 | 19 | expected 10 min 40 s, including the gate\'s bake (10 min) |');
+  expect(markdown).toContain('| logs | 1 of 3 | 1 | 0 | 0 | 0 | 19 | expected 10 min 40 s\\, including the gate\\\'s bake \\(10 min\\) |');
   expect(fs.readFileSync(PLAN_CANARY_FILE, 'utf8')).toBe(markdown);
 });
 

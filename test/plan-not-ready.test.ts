@@ -93,7 +93,7 @@ describe('Argo CD: the last step of a sync is not waited on (gitops-engine sync_
   const all = [{ operator: 'Exists' }];
   const wide = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 4 } };
   const gated = (image: string) => daemonSet('agent', { image, tolerations: all, strategy: wide, annotations: { [ARGOCD_SYNC_WAVE]: '2' } });
-  const later = daemonSet('later', { annotations: { [ARGOCD_SYNC_WAVE]: '3' } });
+  const later = daemonSet('later', { image: 'example.com/later:1', annotations: { [ARGOCD_SYNC_WAVE]: '3' } });
   const postSync: Manifest = {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -138,7 +138,7 @@ describe('a rollout that stalls', () => {
     });
     // a later sync wave: Argo CD waits for this one's health before it (gitops-engine sync_context.go); the last wave
     // is not waited on (test/plan-not-ready.test.ts)
-    const later = daemonSet('later', { annotations: { [ARGOCD_SYNC_WAVE]: '3' } });
+    const later = daemonSet('later', { image: 'example.com/later:1', annotations: { [ARGOCD_SYNC_WAVE]: '3' } });
     const report = plan([gated('example.com/agent:1'), later], [gated('example.com/agent:2'), later], nodes);
     expect(summary(report)).toEqual([['stall', 'not-ready', ['b']]]);
     expect(report.findings[0].message).toContain('the wave stays Progressing and the next waves never sync');
