@@ -585,12 +585,14 @@ describe('label: nodes that must not gate a wave, empty waves, stale labels, GPU
       const to = json.byNode[name];
       const selector = `app.kubernetes.io/instance=gpu-driver,app.kubernetes.io/name=gpu-driver,node-agents.cdk8s.io/rollout-group=${to ?? 'fleet'}`;
       const block = [
+        `was_cordoned=$(kubectl get node -o 'jsonpath={.spec.unschedulable}' -- ${name})`,
         `kubectl cordon -- ${name}`,
         `kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- ${name}`,
         to === null ? `kubectl label node -- ${name} ${KEY}-` : `kubectl label node --overwrite -- ${name} ${KEY}=${to}`,
-        `until kubectl get pods --namespace=gpu-driver --selector=${selector} --field-selector=spec.nodeName=${name} -o name | grep -q .; do sleep 5; done`,
+        `tries=0; until kubectl get pods --namespace=gpu-driver --selector=${selector} --field-selector=spec.nodeName=${name} -o name | grep -q .; `
+          + `do tries=$((tries+1)); if [ "$tries" -ge 300 ]; then echo 'no driver pod on ${name} after 1500s; the node stays cordoned' >&2; exit 1; fi; sleep 5; done`,
         `kubectl wait pod --for=condition=Ready --namespace=gpu-driver --selector=${selector} --field-selector=spec.nodeName=${name} --timeout=1500s`,
-        `kubectl uncordon -- ${name}`,
+        `if [ "$was_cordoned" != true ]; then kubectl uncordon -- ${name}; fi`,
       ].join('\n');
       expect(r.stdout).toContain(block);
       // its plain label command is not printed as well

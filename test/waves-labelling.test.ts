@@ -1,3 +1,7 @@
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import fc from 'fast-check';
 import { NodeJson } from '../src/scheduling/types';
 import {
@@ -454,25 +458,70 @@ describe('labelCommands: excluded nodes', () => {
 describe('gpuRelabelSteps', () => {
   test('cordon, drain, label, wait for the new driver pod, uncordon; every argument quoted', () => {
     expect(gpuRelabelSteps(KEY, "gpu's", 'canary', { namespace: 'gpu-driver', podSelector: 'app=d,g=canary' })).toEqual([
+      "was_cordoned=$(kubectl get node -o 'jsonpath={.spec.unschedulable}' -- 'gpu'\\''s')",
       "kubectl cordon -- 'gpu'\\''s'",
       "kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- 'gpu'\\''s'",
       `kubectl label node --overwrite -- 'gpu'\\''s' ${KEY}=canary`,
-      "until kubectl get pods --namespace=gpu-driver --selector=app=d,g=canary --field-selector='spec.nodeName=gpu'\\''s' -o name | grep -q .; do sleep 5; done",
+      "tries=0; until kubectl get pods --namespace=gpu-driver --selector=app=d,g=canary --field-selector='spec.nodeName=gpu'\\''s' -o name | grep -q .; "
+        + "do tries=$((tries+1)); if [ \"$tries\" -ge 300 ]; then echo 'no driver pod on gpu'\\''s after 1500s; the node stays cordoned' >&2; exit 1; fi; sleep 5; done",
       "kubectl wait pod --for=condition=Ready --namespace=gpu-driver --selector=app=d,g=canary --field-selector='spec.nodeName=gpu'\\''s' --timeout=1500s",
-      "kubectl uncordon -- 'gpu'\\''s'",
+      "if [ \"$was_cordoned\" != true ]; then kubectl uncordon -- 'gpu'\\''s'; fi",
     ]);
     // to the fleet: the label is removed; no DaemonSet known: no wait
     expect(gpuRelabelSteps(KEY, 'gpu-1', undefined)).toEqual([
+      "was_cordoned=$(kubectl get node -o 'jsonpath={.spec.unschedulable}' -- gpu-1)",
       'kubectl cordon -- gpu-1',
       'kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- gpu-1',
       `kubectl label node -- gpu-1 ${KEY}-`,
-      'kubectl uncordon -- gpu-1',
+      'if [ "$was_cordoned" != true ]; then kubectl uncordon -- gpu-1; fi',
     ]);
+  });
+
+  // gpu-operator keeps a node cordoned before an upgrade cordoned after it (upgrade controller,
+  // k8s-operator-libs pkg/upgrade: it uncordons only nodes it cordoned); the steps do the same
+  describe.each([
+    ['a node cordoned before stays cordoned', 'true', false],
+    ['a schedulable node is uncordoned after', '', true],
+  ])('run with a fake kubectl: %s', (_name, unschedulable, uncordoned) => {
+    test('the steps, run by sh', () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relabel-'));
+      try {
+        const log = path.join(dir, 'log');
+        const kubectl = path.join(dir, 'kubectl');
+        fs.writeFileSync(kubectl, [
+          '#!/bin/sh',
+          `echo "$*" >> ${log}`,
+          `case "$1 $2" in "get node") printf '%s' '${unschedulable}' ;; "get pods") echo pod/driver-x ;; esac`,
+        ].join('\n'), { mode: 0o755 });
+        const script = ['set -e', ...gpuRelabelSteps(KEY, 'gpu-1', 'canary', { namespace: 'd', podSelector: 'a=b' })].join('\n');
+        execFileSync('sh', ['-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+        const calls = fs.readFileSync(log, 'utf8');
+        expect(calls).toContain('cordon -- gpu-1');
+        expect(calls.includes('uncordon -- gpu-1')).toBe(uncordoned);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  test('the wait for the new driver pod to appear is bounded: it fails and leaves the node cordoned', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relabel-'));
+    try {
+      const log = path.join(dir, 'log');
+      fs.writeFileSync(path.join(dir, 'kubectl'), `#!/bin/sh\necho "$*" >> ${log}\n`, { mode: 0o755 });
+      const script = ['set -e', ...gpuRelabelSteps(KEY, 'gpu-1', 'canary', { namespace: 'd', podSelector: 'a=b', readyTimeoutSeconds: 5 })].join('\n');
+      const run = spawnSync('sh', ['-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8', timeout: 20_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('no driver pod on gpu-1 after 5s');
+      expect(fs.readFileSync(log, 'utf8')).not.toContain('uncordon');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a node name starting with "-" is quoted and after "--": kubectl never reads it as an option', () => {
     for (const step of gpuRelabelSteps(KEY, '--selector=kubernetes.io/os=linux', 'canary')) {
-      expect(step).toMatch(/ -- '--selector=kubernetes\.io\/os=linux'( |$)/);
+      expect(step).toMatch(/ -- '--selector=kubernetes\.io\/os=linux'( |\)|;|$)/);
     }
   });
 });

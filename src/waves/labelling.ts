@@ -283,12 +283,16 @@ export const DRIVER_READY_TIMEOUT_SECONDS = 25 * 60;
  * The steps that relabel one GPU driver node: a driver cannot be unloaded under running GPU
  * workloads, and relabelling moves the node's driver pod to another wave's DaemonSet. So: cordon,
  * drain (DaemonSet pods stay: the driver keeps running until the relabel), relabel, wait for the
- * new driver pod to be Ready, uncordon. A failed step leaves the node cordoned.
+ * new driver pod to be Ready, uncordon. A failed step leaves the node cordoned, and a node that was
+ * cordoned before (for other work) stays cordoned after: its `.spec.unschedulable` is read first, as
+ * gpu-operator's upgrade controller keeps it (upgrade state `cordon-required` only uncordons nodes it
+ * cordoned itself).
  */
 export function gpuRelabelSteps(labelKey: string, node: string, wave: string | undefined, target?: DriverTarget): string[] {
   // options first, then `--`, then the node: a name is never read as an option by kubectl
   const name = shellWord(node);
   const steps = [
+    `was_cordoned=$(kubectl get node -o ${shellWord('jsonpath={.spec.unschedulable}')} -- ${name})`,
     `kubectl cordon -- ${name}`,
     `kubectl drain --ignore-daemonsets --delete-emptydir-data --timeout=600s -- ${name}`,
     wave === undefined
@@ -299,10 +303,15 @@ export function gpuRelabelSteps(labelKey: string, node: string, wave: string | u
     // every value as an option's `=` value: none can become an option of its own
     const pods = `--namespace=${shellWord(target.namespace)} --selector=${shellWord(target.podSelector)} --field-selector=${shellWord(`spec.nodeName=${node}`)}`;
     // kubectl wait fails at once when no pod matches yet: first wait for the controller to create it
-    steps.push(`until kubectl get pods ${pods} -o name | grep -q .; do sleep 5; done`);
-    steps.push(`kubectl wait pod --for=condition=Ready ${pods} --timeout=${target.readyTimeoutSeconds ?? DRIVER_READY_TIMEOUT_SECONDS}s`);
+    // bounded like the wait after it: the controller creates the pod within seconds of the relabel
+    const seconds = target.readyTimeoutSeconds ?? DRIVER_READY_TIMEOUT_SECONDS;
+    const tries = Math.ceil(seconds / 5);
+    steps.push(`tries=0; until kubectl get pods ${pods} -o name | grep -q .; do tries=$((tries+1)); `
+      + `if [ "$tries" -ge ${tries} ]; then echo ${shellWord(`no driver pod on ${node} after ${seconds}s; the node stays cordoned`)} >&2; exit 1; fi; sleep 5; done`);
+    steps.push(`kubectl wait pod --for=condition=Ready ${pods} --timeout=${seconds}s`);
   }
-  steps.push(`kubectl uncordon -- ${name}`);
+  // a node cordoned before the upgrade stays cordoned
+  steps.push(`if [ "$was_cordoned" != true ]; then kubectl uncordon -- ${name}; fi`);
   return steps;
 }
 
