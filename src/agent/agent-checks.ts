@@ -5,7 +5,8 @@
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
 import {
-  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey, checkLabels,
+  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
+  checkLabels,
   checkSubPath, checkTolerationValue, INT32_MAX,
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
 } from './checks';
@@ -128,6 +129,7 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
   problems.push(...checkRequestNotAboveLimit(`${where} resources cpu`, res.cpuRequest, res.cpuLimit));
   problems.push(...checkRequestNotAboveLimit(`${where} resources memory`, res.memoryRequest, res.memoryLimit));
   (s.capabilities ?? []).forEach((cap) => problems.push(...checkCapability(`${where} capabilities`, cap)));
+  for (const key of Object.keys(s.env ?? {})) problems.push(...checkEnvName(`${where} env`, key));
   for (const [resource, quantity] of Object.entries(s.extendedResources ?? {})) {
     const hugePages = /^hugepages-[0-9]+[KMGT]i$/.test(resource);
     if (!hugePages && (!resource.includes('/') || resource.startsWith('kubernetes.io/'))) {
@@ -234,6 +236,8 @@ function checkPodOptions(spec: AgentSpec): string[] {
     if (pullSecrets.indexOf(name) !== i) problems.push(`imagePullSecrets names "${name}" twice`);
   });
   for (const key of Object.keys(p.serviceAccountAnnotations ?? {})) problems.push(...checkLabelKey('serviceAccountAnnotations', key));
+  for (const key of Object.keys(p.extraEnv ?? {})) problems.push(...checkEnvName('extraEnv', key));
+  for (const key of Object.keys(p.fieldEnv ?? {})) problems.push(...checkEnvName('fieldEnv', key));
   if (p.serviceAccountName !== undefined) problems.push(...checkSubdomain('serviceAccountName', p.serviceAccountName));
   problems.push(...checkLabels('podLabels', p.podLabels));
   for (const key of Object.keys(p.podLabels ?? {})) {

@@ -1,9 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkStruct } from '../agent/struct-check';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
+import { builtByLibrary, describeConstruct } from '../internal/owner';
 import { FLEET_GROUP } from '../waves/partition';
 
 /** Props of `AgentAlerts`. */
@@ -47,7 +49,9 @@ export class AgentAlerts extends Construct {
 
   public constructor(scope: Construct, id: string, props: AgentAlertsProps) {
     super(scope, id);
-    const where = `AgentAlerts ${this.node.path}`;
+    const where = describeConstruct(this, 'AgentAlerts');
+    // The agent constructs pass their own, already checked, alert options; a user's props are checked here.
+    if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const target = { agent: agent.name, namespace: agent.namespace, waves, where };

@@ -14,10 +14,7 @@ import {
   MountPropagation,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import {
-  assertPropTypes, POD_OPTIONS, CONTAINER, CONTAINER_SETTINGS, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION,
-  UPDATE_STRATEGY,
-} from '../agent/prop-types';
+import { checkStruct } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
@@ -25,6 +22,7 @@ import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
+import { registerKind } from '../internal/owner';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
@@ -583,9 +581,10 @@ export class NodeExporterDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
+    registerKind(this, 'NodeExporterDaemonSet');
     const where = `NodeExporterDaemonSet ${this.node.path}`;
     // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
-    assertPropTypes(where, props, NODE_EXPORTER_PROPS);
+    checkStruct(where, 'NodeExporterDaemonSetProps', props);
     throwIfProblems(where, [
       ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
       ...(typeof props.name === 'string' ? checkServiceName('name', props.name, props.name) : []),
@@ -904,67 +903,6 @@ export class NodeExporterDaemonSet extends Construct {
     });
   }
 }
-
-/** The shape of PrometheusRelabelConfig (values checked in renderRelabelings). */
-const RELABEL_CONFIG = t.object({
-  action: t.enumOf(() => Object.values(RelabelAction), 'a RelabelAction such as RelabelAction.REPLACE'),
-  sourceLabels: t.array(t.string('__meta_kubernetes_pod_node_name')),
-  separator: t.string(';'),
-  targetLabel: t.string('node'),
-  regex: t.string('(.*)'),
-  modulus: t.number(),
-  replacement: t.string('$1'),
-});
-/** The shape of NodeExporterServiceMonitorOptions (serviceMonitor and podMonitor). */
-const MONITOR = t.object({
-  interval: t.string('30s'),
-  scrapeTimeout: t.string('10s'),
-  labels: LABELS,
-  tlsInsecureSkipVerify: t.boolean(),
-  relabelings: t.array(RELABEL_CONFIG),
-  metricRelabelings: t.array(RELABEL_CONFIG),
-});
-
-/** The types of NodeExporterDaemonSetProps, checked on entry. */
-const NODE_EXPORTER_PROPS: PropFields = {
-  ...POD_OPTIONS,
-  name: t.string('node-exporter'),
-  namespace: t.string('monitoring'),
-  createNamespace: t.boolean(),
-  image: t.string('quay.io/prometheus/node-exporter:v1.9.1'),
-  port: t.number(),
-  // The value is checked below with its own message.
-  listenAddress: t.string('node-ip'),
-  enableCollectors: t.array(t.string('systemd')),
-  disableCollectors: t.array(t.string('wifi')),
-  mountPointsExclude: t.string('^/(dev|proc|sys)($|/)'),
-  fsTypesExclude: t.string('^(overlay|tmpfs)$'),
-  netDevicesExclude: t.string('^(veth.*)$'),
-  extraArgs: t.array(t.string('--collector.textfile.directory=/x')),
-  resources: RESOURCES,
-  updateStrategy: UPDATE_STRATEGY,
-  tolerateAllTaints: t.boolean(),
-  tolerations: t.array(TOLERATION),
-  nodeSelector: LABELS,
-  nodeRequirements: t.array(NODE_REQUIREMENT),
-  priorityClassName: t.string('system-node-critical'),
-  kubeRbacProxy: t.object({
-    image: t.string('quay.io/brancz/kube-rbac-proxy:v0.21.0'),
-    upstreamPort: t.number(),
-    tlsSecretName: t.string('node-exporter-tls'),
-    requireTlsSecret: t.boolean(),
-    resources: RESOURCES,
-  }),
-  serviceMonitor: MONITOR,
-  podMonitor: MONITOR,
-  textfileCollector: t.object({
-    hostDirectory: t.string('/var/lib/node-exporter/textfile'),
-    writer: t.object({ ...CONTAINER_SETTINGS, name: t.required(t.string('textfile-writer')), mountPath: t.string('/host/textfile') }),
-  }),
-  sidecars: t.array(CONTAINER),
-  labels: LABELS,
-  rollout: ROLLOUT,
-};
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

@@ -12,6 +12,7 @@
 import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
+import { checkArgs } from '../agent/struct-check';
 
 /** Options every filter shares. */
 export interface FilterCommonOptions {
@@ -237,6 +238,7 @@ type FieldsFn = (alias: string, context: FilterRenderContext) => { fields: Field
 export class FluentBitFilter {
   /** Keep or drop records by regular expressions on their keys. */
   public static grep(options: GrepFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.grep', [options]);
     const regex = options.regex ?? [];
     const exclude = options.exclude ?? [];
     const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
@@ -267,6 +269,7 @@ export class FluentBitFilter {
 
   /** Set, add, remove, rename or copy top-level keys. */
   public static modify(options: ModifyFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.modify', [options]);
     const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
       checkTopLevelKey('modify', op, k);
       const v = record![k];
@@ -291,6 +294,7 @@ export class FluentBitFilter {
 
   /** Move keys matching wildcards under a new map (nest filter, `Operation nest`). */
   public static nest(options: NestFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.nest', [options]);
     if (options.wildcards.length === 0) {
       throw new Error('FluentBitFilter.nest: wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
     }
@@ -308,6 +312,7 @@ export class FluentBitFilter {
 
   /** Move the keys of a map to the top level (nest filter, `Operation lift`). */
   public static lift(options: LiftFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.lift', [options]);
     checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
     return new FluentBitFilter('nest', options, () => ({
       fields: [
@@ -324,6 +329,7 @@ export class FluentBitFilter {
    * a new tag that the kubernetes filter matches (`kube.*`) is enriched again, so choose another prefix.
    */
   public static rewriteTag(options: RewriteTagFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.rewriteTag', [options]);
     if (options.rules.length === 0) {
       throw new Error('FluentBitFilter.rewriteTag: rules is empty.');
     }
@@ -356,6 +362,7 @@ export class FluentBitFilter {
 
   /** Append fixed keys, remove keys or keep only some (record_modifier). */
   public static recordModifier(options: RecordModifierFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.recordModifier', [options]);
     const records = options.records ?? {};
     if (options.removeKeys && options.allowlistKeys) {
       throw new Error('FluentBitFilter.recordModifier: removeKeys and allowlistKeys exclude each other; give one.');
@@ -379,6 +386,7 @@ export class FluentBitFilter {
 
   /** Drop records above a rate (throttle). */
   public static throttle(options: ThrottleFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.throttle', [options]);
     if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
       throw new Error(`FluentBitFilter.throttle: rate ${options.rate} must be a positive number of records per interval.`);
     }
@@ -405,6 +413,7 @@ export class FluentBitFilter {
    * error at synthesis). The script goes into the ConfigMap, so editing it rolls the pods.
    */
   public static luaFile(options: LuaFileFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.luaFile', [options]);
     let code: string;
     try {
       code = fs.readFileSync(options.file, 'utf8');
@@ -417,6 +426,7 @@ export class FluentBitFilter {
 
   /** A Lua filter with an inline script (written to the ConfigMap as a file). */
   public static luaInline(options: LuaInlineFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.luaInline', [options]);
     return FluentBitFilter.lua('luaInline', 'code', options.code, options);
   }
 
@@ -425,6 +435,7 @@ export class FluentBitFilter {
    * Parser names are checked against the collector's parsers at synthesis.
    */
   public static multiline(options: MultilineFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.multiline', [options]);
     if (options.parsers.length === 0) {
       throw new Error('FluentBitFilter.multiline: parsers is empty; name at least one, e.g. [\'java\'].');
     }

@@ -9,6 +9,7 @@
  */
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
 import { checkFieldName, checkName, checkRegex, checkValue, STATE_PATTERN } from './parser-checks';
+import { checkArgs } from '../agent/struct-check';
 
 /** Type a parser casts a field to (`Types key:type`). */
 export enum FluentBitFieldType {
@@ -135,6 +136,7 @@ export interface FluentBitLogfmtParserOptions extends FluentBitParserOptions {
 export class FluentBitParser {
   /** A regex parser. */
   public static regex(options: FluentBitRegexParserOptions): FluentBitParser {
+    checkArgs('FluentBitParser.regex', [options]);
     checkRegex(`parser '${options.name}'`, 'regex', options.regex);
     return new FluentBitParser('regex', options, [
       ['Regex', options.regex],
@@ -144,11 +146,13 @@ export class FluentBitParser {
 
   /** A JSON parser (each line is one JSON object). */
   public static json(options: FluentBitParserOptions): FluentBitParser {
+    checkArgs('FluentBitParser.json', [options]);
     return new FluentBitParser('json', options, []);
   }
 
   /** A logfmt parser (`key=value key2="value 2"`). */
   public static logfmt(options: FluentBitLogfmtParserOptions): FluentBitParser {
+    checkArgs('FluentBitParser.logfmt', [options]);
     return new FluentBitParser('logfmt', options, [
       ['Logfmt_No_Bare_Keys', options.noBareKeys === undefined ? undefined : onOff(options.noBareKeys)],
     ]);
@@ -156,6 +160,7 @@ export class FluentBitParser {
 
   /** An LTSV parser (tab-separated `label:value`). */
   public static ltsv(options: FluentBitParserOptions): FluentBitParser {
+    checkArgs('FluentBitParser.ltsv', [options]);
     return new FluentBitParser('ltsv', options, []);
   }
 
@@ -251,6 +256,7 @@ export interface FluentBitMultilineRegexParserOptions {
 export class FluentBitMultilineParser {
   /** A regex (state machine) multiline parser. */
   public static regex(options: FluentBitMultilineRegexParserOptions): FluentBitMultilineParser {
+    checkArgs('FluentBitMultilineParser.regex', [options]);
     return new FluentBitMultilineParser(options);
   }
 
