@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkLabels, throwIfProblems } from '../agent/checks';
 import { checkStruct } from '../agent/struct-check';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
@@ -62,6 +63,8 @@ export class AgentAlerts extends Construct {
     if (this.ruleGroups.length === 0) {
       throw new Error(`${where}: no alert rule groups: daemonSetAlerts is false and no additionalGroups were given`);
     }
+    // The PrometheusRule's labels: the API server refuses an invalid key or value.
+    throwIfProblems(where, checkLabels('alerts.ruleLabels', props.ruleLabels));
     this.renderedGroups = renderRuleGroups(agent.name, this.ruleGroups, props, where);
     const name = `${agent.name}-alerts`;
     this.prometheusRule = new ApiObject(this, 'PrometheusRule', {

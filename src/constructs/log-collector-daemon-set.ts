@@ -520,6 +520,8 @@ export class LogCollectorDaemonSet extends Construct {
     checkStruct(where, 'LogCollectorDaemonSetProps', props);
     throwIfProblems(where, [
       ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+      // Checked here as well as in the base: the namespace goes into the fluent-bit config, rendered first.
+      ...(props.namespace !== undefined ? checkDnsLabel('namespace', props.namespace) : []),
       ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
         ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
       ...(props.image !== undefined ? checkImage('image', props.image) : []),

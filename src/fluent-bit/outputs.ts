@@ -730,6 +730,11 @@ export class FluentBitOutput {
       }
       const rdkafka = options.rdkafkaOptions ?? {};
       for (const key of Object.keys(rdkafka)) {
+        // librdkafka property names: lower-case words joined by "." and "_" (they become one config key).
+        if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(key)) {
+          problems.push(`rdkafkaOptions key ${JSON.stringify(key)} is not a librdkafka property name (lower-case words joined by "." or "_", e.g. "compression.codec").`);
+          continue;
+        }
         if (/^(sasl\.(username|password|mechanisms?)|security\.protocol)$/.test(key) || /password|secret/i.test(key)) {
           problems.push(`rdkafkaOptions.${key} is set through a typed option (securityProtocol, saslMechanism, saslUsername, saslPassword from a Secret); remove it.`);
         }
