@@ -131,3 +131,32 @@ test('configData with a key named like an Object.prototype member ({ toString: "
   expect(configMap.data).toEqual({ 'agent.conf': 'z', 'constructor': 'y', 'toString': 'x' });
   expect(Testing.synth(c)).toEqual(manifests);
 });
+
+describe('createNamespace', () => {
+  test.each(['kube-system', 'default', 'kube-public', 'kube-node-lease'])('creating "%s" is refused (its Pod Security labels would apply to every pod there)', (namespace) => {
+    expect(() => new api.NodeAgentDaemonSet(chart(), 'agent', { image: 'a:1', namespace, createNamespace: true }))
+      .toThrow(`NodeAgentDaemonSet chart/agent: invalid props:\n  - createNamespace: "${namespace}" exists in every cluster and belongs to Kubernetes`);
+    expect(() => new api.LogCollectorDaemonSet(chart(), 'logs', { outputs: [api.FluentBitOutput.stdout()], namespace, createNamespace: true }))
+      .toThrow(`LogCollectorDaemonSet chart/logs: invalid props:\n  - createNamespace: "${namespace}"`);
+  });
+
+  test('an agent in kube-system without createNamespace is fine (the namespace exists)', () => {
+    const c = chart();
+    new api.NodeAgentDaemonSet(c, 'agent', { image: 'a:1', namespace: 'kube-system' });
+    expect(Testing.synth(c).filter((m) => m.kind === 'Namespace')).toEqual([]);
+  });
+
+  test('the node exporter creates "monitoring" only with ownMonitoringNamespace (kube-prometheus-stack usually owns it)', () => {
+    expect(() => new api.NodeExporterDaemonSet(chart(), 'metrics', { createNamespace: true }))
+      .toThrow('NodeExporterDaemonSet chart/metrics: createNamespace would create the namespace "monitoring"');
+    const c = chart();
+    new api.NodeExporterDaemonSet(c, 'metrics', { createNamespace: true, ownMonitoringNamespace: true });
+    const manifests = Testing.synth(c);
+    validateManifests(manifests);
+    expect(manifests.find((m) => m.kind === 'Namespace').metadata.name).toBe('monitoring');
+    // a namespace of its own needs no confirmation
+    const own = chart();
+    new api.NodeExporterDaemonSet(own, 'metrics', { namespace: 'node-exporter', createNamespace: true });
+    expect(Testing.synth(own).find((m) => m.kind === 'Namespace').metadata.name).toBe('node-exporter');
+  });
+});

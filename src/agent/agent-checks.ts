@@ -14,12 +14,20 @@ import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType,
 import { AgentDnsPolicy } from './pod-options';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 
+/** Namespaces every cluster has, owned by Kubernetes itself: never created (nor labelled) by an agent. */
+const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 /** Problems of one release's props. */
 export function checkAgentSpec(spec: AgentSpec): string[] {
   const p = spec.props;
   const problems: string[] = [];
   problems.push(...checkDnsLabel('name', spec.name, 50).map((m) => `${m}; set "name" explicitly`));
   problems.push(...checkDnsLabel('namespace', spec.namespace));
+  if (p.createNamespace && SYSTEM_NAMESPACES.includes(spec.namespace)) {
+    problems.push(`createNamespace: "${spec.namespace}" exists in every cluster and belongs to Kubernetes; a Namespace object for it would carry this agent's `
+      + 'Pod Security labels, which apply to every pod there (kube-proxy, the CNI and CSI agents in kube-system), and a prune would delete it. '
+      + 'Drop createNamespace (the namespace exists), or give the agent a namespace of its own');
+  }
   if (p.containerName !== undefined) problems.push(...checkDnsLabel('containerName', p.containerName));
   problems.push(...checkLabels('labels', p.labels));
   for (const key of Object.keys(p.podAnnotations ?? {})) problems.push(...checkLabelKey('podAnnotations', key));

@@ -759,6 +759,7 @@ export const TYPES: TypeTable = {
         netDevicesExclude: { type: "string", optional: true },
         nodeRequirements: { type: { array: { ref: "NodeRequirement" } }, optional: true },
         nodeSelector: { type: { map: "string" }, optional: true },
+        ownMonitoringNamespace: { type: "boolean", optional: true },
         podMonitor: { type: { ref: "NodeExporterServiceMonitorOptions" }, optional: true },
         port: { type: "number", optional: true },
         priorityClassName: { type: "string", optional: true },

@@ -392,9 +392,21 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
 
   /**
    * Create the namespace, labelled for Pod Security Admission (privileged: hostNetwork, hostPID, hostPath).
+   * Creating `monitoring` also needs `ownMonitoringNamespace`.
    * @default false
    */
   readonly createNamespace?: boolean;
+
+  /**
+   * Confirms that this construct may create the `monitoring` namespace (with `createNamespace`) and
+   * label it privileged. kube-prometheus-stack and most monitoring installs run there and usually
+   * own that Namespace object: two owners of one object fight over it (Argo CD reports it shared,
+   * a prune by either deletes everything in it), and the privileged label applies to their pods too.
+   * Without this, `createNamespace` with the namespace `monitoring` is refused; give the exporter a
+   * namespace of its own, or leave the Namespace to the install that owns it.
+   * @default false
+   */
+  readonly ownMonitoringNamespace?: boolean;
 
   /**
    * node_exporter image, pinned. The collector names are checked against 1.9.1.
@@ -694,11 +706,17 @@ export class NodeExporterDaemonSet extends Construct {
       ...textfile.volumes,
     ];
     const resources = props.resources ?? {};
+    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'monitoring';
+    if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
+      throw new Error(`${where}: createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs `
+        + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
+        + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
+    }
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
       name,
-      namespace: props.namespace ?? Chart.of(this).namespace ?? 'monitoring',
+      namespace,
       createNamespace: props.createNamespace,
       image: props.image ?? NODE_EXPORTER_IMAGE,
       containerName: 'node-exporter',
