@@ -185,7 +185,9 @@ test('a PrometheusRule is schema-checked', () => {
 
 describe('Job pod specs, int64 fields and dnsConfig', () => {
   const job = (spec: Manifest = {}, pod: Manifest = {}): Manifest => ({
-    apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'gate', namespace: 'agents' },
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'gate', namespace: 'agents' },
     spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'gate', image: 'curlimages/curl:8.11.1' }], ...pod } }, ...spec },
   });
   test('a valid Job passes', () => {
