@@ -272,3 +272,16 @@ export function argProblems(method: string, args: readonly unknown[]): string[] 
 export function checkArgs(method: string, args: readonly unknown[], where: string = method): void {
   throwIfProblems(where, argProblems(method, args));
 }
+
+/**
+ * Runs a factory's body so that every Error it raises names the factory ("FluentBitFilter.grep: ..."),
+ * also those of the helpers it shares with other factories.
+ */
+export function namedBy<T>(factory: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (e instanceof Error && e.constructor === Error && !e.message.startsWith(factory)) throw new Error(`${factory}: ${e.message}`);
+    throw e;
+  }
+}

@@ -193,6 +193,7 @@ export class GpuNodeSelection {
 
   /** Any requirements, ANDed. They must single out GPU nodes: NotIn / DoesNotExist alone match every node. */
   public static custom(requirements: NodeRequirement[]): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.custom', [requirements]);
     return new GpuNodeSelection([...requirements]);
   }
 
