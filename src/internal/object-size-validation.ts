@@ -43,6 +43,28 @@ export function withRenderedObjects<T>(synthesize: (render: (o: ApiObject) => Js
   }
 }
 
+/**
+ * Lets the rendering that follows the validation in the same synchronous run (App.synth(),
+ * Testing.synth(): validate, then every chart's toJson()) reuse the JSON the late check rendered,
+ * so a synthesis renders each object once, for any App. The reuse ends with the run (a microtask
+ * restores the object's own toJson), and stops at once if a patch is added in between.
+ */
+function reuseUntilSynthesisEnds(o: ApiObject, json: Json): void {
+  const own = Object.prototype.hasOwnProperty.call(o, 'toJson');
+  if (own) return;
+  const patches = (o as unknown as { patches?: unknown[] }).patches;
+  const count = patches?.length;
+  Object.defineProperty(o, 'toJson', {
+    configurable: true,
+    writable: true,
+    value: function (this: ApiObject) {
+      if (patches === undefined || patches.length !== count) return Object.getPrototypeOf(this).toJson.call(this);
+      return json;
+    },
+  });
+  queueMicrotask(() => delete (o as unknown as { toJson?: unknown }).toJson);
+}
+
 /** Options of {@link addObjectSizeValidation}. */
 export interface RenderedObjectChecks {
   /** The construct's own checks on each of its rendered DaemonSets, as whole messages. */
@@ -72,6 +94,7 @@ export function addObjectSizeValidation(construct: IConstruct, where: string, ch
           return [`${where}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
         }
         renderedDuringSynthesis?.set(o, json);
+        reuseUntilSynthesisEnds(o, json);
         const problems = [...droppedPatches(o, json), ...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])]
           .map((p) => `${where}: ${p}`);
         if (json.kind === 'DaemonSet' && checks.daemonSet) problems.push(...checks.daemonSet(json));
