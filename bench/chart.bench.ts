@@ -109,7 +109,10 @@ function handApp(): App {
           memory: { request: Size.mebibytes(128), limit: Size.mebibytes(512) },
         },
         securityContext: {
-          privileged: agent.privileged ?? false, allowPrivilegeEscalation: agent.privileged ?? false, readOnlyRootFilesystem: true, ensureNonRoot: false,
+          privileged: agent.privileged ?? false,
+          allowPrivilegeEscalation: agent.privileged ?? false,
+          readOnlyRootFilesystem: true,
+          ensureNonRoot: false,
         },
         readiness: agent.port ? kplus.Probe.fromHttpGet('/', { port: agent.port }) : undefined,
       });
