@@ -2,6 +2,8 @@
  * The reusable checkers: every one refuses a wrong type with the same kind of message as a wrong
  * value (prop, value, fix), and accepts exactly what the API server (or the agent) accepts.
  */
+import { Chart, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
 import {
   checkBoolean, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkEnvName, checkFluentBitSize, checkInt32, checkInt64, checkLabelKey,
@@ -10,10 +12,11 @@ import {
 } from '../src/agent/checks';
 import { NodeRequirement } from '../src/agent/node-requirement';
 import { checkObjectSize, CONFIG_MAP_MAX_BYTES } from '../src/agent/object-size';
-import { checkShape, shape } from '../src/agent/prop-shape';
 import { checkAgentPropTypes } from '../src/agent/prop-types';
 import { Promotion } from '../src/agent/rollout';
+import { structProblems } from '../src/agent/struct-check';
 import { UpdateStrategy } from '../src/agent/update-strategy';
+import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
 
 describe('wrong types get a message, never a TypeError', () => {
   const checkers: Array<[string, (prop: string, value: unknown) => string[]]> = [
@@ -106,36 +109,41 @@ describe('node requirements', () => {
 describe('prop shapes', () => {
   test('the issue\'s example: a number where a quantity string belongs', () => {
     expect(() => checkAgentPropTypes('NodeAgentDaemonSet agents/npd', { image: 'npd:1.0', resources: { cpuRequest: 1 } }))
-      .toThrow('NodeAgentDaemonSet agents/npd: prop resources.cpuRequest must be a string such as "100m", got number 1');
+      .toThrow('NodeAgentDaemonSet agents/npd: prop resources.cpuRequest must be a string, got number 1');
   });
 
   test.each<[string, unknown, string]>([
     ['props null', null, 'props must be an object, got null'],
-    ['image missing', {}, 'prop image is required, e.g. "registry/name:1.2.3"'],
+    ['image missing', {}, 'prop image is required (a string)'],
     ['a string port', { image: 'a:1', ports: [{ name: 'http', containerPort: '80' }] }, 'prop ports[0].containerPort must be a number, got string "80"'],
-    ['a plain object as strategy', { image: 'a:1', updateStrategy: { type: 'RollingUpdate' } }, 'prop updateStrategy must be made with UpdateStrategy.steady()'],
+    ['a plain object as strategy', { image: 'a:1', updateStrategy: { type: 'RollingUpdate' } }, 'prop updateStrategy must be made with UpdateStrategy.conservative(), fast(), onDelete(), oneAtATime(), rollingUpdate() or steady()'],
     ['a sidecar mount without volume', { image: 'a:1', sidecars: [{ name: 's', image: 's:1', mounts: [{ mountPath: '/x' }] }] }, 'prop sidecars[0].mounts[0].volume is required'],
-    ['an env name with a space', { image: 'a:1', fieldEnv: { 'MY VAR': 'status.hostIP' } }, 'prop fieldEnv: "MY VAR" is not a valid environment variable name'],
-    ['an unknown field path', { image: 'a:1', fieldEnv: { HOST_IP: 'status.nope' } }, 'prop fieldEnv["HOST_IP"] must be one of a kplus.EnvFieldPaths value'],
-    ['a config key bad/key', { image: 'a:1', configData: { 'bad/key': 'x' } }, 'prop configData: "bad/key" is not a valid ConfigMap key'],
-    ['a null label', { image: 'a:1', labels: { team: null } }, 'prop labels["team"] must be a string such as "v1", got null'],
-    ['rollout waves as strings', { image: 'a:1', rollout: { waves: ['canary'], promoted: 1 } }, 'prop rollout.waves[0] must be made with RolloutWave.labelled()'],
+    ['an unknown field path', { image: 'a:1', fieldEnv: { HOST_IP: 'status.nope' } }, 'prop fieldEnv["HOST_IP"] must be one of kplus.EnvFieldPaths.POD_NAME, POD_NAMESPACE,'],
+    ['a null label', { image: 'a:1', labels: { team: null } }, 'prop labels["team"] must be a string, got null'],
+    ['rollout waves as strings', { image: 'a:1', rollout: { waves: ['canary'], promoted: 1 } }, 'prop rollout.waves[0] must be made with RolloutWave.hostnames(), labelled() or matching(), got string "canary"'],
     ['a previous release that is a plain object', { image: 'a:1', rollout: { waves: [], promoted: Promotion.all(), previous: { sidecars: [5] } } },
-      'prop rollout.previous must be made with the agent construct\'s release(previousProps), or AgentRelease.fromProps(previousProps), got object'],
+      'prop rollout.previous must be made with AgentRelease.fromProps(), GpuDriverDaemonSet.release(), LogCollectorDaemonSet.release() or NodeExporterDaemonSet.release(), got object'],
     ['a plain object as wave pace', { image: 'a:1', rollout: { waves: [], promoted: 0, wavePace: { constructor: {} } } }, 'prop rollout.wavePace["constructor"] must be made with UpdateStrategy'],
   ])('%s', (_what, props, message) => {
     expect(() => checkAgentPropTypes('NodeAgentDaemonSet a/b', props)).toThrow(message);
   });
 
-  test('a well-typed prop object passes; undeclared fields are left to the construct', () => {
+  test('a well-typed prop object passes; an undeclared field is refused with the nearest declared name', () => {
     expect(() => checkAgentPropTypes('NodeAgentDaemonSet a/b', {
-      image: 'a:1', updateStrategy: UpdateStrategy.steady(), resources: { cpuRequest: '1' }, extra: 5,
+      image: 'a:1', updateStrategy: UpdateStrategy.steady(), resources: { cpuRequest: '1' },
     })).not.toThrow();
+    expect(() => checkAgentPropTypes('NodeAgentDaemonSet a/b', { image: 'a:1', resources: { memoryLimt: '1Gi' } }))
+      .toThrow('NodeAgentDaemonSet a/b: prop resources.memoryLimt is not a prop of AgentResources; did you mean memoryLimit?');
   });
 
   test('a field named like an Object.prototype member is looked up as an own field only', () => {
-    expect(checkShape('p', {}, shape.object({ constructor: shape.required(shape.string('x')) }))).toEqual(['prop p.constructor is required, e.g. "x"']);
-    expect(checkShape('p', { toString: 'x' }, shape.object({ toString: shape.string('x') }))).toEqual([]);
+    // Required fields are own fields: the prototype's "name"-like members never satisfy them.
+    expect(structProblems('p', {}, 'SecretKeyRefOptions')).toEqual([
+      'prop p.key is required (a string)', 'prop p.secretName is required (a string)',
+    ]);
+    expect(structProblems('p', { toString: 'x' }, 'AgentResources')).toEqual([
+      'prop p.toString is not a prop of AgentResources; the known props are cpuLimit, cpuRequest, memoryLimit, memoryRequest',
+    ]);
   });
 });
 
@@ -159,4 +167,10 @@ describe('object size', () => {
     const data = { f: 'é'.repeat(CONFIG_MAP_MAX_BYTES / 2 + 1) };
     expect(checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data }, 'warn').problems).toHaveLength(1);
   });
+});
+
+test('env names of fieldEnv are value-checked by the construct (the type check takes any key)', () => {
+  const chart = new Chart(Testing.app(), 'c');
+  expect(() => new NodeAgentDaemonSet(chart, 'x', { image: 'a:1', fieldEnv: { 'MY VAR': kplus.EnvFieldPaths.NODE_IP } }))
+    .toThrow('fieldEnv: "MY VAR" is not a valid environment variable name');
 });

@@ -32,13 +32,13 @@ describe('LogCollectorDaemonSet', () => {
   const collector = (props: Untyped) => errorOf((chart) => new LogCollectorDaemonSet(chart, 'logs', { outputs: [LOKI], ...props }));
 
   test.each<[string, Untyped, string]>([
-    ['a number as cpuRequest', { resources: { cpuRequest: 1 } }, 'LogCollectorDaemonSet chart/logs: prop resources.cpuRequest must be a string such as "100m", got number 1'],
+    ['a number as cpuRequest', { resources: { cpuRequest: 1 } }, 'LogCollectorDaemonSet chart/logs: prop resources.cpuRequest must be a string, got number 1'],
     ['a string httpPort', { httpPort: '2020' }, 'LogCollectorDaemonSet chart/logs: prop httpPort must be a number, got string "2020"'],
     ['outputs not an array', { outputs: LOKI }, 'LogCollectorDaemonSet chart/logs: prop outputs must be an array'],
-    ['an output built by hand', { outputs: [{ kind: 'loki' }] }, 'prop outputs[0] must be made with FluentBitOutput.loki()'],
+    ['an output built by hand', { outputs: [{ kind: 'loki' }] }, 'prop outputs[0] must be made with FluentBitOutput.cloudWatchLogs(), custom(), datadog(), elasticsearch(), forward(), http(), kafka(), loki(), openSearch(), s3(), splunk() or stdout()'],
     ['stateDir /var/log', { stateDir: '/var/log' }, 'LogCollectorDaemonSet chart/logs: stateDir "/var/log" is the read-only container log directory'],
     ['a memoryRequest with a space', { resources: { memoryRequest: ' 128Mi' } }, 'resources.memoryRequest " 128Mi" has leading or trailing spaces'],
-    ['metrics labels with key "]%"', { metrics: { labels: { ']%': 'x' } } }, 'prop metrics.labels: "]%" is not a valid label key'],
+    ['metrics labels with key "]%"', { metrics: { labels: { ']%': 'x' } } }, 'metrics.labels: "]%" is not a valid label key'],
     ['a name starting with a digit and a ServiceMonitor', { name: '1collector', metrics: {} }, 'gives the Service the name "1collector-metrics", which is not a DNS-1035 label'],
     ['priorityClassName a..b', { priorityClassName: 'a..b' }, 'priorityClassName "a..b" must be a DNS-1123 subdomain'],
     ['a toleration value "bad value!"', { tolerations: [{ key: 'k', value: 'bad value!' }] }, 'tolerations[0].value: "bad value!" is not a valid label value'],
@@ -79,16 +79,16 @@ describe('NodeExporterDaemonSet', () => {
 
   test.each<[string, Untyped, string]>([
     ['a string port', { port: '9100' }, 'NodeExporterDaemonSet chart/metrics: prop port must be a number, got string "9100"'],
-    ['collectors not strings', { enableCollectors: [5] }, 'prop enableCollectors[0] must be a string such as "systemd", got number 5'],
+    ['collectors not strings', { enableCollectors: [5] }, 'prop enableCollectors[0] must be a NodeExporterCollector value such as NodeExporterCollector.ARP ("arp"), got number 5'],
     ['an extra argument that is no flag', { extraArgs: ['oops'] }, 'extraArgs[0] must be one node_exporter flag'],
-    ['ServiceMonitor labels with key "]%"', { serviceMonitor: { labels: { ']%': 'x' } } }, 'prop serviceMonitor.labels: "]%" is not a valid label key'],
+    ['ServiceMonitor labels with key "]%"', { serviceMonitor: { labels: { ']%': 'x' } } }, 'serviceMonitor.labels: "]%" is not a valid label key'],
     ['a name starting with a digit', { name: '1exporter' }, 'gives the Service the name "1exporter", which is not a DNS-1035 label'],
     ['a sidecar runAsUser -1 (refused before building, with the path)', { sidecars: [{ name: 'proxy', image: 'p:1', runAsUser: -1 }] },
-      'NodeAgentDaemonSet chart/metrics/Agent: invalid props:\n  - container "proxy" runAsUser -1 must be a whole number from 0 to 2147483647'],
+      'NodeExporterDaemonSet chart/metrics: invalid props:\n  - container "proxy" runAsUser -1 must be a whole number from 0 to 2147483647'],
     ['a port twice in one sidecar (before cdk8s-plus)', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'a', containerPort: 9200 }, { name: 'b', containerPort: 9200 }] }] },
       'NodeExporterDaemonSet chart/metrics: port 9200/TCP is listed twice in container "proxy"'],
     ['a fractional probe period in a sidecar (refused before cdk8s-plus, with the path)', { sidecars: [{ name: 'proxy', image: 'p:1', readiness: kplus.Probe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }] },
-      'NodeAgentDaemonSet chart/metrics/Agent: invalid props:\n  - container "proxy" readiness probe: 1.5 must be a whole number of seconds'],
+      'NodeExporterDaemonSet chart/metrics: invalid props:\n  - container "proxy" readiness probe: 1.5 must be a whole number of seconds'],
     ['a sidecar on the exporter\'s host port', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'p', containerPort: 9100 }] }] },
       'port 9100/TCP is used by two containers, "node-exporter" and "proxy"'],
   ])('%s', (_what, props, message) => {
@@ -100,10 +100,10 @@ describe('GpuDriverDaemonSet', () => {
   const driver = (props: Untyped) => errorOf((chart) => new GpuDriverDaemonSet(chart, 'gpu', { image: DRIVER_IMAGE, ...props }));
 
   test.each<[string, Untyped, string]>([
-    ['an extended resource as a number', { extendedResources: { 'example.com/dev': 1 } }, 'prop extendedResources["example.com/dev"] must be a string such as "1", got number 1'],
+    ['an extended resource as a number', { extendedResources: { 'example.com/dev': 1 } }, 'prop extendedResources["example.com/dev"] must be a string, got number 1'],
     ['an extended resource with a space', { extendedResources: { 'example.com/dev': ' 1' } }, 'extendedResources["example.com/dev"] " 1" has leading or trailing spaces'],
     ['an unknown mountPropagation', { extraHostPaths: [{ name: 'x', hostPath: '/opt/x', propagation: 'Sideways' }] }, 'prop extraHostPaths[0].propagation must be one of MountPropagation.NONE'],
-    ['an env name with "="', { env: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'prop env: "A=B" is not a valid environment variable name'],
+    ['an env name with "="', { env: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'env: "A=B" is not a valid environment variable name'],
     ['a shape option of the wrong type', { shape: GpuDriverShape.driverContainer({ buildTimeSeconds: '600' as Untyped }) }, 'prop shape.buildTimeSeconds must be a number, got string "600"'],
     ['an extra init container with a probe (before cdk8s-plus)', {
       shape: GpuDriverShape.installer({ extraInitContainers: [{ name: 'check', image: 'c:1', liveness: kplus.Probe.fromTcpSocket({ port: 80 }) }] }),

@@ -191,7 +191,7 @@ describe('fixed base problems', () => {
     ['sidecars not an array (TypeError)', { sidecars: 5 }],
     ['a plain object as updateStrategy (TypeError)', { updateStrategy: { type: 'RollingUpdate' } }],
     ['tolerations a string (TypeError)', { tolerations: 'all' }],
-    ['resources.cpuRequest a number (TypeError text.trim)', { resources: { cpuRequest: 1 } }, /prop resources.cpuRequest must be a string such as "100m", got number 1/],
+    ['resources.cpuRequest a number (TypeError text.trim)', { resources: { cpuRequest: 1 } }, /prop resources.cpuRequest must be a string, got number 1/],
     ['a non-ASCII fieldEnv name', { fieldEnv: { NÄME: kplus.EnvFieldPaths.NODE_IP } }],
     ['an empty env name', { env: { '': kplus.EnvValue.fromValue('x') } }],
   ] as Array<[string, Props, RegExp?]>).map(([what, props, message]): [string, Props, RegExp] => [what, props, message ?? /./]))('%s', (_what, props, message) => {

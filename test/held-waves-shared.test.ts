@@ -86,7 +86,7 @@ describe('the previous release is checked like the current one', () => {
     ['a malformed quantity', { resources: { memoryRequest: '1.5.3Gi' } }, 'rollout.previous: container "scanner" resources.memoryRequest "1.5.3Gi" is not a Kubernetes quantity'],
     ['request above limit', { resources: { memoryRequest: '1Gi', memoryLimit: '512Mi' } }, 'rollout.previous: container "scanner" resources memory: the request 1Gi is above the limit 512Mi'],
     ['a sidecar named like the main container', { sidecars: [{ name: 'scanner', image: 'ghcr.io/acme/helper:1.0.0' }] }, 'rollout.previous: containers: the name "scanner" is used by two containers'],
-    ['a bad config key', { configData: { 'bad/key': 'x' } }, 'rollout.previous: prop configData: "bad/key" is not a valid ConfigMap key'],
+    ['a bad config key', { configData: { 'bad/key': 'x' } }, 'rollout.previous: configData: "bad/key" is not a valid ConfigMap key'],
     ['a bad port name', { ports: [{ name: 'BAD', containerPort: 80 }] }, 'rollout.previous: container "scanner" port name "BAD"'],
     ['an empty image', { image: '' }, 'rollout.previous: container "scanner" image "" is not an image reference'],
     ['a :latest image', { image: 'ghcr.io/acme/scanner:latest' }, 'rollout.previous: container "scanner" image'],

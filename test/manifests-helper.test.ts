@@ -182,3 +182,27 @@ test('a PrometheusRule is schema-checked', () => {
   expect(() => validateManifests([rule])).not.toThrow();
   expect(() => validateManifests([{ ...rule, spec: { groups: [{ name: 'g', rules: [{ alert: 'A' }] }] } }])).toThrow(/schema/);
 });
+
+describe('Job pod specs, int64 fields and dnsConfig', () => {
+  const job = (spec: Manifest = {}, pod: Manifest = {}): Manifest => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'gate', namespace: 'agents' },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'gate', image: 'curlimages/curl:8.11.1' }], ...pod } }, ...spec },
+  });
+  test('a valid Job passes', () => {
+    expect(() => validateManifests([job({ activeDeadlineSeconds: 86400 + 1440 * 60, backoffLimit: 0 })])).not.toThrow();
+  });
+  test.each<[string, Manifest, Manifest, string]>([
+    ['activeDeadlineSeconds past int64', { activeDeadlineSeconds: 2 ** 64 }, {}, 'Job activeDeadlineSeconds must be a positive int64'],
+    ['activeDeadlineSeconds 0', { activeDeadlineSeconds: 0 }, {}, 'Job activeDeadlineSeconds must be a positive int64'],
+    ['a negative backoffLimit', { backoffLimit: -1 }, {}, 'Job backoffLimit must be a non-negative int32'],
+    ['a container without image in a Job', {}, { containers: [{ name: 'gate', image: '' }] }, 'container "gate" has no image'],
+    ['four nameservers', {}, { dnsConfig: { nameservers: ['1.1.1.1', '1.0.0.1', '8.8.8.8', '8.8.4.4'] } }, 'dnsConfig has 4 nameservers; at most 3'],
+    ['a nameserver that is a name', {}, { dnsConfig: { nameservers: ['dns.local'] } }, 'dnsConfig nameserver "dns.local" is not an IP address'],
+    ['a search with a space', {}, { dnsConfig: { searches: ['svc cluster.local'] } }, 'dnsConfig search "svc cluster.local" is not a DNS name'],
+    ['dnsPolicy None without nameservers', {}, { dnsPolicy: 'None' }, 'dnsPolicy None needs dnsConfig.nameservers'],
+  ])('%s is refused', (_what, spec, pod, message) => {
+    expect(() => validateManifests([job(spec, pod)])).toThrow(message);
+  });
+});

@@ -335,7 +335,7 @@ describe('checks at synth', () => {
 
   test('surge is an error', () => {
     expect(() => synth({ updateStrategy: UpdateStrategy.conservative() }))
-      .toThrow(/metrics\/Agent: invalid props:[\s\S]*updateStrategy: maxSurge 1 with host port\(s\) 9100\/TCP.*deadlocks/);
+      .toThrow(/NodeExporterDaemonSet test\/metrics: invalid props:[\s\S]*updateStrategy: maxSurge 1 with host port\(s\) 9100\/TCP.*deadlocks/);
     const surge10 = UpdateStrategy.rollingUpdate({ maxUnavailable: RolloutBudget.count(0), maxSurge: RolloutBudget.percent(10) });
     expect(() => synth({ updateStrategy: surge10 }))
       .toThrow(/maxSurge 10% with host port\(s\) 9100\/TCP/);
@@ -347,12 +347,12 @@ describe('checks at synth', () => {
 
   test('an unknown collector', () => {
     expect(() => synth({ enableCollectors: ['gpu' as NodeExporterCollector] }))
-      .toThrow(/metrics: enableCollectors: 'gpu' is not a node_exporter 1\.9\.1 Linux collector/);
-    expect(() => synth({ disableCollectors: ['filesytem' as NodeExporterCollector] })).toThrow(/Did you mean 'filesystem'\?/);
+      .toThrow(/metrics: prop enableCollectors\[0\] must be a NodeExporterCollector value such as NodeExporterCollector.ARP \("arp"\), got string "gpu"/);
+    expect(() => synth({ disableCollectors: ['filesytem' as NodeExporterCollector] })).toThrow(/did you mean "filesystem"\?/);
   });
 
   test('an unknown listen address', () => {
-    expect(() => synth({ listenAddress: 'everywhere' as NodeExporterListenAddress })).toThrow(/listenAddress "everywhere" is unknown/);
+    expect(() => synth({ listenAddress: 'everywhere' as NodeExporterListenAddress })).toThrow(/prop listenAddress must be one of NodeExporterListenAddress.NODE_IP or ALL_INTERFACES \("node-ip", "all-interfaces"\), got string "everywhere"/);
   });
 });
 

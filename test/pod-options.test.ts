@@ -87,7 +87,7 @@ describe('pod options are checked', () => {
     ['a bad pull secret name', { imagePullSecrets: ['Bad Name'] }, 'imagePullSecrets[0] "Bad Name" is not a valid object name'],
     ['a pod label the agent owns', { podLabels: { 'app.kubernetes.io/name': 'x' } }, 'podLabels: "app.kubernetes.io/name" is set by the agent itself'],
     ['an invalid pod label', { podLabels: { 'bad key!': 'x' } }, 'podLabels: "bad key!" is not a valid label key'],
-    ['an env name with =', { extraEnv: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'prop extraEnv: "A=B" is not a valid environment variable name'],
+    ['an env name with =', { extraEnv: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'extraEnv: "A=B" is not a valid environment variable name'],
     ['an envFrom prefix with a space', { envFrom: [AgentEnvSource.secret('s', { prefix: 'A B' })] }, 'envFrom[0].prefix "A B"'],
     ['dnsPolicy None without name servers', { dnsPolicy: AgentDnsPolicy.NONE }, 'dnsPolicy None needs dnsConfig.nameservers'],
     ['four name servers', { dnsConfig: { nameservers: ['1.1.1.1', '1.0.0.1', '8.8.8.8', '8.8.4.4'] } }, 'the API allows at most 3'],

@@ -9,7 +9,8 @@
  *
  * The namespace is not created here: node-exporter needs the `privileged` Pod Security level
  * (hostNetwork, hostPID, hostPath), and labelling the shared monitoring namespace so is a decision
- * for whoever owns it (`createNamespace: true` does it).
+ * for whoever owns it (`createNamespace: true` with `ownMonitoringNamespace: true` does it; without the
+ * second prop the exporter refuses to create `monitoring`).
  */
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';

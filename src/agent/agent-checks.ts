@@ -5,7 +5,8 @@
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
 import {
-  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey, checkLabels,
+  checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
+  checkLabels,
   checkSubPath, checkTolerationValue, INT32_MAX,
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
 } from './checks';
@@ -13,12 +14,20 @@ import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType,
 import { AgentDnsPolicy } from './pod-options';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 
+/** Namespaces every cluster has, owned by Kubernetes itself: never created (nor labelled) by an agent. */
+const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 /** Problems of one release's props. */
 export function checkAgentSpec(spec: AgentSpec): string[] {
   const p = spec.props;
   const problems: string[] = [];
   problems.push(...checkDnsLabel('name', spec.name, 50).map((m) => `${m}; set "name" explicitly`));
   problems.push(...checkDnsLabel('namespace', spec.namespace));
+  if (p.createNamespace && SYSTEM_NAMESPACES.includes(spec.namespace)) {
+    problems.push(`createNamespace: "${spec.namespace}" exists in every cluster and belongs to Kubernetes; a Namespace object for it would carry this agent's `
+      + 'Pod Security labels, which apply to every pod there (kube-proxy, the CNI and CSI agents in kube-system), and a prune would delete it. '
+      + 'Drop createNamespace (the namespace exists), or give the agent a namespace of its own');
+  }
   if (p.containerName !== undefined) problems.push(...checkDnsLabel('containerName', p.containerName));
   problems.push(...checkLabels('labels', p.labels));
   for (const key of Object.keys(p.podAnnotations ?? {})) problems.push(...checkLabelKey('podAnnotations', key));
@@ -136,6 +145,7 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
   problems.push(...checkRequestNotAboveLimit(`${where} resources cpu`, res.cpuRequest, res.cpuLimit));
   problems.push(...checkRequestNotAboveLimit(`${where} resources memory`, res.memoryRequest, res.memoryLimit));
   (s.capabilities ?? []).forEach((cap) => problems.push(...checkCapability(`${where} capabilities`, cap)));
+  for (const key of Object.keys(s.env ?? {})) problems.push(...checkEnvName(`${where} env`, key));
   for (const [resource, quantity] of Object.entries(s.extendedResources ?? {})) {
     const hugePages = /^hugepages-[0-9]+[KMGT]i$/.test(resource);
     if (!hugePages && (!resource.includes('/') || resource.startsWith('kubernetes.io/'))) {
@@ -242,6 +252,8 @@ function checkPodOptions(spec: AgentSpec): string[] {
     if (pullSecrets.indexOf(name) !== i) problems.push(`imagePullSecrets names "${name}" twice`);
   });
   for (const key of Object.keys(p.serviceAccountAnnotations ?? {})) problems.push(...checkLabelKey('serviceAccountAnnotations', key));
+  for (const key of Object.keys(p.extraEnv ?? {})) problems.push(...checkEnvName('extraEnv', key));
+  for (const key of Object.keys(p.fieldEnv ?? {})) problems.push(...checkEnvName('fieldEnv', key));
   if (p.serviceAccountName !== undefined) problems.push(...checkSubdomain('serviceAccountName', p.serviceAccountName));
   problems.push(...checkLabels('podLabels', p.podLabels));
   for (const key of Object.keys(p.podLabels ?? {})) {

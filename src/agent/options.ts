@@ -1,4 +1,5 @@
 import * as kplus from 'cdk8s-plus-28';
+import { checkArgs } from './struct-check';
 
 /** Taint effects a toleration can match. */
 export enum TaintEffect {
@@ -361,16 +362,19 @@ export enum AgentVolumeKind {
 export class AgentVolume {
   /** A Secret of the agent's namespace. */
   public static secret(name: string, secretName: string, options: AgentSecretVolumeOptions = {}): AgentVolume {
+    checkArgs('AgentVolume.secret', [name, secretName, options]);
     return new AgentVolume(name, AgentVolumeKind.SECRET, secretName, options.optional, options.defaultMode, undefined, undefined);
   }
 
   /** A ConfigMap of the agent's namespace that the agent does not create itself. */
   public static configMap(name: string, configMapName: string, options: AgentSecretVolumeOptions = {}): AgentVolume {
+    checkArgs('AgentVolume.configMap', [name, configMapName, options]);
     return new AgentVolume(name, AgentVolumeKind.CONFIG_MAP, configMapName, options.optional, options.defaultMode, undefined, undefined);
   }
 
   /** Scratch space shared by the pod's containers, gone with the pod. */
   public static emptyDir(name: string, options: AgentEmptyDirOptions = {}): AgentVolume {
+    checkArgs('AgentVolume.emptyDir', [name, options]);
     return new AgentVolume(name, AgentVolumeKind.EMPTY_DIR, undefined, undefined, undefined, options.memory, options.sizeLimit);
   }
 

@@ -1,5 +1,6 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
+import { checkArgs } from './struct-check';
 
 /** Which source an `AgentEnvSource` reads. */
 export enum AgentEnvSourceKind {
@@ -28,11 +29,13 @@ export interface AgentEnvSourceOptions {
 export class AgentEnvSource {
   /** Every key of a Secret. */
   public static secret(secretName: string, options: AgentEnvSourceOptions = {}): AgentEnvSource {
+    checkArgs('AgentEnvSource.secret', [secretName, options]);
     return new AgentEnvSource(AgentEnvSourceKind.SECRET, secretName, options.prefix, options.optional);
   }
 
   /** Every key of a ConfigMap. */
   public static configMap(configMapName: string, options: AgentEnvSourceOptions = {}): AgentEnvSource {
+    checkArgs('AgentEnvSource.configMap', [configMapName, options]);
     return new AgentEnvSource(AgentEnvSourceKind.CONFIG_MAP, configMapName, options.prefix, options.optional);
   }
 

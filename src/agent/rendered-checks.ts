@@ -3,7 +3,7 @@
  * caught first: the late net of the agents, run at synthesis. Pure: no cdk8s. Each problem names
  * the container and the field; the construct adds its path.
  */
-import { checkEnvName, checkInt32, checkInt64, checkMountPropagation, checkPort, checkQuantity, checkSubPath, INT32_MAX } from './checks';
+import { checkDnsLabel, checkEnvName, checkInt32, checkInt64, checkMountPropagation, checkPort, checkQuantity, checkSubPath, INT32_MAX } from './checks';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -44,6 +44,12 @@ export function checkRenderedPodSpec(pod: Json): string[] {
   for (const c of containers) {
     const where = `container "${c.name}"`;
     const own: string[] = [...checkIds(`${where} securityContext`, c.securityContext)];
+    // ValidateContainers: a container name is a DNS-1123 label.
+    own.push(...checkDnsLabel(`${where} name`, c.name));
+    // ValidateSecurityContext: "cannot set allowPrivilegeEscalation to false and privileged to true".
+    if (c.securityContext?.privileged === true && c.securityContext?.allowPrivilegeEscalation === false) {
+      own.push(`${where} securityContext sets privileged: true with allowPrivilegeEscalation: false, which the API server refuses; drop one of them`);
+    }
     for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) own.push(...checkProbe(`${where} ${probe}`, c[probe]));
     for (const e of c.env ?? []) own.push(...checkEnvName(`${where} env`, e.name));
     for (const p of c.ports ?? []) {
@@ -79,7 +85,11 @@ export function checkRenderedPodSpec(pod: Json): string[] {
 /** Problems of a rendered DaemonSet: its int32 fields and its pod template. */
 export function checkRenderedDaemonSet(ds: Json): string[] {
   const spec = ds?.spec ?? {};
+  // ValidateDaemonSetSpec: "selector does not match template labels".
+  const templateLabels = spec.template?.metadata?.labels ?? {};
+  const unmatched = Object.entries(spec.selector?.matchLabels ?? {}).filter(([k, v]) => templateLabels[k] !== v);
   return [
+    ...unmatched.map(([k, v]) => `selector ${k}=${v} does not match the pod template's labels (the API server refuses the DaemonSet); keep the template label ${k}: ${JSON.stringify(v)}`),
     ...checkInt32('minReadySeconds', spec.minReadySeconds),
     ...checkInt32('revisionHistoryLimit', spec.revisionHistoryLimit),
     ...checkRenderedPodSpec(spec.template?.spec),

@@ -1,3 +1,5 @@
+import { checkArgs } from './struct-check';
+
 /**
  * How many nodes a DaemonSet rollout may touch at once: a node count or a percentage.
  *
@@ -90,6 +92,7 @@ export class UpdateStrategy {
 
   /** A rolling update with the given budgets. Checked when the agent is built. */
   public static rollingUpdate(options: RollingUpdateOptions = {}): UpdateStrategy {
+    checkArgs('UpdateStrategy.rollingUpdate', [options]);
     const maxSurge = options.maxSurge ?? RolloutBudget.count(0);
     const maxUnavailable = options.maxUnavailable ?? (maxSurge.isZero ? RolloutBudget.count(1) : RolloutBudget.count(0));
     return new UpdateStrategy(UpdateStrategyType.ROLLING_UPDATE, maxUnavailable, maxSurge);

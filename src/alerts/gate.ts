@@ -101,8 +101,9 @@ export function gateEnvironment(gateName: string, gate: WaveGate, checks: readon
 
 export function bakeSeconds(gate: WaveGate, where: string): number {
   const minutes = gate.bakeMinutes ?? 10;
-  if (!Number.isInteger(minutes) || minutes < 0) {
-    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number >= 0`);
+  // A day at most: the gate holds the Argo CD sync while it bakes (and the Job's activeDeadlineSeconds must stay an int64).
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 1440) {
+    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number from 0 to 1440 (a day: the gate holds the Argo CD sync while it bakes)`);
   }
   return minutes * 60;
 }

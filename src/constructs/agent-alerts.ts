@@ -1,9 +1,12 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkLabels, throwIfProblems } from '../agent/checks';
+import { checkStruct } from '../agent/struct-check';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
+import { builtByLibrary, describeConstruct } from '../internal/owner';
 import { FLEET_GROUP } from '../waves/partition';
 
 /** Props of `AgentAlerts`. */
@@ -47,7 +50,9 @@ export class AgentAlerts extends Construct {
 
   public constructor(scope: Construct, id: string, props: AgentAlertsProps) {
     super(scope, id);
-    const where = `AgentAlerts ${this.node.path}`;
+    const where = describeConstruct(this, 'AgentAlerts');
+    // The agent constructs pass their own, already checked, alert options; a user's props are checked here.
+    if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const target = { agent: agent.name, namespace: agent.namespace, waves, where };
@@ -58,6 +63,8 @@ export class AgentAlerts extends Construct {
     if (this.ruleGroups.length === 0) {
       throw new Error(`${where}: no alert rule groups: daemonSetAlerts is false and no additionalGroups were given`);
     }
+    // The PrometheusRule's labels: the API server refuses an invalid key or value.
+    throwIfProblems(where, checkLabels('alerts.ruleLabels', props.ruleLabels));
     this.renderedGroups = renderRuleGroups(agent.name, this.ruleGroups, props, where);
     const name = `${agent.name}-alerts`;
     this.prometheusRule = new ApiObject(this, 'PrometheusRule', {

@@ -5,6 +5,7 @@ import { IConstruct } from 'constructs';
 import { FleetCluster, FleetClusterOptions } from './fleet-cluster';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { checkDnsLabel } from '../agent/checks';
+import { checkArgs, checkStruct } from '../agent/struct-check';
 import {
   applications, applicationSet, ArgoCluster, ArgoFleetInput, clusterFileContent, clusterFileName, generatedApplications, Json, nodeAgentSyncOptions,
   RepoFile, stepMatches,
@@ -81,6 +82,7 @@ export class ArgoCdGenerator {
    * parameters the template reads; adding a cluster adds a file, the ApplicationSet stays the same.
    */
   public static gitFiles(options: GitFilesGeneratorOptions = {}): ArgoCdGenerator {
+    checkArgs('ArgoCdGenerator.gitFiles', [options]);
     return new ArgoCdGenerator(options.folder ?? 'fleet-clusters');
   }
 
@@ -235,7 +237,8 @@ export class AgentFleet extends App {
   private readonly waveOrder: string[];
 
   public constructor(props: AgentFleetProps) {
-    super(props);
+    // Types and unknown keys first (JavaScript callers, props from parsed YAML): App's own constructor reads props.
+    super(checkedFleetProps(props));
     this.props = props;
     this.fleetName = props.name ?? 'node-agents';
     this.destinationNamespace = props.namespace ?? 'kube-system';
@@ -255,6 +258,12 @@ export class AgentFleet extends App {
 
   /** Add a cluster and its agents. */
   public addCluster(options: FleetClusterOptions): FleetCluster {
+    checkArgs('AgentFleet.addCluster', [options], 'AgentFleet: addCluster');
+    // The cluster's name is its construct id: refused here, before the constructs library's generic errors.
+    if (options.name === '') throw new Error('AgentFleet: addCluster: cluster name "" is empty; give each cluster its name (a DNS-1123 label)');
+    if (this.clusters.some((c) => c.clusterName === options.name)) {
+      throw new Error(`AgentFleet: addCluster: two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
+    }
     const cluster = new FleetCluster(this, options.name, {
       ...options,
       clusterWaveOrder: this.waveOrder,
@@ -477,3 +486,8 @@ function chartObjects(chart: Chart, render: (o: ApiObject) => Json): Json[] {
     .map(render);
 }
 
+/** The fleet's props, type-checked (with every cluster's options) before App's constructor reads them. */
+function checkedFleetProps(props: AgentFleetProps): AgentFleetProps {
+  checkStruct('AgentFleet', 'AgentFleetProps', props);
+  return props;
+}

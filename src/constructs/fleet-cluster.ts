@@ -2,6 +2,7 @@ import { Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import { checkDnsLabel, checkLabelValue } from '../agent/checks';
 import { Promotion } from '../agent/rollout';
+import { checkArgs, checkStruct } from '../agent/struct-check';
 import { defaultClusterFolder, folderProblems } from '../fleet/names';
 import { clusterPromotion, DEFAULT_CLUSTER_WAVE, DEFAULT_CLUSTER_WAVES, FleetStageSpec } from '../fleet/waves';
 
@@ -86,6 +87,7 @@ export class FleetStage {
    * their nodes); later cluster waves run the previous version.
    */
   public static through(clusterWave: string, nodeGroup: string): FleetStage {
+    checkArgs('FleetStage.through', [clusterWave, nodeGroup]);
     return new FleetStage({ kind: 'through', clusterWave, nodeGroup });
   }
 
@@ -128,6 +130,7 @@ export class FleetCluster extends Construct {
   public constructor(scope: Construct, id: string, props: FleetClusterProps) {
     super(scope, id);
     Object.defineProperty(this, CLUSTER_SCOPE_KEY, { value: true });
+    checkStruct(`FleetCluster ${this.node.path}`, 'FleetClusterProps', props);
     this.clusterName = props.name;
     this.environment = props.environment;
     this.region = props.region;
@@ -169,7 +172,14 @@ export class FleetCluster extends Construct {
 
   /** The rollout promotion this cluster's agents use at a fleet stage (see FleetStage.through). */
   public promotion(stage: FleetStage): Promotion {
-    const p = clusterPromotion(stage._spec(), this.clusterWaveOrder, this.wave);
+    const where = `FleetCluster ${this.node.path}: promotion`;
+    checkArgs('FleetCluster.promotion', [stage], where);
+    let p: ReturnType<typeof clusterPromotion>;
+    try {
+      p = clusterPromotion(stage._spec(), this.clusterWaveOrder, this.wave);
+    } catch (e) {
+      throw new Error(`${where}: ${(e as Error).message}`);
+    }
     if (p.kind === 'all') return Promotion.all();
     if (p.kind === 'none') return Promotion.none();
     return Promotion.through(p.nodeGroup);

@@ -14,9 +14,10 @@ import {
   TaintEffect, TolerationOperator,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import { assertPropTypes, POD_OPTIONS, CONTAINER, ENV, HOST_PATH, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY } from '../agent/prop-types';
+import { checkStruct, throwIfProblems, typeProblems } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
+import { checkArgs } from '../agent/struct-check';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
@@ -33,6 +34,7 @@ import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, readyWaitSeconds, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
+import { registerKind } from '../internal/owner';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
@@ -235,6 +237,7 @@ export class GpuNodeSelection {
 
   /** Any requirements, ANDed. They must single out GPU nodes: NotIn / DoesNotExist alone match every node. */
   public static custom(requirements: NodeRequirement[]): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.custom', [requirements]);
     return new GpuNodeSelection([...requirements]);
   }
 
@@ -502,12 +505,13 @@ export class GpuDriverDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: GpuDriverDaemonSetProps) {
     super(scope, id);
+    registerKind(this, 'GpuDriverDaemonSet');
     // Types first: JavaScript callers and props from parsed YAML get a message instead of a TypeError.
-    assertPropTypes(`GpuDriverDaemonSet ${this.node.path}`, props, GPU_DRIVER_PROPS);
+    checkStruct(`GpuDriverDaemonSet ${this.node.path}`, 'GpuDriverDaemonSetProps', props);
     this.props = props;
     const shape = props.shape ?? GpuDriverShape.driverContainer();
-    assertPropTypes(`GpuDriverDaemonSet ${this.node.path}`, { shape: shape.installerOptions ?? shape.driverContainerOptions ?? {} },
-      { shape: t.object(shape.kind === GpuDriverShapeKind.INSTALLER ? INSTALLER_OPTIONS : DRIVER_CONTAINER_OPTIONS) });
+    throwIfProblems(`GpuDriverDaemonSet ${this.node.path}`, typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
+      { ref: shape.kind === GpuDriverShapeKind.INSTALLER ? 'GpuDriverInstallerOptions' : 'GpuDriverContainerOptions' }));
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
 
@@ -677,6 +681,7 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
+    checkArgs('GpuDriverDaemonSet.runbook', [options], `GpuDriverDaemonSet ${this.node.path}: runbook`);
     if (!this.props.rollout) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
     const promoted = this.agent.promotedGroups;
@@ -695,6 +700,7 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
+    checkArgs('GpuDriverDaemonSet.runbookScript', [options], `GpuDriverDaemonSet ${this.node.path}: runbookScript`);
     const groups = this.agent.promotedGroups;
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
@@ -905,54 +911,6 @@ const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
 /** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
-
-const INSTALLER_OPTIONS: PropFields = {
-  command: t.array(t.string('/install.sh')),
-  args: t.array(t.string('--verbose')),
-  pauseImage: t.string('registry.k8s.io/pause:3.10'),
-  extraInitContainers: t.array(CONTAINER),
-};
-
-const DRIVER_CONTAINER_OPTIONS: PropFields = {
-  command: t.array(t.string('nvidia-driver')),
-  args: t.array(t.string('init')),
-  buildTimeSeconds: t.number(),
-  startupPeriodSeconds: t.number(),
-  startupInitialDelaySeconds: t.number(),
-  startupFailureThreshold: t.number(),
-  probeTimeoutSeconds: t.number(),
-  readinessCheck: t.enumOf(() => Object.values(DriverReadinessCheck), 'DriverReadinessCheck.NVIDIA_SMI or MODULE_LOADED'),
-  readyMarker: t.string('/run/nvidia/validations/.driver-ctr-ready'),
-};
-
-/** The types of GpuDriverDaemonSetProps, checked on entry. */
-const GPU_DRIVER_PROPS: PropFields = {
-  ...POD_OPTIONS,
-  image: t.required(t.string('nvcr.io/nvidia/driver:595.91.07-ubuntu22.04')),
-  rollout: ROLLOUT,
-  shape: t.instance(() => GpuDriverShape, 'GpuDriverShape.installer() or driverContainer()'),
-  name: t.string('gpu-driver'),
-  namespace: t.string('gpu-system'),
-  createNamespace: t.boolean(),
-  gpuNodes: t.instance(() => GpuNodeSelection, 'GpuNodeSelection.featureDiscovery(), gpuOperatorLabel(), labelExists(), labelIn() or custom()'),
-  optOutRequirements: t.array(NODE_REQUIREMENT),
-  kernelVersions: t.array(t.string('5.15.0-1048-aws')),
-  tolerations: t.array(TOLERATION),
-  tolerateControlPlane: t.boolean(),
-  priorityClassName: t.string('system-node-critical'),
-  seLinuxLevel: t.string('s0'),
-  resources: RESOURCES,
-  extendedResources: t.map(t.string('1')),
-  env: ENV,
-  driverManager: t.boolean(),
-  driverManagerImage: t.string('nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0'),
-  extraHostPaths: t.array(HOST_PATH),
-  updateStrategy: UPDATE_STRATEGY,
-  terminationGracePeriodSeconds: t.number(),
-  labels: LABELS,
-  upgradeSkipNodeLabel: t.string('nvidia.com/gpu-driver-upgrade.skip'),
-  upgradeWaitForPodSelector: t.string('app=gpu-workload'),
-};
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';

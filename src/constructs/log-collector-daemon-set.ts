@@ -13,9 +13,7 @@ import { NodeRequirement } from '../agent/node-requirement';
 import { checkObjectSize } from '../agent/object-size';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import {
-  assertPropTypes, POD_OPTIONS, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION, UPDATE_STRATEGY,
-} from '../agent/prop-types';
+import { checkStruct } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
@@ -31,6 +29,7 @@ import { FluentBitInput } from '../fluent-bit/inputs';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
+import { registerKind } from '../internal/owner';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
@@ -527,11 +526,14 @@ export class LogCollectorDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
+    registerKind(this, 'LogCollectorDaemonSet');
     const where = `LogCollectorDaemonSet ${this.node.path}`;
     // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
-    assertPropTypes(where, props, LOG_COLLECTOR_PROPS);
+    checkStruct(where, 'LogCollectorDaemonSetProps', props);
     throwIfProblems(where, [
       ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+      // Checked here as well as in the base: the namespace goes into the fluent-bit config, rendered first.
+      ...(props.namespace !== undefined ? checkDnsLabel('namespace', props.namespace) : []),
       ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
         ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
       ...(props.image !== undefined ? checkImage('image', props.image) : []),
@@ -815,73 +817,6 @@ export class LogCollectorDaemonSet extends Construct {
     return { service, monitor };
   }
 }
-
-/** The types of LogCollectorDaemonSetProps, checked on entry. */
-const LOG_COLLECTOR_PROPS: PropFields = {
-  ...POD_OPTIONS,
-  outputs: t.required(t.array(t.instance(() => FluentBitOutput,
-    'FluentBitOutput.loki(), elasticsearch(), openSearch(), forward(), stdout(), s3(), cloudWatchLogs(), kafka(), http(), splunk(), datadog() or custom()'))),
-  inputs: t.array(t.instance(() => FluentBitInput, 'FluentBitInput.tail() or systemd()')),
-  filters: t.array(t.instance(() => FluentBitFilter,
-    'FluentBitFilter.grep(), modify(), nest(), lift(), rewriteTag(), recordModifier(), throttle(), luaFile(), luaInline() or multiline()')),
-  kubernetesFilter: t.object({
-    position: t.enumOf(() => Object.values(KubernetesFilterPosition), 'KubernetesFilterPosition.BEFORE_USER_FILTERS or AFTER_USER_FILTERS'),
-    mergeLog: t.boolean(),
-    keepLog: t.boolean(),
-    allowParserAnnotation: t.boolean(),
-    allowExcludeAnnotation: t.boolean(),
-    bufferSize: t.string('1M'),
-    labels: t.boolean(),
-    annotations: t.boolean(),
-  }),
-  excludeNamespaces: t.array(t.string('kube-system')),
-  excludePods: t.array(t.object({ namespace: t.required(t.string('istio-system')), podNamePrefix: t.required(t.string('istio-ingressgateway-')) })),
-  excludeContainerLogPaths: t.array(t.string('/var/log/containers/*_istio-system_*.log')),
-  name: t.string('log-collector'),
-  namespace: t.string('observability'),
-  createNamespace: t.boolean(),
-  image: t.string('cr.fluentbit.io/fluent/fluent-bit:4.2.3'),
-  containerRuntime: t.enumOf(() => Object.values(NodeContainerRuntime), 'NodeContainerRuntime.CONTAINERD, CRI_O or DOCKER'),
-  stateDir: t.string('/var/lib/log-collector'),
-  httpPort: t.number(),
-  flushSeconds: t.number(),
-  terminationGracePeriodSeconds: t.number(),
-  graceSeconds: t.number(),
-  logLevel: t.enumOf(() => Object.values(FluentBitLogLevel), 'a FluentBitLogLevel such as INFO'),
-  memBufLimit: t.string('5M'),
-  storageMaxChunksUp: t.number(),
-  storagePauseOnChunksOverlimit: t.boolean(),
-  parsers: t.array(t.instance(() => FluentBitParser, 'FluentBitParser.regex(), json(), logfmt() or ltsv()')),
-  multilineParsers: t.array(t.instance(() => FluentBitMultilineParser, 'FluentBitMultilineParser.regex()')),
-  storageBacklogMemLimit: t.string('5M'),
-  refreshIntervalSeconds: t.number(),
-  readFromHead: t.boolean(),
-  systemdInput: t.boolean(),
-  systemdUnits: t.array(t.string('kubelet.service')),
-  useKubelet: t.boolean(),
-  kubeletPort: t.number(),
-  kubernetesTlsVerify: t.boolean(),
-  forwardInputPort: t.number(),
-  extraConfig: t.string('[FILTER]\n    Name grep'),
-  runAsUser: t.number(),
-  runAsGroup: t.number(),
-  tolerateAllTaints: t.boolean(),
-  tolerations: t.array(TOLERATION),
-  updateStrategy: UPDATE_STRATEGY,
-  resources: RESOURCES,
-  priorityClassName: t.string('system-node-critical'),
-  nodeSelector: LABELS,
-  nodeRequirements: t.array(NODE_REQUIREMENT),
-  labels: LABELS,
-  podAnnotations: t.map(t.string('value')),
-  metrics: t.object({
-    kind: t.enumOf(() => Object.values(LogCollectorMonitorKind), 'LogCollectorMonitorKind.SERVICE_MONITOR or POD_MONITOR'),
-    interval: t.string('30s'),
-    labels: LABELS,
-  }),
-  rollout: ROLLOUT,
-  adopt: t.instance(() => AgentAdoption, 'AgentAdoption.daemonSet(), fluentBitChart() or nodeExporterChart()'),
-};
 
 /**
  * The state directory is a writable hostPath mounted at its own path: it cannot be a path the

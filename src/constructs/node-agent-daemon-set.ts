@@ -24,6 +24,7 @@ import { UpdateStrategy } from '../agent/update-strategy';
 import { AgentAlertsOptions } from '../alerts/options';
 import { registerAgent } from '../internal/cross-agent-checks';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
+import { describeConstruct, registerKind } from '../internal/owner';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
@@ -328,8 +329,9 @@ export class NodeAgentDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeAgentDaemonSetProps) {
     super(scope, id);
+    registerKind(this, 'NodeAgentDaemonSet');
     // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
-    checkAgentPropTypes(`NodeAgentDaemonSet ${this.node.path}`, props);
+    checkAgentPropTypes(this.describe(), props);
     this._props = props;
     this.adopt = props.adopt;
     this.throwIfProblems(props.adopt?.problems(props.name, props.namespace).map((m) => (m.startsWith('adopt:') ? m : `adopt: ${m}`)) ?? []);
@@ -445,8 +447,9 @@ export class NodeAgentDaemonSet extends Construct {
     this.gates = renderWaveGates(this, this, props.rollout);
   }
 
+  /** The construct the user built: this one, or the agent construct this one is part of. */
   private describe(): string {
-    return `NodeAgentDaemonSet ${this.node.path}`;
+    return describeConstruct(this, 'NodeAgentDaemonSet');
   }
 
   /** The name and namespace a release's props give the agent (both releases must give the same). */

@@ -15,10 +15,7 @@ import {
   MountPropagation,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import {
-  assertPropTypes, POD_OPTIONS, CONTAINER, CONTAINER_SETTINGS, LABELS, NODE_REQUIREMENT, PropFields, RESOURCES, ROLLOUT, shape as t, TOLERATION,
-  UPDATE_STRATEGY,
-} from '../agent/prop-types';
+import { checkStruct } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
@@ -26,6 +23,7 @@ import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
+import { registerKind } from '../internal/owner';
 import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
@@ -395,9 +393,21 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
 
   /**
    * Create the namespace, labelled for Pod Security Admission (privileged: hostNetwork, hostPID, hostPath).
+   * Creating `monitoring` also needs `ownMonitoringNamespace`.
    * @default false
    */
   readonly createNamespace?: boolean;
+
+  /**
+   * Confirms that this construct may create the `monitoring` namespace (with `createNamespace`) and
+   * label it privileged. kube-prometheus-stack and most monitoring installs run there and usually
+   * own that Namespace object: two owners of one object fight over it (Argo CD reports it shared,
+   * a prune by either deletes everything in it), and the privileged label applies to their pods too.
+   * Without this, `createNamespace` with the namespace `monitoring` is refused; give the exporter a
+   * namespace of its own, or leave the Namespace to the install that owns it.
+   * @default false
+   */
+  readonly ownMonitoringNamespace?: boolean;
 
   /**
    * node_exporter image, pinned. The collector names are checked against 1.9.1.
@@ -593,9 +603,10 @@ export class NodeExporterDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
+    registerKind(this, 'NodeExporterDaemonSet');
     const where = `NodeExporterDaemonSet ${this.node.path}`;
     // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
-    assertPropTypes(where, props, NODE_EXPORTER_PROPS);
+    checkStruct(where, 'NodeExporterDaemonSetProps', props);
     throwIfProblems(where, [
       ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
       ...(typeof props.name === 'string' ? checkServiceName('name', props.name, props.name) : []),
@@ -705,12 +716,18 @@ export class NodeExporterDaemonSet extends Construct {
       ...textfile.volumes,
     ];
     const resources = props.resources ?? {};
+    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'monitoring';
+    if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
+      throw new Error(`${where}: createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs `
+        + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
+        + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
+    }
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
       adopt: props.adopt,
       name,
-      namespace: props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'monitoring',
+      namespace,
       createNamespace: props.createNamespace,
       image: props.image ?? NODE_EXPORTER_IMAGE,
       containerName: 'node-exporter',
@@ -914,68 +931,6 @@ export class NodeExporterDaemonSet extends Construct {
     });
   }
 }
-
-/** The shape of PrometheusRelabelConfig (values checked in renderRelabelings). */
-const RELABEL_CONFIG = t.object({
-  action: t.enumOf(() => Object.values(RelabelAction), 'a RelabelAction such as RelabelAction.REPLACE'),
-  sourceLabels: t.array(t.string('__meta_kubernetes_pod_node_name')),
-  separator: t.string(';'),
-  targetLabel: t.string('node'),
-  regex: t.string('(.*)'),
-  modulus: t.number(),
-  replacement: t.string('$1'),
-});
-/** The shape of NodeExporterServiceMonitorOptions (serviceMonitor and podMonitor). */
-const MONITOR = t.object({
-  interval: t.string('30s'),
-  scrapeTimeout: t.string('10s'),
-  labels: LABELS,
-  tlsInsecureSkipVerify: t.boolean(),
-  relabelings: t.array(RELABEL_CONFIG),
-  metricRelabelings: t.array(RELABEL_CONFIG),
-});
-
-/** The types of NodeExporterDaemonSetProps, checked on entry. */
-const NODE_EXPORTER_PROPS: PropFields = {
-  ...POD_OPTIONS,
-  name: t.string('node-exporter'),
-  namespace: t.string('monitoring'),
-  createNamespace: t.boolean(),
-  image: t.string('quay.io/prometheus/node-exporter:v1.9.1'),
-  port: t.number(),
-  // The value is checked below with its own message.
-  listenAddress: t.string('node-ip'),
-  enableCollectors: t.array(t.string('systemd')),
-  disableCollectors: t.array(t.string('wifi')),
-  mountPointsExclude: t.string('^/(dev|proc|sys)($|/)'),
-  fsTypesExclude: t.string('^(overlay|tmpfs)$'),
-  netDevicesExclude: t.string('^(veth.*)$'),
-  extraArgs: t.array(t.string('--collector.textfile.directory=/x')),
-  resources: RESOURCES,
-  updateStrategy: UPDATE_STRATEGY,
-  tolerateAllTaints: t.boolean(),
-  tolerations: t.array(TOLERATION),
-  nodeSelector: LABELS,
-  nodeRequirements: t.array(NODE_REQUIREMENT),
-  priorityClassName: t.string('system-node-critical'),
-  kubeRbacProxy: t.object({
-    image: t.string('quay.io/brancz/kube-rbac-proxy:v0.21.0'),
-    upstreamPort: t.number(),
-    tlsSecretName: t.string('node-exporter-tls'),
-    requireTlsSecret: t.boolean(),
-    resources: RESOURCES,
-  }),
-  serviceMonitor: MONITOR,
-  podMonitor: MONITOR,
-  textfileCollector: t.object({
-    hostDirectory: t.string('/var/lib/node-exporter/textfile'),
-    writer: t.object({ ...CONTAINER_SETTINGS, name: t.required(t.string('textfile-writer')), mountPath: t.string('/host/textfile') }),
-  }),
-  sidecars: t.array(CONTAINER),
-  labels: LABELS,
-  rollout: ROLLOUT,
-  adopt: t.instance(() => AgentAdoption, 'AgentAdoption.daemonSet(), fluentBitChart() or nodeExporterChart()'),
-};
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

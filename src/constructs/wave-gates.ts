@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkImage } from '../agent/checks';
 import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import {
   bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget, KUBERNETES_API,
@@ -9,6 +10,9 @@ import {
 } from '../alerts/gate';
 import { WaveGateCheck } from '../alerts/options';
 import { FLEET_GROUP, gateSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
+
+/** The longest a gate may query after its bake (a day): the gate holds the Argo CD sync that long. */
+const GATE_MAX_TIMEOUT_SECONDS = 86400;
 
 /** Argo CD's hook annotations: a Sync hook, deleted before the next sync creates it again. */
 export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';
@@ -58,8 +62,13 @@ export function renderWaveGates(
     if (seen.has(gate.afterWave)) throw new Error(`${where}: rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
     seen.add(gate.afterWave);
     const timeout = gate.timeoutSeconds ?? 300;
-    if (!Number.isInteger(timeout) || timeout < 30) {
-      throw new Error(`${where}: rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number >= 30 (queries and their retries need time)`);
+    if (!Number.isInteger(timeout) || timeout < 30 || timeout > GATE_MAX_TIMEOUT_SECONDS) {
+      throw new Error(`${where}: rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
+        + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
+    }
+    if (gate.image !== undefined) {
+      const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
+      if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
     }
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
 

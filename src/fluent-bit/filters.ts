@@ -12,6 +12,7 @@
 import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
+import { checkArgs, namedBy } from '../agent/struct-check';
 
 /** Options every filter shares. */
 export interface FilterCommonOptions {
@@ -237,85 +238,97 @@ type FieldsFn = (alias: string, context: FilterRenderContext) => { fields: Field
 export class FluentBitFilter {
   /** Keep or drop records by regular expressions on their keys. */
   public static grep(options: GrepFilterOptions): FluentBitFilter {
-    const regex = options.regex ?? [];
-    const exclude = options.exclude ?? [];
-    const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
-    if (regex.length + exclude.length === 0) {
-      throw new Error('FluentBitFilter.grep: give at least one regex or exclude rule.');
-    }
-    if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
-      throw new Error(`FluentBitFilter.grep: logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
-    }
-    const rule = (r: GrepRule, prop: string): string => {
-      checkKey('grep', prop, r.key);
-      if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
-        throw new Error(`FluentBitFilter.grep: ${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
+    checkArgs('FluentBitFilter.grep', [options]);
+    return namedBy('FluentBitFilter.grep', () => {
+      const regex = options.regex ?? [];
+      const exclude = options.exclude ?? [];
+      const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
+      if (regex.length + exclude.length === 0) {
+        throw new Error('FluentBitFilter.grep: give at least one regex or exclude rule.');
       }
-      return `${r.key} ${r.regex}`;
-    };
-    const fields: Field[] = [
-      ...regex.map((r): Field => ['Regex', rule(r, 'regex')]),
-      ...exclude.map((r): Field => ['Exclude', rule(r, 'exclude')]),
-    ];
-    return new FluentBitFilter('grep', options, () => ({
-      fields: [
-        ...fields,
-        ['Logical_Op', op === GrepLogicalOp.LEGACY ? undefined : op],
-      ],
-    }));
+      if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
+        throw new Error(`FluentBitFilter.grep: logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
+      }
+      const rule = (r: GrepRule, prop: string): string => {
+        checkKey('grep', prop, r.key);
+        if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
+          throw new Error(`FluentBitFilter.grep: ${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
+        }
+        return `${r.key} ${r.regex}`;
+      };
+      const fields: Field[] = [
+        ...regex.map((r): Field => ['Regex', rule(r, 'regex')]),
+        ...exclude.map((r): Field => ['Exclude', rule(r, 'exclude')]),
+      ];
+      return new FluentBitFilter('grep', options, () => ({
+        fields: [
+          ...fields,
+          ['Logical_Op', op === GrepLogicalOp.LEGACY ? undefined : op],
+        ],
+      }));
+    });
   }
 
   /** Set, add, remove, rename or copy top-level keys. */
   public static modify(options: ModifyFilterOptions): FluentBitFilter {
-    const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
-      checkTopLevelKey('modify', op, k);
-      const v = record![k];
-      if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v) {
-        throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be non-empty without leading or trailing spaces.`);
+    checkArgs('FluentBitFilter.modify', [options]);
+    return namedBy('FluentBitFilter.modify', () => {
+      const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
+        checkTopLevelKey('modify', op, k);
+        const v = record![k];
+        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v) {
+          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be non-empty without leading or trailing spaces.`);
+        }
+        return [op, `${k} ${v}`];
+      });
+      const list = (op: string, keys: string[] | undefined): Field[] => (keys ?? []).map((k) => {
+        checkTopLevelKey('modify', op, k);
+        return [op, k];
+      });
+      const fields = [
+        ...pairs('Set', options.set), ...pairs('Add', options.add), ...list('Remove', options.remove),
+        ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
+      ];
+      if (fields.length === 0) {
+        throw new Error('FluentBitFilter.modify: give at least one of set, add, remove, removeWildcard, rename, copy.');
       }
-      return [op, `${k} ${v}`];
+      return new FluentBitFilter('modify', options, () => ({ fields }));
     });
-    const list = (op: string, keys: string[] | undefined): Field[] => (keys ?? []).map((k) => {
-      checkTopLevelKey('modify', op, k);
-      return [op, k];
-    });
-    const fields = [
-      ...pairs('Set', options.set), ...pairs('Add', options.add), ...list('Remove', options.remove),
-      ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
-    ];
-    if (fields.length === 0) {
-      throw new Error('FluentBitFilter.modify: give at least one of set, add, remove, removeWildcard, rename, copy.');
-    }
-    return new FluentBitFilter('modify', options, () => ({ fields }));
   }
 
   /** Move keys matching wildcards under a new map (nest filter, `Operation nest`). */
   public static nest(options: NestFilterOptions): FluentBitFilter {
-    if (options.wildcards.length === 0) {
-      throw new Error('FluentBitFilter.nest: wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
-    }
-    options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
-    checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
-    return new FluentBitFilter('nest', options, () => ({
-      fields: [
-        ['Operation', 'nest'],
-        ...options.wildcards.map((w): Field => ['Wildcard', w]),
-        ['Nest_under', options.nestUnder],
-        ['Remove_prefix', options.removePrefix],
-      ],
-    }));
+    checkArgs('FluentBitFilter.nest', [options]);
+    return namedBy('FluentBitFilter.nest', () => {
+      if (options.wildcards.length === 0) {
+        throw new Error('FluentBitFilter.nest: wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
+      }
+      options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
+      checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
+      return new FluentBitFilter('nest', options, () => ({
+        fields: [
+          ['Operation', 'nest'],
+          ...options.wildcards.map((w): Field => ['Wildcard', w]),
+          ['Nest_under', options.nestUnder],
+          ['Remove_prefix', options.removePrefix],
+        ],
+      }));
+    });
   }
 
   /** Move the keys of a map to the top level (nest filter, `Operation lift`). */
   public static lift(options: LiftFilterOptions): FluentBitFilter {
-    checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
-    return new FluentBitFilter('nest', options, () => ({
-      fields: [
-        ['Operation', 'lift'],
-        ['Nested_under', options.nestedUnder],
-        ['Add_prefix', options.addPrefix],
-      ],
-    }));
+    checkArgs('FluentBitFilter.lift', [options]);
+    return namedBy('FluentBitFilter.lift', () => {
+      checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
+      return new FluentBitFilter('nest', options, () => ({
+        fields: [
+          ['Operation', 'lift'],
+          ['Nested_under', options.nestedUnder],
+          ['Add_prefix', options.addPrefix],
+        ],
+      }));
+    });
   }
 
   /**
@@ -324,80 +337,89 @@ export class FluentBitFilter {
    * a new tag that the kubernetes filter matches (`kube.*`) is enriched again, so choose another prefix.
    */
   public static rewriteTag(options: RewriteTagFilterOptions): FluentBitFilter {
-    if (options.rules.length === 0) {
-      throw new Error('FluentBitFilter.rewriteTag: rules is empty.');
-    }
-    const rules = options.rules.map((r, i): Field => {
-      if (!r.key.startsWith('$')) {
-        throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
+    checkArgs('FluentBitFilter.rewriteTag', [options]);
+    return namedBy('FluentBitFilter.rewriteTag', () => {
+      if (options.rules.length === 0) {
+        throw new Error('FluentBitFilter.rewriteTag: rules is empty.');
       }
-      for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
-        if (!/^\S+$/.test(value)) {
-          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
-            + '(the rule is split on spaces; write \\s in a regex).');
+      const rules = options.rules.map((r, i): Field => {
+        if (!r.key.startsWith('$')) {
+          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
         }
-      }
-      if (/^kube\./.test(r.newTag)) {
-        throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
-          + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
-      }
-      return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
+        for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
+          if (!/^\S+$/.test(value)) {
+            throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
+              + '(the rule is split on spaces; write \\s in a regex).');
+          }
+        }
+        if (/^kube\./.test(r.newTag)) {
+          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
+            + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
+        }
+        return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
+      });
+      return new FluentBitFilter('rewrite_tag', options, (alias) => ({
+        fields: [
+          ...rules,
+          ['Emitter_Name', `${alias}_emitter`],
+          // Like the inputs: re-emitted records wait on the filesystem, not only in memory.
+          ['Emitter_Storage.type', 'filesystem'],
+        ],
+        extraAliases: [`${alias}_emitter`],
+      }));
     });
-    return new FluentBitFilter('rewrite_tag', options, (alias) => ({
-      fields: [
-        ...rules,
-        ['Emitter_Name', `${alias}_emitter`],
-        // Like the inputs: re-emitted records wait on the filesystem, not only in memory.
-        ['Emitter_Storage.type', 'filesystem'],
-      ],
-      extraAliases: [`${alias}_emitter`],
-    }));
   }
 
   /** Append fixed keys, remove keys or keep only some (record_modifier). */
   public static recordModifier(options: RecordModifierFilterOptions): FluentBitFilter {
-    const records = options.records ?? {};
-    if (options.removeKeys && options.allowlistKeys) {
-      throw new Error('FluentBitFilter.recordModifier: removeKeys and allowlistKeys exclude each other; give one.');
-    }
-    const fields: Field[] = [
-      ...Object.keys(records).sort().map((k): Field => {
-        checkTopLevelKey('record_modifier', 'records', k);
-        if (records[k].trim() === '' || records[k].trim() !== records[k]) {
-          throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be non-empty without leading or trailing spaces.`);
-        }
-        return ['Record', `${k} ${records[k]}`];
-      }),
-      ...(options.removeKeys ?? []).map((k): Field => ['Remove_key', checkTopLevelKey('record_modifier', 'removeKeys', k)]),
-      ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey('record_modifier', 'allowlistKeys', k)]),
-    ];
-    if (fields.length === 0) {
-      throw new Error('FluentBitFilter.recordModifier: give records, removeKeys or allowlistKeys.');
-    }
-    return new FluentBitFilter('record_modifier', options, () => ({ fields }));
+    checkArgs('FluentBitFilter.recordModifier', [options]);
+    return namedBy('FluentBitFilter.recordModifier', () => {
+      const records = options.records ?? {};
+      if (options.removeKeys && options.allowlistKeys) {
+        throw new Error('FluentBitFilter.recordModifier: removeKeys and allowlistKeys exclude each other; give one.');
+      }
+      const fields: Field[] = [
+        ...Object.keys(records).sort().map((k): Field => {
+          checkTopLevelKey('record_modifier', 'records', k);
+          if (records[k].trim() === '' || records[k].trim() !== records[k]) {
+            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be non-empty without leading or trailing spaces.`);
+          }
+          return ['Record', `${k} ${records[k]}`];
+        }),
+        ...(options.removeKeys ?? []).map((k): Field => ['Remove_key', checkTopLevelKey('record_modifier', 'removeKeys', k)]),
+        ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey('record_modifier', 'allowlistKeys', k)]),
+      ];
+      if (fields.length === 0) {
+        throw new Error('FluentBitFilter.recordModifier: give records, removeKeys or allowlistKeys.');
+      }
+      return new FluentBitFilter('record_modifier', options, () => ({ fields }));
+    });
   }
 
   /** Drop records above a rate (throttle). */
   public static throttle(options: ThrottleFilterOptions): FluentBitFilter {
-    if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
-      throw new Error(`FluentBitFilter.throttle: rate ${options.rate} must be a positive number of records per interval.`);
-    }
-    const window = options.window ?? 5;
-    if (!Number.isInteger(window) || window < 1) {
-      throw new Error(`FluentBitFilter.throttle: window ${window} must be a whole number >= 1.`);
-    }
-    const interval = options.interval ?? '1s';
-    if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
-      throw new Error(`FluentBitFilter.throttle: interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
-    }
-    return new FluentBitFilter('throttle', options, () => ({
-      fields: [
-        ['Rate', options.rate],
-        ['Window', window],
-        ['Interval', interval],
-        ['Print_Status', onOff(options.printStatus ?? false)],
-      ],
-    }));
+    checkArgs('FluentBitFilter.throttle', [options]);
+    return namedBy('FluentBitFilter.throttle', () => {
+      if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
+        throw new Error(`FluentBitFilter.throttle: rate ${options.rate} must be a positive number of records per interval.`);
+      }
+      const window = options.window ?? 5;
+      if (!Number.isInteger(window) || window < 1) {
+        throw new Error(`FluentBitFilter.throttle: window ${window} must be a whole number >= 1.`);
+      }
+      const interval = options.interval ?? '1s';
+      if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
+        throw new Error(`FluentBitFilter.throttle: interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
+      }
+      return new FluentBitFilter('throttle', options, () => ({
+        fields: [
+          ['Rate', options.rate],
+          ['Window', window],
+          ['Interval', interval],
+          ['Print_Status', onOff(options.printStatus ?? false)],
+        ],
+      }));
+    });
   }
 
   /**
@@ -405,19 +427,25 @@ export class FluentBitFilter {
    * error at synthesis). The script goes into the ConfigMap, so editing it rolls the pods.
    */
   public static luaFile(options: LuaFileFilterOptions): FluentBitFilter {
-    let code: string;
-    try {
-      code = fs.readFileSync(options.file, 'utf8');
-    } catch (e) {
-      throw new Error(`FluentBitFilter.luaFile: cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
-        + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
-    }
-    return FluentBitFilter.lua('luaFile', options.file, code, options);
+    checkArgs('FluentBitFilter.luaFile', [options]);
+    return namedBy('FluentBitFilter.luaFile', () => {
+      let code: string;
+      try {
+        code = fs.readFileSync(options.file, 'utf8');
+      } catch (e) {
+        throw new Error(`FluentBitFilter.luaFile: cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
+          + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
+      }
+      return FluentBitFilter.lua('luaFile', options.file, code, options);
+    });
   }
 
   /** A Lua filter with an inline script (written to the ConfigMap as a file). */
   public static luaInline(options: LuaInlineFilterOptions): FluentBitFilter {
-    return FluentBitFilter.lua('luaInline', 'code', options.code, options);
+    checkArgs('FluentBitFilter.luaInline', [options]);
+    return namedBy('FluentBitFilter.luaInline', () => {
+      return FluentBitFilter.lua('luaInline', 'code', options.code, options);
+    });
   }
 
   /**
@@ -425,27 +453,30 @@ export class FluentBitFilter {
    * Parser names are checked against the collector's parsers at synthesis.
    */
   public static multiline(options: MultilineFilterOptions): FluentBitFilter {
-    if (options.parsers.length === 0) {
-      throw new Error('FluentBitFilter.multiline: parsers is empty; name at least one, e.g. [\'java\'].');
-    }
-    options.parsers.forEach((p) => {
-      if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new Error(`FluentBitFilter.multiline: parser ${JSON.stringify(p)} is not a parser name.`);
+    checkArgs('FluentBitFilter.multiline', [options]);
+    return namedBy('FluentBitFilter.multiline', () => {
+      if (options.parsers.length === 0) {
+        throw new Error('FluentBitFilter.multiline: parsers is empty; name at least one, e.g. [\'java\'].');
+      }
+      options.parsers.forEach((p) => {
+        if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new Error(`FluentBitFilter.multiline: parser ${JSON.stringify(p)} is not a parser name.`);
+      });
+      const key = options.keyContent ?? 'log';
+      checkTopLevelKey('multiline', 'keyContent', key);
+      if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
+        throw new Error(`FluentBitFilter.multiline: flushMs ${options.flushMs} must be a whole number >= 1.`);
+      }
+      return new FluentBitFilter('multiline', options, (alias) => ({
+        fields: [
+          ['multiline.key_content', key],
+          ['multiline.parser', options.parsers.join(', ')],
+          ['flush_ms', options.flushMs],
+          ['Emitter_Name', `${alias}_emitter`],
+          ['Emitter_Storage.type', 'filesystem'],
+        ],
+        extraAliases: [`${alias}_emitter`],
+      }), options.parsers);
     });
-    const key = options.keyContent ?? 'log';
-    checkTopLevelKey('multiline', 'keyContent', key);
-    if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
-      throw new Error(`FluentBitFilter.multiline: flushMs ${options.flushMs} must be a whole number >= 1.`);
-    }
-    return new FluentBitFilter('multiline', options, (alias) => ({
-      fields: [
-        ['multiline.key_content', key],
-        ['multiline.parser', options.parsers.join(', ')],
-        ['flush_ms', options.flushMs],
-        ['Emitter_Name', `${alias}_emitter`],
-        ['Emitter_Storage.type', 'filesystem'],
-      ],
-      extraAliases: [`${alias}_emitter`],
-    }), options.parsers);
   }
 
   private static lua(factory: string, source: string, code: string, options: LuaInlineFilterOptions | LuaFileFilterOptions): FluentBitFilter {

@@ -10,6 +10,7 @@
  */
 import { ClassicEntry } from './classic-format';
 import { InputRenderContext, RenderedInput } from './rendered-output';
+import { checkArgs } from '../agent/struct-check';
 
 /** Options every extra input shares. */
 export interface InputCommonOptions {
@@ -64,6 +65,7 @@ export interface SystemdInputOptions extends InputCommonOptions {
 export class FluentBitInput {
   /** Tail more files of the node (host logs, audit logs). */
   public static tail(options: TailInputOptions): FluentBitInput {
+    checkArgs('FluentBitInput.tail', [options]);
     if (options.paths.length === 0) {
       throw new Error('FluentBitInput.tail: paths is empty; give at least one absolute path or glob.');
     }
@@ -102,6 +104,7 @@ export class FluentBitInput {
 
   /** Read more systemd units from the journal, under their own tag. */
   public static systemd(options: SystemdInputOptions): FluentBitInput {
+    checkArgs('FluentBitInput.systemd', [options]);
     if (options.units.length === 0) {
       throw new Error('FluentBitInput.systemd: units is empty; name at least one unit, e.g. \'sshd.service\'.');
     }

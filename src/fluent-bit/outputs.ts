@@ -18,7 +18,7 @@ import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { describeValue, isPort } from '../agent/checks';
-import { checkFields, PropFields, shape as t } from '../agent/prop-shape';
+import { structProblems } from '../agent/struct-check';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
 export interface SecretKeyRefOptions {
@@ -603,7 +603,7 @@ type FieldsFn = (secret: SecretFn, problems: string[], context: FieldContext) =>
 export class FluentBitOutput {
   /** Ship to Grafana Loki. */
   public static loki(options: LokiOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.LOKI, options, LOKI_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.LOKI, options, 'LokiOutputOptions', (secret, problems) => {
       const labels = options.labels ?? {
         job: 'fluent-bit',
         namespace: "$kubernetes['namespace_name']",
@@ -640,7 +640,7 @@ export class FluentBitOutput {
 
   /** Ship to Elasticsearch (`es` plugin). */
   public static elasticsearch(options: ElasticsearchOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, SEARCH_FIELDS, (secret, problems) => [
+    return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, 'ElasticsearchOutputOptions', (secret, problems) => [
       ...searchFields(options, secret, problems),
       ['Cloud_ID', options.cloudId],
       ['Cloud_Auth', secret('CLOUD_AUTH', options.cloudAuth)],
@@ -649,7 +649,7 @@ export class FluentBitOutput {
 
   /** Ship to OpenSearch (`opensearch` plugin). */
   public static openSearch(options: ElasticsearchOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.OPENSEARCH, options, SEARCH_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.OPENSEARCH, options, 'ElasticsearchOutputOptions', (secret, problems) => {
       if (options.cloudAuth !== undefined || options.cloudId !== undefined) {
         problems.push('cloudId/cloudAuth are Elastic Cloud options; use FluentBitOutput.elasticsearch() or remove them.');
       }
@@ -659,7 +659,7 @@ export class FluentBitOutput {
 
   /** Ship to a Fluentd or fluent-bit aggregator over the forward protocol. */
   public static forward(options: ForwardOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.FORWARD, options, FORWARD_FIELDS, (secret, problems) => [
+    return new FluentBitOutput(FluentBitOutputKind.FORWARD, options, 'ForwardOutputOptions', (secret, problems) => [
       ['Host', host(problems, options.host)],
       ['Port', port(problems, options.port ?? 24224)],
       ...tlsFields(options, problems),
@@ -673,7 +673,7 @@ export class FluentBitOutput {
 
   /** Print records on the collector's standard output (trials only: it doubles log volume on the node). */
   public static stdout(options: StdoutOutputOptions = {}): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.STDOUT, options, STDOUT_FIELDS, () => [
+    return new FluentBitOutput(FluentBitOutputKind.STDOUT, options, 'StdoutOutputOptions', () => [
       ['Format', options.format ?? StdoutFormat.JSON_LINES],
     ]);
   }
@@ -683,7 +683,7 @@ export class FluentBitOutput {
    * since the container's root filesystem is read-only.
    */
   public static s3(options: S3OutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.S3, options, S3_FIELDS, (_secret, problems, ctx) => {
+    return new FluentBitOutput(FluentBitOutputKind.S3, options, 'S3OutputOptions', (_secret, problems, ctx) => {
       if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(options.bucket)) {
         problems.push(`bucket ${JSON.stringify(options.bucket)} is not an S3 bucket name (3-63 of a-z, 0-9, '.', '-').`);
       }
@@ -707,7 +707,7 @@ export class FluentBitOutput {
 
   /** Ship to Amazon CloudWatch Logs. Credentials come from the pod's environment (IRSA / Pod Identity). */
   public static cloudWatchLogs(options: CloudWatchLogsOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.CLOUDWATCH_LOGS, options, CLOUDWATCH_LOGS_FIELDS, (_secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.CLOUDWATCH_LOGS, options, 'CloudWatchLogsOutputOptions', (_secret, problems) => {
       if (options.logRetentionDays !== undefined && !options.autoCreateGroup) {
         problems.push('logRetentionDays only applies to a group the plugin creates; set autoCreateGroup: true or remove it.');
       }
@@ -724,12 +724,17 @@ export class FluentBitOutput {
 
   /** Ship to Apache Kafka. */
   public static kafka(options: KafkaOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.KAFKA, options, KAFKA_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.KAFKA, options, 'KafkaOutputOptions', (secret, problems) => {
       if (options.brokers.length === 0 || options.brokers.some((b) => !/^[^\s,:/]+:[0-9]{1,5}$/.test(b))) {
         problems.push(`brokers ${JSON.stringify(options.brokers)} must be a non-empty list of host:port.`);
       }
       const rdkafka = options.rdkafkaOptions ?? {};
       for (const key of Object.keys(rdkafka)) {
+        // librdkafka property names: lower-case words joined by "." and "_" (they become one config key).
+        if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(key)) {
+          problems.push(`rdkafkaOptions key ${JSON.stringify(key)} is not a librdkafka property name (lower-case words joined by "." or "_", e.g. "compression.codec").`);
+          continue;
+        }
         if (/^(sasl\.(username|password|mechanisms?)|security\.protocol)$/.test(key) || /password|secret/i.test(key)) {
           problems.push(`rdkafkaOptions.${key} is set through a typed option (securityProtocol, saslMechanism, saslUsername, saslPassword from a Secret); remove it.`);
         }
@@ -750,7 +755,7 @@ export class FluentBitOutput {
 
   /** Send records to an HTTP endpoint. */
   public static http(options: HttpOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, HTTP_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, 'HttpOutputOptions', (secret, problems) => {
       const headers = options.headers ?? {};
       for (const name of [...Object.keys(headers), ...(options.secretHeader ? [options.secretHeader.name] : [])]) {
         if (!/^[A-Za-z0-9-]+$/.test(name)) {
@@ -778,7 +783,7 @@ export class FluentBitOutput {
 
   /** Ship to a Splunk HTTP Event Collector. */
   public static splunk(options: SplunkOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.SPLUNK, options, SPLUNK_FIELDS, (secret, problems) => [
+    return new FluentBitOutput(FluentBitOutputKind.SPLUNK, options, 'SplunkOutputOptions', (secret, problems) => [
       ['Host', host(problems, options.host)],
       ['Port', port(problems, options.port ?? 8088)],
       ...tlsFields({ tls: options.tls ?? true, tlsVerify: options.tls === false ? options.tlsVerify : options.tlsVerify ?? true }, problems),
@@ -791,7 +796,7 @@ export class FluentBitOutput {
 
   /** Ship to Datadog's logs intake (always TLS on 443). */
   public static datadog(options: DatadogOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.DATADOG, options, DATADOG_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.DATADOG, options, 'DatadogOutputOptions', (secret, problems) => {
       for (const tag of options.tags ?? []) {
         if (!/^[^\s,]+$/.test(tag)) {
           problems.push(`tag ${JSON.stringify(tag)} must have no spaces or commas.`);
@@ -819,7 +824,7 @@ export class FluentBitOutput {
   public static custom(options: CustomOutputOptions): FluentBitOutput {
     // Read defensively: with wrong types (JavaScript, parsed YAML) the constructor reports them.
     const name = typeof options?.name === 'string' ? options.name : FluentBitOutputKind.CUSTOM;
-    return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, CUSTOM_FIELDS, (secret, problems) => {
+    return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, 'CustomOutputOptions', (secret, problems) => {
       if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
         const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
         problems.push(`fluent-bit 4.2 has no output plugin ${JSON.stringify(name)}`
@@ -867,14 +872,14 @@ export class FluentBitOutput {
   private readonly problems: string[];
 
   private constructor(
-    kind: FluentBitOutputKind, options: OutputCommonOptions, optionFields: PropFields, fields: FieldsFn, pluginName: string = kind,
+    kind: FluentBitOutputKind, options: OutputCommonOptions, optionsStruct: string, fields: FieldsFn, pluginName: string = kind,
   ) {
     this.kind = kind;
     this.pluginName = pluginName;
     // Wrong types (JavaScript, parsed YAML) become problems like any other; nothing is thrown here,
     // so the collector using the output reports every problem with its own path.
     const typeProblems = typeof options === 'object' && options !== null && !Array.isArray(options)
-      ? checkFields('', options as unknown as { [key: string]: unknown }, optionFields).map((m) => m.replace(/^prop /, ''))
+      ? structProblems('', options as unknown as { [key: string]: unknown }, optionsStruct).map((m) => m.replace(/^prop /, ''))
       : [`the options must be an object, got ${describeValue(options)}`];
     const common: OutputCommonOptions = typeProblems.length === 0 ? options : {};
     this.common = common;
@@ -1113,128 +1118,3 @@ function secretRefProblems(ref: SecretKeyRefOptions): string[] {
   return problems;
 }
 
-const SECRET_REF = t.object({ secretName: t.required(t.string('loki-credentials')), key: t.required(t.string('password')) });
-const COMMON_FIELDS: PropFields = {
-  match: t.string('kube.*'),
-  alias: t.string('loki'),
-  retryLimit: t.number(),
-  storageTotalLimitSize: t.string('1G'),
-};
-const TLS_FIELDS: PropFields = { tls: t.boolean(), tlsVerify: t.boolean() };
-const LOKI_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  ...TLS_FIELDS,
-  host: t.required(t.string('loki-gateway.monitoring.svc')),
-  port: t.number(),
-  uri: t.string('/loki/api/v1/push'),
-  tenantId: t.string('team-a'),
-  httpUser: t.string('user'),
-  httpPassword: SECRET_REF,
-  bearerToken: SECRET_REF,
-  labels: t.map(t.string('fluent-bit')),
-  autoKubernetesLabels: t.boolean(),
-  removeKeys: t.array(t.string('stream')),
-  lineFormat: t.enumOf(() => Object.values(LokiLineFormat), 'LokiLineFormat.JSON or KEY_VALUE'),
-};
-const SEARCH_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  ...TLS_FIELDS,
-  host: t.required(t.string('elasticsearch.logging.svc')),
-  port: t.number(),
-  index: t.string('fluent-bit'),
-  logstashFormat: t.boolean(),
-  logstashPrefix: t.string('logstash'),
-  httpUser: t.string('elastic'),
-  httpPassword: SECRET_REF,
-  cloudAuth: SECRET_REF,
-  cloudId: t.string('my-deployment:ZXhhbXBsZQ=='),
-  suppressTypeName: t.boolean(),
-  replaceDots: t.boolean(),
-  traceError: t.boolean(),
-};
-const FORWARD_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  ...TLS_FIELDS,
-  host: t.required(t.string('fluentd.logging.svc')),
-  port: t.number(),
-  sharedKey: SECRET_REF,
-  selfHostname: t.string('node'),
-  username: t.string('fluent-bit'),
-  password: SECRET_REF,
-  requireAckResponse: t.boolean(),
-};
-const STDOUT_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  format: t.enumOf(() => Object.values(StdoutFormat), 'StdoutFormat.MSGPACK, JSON or JSON_LINES'),
-};
-const S3_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  bucket: t.required(t.string('audit-archive')),
-  region: t.required(t.string('eu-west-1')),
-  keyFormat: t.string('/logs/$TAG/%Y/%m/%d/$UUID.gz'),
-  totalFileSize: t.string('100M'),
-  uploadTimeout: t.string('10m'),
-  gzip: t.boolean(),
-  storeDirLimitSize: t.string('1G'),
-  roleArn: t.string('arn:aws:iam::123456789012:role/fluent-bit'),
-  endpoint: t.string('https://minio.storage.svc:9000'),
-};
-const CLOUDWATCH_LOGS_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  region: t.required(t.string('eu-west-1')),
-  logGroupName: t.required(t.string('/eks/cluster/containers')),
-  logStreamPrefix: t.string('fluent-bit-'),
-  autoCreateGroup: t.boolean(),
-  logRetentionDays: t.number(),
-  roleArn: t.string('arn:aws:iam::123456789012:role/fluent-bit'),
-};
-const KAFKA_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  brokers: t.required(t.array(t.string('kafka-0.kafka.svc:9092'))),
-  topic: t.required(t.string('logs')),
-  format: t.enumOf(() => Object.values(KafkaFormat), 'KafkaFormat.JSON, MSGPACK or GELF'),
-  messageKeyField: t.string('kubernetes_pod_name'),
-  securityProtocol: t.string('SASL_SSL'),
-  saslMechanism: t.string('SCRAM-SHA-512'),
-  saslUsername: t.string('fluent-bit'),
-  saslPassword: SECRET_REF,
-  rdkafkaOptions: t.map(t.string('zstd')),
-};
-const HTTP_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  ...TLS_FIELDS,
-  host: t.required(t.string('logs.example.com')),
-  port: t.number(),
-  uri: t.string('/ingest'),
-  format: t.enumOf(() => Object.values(HttpOutputFormat), 'HttpOutputFormat.JSON, JSON_LINES, JSON_STREAM, MSGPACK or GELF'),
-  headers: t.map(t.string('value')),
-  httpUser: t.string('fluent-bit'),
-  httpPassword: SECRET_REF,
-  secretHeader: t.object({ name: t.required(t.string('Authorization')), value: t.required(SECRET_REF) }),
-  gzip: t.boolean(),
-};
-const SPLUNK_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  ...TLS_FIELDS,
-  host: t.required(t.string('splunk-hec.logging.svc')),
-  port: t.number(),
-  token: t.required(SECRET_REF),
-  index: t.string('main'),
-  sourceType: t.string('kube:container'),
-  source: t.string('fluent-bit'),
-};
-const DATADOG_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  apiKey: t.required(SECRET_REF),
-  site: t.enumOf(() => Object.values(DatadogSite), 'DatadogSite.US1, US3, US5, EU or AP1'),
-  service: t.string('my-service'),
-  source: t.string('kubernetes'),
-  tags: t.array(t.string('env:prod')),
-  gzip: t.boolean(),
-};
-const CUSTOM_FIELDS: PropFields = {
-  ...COMMON_FIELDS,
-  name: t.required(t.string('gelf')),
-  options: t.map(t.string('tcp')),
-  secretOptions: t.map(SECRET_REF),
-};

@@ -9,6 +9,7 @@
  */
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
 import { checkFieldName, checkName, checkRegex, checkValue, STATE_PATTERN } from './parser-checks';
+import { checkArgs, namedBy } from '../agent/struct-check';
 
 /** Type a parser casts a field to (`Types key:type`). */
 export enum FluentBitFieldType {
@@ -135,28 +136,40 @@ export interface FluentBitLogfmtParserOptions extends FluentBitParserOptions {
 export class FluentBitParser {
   /** A regex parser. */
   public static regex(options: FluentBitRegexParserOptions): FluentBitParser {
-    checkRegex(`parser '${options.name}'`, 'regex', options.regex);
-    return new FluentBitParser('regex', options, [
-      ['Regex', options.regex],
-      ['Skip_Empty_Values', options.skipEmptyValues === undefined ? undefined : onOff(options.skipEmptyValues)],
-    ]);
+    checkArgs('FluentBitParser.regex', [options]);
+    return namedBy('FluentBitParser.regex', () => {
+      checkRegex(`parser '${options.name}'`, 'regex', options.regex);
+      return new FluentBitParser('regex', options, [
+        ['Regex', options.regex],
+        ['Skip_Empty_Values', options.skipEmptyValues === undefined ? undefined : onOff(options.skipEmptyValues)],
+      ]);
+    });
   }
 
   /** A JSON parser (each line is one JSON object). */
   public static json(options: FluentBitParserOptions): FluentBitParser {
-    return new FluentBitParser('json', options, []);
+    checkArgs('FluentBitParser.json', [options]);
+    return namedBy('FluentBitParser.json', () => {
+      return new FluentBitParser('json', options, []);
+    });
   }
 
   /** A logfmt parser (`key=value key2="value 2"`). */
   public static logfmt(options: FluentBitLogfmtParserOptions): FluentBitParser {
-    return new FluentBitParser('logfmt', options, [
-      ['Logfmt_No_Bare_Keys', options.noBareKeys === undefined ? undefined : onOff(options.noBareKeys)],
-    ]);
+    checkArgs('FluentBitParser.logfmt', [options]);
+    return namedBy('FluentBitParser.logfmt', () => {
+      return new FluentBitParser('logfmt', options, [
+        ['Logfmt_No_Bare_Keys', options.noBareKeys === undefined ? undefined : onOff(options.noBareKeys)],
+      ]);
+    });
   }
 
   /** An LTSV parser (tab-separated `label:value`). */
   public static ltsv(options: FluentBitParserOptions): FluentBitParser {
-    return new FluentBitParser('ltsv', options, []);
+    checkArgs('FluentBitParser.ltsv', [options]);
+    return namedBy('FluentBitParser.ltsv', () => {
+      return new FluentBitParser('ltsv', options, []);
+    });
   }
 
   /** The parser's name. */
@@ -251,7 +264,10 @@ export interface FluentBitMultilineRegexParserOptions {
 export class FluentBitMultilineParser {
   /** A regex (state machine) multiline parser. */
   public static regex(options: FluentBitMultilineRegexParserOptions): FluentBitMultilineParser {
-    return new FluentBitMultilineParser(options);
+    checkArgs('FluentBitMultilineParser.regex', [options]);
+    return namedBy('FluentBitMultilineParser.regex', () => {
+      return new FluentBitMultilineParser(options);
+    });
   }
 
   /** The parser's name. */

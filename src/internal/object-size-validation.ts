@@ -43,6 +43,28 @@ export function withRenderedObjects<T>(synthesize: (render: (o: ApiObject) => Js
   }
 }
 
+/**
+ * Lets the rendering that follows the validation in the same synchronous run (App.synth(),
+ * Testing.synth(): validate, then every chart's toJson()) reuse the JSON the late check rendered,
+ * so a synthesis renders each object once, for any App. The reuse ends with the run (a microtask
+ * restores the object's own toJson), and stops at once if a patch is added in between.
+ */
+function reuseUntilSynthesisEnds(o: ApiObject, json: Json): void {
+  const own = Object.prototype.hasOwnProperty.call(o, 'toJson');
+  if (own) return;
+  const patches = (o as unknown as { patches?: unknown[] }).patches;
+  const count = patches?.length;
+  Object.defineProperty(o, 'toJson', {
+    configurable: true,
+    writable: true,
+    value: function (this: ApiObject) {
+      if (patches === undefined || patches.length !== count) return Object.getPrototypeOf(this).toJson.call(this);
+      return json;
+    },
+  });
+  queueMicrotask(() => delete (o as unknown as { toJson?: unknown }).toJson);
+}
+
 /** Options of {@link addObjectSizeValidation}. */
 export interface RenderedObjectChecks {
   /** The construct's own checks on each of its rendered DaemonSets, as whole messages. */
@@ -72,10 +94,57 @@ export function addObjectSizeValidation(construct: IConstruct, where: string, ch
           return [`${where}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
         }
         renderedDuringSynthesis?.set(o, json);
-        const problems = [...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])]
+        reuseUntilSynthesisEnds(o, json);
+        const problems = [...droppedPatches(o, json), ...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])]
           .map((p) => `${where}: ${p}`);
         if (json.kind === 'DaemonSet' && checks.daemonSet) problems.push(...checks.daemonSet(json));
         return problems;
       }),
+  });
+}
+
+/**
+ * The JSON patches whose value is not in the rendered object. cdk8s-plus' typed objects apply the
+ * patches before their converter, which reads IntOrString and Quantity fields as typed values: a
+ * plain `1` for `maxSurge` or `'lots'` for a memory limit is dropped without a word (`rollingUpdate: {}`).
+ * The patches are cdk8s' private state (ApiObject.patches, JsonPatch.operation), read defensively.
+ */
+function droppedPatches(o: ApiObject, json: Json): string[] {
+  const patches = (o as unknown as { patches?: unknown[] }).patches ?? [];
+  return patches.flatMap((patch) => {
+    const op = (patch as { operation?: { op?: string; path?: string; value?: unknown } }).operation;
+    if (!op || (op.op !== 'add' && op.op !== 'replace') || typeof op.path !== 'string' || op.value === undefined) return [];
+    const segments = op.path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let at: Json = json;
+    for (const segment of segments) {
+      if (at === null || typeof at !== 'object') return [];
+      // The converter renames some fields (hostPid becomes hostPID): match the last name case-insensitively.
+      const key = segment === '-' ? undefined : renderedKey(at, segment);
+      if (key === undefined) {
+        if (segment === '-' || Array.isArray(at)) return [];
+        return [`${o.kind} "${o.name}": the JSON patch ${op.op} ${op.path} is not in the rendered object: cdk8s-plus' converter dropped its value `
+          + '(an IntOrString or Quantity field takes k8s.IntOrString.fromNumber(1) / fromString("10%") or k8s.Quantity.fromString("512Mi"), not a plain value)'];
+      }
+      at = at[key];
+    }
+    const lost = lostFields(op.value, at, op.path);
+    return lost.length === 0 ? [] : [`${o.kind} "${o.name}": the JSON patch ${op.op} ${op.path} lost ${lost.join(', ')} in rendering: cdk8s-plus' converter dropped `
+      + 'the value (an IntOrString or Quantity field takes k8s.IntOrString.fromNumber(1) / fromString("10%") or k8s.Quantity.fromString("512Mi"), not a plain value)'];
+  });
+}
+
+/** The member of `rendered` named `name` that has a value (the converter writes a dropped one as undefined). */
+function renderedKey(rendered: Json, name: string): string | undefined {
+  const keys = Object.keys(rendered).filter((k) => rendered[k] !== undefined);
+  return keys.find((k) => k === name) ?? keys.find((k) => k.toLowerCase() === name.toLowerCase());
+}
+
+/** The paths of `value`'s object members that `rendered` lacks. */
+function lostFields(value: unknown, rendered: Json, path: string): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || rendered === null || typeof rendered !== 'object') return [];
+  return Object.entries(value as { [k: string]: unknown }).flatMap(([k, v]) => {
+    if (v === undefined) return [];
+    const key = renderedKey(rendered, k);
+    return key === undefined ? [`${path}/${k}`] : lostFields(v, rendered[key], `${path}/${k}`);
   });
 }

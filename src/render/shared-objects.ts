@@ -90,13 +90,17 @@ export class ConfigMaps {
     let configMap = this.byName.get(name);
     if (!configMap) {
       const id = this.byName.size === 0 ? 'ConfigMap' : `ConfigMap-${name}`;
+      // cdk8s-plus refuses a key named like an Object.prototype member ("toString", "constructor") as
+      // "already used" (it tests `key in data`); such data goes in as a patch of the rendered object.
+      const prototypeKeys = Object.keys(data).some((key) => key in {});
       configMap = new kplus.ConfigMap(this.scope, id, {
         metadata: { name, namespace: this.namespace, labels: this.labels },
-        data: sortedRecord(data),
+        data: prototypeKeys ? undefined : sortedRecord(data),
         // Its name changes with its content, so it never needs an update; immutable spares the
         // API server a watch from every node's kubelet.
         immutable: true,
       });
+      if (prototypeKeys) ApiObject.of(configMap).addJsonPatch(JsonPatch.add('/data', sortedRecord(data)));
       this.byName.set(name, configMap);
     }
     return configMap;

@@ -110,6 +110,14 @@ function checkManifest(manifest: Manifest): string[] {
     // pkg/apis/batch/validation: a Job's pods restart Never or OnFailure (the default Always is refused).
     if (!['Never', 'OnFailure'].includes(pod.restartPolicy)) problems.push(`Job restartPolicy "${pod.restartPolicy}" must be Never or OnFailure`);
     problems.push(...checkPodSpec(pod));
+    // batch/validation ValidateJobSpec: activeDeadlineSeconds a positive int64, backoffLimit and ttlSecondsAfterFinished non-negative int32.
+    const job = manifest.spec ?? {};
+    if (job.activeDeadlineSeconds !== undefined && !isInt(job.activeDeadlineSeconds, 1, Number.MAX_SAFE_INTEGER)) {
+      problems.push(`Job activeDeadlineSeconds must be a positive int64, got ${job.activeDeadlineSeconds}`);
+    }
+    for (const field of ['backoffLimit', 'ttlSecondsAfterFinished']) {
+      if (job[field] !== undefined && !isInt(job[field], 0, INT32_MAX)) problems.push(`Job ${field} must be a non-negative int32, got ${job[field]}`);
+    }
   }
   if (manifest.kind === 'ConfigMap') {
     for (const k of Object.keys(manifest.data ?? {})) {
@@ -267,6 +275,16 @@ function checkPodSpec(pod: Manifest): string[] {
     if (volumeNames.filter((n) => n === name).length > 1) problems.push(`volume name "${name}" is used twice`);
     if (!DNS1123_LABEL.test(name)) problems.push(`volume name "${name}" is not a DNS-1123 label`);
   }
+  // core/validation validateContainers: "image: Required value" (pod templates of workloads included).
+  for (const c of [...containers, ...initContainers]) if (typeof c.image !== 'string' || c.image.trim() === '') problems.push(`container "${c.name}" has no image`);
+  // core/validation validatePodDNSConfig: at most 3 nameservers (IP addresses), 32 searches, named options; None needs a nameserver.
+  const dns = pod.dnsConfig;
+  if ((dns?.nameservers ?? []).length > 3) problems.push(`dnsConfig has ${dns.nameservers.length} nameservers; at most 3`);
+  for (const ns of dns?.nameservers ?? []) if (!/^[0-9.]+$|:/.test(ns)) problems.push(`dnsConfig nameserver "${ns}" is not an IP address`);
+  if ((dns?.searches ?? []).length > 32) problems.push(`dnsConfig has ${dns.searches.length} searches; at most 32`);
+  for (const search of dns?.searches ?? []) if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\.?$/.test(search)) problems.push(`dnsConfig search "${search}" is not a DNS name`);
+  for (const option of dns?.options ?? []) if (!option.name) problems.push('dnsConfig option without a name');
+  if (pod.dnsPolicy === 'None' && (dns?.nameservers ?? []).length === 0) problems.push('dnsPolicy None needs dnsConfig.nameservers');
   for (const toleration of pod.tolerations ?? []) {
     if (toleration.operator === 'Exists' && toleration.value) problems.push(`toleration ${toleration.key}: operator Exists must not have a value`);
     if (toleration.tolerationSeconds !== undefined && toleration.effect !== 'NoExecute') problems.push(`toleration ${toleration.key}: tolerationSeconds needs effect NoExecute`);

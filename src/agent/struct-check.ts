@@ -1,0 +1,309 @@
+/**
+ * Runtime type checks for props that did not come through the TypeScript compiler: JavaScript
+ * callers, and props built from parsed YAML or JSON. The shapes are not written by hand: they are
+ * generated from the jsii assembly (./struct-shapes.generated.ts, written by
+ * projenrc/struct-shapes.ts at compile time), so every prop of every public struct is checked, and
+ * a prop added to a props interface is checked with no second edit.
+ *
+ * A wrong type gets the same clear error as a wrong value ("prop resources.cpuRequest must be a
+ * string, got number 1") instead of a TypeError deep inside, and an unknown key (a typo in a values
+ * file) is refused with the nearest known name instead of silently leaving the default in place.
+ * Value checks (ranges, formats, cross-field rules) stay hand-written next to their props.
+ */
+import { describeValue, throwIfProblems } from './checks';
+import { TYPES } from './struct-shapes.generated';
+
+/** A type as the generated table writes it: a jsii primitive, a collection, a union or a named type. */
+export type TypeRef =
+  | string
+  | { readonly array: TypeRef }
+  | { readonly map: TypeRef }
+  | { readonly union: readonly TypeRef[] }
+  | { readonly ref: string };
+
+/** One field of a struct, or one parameter of a method. */
+export interface FieldType {
+  readonly type: TypeRef;
+  readonly optional?: boolean;
+}
+/** A class, whatever its constructor's visibility. */
+type ClassRef = { readonly prototype: object };
+
+/** The generated description of the package's public types (see projenrc/struct-shapes.ts). */
+export interface TypeTable {
+  /** Structs (jsii datatypes): own fields, and the structs they extend. */
+  readonly structs: { readonly [name: string]: { readonly bases: readonly string[]; readonly fields: { readonly [field: string]: FieldType } } };
+  /** Enums: member names, and the runtime enum object (its values are what a prop holds). */
+  readonly enums: { readonly [name: string]: { readonly members: readonly string[]; readonly values: () => object } };
+  /** Classes: the runtime class, and the static factories that make one. */
+  readonly classes: { readonly [name: string]: { readonly of: () => ClassRef; readonly factories: readonly string[]; readonly newable?: boolean } };
+  /** Behavioural interfaces: the members (methods, required properties) an implementation has. */
+  readonly interfaces: { readonly [name: string]: { readonly bases: readonly string[]; readonly members: readonly string[] } };
+  /** Parameters of every constructor and method, by "Class.method" ("Class.constructor"). */
+  readonly methods: { readonly [method: string]: readonly (FieldType & { readonly name: string; readonly variadic?: boolean })[] };
+}
+
+// The generated table reaches the package's classes and enums through thunks: read only when checking.
+function types(): TypeTable {
+  return TYPES;
+}
+
+/** The names of every struct the assembly declares (for tests: each has a check). */
+export function structNames(): string[] {
+  return Object.keys(types().structs);
+}
+
+const fieldCache = new Map<string, { readonly [field: string]: FieldType }>();
+/** A struct's fields, its bases' included. */
+export function structFields(name: string): { readonly [field: string]: FieldType } {
+  const cached = fieldCache.get(name);
+  if (cached) return cached;
+  const struct = types().structs[name];
+  if (!struct) throw new Error(`struct-check: no struct ${name} in the generated shapes; run \`npx projen compile\``);
+  const fields: { [field: string]: FieldType } = {};
+  for (const base of struct.bases) Object.assign(fields, structFields(base));
+  Object.assign(fields, struct.fields);
+  fieldCache.set(name, fields);
+  return fields;
+}
+
+function interfaceMembers(name: string): string[] {
+  const i = types().interfaces[name];
+  return i ? [...i.bases.flatMap(interfaceMembers), ...i.members] : [];
+}
+
+function isPlainObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The short name a message uses for a type: the package's own types as they are, others without the package. */
+function shortName(name: string): string {
+  return name.replace(/^cdk8s-plus-28\./, 'kplus.').replace(/^cdk8s\./, '');
+}
+
+/** Levenshtein distance, case-insensitive. */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let row = Array.from({ length: y.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[y.length];
+}
+
+/** The known name nearest to `key`, if one is near enough to be the meant one. */
+export function nearestName(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of [...known].sort()) {
+    const d = distance(key, name);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  const tolerance = Math.max(2, Math.floor(key.length / 3));
+  return best !== undefined && bestDistance <= tolerance ? best : undefined;
+}
+
+function unknownKeyProblem(path: string, key: string, struct: string, known: readonly string[]): string {
+  const prop = path ? `${path}.${key}` : key;
+  const near = nearestName(key, known);
+  const hint = near !== undefined
+    ? `did you mean ${near}?`
+    : `the known props are ${[...known].sort().join(', ')}`;
+  return `prop ${prop} is not a prop of ${shortName(struct)}; ${hint}`;
+}
+
+/** "a, b or c". */
+function list(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : items[0];
+}
+
+/** What a value of this type looks like, for messages. */
+function expected(t: TypeRef): string {
+  if (typeof t === 'string') {
+    switch (t) {
+      case 'string': return 'a string';
+      case 'number': return 'a number';
+      case 'boolean': return 'true or false';
+      case 'date': return 'a Date';
+      default: return 'a value';
+    }
+  }
+  if ('array' in t) return `an array of ${expected(t.array).replace(/^an? /, '')}s`;
+  if ('map' in t) return 'an object mapping names to values';
+  if ('union' in t) return t.union.map(expected).join(' or ');
+  const name = t.ref;
+  const tt = types();
+  if (tt.structs[name]) return 'an object';
+  const e = tt.enums[name];
+  if (e) {
+    const values = Object.values(e.values()).map((v) => JSON.stringify(v));
+    if (e.members.length > 10) return `a ${shortName(name)} value such as ${shortName(name)}.${e.members[0]} (${values[0]})`;
+    return `one of ${list(e.members.map((m, i) => (i === 0 ? `${shortName(name)}.${m}` : m)))} (${values.join(', ')})`;
+  }
+  const c = tt.classes[name];
+  if (c) {
+    // "UpdateStrategy.steady(), fast() or onDelete()": a factory's class is named where it changes.
+    const factories = c.factories.map((f, i) => (i > 0 && f.split('.')[0] === c.factories[i - 1].split('.')[0] ? f.split('.')[1] : f));
+    if (factories.length > 0) return `made with ${list(factories)}`;
+    return c.newable ? `a ${shortName(name)} (new ${shortName(name)}(...))` : `a ${shortName(name)}`;
+  }
+  return `an object implementing ${shortName(name)} (${interfaceMembers(name).join(', ')})`;
+}
+
+/**
+ * Every type problem of `value` against `t`, each starting with "prop <path>". `path` is the
+ * prop's path ("resources.memoryLimit", "tolerations[0].key").
+ */
+export function typeProblems(path: string, value: unknown, t: TypeRef): string[] {
+  if (value === undefined) return [];
+  const prop = `prop ${path}`;
+  const wrong = (): string[] => [`${prop} must be ${expected(t)}, got ${describeValue(value)}`];
+  if (typeof t === 'string') {
+    switch (t) {
+      case 'string': return typeof value === 'string' ? [] : wrong();
+      case 'number': return typeof value === 'number' ? [] : wrong();
+      case 'boolean': return typeof value === 'boolean' ? [] : wrong();
+      case 'date': return value instanceof Date ? [] : wrong();
+      default: return [];
+    }
+  }
+  if ('array' in t) {
+    if (!Array.isArray(value)) return [`${prop} must be an array, got ${describeValue(value)}`];
+    return value.flatMap((item, i) => (item === undefined
+      ? [`${prop}[${i}] must not be undefined`]
+      : typeProblems(`${path}[${i}]`, item, t.array)));
+  }
+  if ('map' in t) {
+    if (!isPlainObject(value)) return wrong();
+    return Object.keys(value).flatMap((key) => (value[key] === undefined
+      ? [`${prop}[${JSON.stringify(key)}] must not be undefined`]
+      : typeProblems(`${path}[${JSON.stringify(key)}]`, value[key], t.map)));
+  }
+  if ('union' in t) {
+    return t.union.some((u) => typeProblems(path, value, u).length === 0) ? [] : wrong();
+  }
+  const tt = types();
+  if (tt.structs[t.ref]) {
+    if (!isPlainObject(value)) return wrong();
+    return structProblems(path, value, t.ref);
+  }
+  const e = tt.enums[t.ref];
+  if (e) {
+    const values = Object.values(e.values() ?? {});
+    if (values.length === 0) return [];
+    if (values.includes(value)) return [];
+    const near = typeof value === 'string' ? nearestName(value, values.filter((v): v is string => typeof v === 'string')) : undefined;
+    return near === undefined ? wrong() : [`${wrong()[0]}; did you mean ${JSON.stringify(near)}?`];
+  }
+  const c = tt.classes[t.ref];
+  if (c) {
+    // A class whose module is still loading (a factory called at a module's top level) cannot be told apart yet.
+    const cls = c.of() as unknown as ObjectConstructor | undefined;
+    if (cls === undefined || value instanceof cls) return [];
+    const other = otherMajor(value, cls);
+    return other === undefined ? wrong() : [`${prop} ${other}`];
+  }
+  // A behavioural interface: an object with its members.
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return wrong();
+  const missing = interfaceMembers(t.ref).filter((m) => (value as { [m: string]: unknown })[m] === undefined);
+  return missing.length === 0 ? [] : [`${prop} must implement ${shortName(t.ref)}: it has no ${missing.join(', ')}`];
+}
+
+/**
+ * Every type problem of a struct's value: each field against its type, required fields present,
+ * and no key the struct does not declare (with the nearest declared name).
+ */
+export function structProblems(path: string, value: { [key: string]: unknown }, struct: string): string[] {
+  const fields = structFields(struct);
+  const known = Object.keys(fields);
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) problems.push(unknownKeyProblem(path, key, struct, known));
+  }
+  for (const field of known) {
+    const fieldPath = path ? `${path}.${field}` : field;
+    const fieldValue = Object.prototype.hasOwnProperty.call(value, field) ? value[field] : undefined;
+    if (fieldValue === undefined) {
+      if (!fields[field].optional) problems.push(`prop ${fieldPath} is required (${expected(fields[field].type)})`);
+      continue;
+    }
+    problems.push(...typeProblems(fieldPath, fieldValue, fields[field].type));
+  }
+  return problems;
+}
+
+/** The problems of a construct's props (top-level props are named without a prefix). */
+export function propsProblems(struct: string, props: unknown): string[] {
+  return isPlainObject(props) ? structProblems('', props, struct) : [`props must be an object, got ${describeValue(props)}`];
+}
+
+/**
+ * Checks a construct's props against their struct; throws one Error starting with `where` (the
+ * construct kind and path) that lists every problem.
+ */
+export function checkStruct(where: string, struct: string, props: unknown): void {
+  throwIfProblems(where, propsProblems(struct, props));
+}
+
+/**
+ * The problems of a method's arguments ("FluentBitInput.tail"). A struct parameter's fields are
+ * named as they are ("prop paths"), other parameters by their name ("prop clusterWave").
+ */
+export function argProblems(method: string, args: readonly unknown[]): string[] {
+  const params = types().methods[method];
+  if (!params) throw new Error(`struct-check: no method ${method} in the generated shapes; run \`npx projen compile\``);
+  return params.flatMap((p, i) => {
+    const value = args[i];
+    if (value === undefined) return p.optional || p.variadic ? [] : [`${p.name} is required (${expected(p.type)})`];
+    if (typeof p.type !== 'string' && 'ref' in p.type && types().structs[p.type.ref]) {
+      return isPlainObject(value) ? structProblems('', value, p.type.ref) : [`${p.name} must be an object, got ${describeValue(value)}`];
+    }
+    return typeProblems(p.name, value, p.type).map((m) => m.replace(/^prop /, ''));
+  });
+}
+
+/** Checks a method's arguments; throws one Error starting with `where` (by default the method). */
+export function checkArgs(method: string, args: readonly unknown[], where: string = method): void {
+  throwIfProblems(where, argProblems(method, args));
+}
+
+/**
+ * Runs a factory's body so that every Error it raises names the factory ("FluentBitFilter.grep: ..."),
+ * also those of the helpers it shares with other factories.
+ */
+export function namedBy<T>(factory: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (e instanceof Error && e.constructor === Error && !e.message.startsWith(factory)) throw new Error(`${factory}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * When `value` is the same class from another major of a jsii library (cdk8s-plus-33's EnvValue for
+ * cdk8s-plus-28's), says so: jsii classes carry their fully qualified name under Symbol.for('jsii.rtti').
+ */
+function otherMajor(value: unknown, expected: ObjectConstructor): string | undefined {
+  const rtti = (c: unknown): string | undefined => {
+    const info = c === undefined || c === null ? undefined : (c as { [k: symbol]: { fqn?: unknown } })[Symbol.for('jsii.rtti')];
+    return typeof info?.fqn === 'string' ? info.fqn : undefined;
+  };
+  const want = rtti(expected);
+  const got = typeof value === 'object' && value !== null ? rtti((value as object).constructor) : undefined;
+  if (want === undefined || got === undefined || got === want) return undefined;
+  const [wantLib, ...wantName] = want.split('.');
+  const [gotLib, ...gotName] = got.split('.');
+  const family = (lib: string) => lib.replace(/-\d+$/, '');
+  if (family(wantLib) !== family(gotLib) || gotName.join('.') !== wantName.join('.')) return undefined;
+  return `was made with ${gotLib}; this library takes ${wantLib} objects: import ${wantName.join('.')} from '${wantLib}' `
+    + `(install ${wantLib} beside ${gotLib}; objects of one major are not objects of the other)`;
+}
