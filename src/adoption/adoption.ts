@@ -4,6 +4,7 @@
  * agent's pace: each node's pod is replaced once, never two on a node, never a node without one.
  * The chart facts behind the factories are in ./charts.ts.
  */
+import { checkArgs, namedBy } from '../agent/struct-check';
 import {
   ChartObjectFact, chartFullname, chartLeftBehind, ChartRelease, chartSelector, FLUENT_BIT_CHART, HelmChartFacts, NODE_EXPORTER_CHART,
 } from './charts';
@@ -71,6 +72,7 @@ export interface AdoptionLeftover {
 export class AgentAdoption {
   /** A DaemonSet described by its name, namespace and selector. */
   public static daemonSet(options: AdoptedDaemonSetOptions): AgentAdoption {
+    checkArgs('AgentAdoption.daemonSet', [options]);
     return new AgentAdoption(options.name, options.namespace, { ...options.selector }, options.completed ?? false, undefined, []);
   }
 
@@ -81,7 +83,8 @@ export class AgentAdoption {
    * full name too, which the collector takes over. The chart's default tail input has no DB.
    */
   public static fluentBitChart(options: HelmReleaseAdoptionOptions): AgentAdoption {
-    return AgentAdoption.fromChart(FLUENT_BIT_CHART, options);
+    checkArgs('AgentAdoption.fluentBitChart', [options]);
+    return namedBy('AgentAdoption.fluentBitChart', () => AgentAdoption.fromChart(FLUENT_BIT_CHART, options));
   }
 
   /**
@@ -90,7 +93,8 @@ export class AgentAdoption {
    * `app.kubernetes.io/instance: <release>`; its ServiceAccount named after the full name too.
    */
   public static nodeExporterChart(options: HelmReleaseAdoptionOptions): AgentAdoption {
-    return AgentAdoption.fromChart(NODE_EXPORTER_CHART, options);
+    checkArgs('AgentAdoption.nodeExporterChart', [options]);
+    return namedBy('AgentAdoption.nodeExporterChart', () => AgentAdoption.fromChart(NODE_EXPORTER_CHART, options));
   }
 
   private static fromChart(facts: HelmChartFacts, options: HelmReleaseAdoptionOptions): AgentAdoption {
