@@ -194,6 +194,27 @@ const LOG_COLLECTOR_CASES: AlertCase[] = [
     healthy: { input: [series('fluentbit_output_errors_total', FB, '0+60x10 600x30')], at: '25m' },
   },
   {
+    // A full outage (destination down, connection refused or 5xx): out_loki returns FLB_RETRY, so only
+    // fluentbit_output_retries_total rises; errors, failed retries and drops stay 0 (as in the
+    // recorded outage below); delivered records (proc_records) stand still.
+    alert: 'LogCollectorOutputStalled',
+    fire: {
+      input: [
+        series('fluentbit_output_retries_total', FB, '0x5 0+4x25'),
+        series('fluentbit_output_proc_records_total', FB, '0+100x5 500x25'),
+        series('fluentbit_output_errors_total', FB, '0x30'),
+        series('fluentbit_output_retries_failed_total', FB, '0x30'),
+      ],
+      at: '25m',
+      alerts: [{ labels: FB_OUT, value: '20' }],
+    },
+    // Retrying while records still go through (a flaky destination), which the other alerts watch.
+    healthy: {
+      input: [series('fluentbit_output_retries_total', FB, '0+4x30'), series('fluentbit_output_proc_records_total', FB, '0+100x30')],
+      at: '25m',
+    },
+  },
+  {
     alert: 'LogCollectorBufferNearFull',
     fire: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '10x20')], at: '15m', alerts: [{ labels: FB_OUT, value: '10' }] },
     healthy: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '90x20')], at: '15m' },
@@ -428,7 +449,7 @@ describe('alert rules (synthesized)', () => {
 
 describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTOOL], () => {
   test.each([
-    ['log collector', logCollectorManifests, 11],
+    ['log collector', logCollectorManifests, 12],
     ['node exporter with node-mixin', nodeExporterManifests, 19],
     ['GPU driver', gpuDriverManifests, 8],
   ] as const)('the %s rule file passes promtool check rules', (_, manifests, count) => {

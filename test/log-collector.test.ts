@@ -115,6 +115,31 @@ describe('defaults', () => {
     expect(c.livenessProbe.httpGet.path).not.toBe(HEALTH_PATH);
   });
 
+  /**
+   * fluent-bit's health check as src/http_server/api/v1/health.c (is_healthy) computes it: the
+   * output errors and failed retries counted within HC_Period, each compared with `>` to its limit.
+   */
+  function ready(m: Manifest[], counted: { errors: number; retriesFailed: number }): boolean {
+    const s = service(m);
+    expect(entryValue(s, 'Health_Check')).toBe('On');
+    return !(counted.errors > Number(entryValue(s, 'HC_Errors_Count')) || counted.retriesFailed > Number(entryValue(s, 'HC_Retry_Failure_Count')));
+  }
+
+  test('readiness during an output outage: retries and failed retries keep pods ready, refused records make them unready', () => {
+    // A destination outage: out_loki returns FLB_RETRY for a refused connection and for 5xx, so
+    // neither errors nor (without Retry_Limit) failed retries rise: ready, on every node at once.
+    expect(ready(manifests, { errors: 0, retriesFailed: 0 })).toBe(true);
+    // With a retryLimit the outage ends in failed retries (one per chunk and flush): still ready,
+    // or every collector would leave ready together.
+    const limited = synth({ outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', retryLimit: 1 })] }).manifests;
+    expect(ready(limited, { errors: 0, retriesFailed: 60 })).toBe(true);
+    expect(Number(entryValue(service(limited), 'HC_Retry_Failure_Count'))).toBeLessThanOrEqual(2 ** 31 - 1);
+    // Records refused (Loki's 400, a bad credential: FLB_ERROR) more than 5 times in 60 s: unready.
+    expect(entryValue(service(manifests), 'HC_Period')).toBe('60');
+    expect(ready(manifests, { errors: 5, retriesFailed: 0 })).toBe(true);
+    expect(ready(manifests, { errors: 6, retriesFailed: 0 })).toBe(false);
+  });
+
   test('RBAC: get/list/watch on pods and namespaces only, token mounted', () => {
     expect(one(manifests, 'ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },

@@ -658,8 +658,10 @@ export class LogCollectorDaemonSet extends Construct {
       runAsUser,
       runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
       readOnlyRootFilesystem: true,
-      // Ready = outputs healthy (fluent-bit's health check); a destination outage shows as unready
-      // pods and pauses a rollout instead of restarting collectors.
+      // Ready = the outputs do not refuse records (fluent-bit's health check counts output errors,
+      // see HEALTH_PATH): a bad config or version shows as unready pods and pauses a rollout. A
+      // destination outage only makes outputs retry: pods stay ready (an outage must not take every
+      // collector out at once) and LogCollectorOutputStalled fires.
       readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
         port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
       }),

@@ -22,8 +22,17 @@ export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
 /**
  * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs
  * exceed HC_Errors_Count errors or HC_Retry_Failure_Count failed retries within
- * HC_Period seconds. It only reflects output health when `Health_Check On`;
- * without it the endpoint always says ok.
+ * HC_Period seconds (src/http_server/api/v1/health.c, cb_health and
+ * is_healthy). It only reflects output health when `Health_Check On`; without it
+ * the endpoint always says ok.
+ *
+ * What it does not count: retries. A destination that is down, unreachable or
+ * answering 5xx makes out_loki, out_http, out_es and the others return FLB_RETRY, which
+ * raises fluentbit_output_retries_total only. So readiness means "the outputs are not
+ * refusing what this collector sends" (an error: a 400, a bad credential, a malformed
+ * record), a fault of this pod's config or version that should pause a rollout; an
+ * outage of the destination, which every collector sees at once, leaves them ready and
+ * shows in the LogCollectorOutputStalled alert instead.
  */
 export const HEALTH_PATH = '/api/v1/health';
 /**
@@ -34,6 +43,13 @@ export const HEALTH_PATH = '/api/v1/health';
 export const LIVENESS_PATH = '/api/v1/uptime';
 /** Prometheus text exposition of the v2 (cmetrics) metrics, including storage metrics. */
 export const METRICS_PATH = '/api/v2/metrics/prometheus';
+
+/** Output errors within HC_PERIOD_SECONDS beyond which the collector is unready. */
+export const HC_ERRORS_COUNT = 5;
+/** Failed retries beyond which it is unready: never (health.c compares with `>` to an int). */
+export const HC_RETRY_FAILURE_COUNT = 2147483647;
+/** The health check's window. */
+export const HC_PERIOD_SECONDS = 60;
 
 /** Where the ConfigMap is mounted. Not /fluent-bit/etc itself: that would hide the image's parsers.conf. */
 export const CONFIG_DIR = '/fluent-bit/etc/conf';
@@ -308,11 +324,14 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['HTTP_Server', 'On'],
     ['HTTP_Listen', '0.0.0.0'],
     ['HTTP_Port', String(httpPort)],
-    // Without Health_Check the health endpoint always answers ok.
+    // Without Health_Check the health endpoint always answers ok. Unready after more than 5
+    // output errors in 60 s. Failed retries are not counted (the highest int fluent-bit reads):
+    // they are how an outage ends with a retryLimit, and would take every collector out of
+    // ready at once; LogCollectorOutputRetriesFailed reports them.
     ['Health_Check', 'On'],
-    ['HC_Errors_Count', '5'],
-    ['HC_Retry_Failure_Count', '5'],
-    ['HC_Period', '60'],
+    ['HC_Errors_Count', String(HC_ERRORS_COUNT)],
+    ['HC_Retry_Failure_Count', String(HC_RETRY_FAILURE_COUNT)],
+    ['HC_Period', String(HC_PERIOD_SECONDS)],
     ['storage.path', storagePath],
     ['storage.sync', 'normal'],
     ['storage.checksum', 'off'],
