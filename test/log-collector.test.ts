@@ -140,6 +140,21 @@ describe('defaults', () => {
     expect(ready(manifests, { errors: 6, retriesFailed: 0 })).toBe(false);
   });
 
+  test('a node booting before DNS answers: the probes allow the kubernetes filter its whole DNS wait', () => {
+    // plugins/filter_kubernetes/kube_meta.c (wait_for_dns): up to DNS_Retries lookups DNS_Wait_Time
+    // seconds apart (config_map defaults 6 and 30 in kubernetes.c), before src/flb_engine.c
+    // (flb_engine_start) starts the HTTP server the probes ask.
+    const k8s = findSections(configOf(manifests), 'FILTER', 'kubernetes')[0];
+    const wait = Number(entryValue(k8s, 'DNS_Retries') ?? 6) * Number(entryValue(k8s, 'DNS_Wait_Time') ?? 30);
+    const c = main(manifests);
+    // The kubelet runs liveness only once the startup probe succeeded; without one, from the start.
+    const first = c.startupProbe ?? c.livenessProbe;
+    const budget = (first.initialDelaySeconds ?? 0) + first.periodSeconds * first.failureThreshold;
+    expect(budget).toBeGreaterThanOrEqual(wait + 60);
+    expect(wait).toBeLessThanOrEqual(120);
+    expect(c.startupProbe.httpGet).toMatchObject({ path: LIVENESS_PATH, port: 2020 });
+  });
+
   test('RBAC: get/list/watch on pods and namespaces only, token mounted', () => {
     expect(one(manifests, 'ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },

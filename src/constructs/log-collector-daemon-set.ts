@@ -23,7 +23,7 @@ import { LogCollectorAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
-  HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
+  HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH,
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { FluentBitInput } from '../fluent-bit/inputs';
@@ -669,6 +669,14 @@ export class LogCollectorDaemonSet extends Construct {
       liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
         port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
       }),
+      // The HTTP server listens only once every plugin is initialized, and the kubernetes filter
+      // first waits for DNS (up to KUBERNETES_DNS_RETRIES × KUBERNETES_DNS_WAIT_SECONDS): liveness
+      // starts after this probe succeeds, so a node booting before CoreDNS answers does not
+      // restart-loop its collector.
+      startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+        port: config.httpPort, periodSeconds: secs(STARTUP_PERIOD_SECONDS), timeoutSeconds: secs(5),
+        failureThreshold: Math.ceil((KUBERNETES_DNS_RETRIES * KUBERNETES_DNS_WAIT_SECONDS + STARTUP_MARGIN_SECONDS) / STARTUP_PERIOD_SECONDS),
+      }),
       hostPaths,
       configData: this.configData,
       configMountPath: CONFIG_DIR,
@@ -900,6 +908,10 @@ const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {
 const FIELD_PATHS: Record<string, kplus.EnvFieldPaths> = {
   'status.hostIP': kplus.EnvFieldPaths.NODE_IP,
 };
+
+/** Startup probe period, and the time it allows beyond the kubernetes filter's DNS wait (the API server check, the rest of the init). */
+const STARTUP_PERIOD_SECONDS = 5;
+const STARTUP_MARGIN_SECONDS = 60;
 
 function secs(n: number): Duration {
   return Duration.seconds(n);

@@ -51,6 +51,18 @@ export const HC_RETRY_FAILURE_COUNT = 2147483647;
 /** The health check's window. */
 export const HC_PERIOD_SECONDS = 60;
 
+/**
+ * The kubernetes filter resolves the API server's name before the engine starts: up to
+ * DNS_Retries lookups, DNS_Wait_Time seconds apart (plugins/filter_kubernetes/kube_meta.c,
+ * wait_for_dns), and fluent-bit's HTTP server listens only after every filter is initialized
+ * (src/flb_engine.c, flb_engine_start). fluent-bit's 6 × 30 s would leave the probes silent for
+ * 3 minutes on a node that boots before CoreDNS answers. Checking every 5 s finds DNS as soon as it
+ * answers; after 2 minutes the filter starts without it (the init ignores the failure) and looks
+ * metadata up record by record. The collector's startup probe covers this wait.
+ */
+export const KUBERNETES_DNS_RETRIES = 24;
+export const KUBERNETES_DNS_WAIT_SECONDS = 5;
+
 /** Where the ConfigMap is mounted. Not /fluent-bit/etc itself: that would hide the image's parsers.conf. */
 export const CONFIG_DIR = '/fluent-bit/etc/conf';
 export const CONFIG_FILE_NAME = 'fluent-bit.conf';
@@ -471,6 +483,9 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
       ['Kube_CA_File', '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'],
       ['Kube_Token_File', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
       ['Kube_Tag_Prefix', 'kube.var.log.containers.'],
+      // At most 2 minutes waiting for DNS at start (see KUBERNETES_DNS_RETRIES), within the startup probe.
+      ['DNS_Retries', String(KUBERNETES_DNS_RETRIES)],
+      ['DNS_Wait_Time', String(KUBERNETES_DNS_WAIT_SECONDS)],
       ['Merge_Log', onOff(k8s.mergeLog ?? true)],
       ['Keep_Log', onOff(k8s.keepLog ?? false)],
       ['K8S-Logging.Parser', onOff(k8s.allowParserAnnotation ?? true)],
