@@ -296,7 +296,7 @@ describe('credentials', () => {
 
 describe('kubelet mode', () => {
   test('adds exactly get on nodes/proxy and NODE_IP from the downward API, without hostNetwork', () => {
-    const { manifests } = synth({ useKubelet: true });
+    const { manifests } = synth({ useKubelet: true, kubernetesTlsVerify: true });
     expect(one(manifests, 'ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] },
@@ -401,7 +401,7 @@ describe('options', () => {
 
   test('the parser reads every section and key of the synthesized ConfigMap back', () => {
     const { manifests, collector } = synth({
-      systemdInput: true, useKubelet: true, forwardInputPort: 24224, outputs: [LOKI, FluentBitOutput.stdout()],
+      systemdInput: true, useKubelet: true, kubernetesTlsVerify: true, forwardInputPort: 24224, outputs: [LOKI, FluentBitOutput.stdout()],
     });
     const parsed = configOf(manifests);
     expect(parsed.sections.map((s) => `${s.name}:${entryValue(s, 'Name') ?? ''}`)).toEqual([
@@ -523,6 +523,7 @@ describe('snapshot', () => {
     const { manifests } = synth({
       systemdInput: true,
       useKubelet: true,
+      kubernetesTlsVerify: true,
       metrics: { labels: { release: 'prom' } },
       outputs: [FluentBitOutput.loki({ host: 'loki', httpPassword: { secretName: 'loki', key: 'password' } })],
     });

@@ -22,8 +22,8 @@ import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
 import {
-  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
-  HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH,
+  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
+  HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { FluentBitInput } from '../fluent-bit/inputs';
@@ -296,9 +296,9 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly readFromHead?: boolean;
 
   /**
-   * Also read the kubelet's and the container runtime's systemd units from the persistent journal
-   * in `/var/log/journal` (`/etc/machine-id` is mounted read-only for it). Nodes with a volatile
-   * journal (`/run/log/journal` only) have nothing there.
+   * Also read the kubelet's and the container runtime's systemd units from the node's journal,
+   * persistent (`/var/log/journal`) or volatile (`/run/log/journal`, mounted read-only with
+   * `/etc/machine-id`).
    * @default false
    */
   readonly systemdInput?: boolean;
@@ -324,9 +324,11 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly kubeletPort?: number;
 
   /**
-   * Verify the certificates of the API server and (with `useKubelet`) of the kubelet. Kubelets
-   * with self-signed serving certificates need false in kubelet mode.
-   * @default true
+   * Verify the certificates of the API server and (with `useKubelet`) of the kubelet: fluent-bit
+   * has one setting for both. With `useKubelet` it must be set explicitly: true where kubelet
+   * serving certificates are signed by the cluster CA (EKS, GKE, AKS, kubeadm with
+   * `serverTLSBootstrap`), false where they are self-signed (kubeadm's default).
+   * @default true (without useKubelet)
    */
   readonly kubernetesTlsVerify?: boolean;
 
@@ -534,6 +536,7 @@ export class LogCollectorDaemonSet extends Construct {
       ...checkInt32('runAsGroup', props.runAsGroup),
       ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
       ...stateDirProblems(props),
+      ...kubeletTlsProblems(props),
     ]);
     const name = props.name ?? 'log-collector';
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'observability';
@@ -591,6 +594,7 @@ export class LogCollectorDaemonSet extends Construct {
       excludeContainerLogPaths: props.excludeContainerLogPaths,
       extraConfig: props.extraConfig,
     });
+    throwIfProblems(where, unsetEnvProblems(config, props));
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
@@ -616,7 +620,12 @@ export class LogCollectorDaemonSet extends Construct {
         ? [{ name: 'docker-containers', hostPath: '/var/lib/docker/containers', type: HostPathType.DIRECTORY, readOnly: true }]
         : []),
       ...(config.readsJournal
-        ? [{ name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true }]
+        ? [
+          { name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true },
+          // A volatile journal (nodes without /var/log/journal); created empty where journald keeps
+          // a persistent one, which harms nothing in /run.
+          { name: 'run-log-journal', hostPath: VOLATILE_JOURNAL_DIR, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
+        ]
         : []),
       ...this.inputDirVolumes(config.readDirs, runtime, where),
       // The only writable mount: tail/systemd databases and the filesystem buffer.
@@ -674,7 +683,9 @@ export class LogCollectorDaemonSet extends Construct {
       // starts after this probe succeeds, so a node booting before CoreDNS answers does not
       // restart-loop its collector.
       startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
-        port: config.httpPort, periodSeconds: secs(STARTUP_PERIOD_SECONDS), timeoutSeconds: secs(5),
+        port: config.httpPort,
+        periodSeconds: secs(STARTUP_PERIOD_SECONDS),
+        timeoutSeconds: secs(5),
         failureThreshold: Math.ceil((KUBERNETES_DNS_RETRIES * KUBERNETES_DNS_WAIT_SECONDS + STARTUP_MARGIN_SECONDS) / STARTUP_PERIOD_SECONDS),
       }),
       hostPaths,
@@ -882,6 +893,40 @@ const LOG_COLLECTOR_PROPS: PropFields = {
 };
 
 /**
+ * In kubelet mode the kubernetes filter verifies the kubelet's serving certificate against the
+ * cluster CA with the same `tls.verify` as the API server's (plugins/filter_kubernetes/kube_meta.c,
+ * flb_kube_network_init: one ctx->tls_verify for both). Whether that works depends on the
+ * cluster, which synthesis cannot see: kubeadm's kubelets serve a self-signed certificate unless
+ * serverTLSBootstrap is on, and then every record loses its metadata. So the choice is the user's.
+ */
+function kubeletTlsProblems(props: LogCollectorDaemonSetProps): string[] {
+  if (props.useKubelet !== true || props.kubernetesTlsVerify !== undefined) return [];
+  return ['useKubelet is on but kubernetesTlsVerify is not set: fluent-bit verifies the kubelet\'s serving certificate against the '
+    + 'cluster CA, which fails where kubelets serve a self-signed certificate (kubeadm\'s default, without serverTLSBootstrap), '
+    + 'and every record would lose its Kubernetes metadata. Set kubernetesTlsVerify: true where kubelet serving certificates are '
+    + 'signed by the cluster CA (EKS, GKE, AKS, kubeadm with serverTLSBootstrap), false otherwise (it then applies to the API server too).'];
+}
+
+/**
+ * `${NAME}` in the rendered files (a record value, a label, extraConfig) that no environment
+ * variable of the pod sets: fluent-bit would expand each to an empty string on every node. Set by
+ * the pod: the outputs' Secret variables, the downward-API ones, `extraEnv`, what `envFrom` may
+ * hold (any name, or those with its prefix) and what the runtime sets (HOSTNAME).
+ */
+function unsetEnvProblems(config: FluentBitConfig, props: LogCollectorDaemonSetProps): string[] {
+  const set = new Set<string>([
+    ...config.secretEnv.map((e) => e.envName), ...config.fieldEnv.map((e) => e.envName), ...Object.keys(props.extraEnv ?? {}), ...RUNTIME_ENV_VARS,
+  ]);
+  const fromSources = (n: string) => (props.envFrom ?? []).some((s) => s.prefix === undefined || n.startsWith(s.prefix));
+  const files: [string, string | undefined][] = [[CONFIG_FILE_NAME, config.text], [CUSTOM_PARSERS_FILE_NAME, config.parsersText]];
+  return files.flatMap(([file, text]) => envReferences(text ?? '')
+    .filter((r) => !r.hasDefault && !set.has(r.name) && !fromSources(r.name))
+    .map((r) => `\${${r.name}} in ${file} line ${r.line} ("${r.text}") names no environment variable of the pod: fluent-bit would `
+      + `write an empty string in its place. Set it with extraEnv (e.g. extraEnv: { ${r.name}: kplus.EnvValue.fromValue('...') }), `
+      + `give a default (\${${r.name}:-value}) or write the value itself.`));
+}
+
+/**
  * The state directory is a writable hostPath mounted at its own path: it cannot be a path the
  * collector already mounts (the API server refuses two mounts at one path, and the base would
  * report it without naming stateDir).
@@ -894,6 +939,7 @@ function stateDirProblems(props: LogCollectorDaemonSetProps): string[] {
     [CONFIG_DIR, 'the config directory'],
     ['/var/lib/docker/containers', 'the Docker container log directory'],
     ['/etc/machine-id', 'the machine id the systemd input reads'],
+    [VOLATILE_JOURNAL_DIR, 'the volatile journal the systemd input reads'],
   ]);
   const what = taken.get(dir.replace(/\/+$/, ''));
   return what ? [`stateDir "${dir}" is ${what}, which the collector already mounts; choose a directory of its own, e.g. "/var/lib/${props.name ?? 'log-collector'}"`] : [];

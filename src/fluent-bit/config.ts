@@ -63,6 +63,13 @@ export const HC_PERIOD_SECONDS = 60;
 export const KUBERNETES_DNS_RETRIES = 24;
 export const KUBERNETES_DNS_WAIT_SECONDS = 5;
 
+/**
+ * The volatile journal's directory, mounted read-only for the systemd inputs (the persistent one,
+ * /var/log/journal, is under the /var/log mount). They give no Path, so sd_journal_open
+ * (SD_JOURNAL_LOCAL_ONLY) searches both and skips a missing one.
+ */
+export const VOLATILE_JOURNAL_DIR = '/run/log/journal';
+
 /** Where the ConfigMap is mounted. Not /fluent-bit/etc itself: that would hide the image's parsers.conf. */
 export const CONFIG_DIR = '/fluent-bit/etc/conf';
 export const CONFIG_FILE_NAME = 'fluent-bit.conf';
@@ -411,7 +418,10 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
         ['Alias', 'systemd_journal'],
         // `*` expands to the unit name: host.kubelet.service
         ['Tag', 'host.*'],
-        ['Path', '/var/log/journal'],
+        // No Path: sd_journal_open (plugins/in_systemd/systemd_config.c) then reads the local
+        // journal wherever it is, /var/log/journal (persistent) or /run/log/journal (volatile),
+        // while Path /var/log/journal fails to open on a volatile-journal node, and an input that
+        // fails to initialize stops the whole engine, container logs included.
         ...[...units].sort().map((u): [string, string] => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
         ['DB', systemdDb],
         ['DB.Sync', 'Normal'],
@@ -650,3 +660,38 @@ function checkSize(fail: (m: string) => never, name: string, size: string): stri
   }
   return size;
 }
+
+/** A `${NAME}` reference in a config file, as fluent-bit's flb_env_var_translate (src/flb_env.c) reads it. */
+export interface EnvReference {
+  /** The variable's name (without a `:-default`). */
+  readonly name: string;
+  /** Whether it carries a `:-default`, used when the variable is unset or empty. */
+  readonly hasDefault: boolean;
+  /** 1-based line of the file. */
+  readonly line: number;
+  /** The line itself, trimmed. */
+  readonly text: string;
+}
+
+/**
+ * The `${NAME}` references of a classic-mode file. fluent-bit expands them in every value when it
+ * loads the file (src/flb_env.c, flb_env_var_translate: from `${` to the next `}`, a `:-` starts a
+ * default); an unset variable without a default becomes the empty string, silently.
+ */
+export function envReferences(text: string): EnvReference[] {
+  const found: EnvReference[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trimStart().startsWith('#')) return;
+    for (const m of line.matchAll(/\$\{([^}]*)\}/g)) {
+      const sep = m[1].indexOf(':-');
+      found.push({ name: sep >= 0 ? m[1].slice(0, sep) : m[1], hasDefault: sep >= 0, line: i + 1, text: line.trim() });
+    }
+  });
+  return found;
+}
+
+/**
+ * The variables every collector container has without being told: HOSTNAME, which the container
+ * runtime sets to the pod's host name (fluent-bit's documentation uses `${HOSTNAME}` for the node).
+ */
+export const RUNTIME_ENV_VARS: readonly string[] = ['HOSTNAME'];
