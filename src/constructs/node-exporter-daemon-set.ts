@@ -215,9 +215,10 @@ export interface NodeExporterKubeRbacProxyOptions {
   readonly image?: string;
 
   /**
-   * Port the exporter listens on, on 127.0.0.1 only. The same number as `port` works (as in
-   * kube-prometheus) when the proxy listens on the node IP; with ALL_INTERFACES it must differ.
-   * @default - the same as `port`
+   * Port the exporter listens on, on 127.0.0.1 only; it must differ from `port`, the proxy's. As
+   * kube-prometheus does (exporter on 127.0.0.1:9101, proxy on 9100), which moved the exporter
+   * off the proxy's port after the two raced for it on host-network pods.
+   * @default - port + 1 (9101 with the default port)
    */
   readonly upstreamPort?: number;
 
@@ -447,7 +448,9 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly netDevicesExclude?: string;
 
   /**
-   * More exporter arguments, appended verbatim and not checked.
+   * More exporter arguments, appended verbatim. A flag the construct writes (listen address, host
+   * paths, excludes, textfile directory, a collector it turns on or off) is refused, as is a flag
+   * given twice: node_exporter exits with "flag ... cannot be repeated".
    * @default - none
    */
   readonly extraArgs?: string[];
@@ -612,12 +615,13 @@ export class NodeExporterDaemonSet extends Construct {
     const listen: ListenMode = props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
 
     const proxy = props.kubeRbacProxy;
-    const upstreamPort = proxy?.upstreamPort ?? port;
+    const upstreamPort = proxy?.upstreamPort ?? port + 1;
     if (proxy) {
       validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
-      if (upstreamPort === port && listen === 'all-interfaces') {
-        throw new Error(`${where}: kubeRbacProxy with listenAddress ALL_INTERFACES binds :${port} while the exporter binds ` +
-          `127.0.0.1:${port}; the two clash. Set kubeRbacProxy.upstreamPort to another free port, or use NODE_IP.`);
+      if (upstreamPort === port) {
+        throw new Error(`${where}: kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
+          + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
+          + `(${port + 1}, as kube-prometheus) or pick another free port.`);
       }
       if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
         throw new Error(`${where}: kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ` +
@@ -639,6 +643,8 @@ export class NodeExporterDaemonSet extends Construct {
       netDevicesExclude: props.netDevicesExclude,
       textfileDirectory: props.textfileCollector ? TEXTFILE_DIR : undefined,
       extraArgs: props.extraArgs,
+      // A tag vX.Y.Z names the version; anything else is taken for the pinned one.
+      imageVersion: /:v?([0-9]+\.[0-9]+\.[0-9]+)(@.*)?$/.exec(props.image ?? '')?.[1],
       context: where,
     });
     if (props.serviceMonitor && props.podMonitor) {
@@ -662,11 +668,11 @@ export class NodeExporterDaemonSet extends Construct {
       }
     }
 
-    // The exporter declares its port only when it faces the network, or when its loopback port
-    // differs from the proxy's (so the scheduler and the host-port checks know it is taken).
+    // The exporter declares its port, the loopback one behind the proxy too (so the scheduler and
+    // the host-port checks know it is taken).
     const exporterPorts: AgentPort[] = !proxy
       ? [{ name: 'metrics', containerPort: port, protocol: kplus.Protocol.TCP }]
-      : upstreamPort !== port ? [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }] : [];
+      : [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }];
     const sidecars: AgentContainer[] = [
       ...(proxy ? [this.proxyContainer(proxy, port, upstreamPort, listen)] : []),
       ...textfile.sidecars,
