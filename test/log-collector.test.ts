@@ -45,7 +45,7 @@ describe('defaults', () => {
   test('a DaemonSet log-collector in observability, running the pinned fluent-bit', () => {
     expect(ds(manifests).metadata).toMatchObject({ name: 'log-collector', namespace: 'observability' });
     expect(main(manifests).image).toBe(FLUENT_BIT_IMAGE);
-    expect(FLUENT_BIT_IMAGE).toMatch(/^cr\.fluentbit\.io\/fluent\/fluent-bit:4\.\d+\.\d+$/);
+    expect(FLUENT_BIT_IMAGE).toMatch(/^cr\.fluentbit\.io\/fluent\/fluent-bit:5\.\d+\.\d+$/);
     expect(main(manifests).imagePullPolicy).toBe('IfNotPresent');
     expect(main(manifests).args).toEqual(['-c', `${CONFIG_DIR}/fluent-bit.conf`]);
     expect(collector.agent.name).toBe('log-collector');

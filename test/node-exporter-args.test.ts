@@ -152,7 +152,7 @@ describe('exporterArgs', () => {
 describe('bad input', () => {
   test('unknown collector names the prop, the value, a suggestion and the fix', () => {
     expect(() => exporterArgs({ port: 9100, listen: 'node-ip', enableCollectors: ['filesytem'], context: 'chart/metrics' }))
-      .toThrow(/^chart\/metrics: enableCollectors: 'filesytem' is not a node_exporter 1\.9\.1 Linux collector\. Did you mean 'filesystem'\?.*extraArgs/);
+      .toThrow(/^chart\/metrics: enableCollectors: 'filesytem' is not a node_exporter 1\.12\.1 Linux collector\. Did you mean 'filesystem'\?.*extraArgs/);
     expect(() => resolveCollectors([], ['gpu'])).toThrow(/disableCollectors: 'gpu' is not/);
   });
 

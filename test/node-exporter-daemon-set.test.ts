@@ -34,7 +34,7 @@ describe('defaults: new NodeExporterDaemonSet(chart, "metrics")', () => {
     expect(ds.metadata.name).toBe('node-exporter');
     expect(ds.metadata.namespace).toBe('monitoring');
     expect(pod.containers.map((c: Manifest) => c.name)).toEqual(['node-exporter']);
-    expect(exporter.image).toBe('quay.io/prometheus/node-exporter:v1.9.1');
+    expect(exporter.image).toBe('quay.io/prometheus/node-exporter:v1.12.1');
     expect(exporter.imagePullPolicy).toBe('IfNotPresent');
   });
 
@@ -350,7 +350,7 @@ describe('checks at synth', () => {
 
   test('an unknown collector', () => {
     expect(() => synth({ enableCollectors: ['gpu' as NodeExporterCollector] }))
-      .toThrow(/metrics: enableCollectors: 'gpu' is not a node_exporter 1\.9\.1 Linux collector/);
+      .toThrow(/metrics: enableCollectors: 'gpu' is not a node_exporter 1\.12\.1 Linux collector/);
     expect(() => synth({ disableCollectors: ['filesytem' as NodeExporterCollector] })).toThrow(/Did you mean 'filesystem'\?/);
   });
 

@@ -173,8 +173,8 @@ if (!present && process.env.CI === 'true') {
     expect(info.collectors.length).toBeGreaterThan(40);
     expect(info.collectors.filter((c) => !(KNOWN_COLLECTORS as readonly string[]).includes(c))).toEqual([]);
     if (info.version === '1.5.0') {
-      // Collectors added upstream in 1.6–1.8; their flags are reported by name when synthesized.
-      expect(KNOWN_COLLECTORS.filter((c) => !info.collectors.includes(c))).toEqual(['cpu_vulnerabilities', 'softirqs', 'watchdog', 'xfrm']);
+      // Collectors added upstream in 1.6–1.12; their flags are reported by name when synthesized.
+      expect(KNOWN_COLLECTORS.filter((c) => !info.collectors.includes(c))).toEqual(['bcachefs', 'cpu_vulnerabilities', 'dmmultipath', 'kernel_hung', 'nvmesubsystem', 'pcidevice', 'softirqs', 'swap', 'watchdog', 'xfrm']);
     }
   });
 

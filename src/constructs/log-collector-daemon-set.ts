@@ -27,6 +27,7 @@ import {
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { FluentBitInput } from '../fluent-bit/inputs';
+import { OUTPUT_KEYS_ADDED_SINCE_4_2_3, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
@@ -179,8 +180,8 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
 
   /**
    * fluent-bit image. The config keys and probe paths are those of the default's version
-   * (4.2); another major version may need other keys.
-   * @default "cr.fluentbit.io/fluent/fluent-bit:4.2.3"
+   * (5.1.1); with a 4.x tag, output plugins and keys 4.2.3 lacks are refused.
+   * @default "cr.fluentbit.io/fluent/fluent-bit:5.1.1"
    */
   readonly image?: string;
 
@@ -595,6 +596,7 @@ export class LogCollectorDaemonSet extends Construct {
       extraConfig: props.extraConfig,
     });
     throwIfProblems(where, unsetEnvProblems(config, props));
+    throwIfProblems(where, olderImageProblems(config, props.image));
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
@@ -850,7 +852,7 @@ const LOG_COLLECTOR_PROPS: PropFields = {
   name: t.string('log-collector'),
   namespace: t.string('observability'),
   createNamespace: t.boolean(),
-  image: t.string('cr.fluentbit.io/fluent/fluent-bit:4.2.3'),
+  image: t.string('cr.fluentbit.io/fluent/fluent-bit:5.1.1'),
   containerRuntime: t.enumOf(() => Object.values(NodeContainerRuntime), 'NodeContainerRuntime.CONTAINERD, CRI_O or DOCKER'),
   stateDir: t.string('/var/lib/log-collector'),
   httpPort: t.number(),
@@ -905,6 +907,26 @@ function kubeletTlsProblems(props: LogCollectorDaemonSetProps): string[] {
     + 'cluster CA, which fails where kubelets serve a self-signed certificate (kubeadm\'s default, without serverTLSBootstrap), '
     + 'and every record would lose its Kubernetes metadata. Set kubernetesTlsVerify: true where kubelet serving certificates are '
     + 'signed by the cluster CA (EKS, GKE, AKS, kubeadm with serverTLSBootstrap), false otherwise (it then applies to the API server too).'];
+}
+
+/**
+ * A 4.x image (a release's props may name one while waves are held): the outputs may use no
+ * plugin or key added after 4.2.3, which that fluent-bit would refuse at start ("unknown
+ * configuration property").
+ */
+function olderImageProblems(config: FluentBitConfig, image: string | undefined): string[] {
+  const major = /:v?([0-9]+)\.[0-9]+\.[0-9]+(@.*)?$/.exec(image ?? '')?.[1];
+  if (major === undefined || Number(major) >= 5) return [];
+  return config.sections.filter((s) => s.name === 'OUTPUT').flatMap((s) => {
+    const plugin = s.entries.find((e) => e.key === 'Name')?.value ?? '';
+    if (OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
+      return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin} (added in 5.x); use a 5.x image or another output.`];
+    }
+    const added = OUTPUT_KEYS_ADDED_SINCE_4_2_3[plugin] ?? [];
+    return s.entries.filter((e) => added.includes(e.key.toLowerCase()))
+      .map((e) => `image ${image}: the ${plugin} output's key ${e.key} is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start; `
+        + 'use a 5.x image or remove the key.');
+  });
 }
 
 /**

@@ -43,7 +43,7 @@ const NOBODY = 65534;
 const NONROOT = 65532;
 
 /**
- * node_exporter collectors on Linux, as of node_exporter 1.9.1 (the pinned image). Those on by
+ * node_exporter collectors on Linux, as of node_exporter 1.12.1 (the pinned image). Those on by
  * default can be disabled, the others enabled; a name the pinned version does not know is an error.
  */
 export enum NodeExporterCollector {
@@ -51,6 +51,8 @@ export enum NodeExporterCollector {
   ARP = 'arp',
   /** bcache statistics from /sys/fs/bcache. On by default. */
   BCACHE = 'bcache',
+  /** bcachefs statistics from /sys/fs/bcachefs (node_exporter 1.10+). On by default. */
+  BCACHEFS = 'bcachefs',
   /** Configured and active members of bonding interfaces. On by default. */
   BONDING = 'bonding',
   /** btrfs statistics. On by default; in this library's default disable list (as kube-prometheus). */
@@ -71,6 +73,8 @@ export enum NodeExporterCollector {
   DISKSTATS = 'diskstats',
   /** DMI (hardware vendor, model) from /sys/class/dmi/id. On by default. */
   DMI = 'dmi',
+  /** Device-mapper multipath devices from /sys/block (node_exporter 1.10+). On by default. */
+  DMMULTIPATH = 'dmmultipath',
   /** DRBD statistics. Off by default. */
   DRBD = 'drbd',
   /** GPU metrics through DRM (amdgpu). Off by default. */
@@ -97,6 +101,8 @@ export enum NodeExporterCollector {
   IPVS = 'ipvs',
   /** Kernel samepage merging. Off by default. */
   KSMD = 'ksmd',
+  /** Hung-task counts of the kernel from /proc/sys/kernel (node_exporter 1.10+). On by default. */
+  KERNEL_HUNG = 'kernel_hung',
   /** /proc/net/stat counters. Off by default. */
   LNSTAT = 'lnstat',
   /** Load average. On by default. */
@@ -127,8 +133,12 @@ export enum NodeExporterCollector {
   NTP = 'ntp',
   /** NVMe device information. On by default. */
   NVME = 'nvme',
+  /** NVMe subsystems and their paths from /sys/class/nvme-subsystem (node_exporter 1.10+). Off by default. */
+  NVMESUBSYSTEM = 'nvmesubsystem',
   /** OS release from /etc/os-release. On by default. */
   OS = 'os',
+  /** PCI devices from /sys/bus/pci (node_exporter 1.10+). Off by default. */
+  PCIDEVICE = 'pcidevice',
   /** perf hardware and software counters. Off by default. */
   PERF = 'perf',
   /** Power supplies from /sys/class/power_supply. On by default. */
@@ -159,6 +169,8 @@ export enum NodeExporterCollector {
   STAT = 'stat',
   /** supervisord processes (deprecated upstream). Off by default. */
   SUPERVISORD = 'supervisord',
+  /** Swap devices from /proc/swaps (node_exporter 1.10+). Off by default. */
+  SWAP = 'swap',
   /** Chosen sysctl values (with --collector.sysctl.include). Off by default. */
   SYSCTL = 'sysctl',
   /** systemd unit states (needs the D-Bus system socket mounted). Off by default. */
@@ -400,8 +412,8 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly createNamespace?: boolean;
 
   /**
-   * node_exporter image, pinned. The collector names are checked against 1.9.1.
-   * @default "quay.io/prometheus/node-exporter:v1.9.1"
+   * node_exporter image, pinned. The collector names are checked against 1.12.1 (collectors added after 1.9.1 are refused with an older tag).
+   * @default "quay.io/prometheus/node-exporter:v1.12.1"
    */
   readonly image?: string;
 
@@ -937,7 +949,7 @@ const NODE_EXPORTER_PROPS: PropFields = {
   name: t.string('node-exporter'),
   namespace: t.string('monitoring'),
   createNamespace: t.boolean(),
-  image: t.string('quay.io/prometheus/node-exporter:v1.9.1'),
+  image: t.string('quay.io/prometheus/node-exporter:v1.12.1'),
   port: t.number(),
   // The value is checked below with its own message.
   listenAddress: t.string('node-ip'),

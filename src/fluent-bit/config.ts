@@ -17,7 +17,7 @@ import { SecretEnvVar } from './rendered-output';
 import { isPort } from '../agent/checks';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
-export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';
 
 /**
  * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs

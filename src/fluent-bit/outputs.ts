@@ -543,7 +543,7 @@ export interface DatadogOutputOptions extends OutputCommonOptions {
 
 /** Options of an output for any plugin of the pinned fluent-bit. */
 export interface CustomOutputOptions extends OutputCommonOptions {
-  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 4.2 has. */
+  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 5.1 has. */
   readonly name: string;
   /**
    * Plugin keys and values (not secrets: they go into the ConfigMap). Each key must be one the
@@ -813,7 +813,7 @@ export class FluentBitOutput {
 
   /**
    * Any output plugin of the pinned fluent-bit, with its keys as given. The plugin name and every
-   * key are checked against the plugin list and config_map keys of fluent-bit 4.2.3; values are
+   * key are checked against the plugin list and config_map keys of fluent-bit 5.1.1 (and 4.2.3's with a 4.x image); values are
    * written as they are (only Secret-backed ones become `${ENV}` references).
    */
   public static custom(options: CustomOutputOptions): FluentBitOutput {
@@ -822,7 +822,7 @@ export class FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, CUSTOM_FIELDS, (secret, problems) => {
       if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
         const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
-        problems.push(`fluent-bit 4.2 has no output plugin ${JSON.stringify(name)}`
+        problems.push(`fluent-bit 5.1 has no output plugin ${JSON.stringify(name)}`
           + `${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}; its output plugins are ${OUTPUT_PLUGIN_NAMES.join(', ')}.`);
         return [];
       }
@@ -841,7 +841,7 @@ export class FluentBitOutput {
         }
         seen.add(k);
         if (!isOutputKey(name, key)) {
-          problems.push(`the ${name} plugin of fluent-bit 4.2 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
+          problems.push(`the ${name} plugin of fluent-bit 5.1 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
           continue;
         }
         problems.push(...writableEntryProblems(key, plain[key] ?? 'secret'));

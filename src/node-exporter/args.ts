@@ -6,6 +6,7 @@ import {
   closestCollector,
   CollectorName,
   isKnownCollector,
+  COLLECTORS_ADDED_AFTER_1_9_1,
   KNOWN_COLLECTORS,
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
@@ -131,6 +132,12 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
   validatePort(options.port, 'port', options.context);
   checkFlagValues(options);
   const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
+  const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
+  const tooNew = [...collectors.enable, ...collectors.disable].filter((c) => COLLECTORS_ADDED_AFTER_1_9_1.includes(c));
+  if (tooNew.length > 0 && !atLeast(version, '1.10.0')) {
+    throw new Error(`${prefix(options.context)}collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
+      + 'would exit on their flags ("unknown long flag"). Use a newer image or leave them out.');
+  }
   if (options.textfileDirectory !== undefined && collectors.disable.includes('textfile')) {
     throw new Error(`${prefix(options.context)}textfileCollector is set but disableCollectors turns the textfile collector off; `
       + 'remove textfile from disableCollectors or drop textfileCollector.');
@@ -174,8 +181,12 @@ export const REPEATABLE_FLAGS: { readonly [flag: string]: string } = {
 /** Whether node_exporter `version` (x.y.z) accepts `flag` more than once. */
 export function isRepeatable(flag: string, version: string): boolean {
   const since = REPEATABLE_FLAGS[flag];
-  if (since === undefined) return false;
-  const [a, b] = [version, since].map((v) => v.split('.').map((n) => parseInt(n, 10) || 0));
+  return since !== undefined && atLeast(version, since);
+}
+
+/** Whether version x.y.z is `min` or later. */
+function atLeast(version: string, min: string): boolean {
+  const [a, b] = [version, min].map((v) => v.split('.').map((n) => parseInt(n, 10) || 0));
   for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   return true;
 }
