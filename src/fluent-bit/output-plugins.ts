@@ -77,17 +77,17 @@ export const OUTPUT_PLUGIN_KEYS: { readonly [plugin: string]: readonly string[] 
  * 4.2.3 sources; none was removed). A collector that pins a 4.x image refuses them.
  */
 export const OUTPUT_KEYS_ADDED_SINCE_4_2_3: { readonly [plugin: string]: readonly string[] } = {
-  'azure_logs_ingestion': ['auth_url'],
-  'chronicle': ['label', 'namespace', 'namespace_key'],
-  'es': ['upstream'],
-  'file': ['enable_strftime', 'fallback_file', 'fallback_path', 'max_dynamic_files', 'on_limit_reached', 'on_missing_field', 'rotate', 'rotate_gzip', 'rotate_max_files', 'rotate_max_size'],
-  'http': ['oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout', 'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file', 'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout', 'oauth2.token_url', 'oauth2.user_agent'],
-  'kafka': ['otlp_logs_partition_by_resource', 'schema.registry.bearer.token', 'schema.registry.http.password', 'schema.registry.http.user', 'schema.registry.subject', 'schema.registry.url', 'schema.registry.version', 'schema_registry_bearer_token', 'schema_registry_framing', 'schema_registry_http_passwd', 'schema_registry_http_user', 'schema_registry_subject', 'schema_registry_url', 'schema_registry_version', 'serializer.framing'],
-  'kinesis_streams': ['compression'],
-  'logdna': ['exclude_promoted_keys'],
-  'loki': ['tenant_id_key_error_handling'],
-  's3': ['format', 'quarantine_dir_limit_size', 'retry_exhausted_action'],
-  'splunk': ['auto_extract_timestamp'],
+  azure_logs_ingestion: ['auth_url'],
+  chronicle: ['label', 'namespace', 'namespace_key'],
+  es: ['upstream'],
+  file: ['enable_strftime', 'fallback_file', 'fallback_path', 'max_dynamic_files', 'on_limit_reached', 'on_missing_field', 'rotate', 'rotate_gzip', 'rotate_max_files', 'rotate_max_size'],
+  http: ['oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout', 'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file', 'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout', 'oauth2.token_url', 'oauth2.user_agent'],
+  kafka: ['otlp_logs_partition_by_resource', 'schema.registry.bearer.token', 'schema.registry.http.password', 'schema.registry.http.user', 'schema.registry.subject', 'schema.registry.url', 'schema.registry.version', 'schema_registry_bearer_token', 'schema_registry_framing', 'schema_registry_http_passwd', 'schema_registry_http_user', 'schema_registry_subject', 'schema_registry_url', 'schema_registry_version', 'serializer.framing'],
+  kinesis_streams: ['compression'],
+  logdna: ['exclude_promoted_keys'],
+  loki: ['tenant_id_key_error_handling'],
+  s3: ['format', 'quarantine_dir_limit_size', 'retry_exhausted_action'],
+  splunk: ['auto_extract_timestamp'],
 };
 
 /** Output plugins 4.2.3 does not have at all. */
