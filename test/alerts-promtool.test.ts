@@ -458,6 +458,44 @@ describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTO
     expect(run.status).toBe(0);
   });
 
+  test('a recorded output outage (fluent-bit 5.1.1, loki pointed at a closed port): only LogCollectorOutputStalled fires', () => {
+    // test/fixtures/fluent-bit-outage.json: the collector's own /api/v2/metrics/prometheus, scraped
+    // once a minute for 16 minutes of a full outage. Readiness (/api/v1/health) answered 200 throughout.
+    const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'fluent-bit-outage.json'), 'utf8'));
+    // What readiness saw meanwhile: 200 at every scrape (the outage counts no error, see HEALTH_PATH).
+    expect(new Set(recorded.healthEndpoint)).toEqual(new Set(['200']));
+    const input = Object.entries(recorded.series as Record<string, number[]>).map(([metric, values]) => {
+      const [name, alias] = /^([a-z_]+)\{name="([^"]+)"\}$/.exec(metric)!.slice(1);
+      return series(name, { ...FB, name: alias }, values.join(' '));
+    });
+    input.push(series('up', { job: 'logs', namespace: NS, pod: FB.pod, instance: '10.0.0.1:2020' }, '1x16'));
+    const at = `${(recorded.series['fluentbit_output_retries_total{name="loki"}'] as number[]).length - 1}m`;
+    const rules = rulesOf(logCollectorManifests());
+    const stalled = rules.find((r) => r.alert === 'LogCollectorOutputStalled');
+    const retries = recorded.series['fluentbit_output_retries_total{name="loki"}'] as number[];
+    const value = String(retries[retries.length - 1] - retries[retries.length - 6]);
+    const labels = { ...FB_OUT, ...stalled.labels };
+    const silent = ['LogCollectorOutputRetriesFailed', 'LogCollectorRecordsDropped', 'LogCollectorOutputErrors', 'LogCollectorBufferNearFull', 'LogCollectorInputStalled'];
+    const tests = {
+      rule_files: ['rules.yaml'],
+      evaluation_interval: '1m',
+      tests: [{
+        interval: '1m',
+        input_series: input,
+        alert_rule_test: [
+          {
+            alertname: 'LogCollectorOutputStalled',
+            eval_time: at,
+            exp_alerts: [{ exp_labels: labels, exp_annotations: Object.fromEntries(Object.entries(stalled.annotations as Record<string, string>).map(([k, v]) => [k, expand(v, labels, value)])) }],
+          },
+          ...silent.map((alertname) => ({ alertname, eval_time: at, exp_alerts: [] })),
+        ],
+      }],
+    };
+    const run = promtool(['test', 'rules', 'tests.yaml'], { 'rules.yaml': ruleFile(logCollectorManifests()), 'tests.yaml': tests });
+    if (run.status !== 0) throw new Error(`promtool test rules failed:\n${run.output}`);
+  });
+
   test('promtool check rules rejects a broken expression (the check is real)', () => {
     const file = ruleFile(logCollectorManifests());
     file.groups[0].rules[0].expr = 'sum by (namespace) (';
