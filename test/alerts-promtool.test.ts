@@ -488,7 +488,8 @@ describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTO
             eval_time: at,
             exp_alerts: [{
               exp_labels: labels,
-              exp_annotations: Object.fromEntries(Object.entries(stalled.annotations as Record<string, string>).map(([k, v]) => [k, expand(v, labels, value)])),
+              exp_annotations: Object.fromEntries(Object.entries(stalled.annotations as Record<string, string>)
+                .map(([k, v]) => [k, expand(v, labels, value)])),
             }],
           },
           ...silent.map((alertname) => ({ alertname, eval_time: at, exp_alerts: [] })),
