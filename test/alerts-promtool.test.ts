@@ -194,6 +194,27 @@ const LOG_COLLECTOR_CASES: AlertCase[] = [
     healthy: { input: [series('fluentbit_output_errors_total', FB, '0+60x10 600x30')], at: '25m' },
   },
   {
+    // A full outage (destination down, connection refused or 5xx): out_loki returns FLB_RETRY, so only
+    // fluentbit_output_retries_total rises; errors, failed retries and drops stay 0 (as in the
+    // recorded outage below); delivered records (proc_records) stand still.
+    alert: 'LogCollectorOutputStalled',
+    fire: {
+      input: [
+        series('fluentbit_output_retries_total', FB, '0x5 0+4x25'),
+        series('fluentbit_output_proc_records_total', FB, '0+100x5 500x25'),
+        series('fluentbit_output_errors_total', FB, '0x30'),
+        series('fluentbit_output_retries_failed_total', FB, '0x30'),
+      ],
+      at: '25m',
+      alerts: [{ labels: FB_OUT, value: '20' }],
+    },
+    // Retrying while records still go through (a flaky destination), which the other alerts watch.
+    healthy: {
+      input: [series('fluentbit_output_retries_total', FB, '0+4x30'), series('fluentbit_output_proc_records_total', FB, '0+100x30')],
+      at: '25m',
+    },
+  },
+  {
     alert: 'LogCollectorBufferNearFull',
     fire: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '10x20')], at: '15m', alerts: [{ labels: FB_OUT, value: '10' }] },
     healthy: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '90x20')], at: '15m' },
@@ -428,13 +449,55 @@ describe('alert rules (synthesized)', () => {
 
 describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTOOL], () => {
   test.each([
-    ['log collector', logCollectorManifests, 11],
+    ['log collector', logCollectorManifests, 12],
     ['node exporter with node-mixin', nodeExporterManifests, 19],
     ['GPU driver', gpuDriverManifests, 8],
   ] as const)('the %s rule file passes promtool check rules', (_, manifests, count) => {
     const run = promtool(['check', 'rules', 'rules.yaml'], { 'rules.yaml': ruleFile(manifests()) });
     expect(run.output).toContain(`SUCCESS: ${count} rules found`);
     expect(run.status).toBe(0);
+  });
+
+  test('a recorded output outage (fluent-bit 5.1.1, loki pointed at a closed port): only LogCollectorOutputStalled fires', () => {
+    // test/fixtures/fluent-bit-outage.json: the collector's own /api/v2/metrics/prometheus, scraped
+    // once a minute for 16 minutes of a full outage. Readiness (/api/v1/health) answered 200 throughout.
+    const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'fluent-bit-outage.json'), 'utf8'));
+    // What readiness saw meanwhile: 200 at every scrape (the outage counts no error, see HEALTH_PATH).
+    expect(new Set(recorded.healthEndpoint)).toEqual(new Set(['200']));
+    const input = Object.entries(recorded.series as Record<string, number[]>).map(([metric, values]) => {
+      const [name, alias] = /^([a-z_]+)\{name="([^"]+)"\}$/.exec(metric)!.slice(1);
+      return series(name, { ...FB, name: alias }, values.join(' '));
+    });
+    input.push(series('up', { job: 'logs', namespace: NS, pod: FB.pod, instance: '10.0.0.1:2020' }, '1x16'));
+    const at = `${(recorded.series['fluentbit_output_retries_total{name="loki"}'] as number[]).length - 1}m`;
+    const rules = rulesOf(logCollectorManifests());
+    const stalled = rules.find((r) => r.alert === 'LogCollectorOutputStalled');
+    const retries = recorded.series['fluentbit_output_retries_total{name="loki"}'] as number[];
+    const value = String(retries[retries.length - 1] - retries[retries.length - 6]);
+    const labels = { ...FB_OUT, ...stalled.labels };
+    const silent = ['LogCollectorOutputRetriesFailed', 'LogCollectorRecordsDropped', 'LogCollectorOutputErrors', 'LogCollectorBufferNearFull', 'LogCollectorInputStalled'];
+    const tests = {
+      rule_files: ['rules.yaml'],
+      evaluation_interval: '1m',
+      tests: [{
+        interval: '1m',
+        input_series: input,
+        alert_rule_test: [
+          {
+            alertname: 'LogCollectorOutputStalled',
+            eval_time: at,
+            exp_alerts: [{
+              exp_labels: labels,
+              exp_annotations: Object.fromEntries(Object.entries(stalled.annotations as Record<string, string>)
+                .map(([k, v]) => [k, expand(v, labels, value)])),
+            }],
+          },
+          ...silent.map((alertname) => ({ alertname, eval_time: at, exp_alerts: [] })),
+        ],
+      }],
+    };
+    const run = promtool(['test', 'rules', 'tests.yaml'], { 'rules.yaml': ruleFile(logCollectorManifests()), 'tests.yaml': tests });
+    if (run.status !== 0) throw new Error(`promtool test rules failed:\n${run.output}`);
   });
 
   test('promtool check rules rejects a broken expression (the check is real)', () => {

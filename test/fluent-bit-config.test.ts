@@ -166,7 +166,8 @@ describe('systemd input', () => {
     expect(entryValues(systemd, 'Systemd_Filter')).toEqual(['_SYSTEMD_UNIT=containerd.service', '_SYSTEMD_UNIT=kubelet.service']);
     expect(entryValue(systemd, 'DB')).toBe('/var/lib/log-collector/systemd.db');
     expect(entryValue(systemd, 'Read_From_Tail')).toBe('On');
-    expect(entryValue(systemd, 'Path')).toBe('/var/log/journal');
+    // No Path: the local journal, persistent or volatile (plugins/in_systemd/systemd_config.c, sd_journal_open).
+    expect(entryValue(systemd, 'Path')).toBeUndefined();
     expect(entryValue(systemd, 'storage.type')).toBe('filesystem');
     expect(entryValue(systemd, 'Tag')).toBe('host.*');
   });

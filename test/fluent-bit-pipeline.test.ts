@@ -30,14 +30,14 @@ const FILTER_KEYS: Record<string, string[]> = {
   throttle: ['interval', 'print_status', 'rate', 'window'],
   lua: ['call', 'code', 'enable_flb_null', 'protected_mode', 'script', 'time_as_table', 'type_array_key', 'type_int_key'],
   multiline: ['buffer', 'debug_flush', 'emitter_mem_buf_limit', 'emitter_name', 'emitter_storage.type', 'flush_ms', 'mode', 'multiline.key_content', 'multiline.parser'],
-  kubernetes: ['annotations', 'buffer_size', 'k8s-logging.exclude', 'k8s-logging.parser', 'keep_log', 'kube_ca_file', 'kube_tag_prefix', 'kube_token_file',
+  kubernetes: ['annotations', 'buffer_size', 'dns_retries', 'dns_wait_time', 'k8s-logging.exclude', 'k8s-logging.parser', 'keep_log', 'kube_ca_file', 'kube_tag_prefix', 'kube_token_file',
     'kube_url', 'kubelet_host', 'kubelet_port', 'labels', 'merge_log', 'tls.verify', 'use_kubelet'],
 };
 const FILTER_COMMON = ['name', 'alias', 'match', 'match_regex', 'log_level'];
 /** in_tail / in_systemd config_map keys used here, plus the common input keys of src/flb_input.c. */
 const INPUT_KEYS: Record<string, string[]> = {
   tail: ['path', 'exclude_path', 'parser', 'multiline.parser', 'path_key', 'db', 'db.locking', 'read_from_head', 'skip_long_lines'],
-  systemd: ['path', 'systemd_filter', 'db', 'db.sync', 'read_from_tail', 'strip_underscores'],
+  systemd: ['systemd_filter', 'db', 'db.sync', 'read_from_tail', 'strip_underscores'],
 };
 const INPUT_COMMON = ['name', 'alias', 'tag', 'storage.type', 'storage.pause_on_chunks_overlimit', 'mem_buf_limit'];
 
@@ -306,8 +306,8 @@ describe('pipeline order, exclusion and the kubernetes filter', () => {
     expect(Object.fromEntries(['Merge_Log', 'Keep_Log', 'K8S-Logging.Parser', 'K8S-Logging.Exclude', 'Buffer_Size', 'Labels', 'Annotations'].map((k) => [k, entryValue(f, k)])))
       .toEqual({ 'Merge_Log': 'Off', 'Keep_Log': 'On', 'K8S-Logging.Parser': 'Off', 'K8S-Logging.Exclude': 'Off', 'Buffer_Size': '256k', 'Labels': 'Off', 'Annotations': 'Off' });
     expectFilterKeys('kubernetes', f.entries);
-    expect(entryValue(k8s(synth({ useKubelet: true })), 'Buffer_Size')).toBe('0');
-    expect(entryValue(k8s(synth({ useKubelet: true, kubernetesFilter: { bufferSize: '8M' } })), 'Buffer_Size')).toBe('8M');
+    expect(entryValue(k8s(synth({ useKubelet: true, kubernetesTlsVerify: true })), 'Buffer_Size')).toBe('0');
+    expect(entryValue(k8s(synth({ useKubelet: true, kubernetesTlsVerify: true, kubernetesFilter: { bufferSize: '8M' } })), 'Buffer_Size')).toBe('8M');
     expect(entryValue(k8s(synth()), 'Buffer_Size')).toBeUndefined();
     expect(build({ kubernetesFilter: { bufferSize: 'lots' } })).toThrow(/kubernetesFilter.bufferSize/);
   });
@@ -315,7 +315,8 @@ describe('pipeline order, exclusion and the kubernetes filter', () => {
   test('without the new props the config is what it was (no new keys)', () => {
     const filters = findSections(configOf(synth()), 'FILTER');
     expect(filters.map((f) => f.entries.map((e) => e.key))).toEqual([[
-      'Name', 'Alias', 'Match', 'Kube_URL', 'Kube_CA_File', 'Kube_Token_File', 'Kube_Tag_Prefix', 'Merge_Log', 'Keep_Log', 'K8S-Logging.Parser', 'K8S-Logging.Exclude',
+      'Name', 'Alias', 'Match', 'Kube_URL', 'Kube_CA_File', 'Kube_Token_File', 'Kube_Tag_Prefix', 'DNS_Retries', 'DNS_Wait_Time', 'Merge_Log', 'Keep_Log',
+      'K8S-Logging.Parser', 'K8S-Logging.Exclude',
     ]]);
   });
 

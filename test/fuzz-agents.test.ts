@@ -54,6 +54,7 @@ const logCollectorProps = fc.record({
   refreshIntervalSeconds: maybe(ints(10)),
   systemdInput: maybe(fc.boolean()),
   useKubelet: maybe(fc.boolean()),
+  kubernetesTlsVerify: fc.boolean(),
   kubeletPort: rarely(port),
   forwardInputPort: rarely(pick(24224, 80, 2020, 0)),
   extraConfig: maybe(pick('[FILTER]\n    Name grep\n    Match *\n    Exclude log ^$', '[SERVICE]\n    Flush 1', 'not config')),

@@ -45,7 +45,7 @@ describe('defaults', () => {
   test('a DaemonSet log-collector in observability, running the pinned fluent-bit', () => {
     expect(ds(manifests).metadata).toMatchObject({ name: 'log-collector', namespace: 'observability' });
     expect(main(manifests).image).toBe(FLUENT_BIT_IMAGE);
-    expect(FLUENT_BIT_IMAGE).toMatch(/^cr\.fluentbit\.io\/fluent\/fluent-bit:4\.\d+\.\d+$/);
+    expect(FLUENT_BIT_IMAGE).toMatch(/^cr\.fluentbit\.io\/fluent\/fluent-bit:5\.\d+\.\d+$/);
     expect(main(manifests).imagePullPolicy).toBe('IfNotPresent');
     expect(main(manifests).args).toEqual(['-c', `${CONFIG_DIR}/fluent-bit.conf`]);
     expect(collector.agent.name).toBe('log-collector');
@@ -113,6 +113,46 @@ describe('defaults', () => {
     // lenient: a minute of silence before a restart, and not tied to output health
     expect(c.livenessProbe.failureThreshold * c.livenessProbe.periodSeconds).toBeGreaterThanOrEqual(60);
     expect(c.livenessProbe.httpGet.path).not.toBe(HEALTH_PATH);
+  });
+
+  /**
+   * fluent-bit's health check as src/http_server/api/v1/health.c (is_healthy) computes it: the
+   * output errors and failed retries counted within HC_Period, each compared with `>` to its limit.
+   */
+  function ready(m: Manifest[], counted: { errors: number; retriesFailed: number }): boolean {
+    const s = service(m);
+    expect(entryValue(s, 'Health_Check')).toBe('On');
+    return !(counted.errors > Number(entryValue(s, 'HC_Errors_Count')) || counted.retriesFailed > Number(entryValue(s, 'HC_Retry_Failure_Count')));
+  }
+
+  test('readiness during an output outage: retries and failed retries keep pods ready, refused records make them unready', () => {
+    // A destination outage: out_loki returns FLB_RETRY for a refused connection and for 5xx, so
+    // neither errors nor (without Retry_Limit) failed retries rise: ready, on every node at once.
+    expect(ready(manifests, { errors: 0, retriesFailed: 0 })).toBe(true);
+    // With a retryLimit the outage ends in failed retries (one per chunk and flush): still ready,
+    // or every collector would leave ready together.
+    const limited = synth({ outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', retryLimit: 1 })] }).manifests;
+    expect(ready(limited, { errors: 0, retriesFailed: 60 })).toBe(true);
+    expect(Number(entryValue(service(limited), 'HC_Retry_Failure_Count'))).toBeLessThanOrEqual(2 ** 31 - 1);
+    // Records refused (Loki's 400, a bad credential: FLB_ERROR) more than 5 times in 60 s: unready.
+    expect(entryValue(service(manifests), 'HC_Period')).toBe('60');
+    expect(ready(manifests, { errors: 5, retriesFailed: 0 })).toBe(true);
+    expect(ready(manifests, { errors: 6, retriesFailed: 0 })).toBe(false);
+  });
+
+  test('a node booting before DNS answers: the probes allow the kubernetes filter its whole DNS wait', () => {
+    // plugins/filter_kubernetes/kube_meta.c (wait_for_dns): up to DNS_Retries lookups DNS_Wait_Time
+    // seconds apart (config_map defaults 6 and 30 in kubernetes.c), before src/flb_engine.c
+    // (flb_engine_start) starts the HTTP server the probes ask.
+    const k8s = findSections(configOf(manifests), 'FILTER', 'kubernetes')[0];
+    const wait = Number(entryValue(k8s, 'DNS_Retries') ?? 6) * Number(entryValue(k8s, 'DNS_Wait_Time') ?? 30);
+    const c = main(manifests);
+    // The kubelet runs liveness only once the startup probe succeeded; without one, from the start.
+    const first = c.startupProbe ?? c.livenessProbe;
+    const budget = (first.initialDelaySeconds ?? 0) + first.periodSeconds * first.failureThreshold;
+    expect(budget).toBeGreaterThanOrEqual(wait + 60);
+    expect(wait).toBeLessThanOrEqual(120);
+    expect(c.startupProbe.httpGet).toMatchObject({ path: LIVENESS_PATH, port: 2020 });
   });
 
   test('RBAC: get/list/watch on pods and namespaces only, token mounted', () => {
@@ -256,7 +296,7 @@ describe('credentials', () => {
 
 describe('kubelet mode', () => {
   test('adds exactly get on nodes/proxy and NODE_IP from the downward API, without hostNetwork', () => {
-    const { manifests } = synth({ useKubelet: true });
+    const { manifests } = synth({ useKubelet: true, kubernetesTlsVerify: true });
     expect(one(manifests, 'ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] },
@@ -361,7 +401,7 @@ describe('options', () => {
 
   test('the parser reads every section and key of the synthesized ConfigMap back', () => {
     const { manifests, collector } = synth({
-      systemdInput: true, useKubelet: true, forwardInputPort: 24224, outputs: [LOKI, FluentBitOutput.stdout()],
+      systemdInput: true, useKubelet: true, kubernetesTlsVerify: true, forwardInputPort: 24224, outputs: [LOKI, FluentBitOutput.stdout()],
     });
     const parsed = configOf(manifests);
     expect(parsed.sections.map((s) => `${s.name}:${entryValue(s, 'Name') ?? ''}`)).toEqual([
@@ -483,6 +523,7 @@ describe('snapshot', () => {
     const { manifests } = synth({
       systemdInput: true,
       useKubelet: true,
+      kubernetesTlsVerify: true,
       metrics: { labels: { release: 'prom' } },
       outputs: [FluentBitOutput.loki({ host: 'loki', httpPassword: { secretName: 'loki', key: 'password' } })],
     });

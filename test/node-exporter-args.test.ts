@@ -114,6 +114,27 @@ describe('exporterArgs', () => {
     expect(resolveCollectors([], [])).toEqual({ enable: [], disable: [] });
   });
 
+  test('extraArgs setting a flag the args already write is refused, naming the prop (kingpin: "flag \'x\' cannot be repeated")', () => {
+    const base = { port: 9100, listen: 'node-ip' as const, textfileDirectory: '/host/textfile', enableCollectors: ['processes'], context: 'chart/metrics' };
+    expect(() => exporterArgs({ ...base, extraArgs: ['--path.procfs=/proc'] }))
+      .toThrow(/^chart\/metrics: extraArgs\[0\] "--path.procfs=\/proc" sets --path.procfs, which the construct already writes \("--path.procfs=\/host\/proc"\); node_exporter would exit with "flag 'path.procfs' cannot be repeated"/);
+    expect(() => exporterArgs({ ...base, extraArgs: ['--no-collector.processes'] })).toThrow(/sets --collector.processes.*through enableCollectors and disableCollectors/);
+    expect(() => exporterArgs({ ...base, extraArgs: ['--collector.btrfs'] })).toThrow(/sets --collector.btrfs, which the construct already writes \("--no-collector.btrfs"\)/);
+    expect(() => exporterArgs({ ...base, extraArgs: ['--collector.textfile.directory=/x'] })).toThrow(/a second one would escape the props. Set it through textfileCollector/);
+    expect(() => exporterArgs({ ...base, extraArgs: ['--web.listen-address=:9200'] })).toThrow(/through port and listenAddress/);
+    expect(() => exporterArgs({ ...base, extraArgs: ['--collector.filesystem.mount-points-exclude=^/x$'] })).toThrow(/through mountPointsExclude/);
+    // Twice within extraArgs: refused unless repeatable.
+    expect(() => exporterArgs({ ...base, extraArgs: ['--collector.systemd.unit-include=a', '--collector.systemd.unit-include=b'] }))
+      .toThrow(/extraArgs\[1\] "--collector.systemd.unit-include=b" repeats --collector.systemd.unit-include of extraArgs\[0\]/);
+    expect(exporterArgs({ ...base, extraArgs: ['--collector.sysctl.include=a', '--collector.sysctl.include=b'] }).slice(-2))
+      .toEqual(['--collector.sysctl.include=a', '--collector.sysctl.include=b']);
+    // The textfile directory repeats since 1.9.0 (collector/textfile.go: .Strings()); an older image exits.
+    const noTextfile = { port: 9100, listen: 'node-ip' as const };
+    const twoDirs = ['--collector.textfile.directory=/a', '--collector.textfile.directory=/b'];
+    expect(() => exporterArgs({ ...noTextfile, extraArgs: twoDirs })).not.toThrow();
+    expect(() => exporterArgs({ ...noTextfile, extraArgs: twoDirs, imageVersion: '1.8.2' })).toThrow(/node_exporter 1.8.2 would exit with "flag 'collector.textfile.directory' cannot be repeated"/);
+  });
+
   test('extraArgs are appended verbatim and last', () => {
     const args = exporterArgs({ port: 9100, listen: 'node-ip', extraArgs: ['--collector.textfile.directory=/x'] });
     expect(args[args.length - 1]).toBe('--collector.textfile.directory=/x');
@@ -131,7 +152,7 @@ describe('exporterArgs', () => {
 describe('bad input', () => {
   test('unknown collector names the prop, the value, a suggestion and the fix', () => {
     expect(() => exporterArgs({ port: 9100, listen: 'node-ip', enableCollectors: ['filesytem'], context: 'chart/metrics' }))
-      .toThrow(/^chart\/metrics: enableCollectors: 'filesytem' is not a node_exporter 1\.9\.1 Linux collector\. Did you mean 'filesystem'\?.*extraArgs/);
+      .toThrow(/^chart\/metrics: enableCollectors: 'filesytem' is not a node_exporter 1\.12\.1 Linux collector\. Did you mean 'filesystem'\?.*extraArgs/);
     expect(() => resolveCollectors([], ['gpu'])).toThrow(/disableCollectors: 'gpu' is not/);
   });
 

@@ -34,7 +34,7 @@ describe('defaults: new NodeExporterDaemonSet(chart, "metrics")', () => {
     expect(ds.metadata.name).toBe('node-exporter');
     expect(ds.metadata.namespace).toBe('monitoring');
     expect(pod.containers.map((c: Manifest) => c.name)).toEqual(['node-exporter']);
-    expect(exporter.image).toBe('quay.io/prometheus/node-exporter:v1.9.1');
+    expect(exporter.image).toBe('quay.io/prometheus/node-exporter:v1.12.1');
     expect(exporter.imagePullPolicy).toBe('IfNotPresent');
   });
 
@@ -213,12 +213,12 @@ describe('kube-rbac-proxy', () => {
   const exporter = container(manifests, 'node-exporter');
   const proxy = container(manifests, 'kube-rbac-proxy');
 
-  test('the exporter listens on 127.0.0.1 and declares no port; the proxy serves TLS on the host port', () => {
-    expect(exporter.args).toContain('--web.listen-address=127.0.0.1:9100');
-    expect(exporter.ports ?? []).toEqual([]);
+  test('the exporter listens on 127.0.0.1:9101 (kube-prometheus\'s node-exporter DaemonSet) and declares it; the proxy serves TLS on the host port 9100', () => {
+    expect(exporter.args).toContain('--web.listen-address=127.0.0.1:9101');
+    expect(exporter.ports).toEqual([{ name: 'upstream', containerPort: 9101, hostPort: 9101, protocol: 'TCP' }]);
     expect(exporter.env ?? []).toEqual([]);
     expect(proxy.image).toBe('quay.io/brancz/kube-rbac-proxy:v0.21.0');
-    expect(proxy.args).toEqual(['--secure-listen-address=[$(HOST_IP)]:9100', '--upstream=http://127.0.0.1:9100/']);
+    expect(proxy.args).toEqual(['--secure-listen-address=[$(HOST_IP)]:9100', '--upstream=http://127.0.0.1:9101/']);
     expect(proxy.env).toEqual([{ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }]);
     expect(proxy.ports).toEqual([{ name: 'https', containerPort: 9100, hostPort: 9100, protocol: 'TCP' }]);
     expect(proxy.securityContext).toMatchObject({ runAsUser: 65532, runAsGroup: 65532, runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
@@ -226,7 +226,7 @@ describe('kube-rbac-proxy', () => {
   });
 
   test('the exporter probes go to 127.0.0.1, where it listens', () => {
-    expect(exporter.readinessProbe.httpGet).toEqual({ host: '127.0.0.1', path: '/', port: 9100, scheme: 'HTTP' });
+    expect(exporter.readinessProbe.httpGet).toEqual({ host: '127.0.0.1', path: '/', port: 9101, scheme: 'HTTP' });
     expect(exporter.livenessProbe.httpGet.host).toBe('127.0.0.1');
   });
 
@@ -256,7 +256,7 @@ describe('kube-rbac-proxy', () => {
     const r = synth({ kubeRbacProxy: { tlsSecretName: 'node-exporter-tls', requireTlsSecret: true }, serviceMonitor: {} });
     const p = container(r.manifests, 'kube-rbac-proxy');
     expect(p.args).toEqual([
-      '--secure-listen-address=[$(HOST_IP)]:9100', '--upstream=http://127.0.0.1:9100/',
+      '--secure-listen-address=[$(HOST_IP)]:9100', '--upstream=http://127.0.0.1:9101/',
       '--tls-cert-file=/etc/kube-rbac-proxy/tls/tls.crt', '--tls-private-key-file=/etc/kube-rbac-proxy/tls/tls.key',
     ]);
     expect(p.volumeMounts).toEqual([{ name: 'proxy-tls', mountPath: '/etc/kube-rbac-proxy/tls', readOnly: true }]);
@@ -328,9 +328,12 @@ describe('checks at synth', () => {
       .toThrow(/port 9101\/TCP is used by two containers, "node-exporter" and "textfile"/);
   });
 
-  test('the proxy on every interface and the exporter on loopback with the same port clash', () => {
-    expect(() => synth({ listenAddress: NodeExporterListenAddress.ALL_INTERFACES, kubeRbacProxy: {} }))
-      .toThrow(/binds :9100 while the exporter binds 127\.0\.0\.1:9100.*upstreamPort/);
+  test('the exporter on the proxy\'s port is refused (they race for it on the host network); the default 9101 works on every interface too', () => {
+    expect(() => synth({ kubeRbacProxy: { upstreamPort: 9100 } }))
+      .toThrow(/kubeRbacProxy.upstreamPort 9100 is the proxy's own port.*Leave upstreamPort unset \(9101, as kube-prometheus\)/);
+    expect(() => synth({ listenAddress: NodeExporterListenAddress.ALL_INTERFACES, kubeRbacProxy: { upstreamPort: 9100 } })).toThrow(/race/);
+    const args = container(synth({ listenAddress: NodeExporterListenAddress.ALL_INTERFACES, kubeRbacProxy: {} }).manifests, 'node-exporter').args;
+    expect(args).toContain('--web.listen-address=127.0.0.1:9101');
   });
 
   test('surge is an error', () => {
@@ -384,7 +387,7 @@ describe('two agents binding one host port in one app', () => {
     const app = Testing.app();
     const chart = new Chart(app, 'c');
     const exporter = new NodeExporterDaemonSet(chart, 'metrics', { kubeRbacProxy: {} });
-    expect(exporter.agent.hostPorts).toEqual([{ port: 9100, protocol: 'TCP', container: 'kube-rbac-proxy' }]);
+    expect(exporter.agent.hostPorts).toEqual([{ port: 9101, protocol: 'TCP', container: 'node-exporter' }, { port: 9100, protocol: 'TCP', container: 'kube-rbac-proxy' }]);
     new NodeAgentDaemonSet(chart, 'other', {
       image: 'example.com/other-agent:1.0.0', hostNetwork: true, ports: [{ name: 'http', containerPort: 9100 }],
     });

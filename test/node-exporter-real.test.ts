@@ -7,14 +7,14 @@
  * systemd unit is not started; only /usr/bin/prometheus-node-exporter is used). Without the binary
  * the suite is skipped, except under CI=true, where a missing binary fails.
  */
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import { existsSync } from 'fs';
 import * as http from 'http';
 import * as net from 'net';
 import { Testing } from 'cdk8s';
 import { synthManifests } from './util/manifests';
 import { NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps } from '../src/constructs/node-exporter-daemon-set';
-import { flagName, FS_TYPES_EXCLUDE, HOST_PROC, HOST_ROOT, HOST_SYS, MOUNT_POINTS_EXCLUDE, NET_DEVICES_EXCLUDE } from '../src/node-exporter/args';
+import { flagName, FS_TYPES_EXCLUDE, HOST_PROC, HOST_ROOT, HOST_SYS, MOUNT_POINTS_EXCLUDE, NET_DEVICES_EXCLUDE, isRepeatable } from '../src/node-exporter/args';
 import { KNOWN_COLLECTORS } from '../src/node-exporter/collectors';
 
 const BINARY = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
@@ -173,8 +173,8 @@ if (!present && process.env.CI === 'true') {
     expect(info.collectors.length).toBeGreaterThan(40);
     expect(info.collectors.filter((c) => !(KNOWN_COLLECTORS as readonly string[]).includes(c))).toEqual([]);
     if (info.version === '1.5.0') {
-      // Collectors added upstream in 1.6–1.8; their flags are reported by name when synthesized.
-      expect(KNOWN_COLLECTORS.filter((c) => !info.collectors.includes(c))).toEqual(['cpu_vulnerabilities', 'softirqs', 'watchdog', 'xfrm']);
+      // Collectors added upstream in 1.6–1.12; their flags are reported by name when synthesized.
+      expect(KNOWN_COLLECTORS.filter((c) => !info.collectors.includes(c))).toEqual(['bcachefs', 'cpu_vulnerabilities', 'dmmultipath', 'kernel_hung', 'nvmesubsystem', 'pcidevice', 'softirqs', 'swap', 'watchdog', 'xfrm']);
     }
   });
 
@@ -184,6 +184,23 @@ if (!present && process.env.CI === 'true') {
     const { args } = synthesizedExporter({ enableCollectors: [missing[0] as NodeExporterCollector] });
     expect(missingFlags(args, info)).toBe(`node_exporter ${info.version} (Debian package ${info.debianVersion}) at ${BINARY} lacks ` +
       `--collector.${missing[0]} (synthesized as '--collector.${missing[0]}')`);
+  });
+
+  test('kingpin exits for a repeated flag exactly where extraArgs is refused: every flag the construct writes, but for the repeatable ones', () => {
+    // Every synthesized flag given twice, the args local and the port invalid (99999): the exporter
+    // either refuses the repetition while parsing or exits at once when it cannot listen.
+    const { args } = synthesizedExporter({ textfileCollector: {}, enableCollectors: [NodeExporterCollector.PROCESSES] });
+    const local = localArgs(args, 99999).filter((a) => info.flags.has(flagName(a)));
+    for (const arg of local) {
+      const flag = flagName(arg);
+      const run = spawnSync(BINARY, [...local, arg], { encoding: 'utf8', timeout: 10_000 });
+      expect(run.status).not.toBe(0);
+      const output = `${run.stdout}${run.stderr}`;
+      expect([flag, output.includes(`flag '${flag.slice(2)}' cannot be repeated`)]).toEqual([flag, !isRepeatable(flag, info.version)]);
+      // And the construct refuses it in extraArgs, repeatable or not.
+      expect(() => synthesizedExporter({ textfileCollector: {}, enableCollectors: [NodeExporterCollector.PROCESSES], extraArgs: [arg] }))
+        .toThrow(new RegExp(`extraArgs\\[0\\] .* sets ${flag.replace(/\./g, '\\.')}, which the construct already writes`));
+    }
   });
 
   describe('defaults', () => {
@@ -248,7 +265,7 @@ if (!present && process.env.CI === 'true') {
     afterAll(async () => run?.stop());
 
     test('listens on 127.0.0.1 as synthesized and serves node_ metrics', () => {
-      expect(synthesized.args).toContain('--web.listen-address=127.0.0.1:9100');
+      expect(synthesized.args).toContain('--web.listen-address=127.0.0.1:9101');
       expect(run.args).toContain(`--web.listen-address=127.0.0.1:${run.port}`);
       expect(metricNames(run.metrics)).toContain('node_cpu_seconds_total');
       expect(run.landingStatus).toBe(200);

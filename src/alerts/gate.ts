@@ -7,7 +7,7 @@ import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
 import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
 
 /** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
-export const GATE_IMAGE = 'curlimages/curl:8.11.1';
+export const GATE_IMAGE = 'curlimages/curl:8.21.0';
 /** User and group the curl image runs as. */
 export const GATE_UID = 100;
 export const GATE_GID = 101;

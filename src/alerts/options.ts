@@ -157,6 +157,14 @@ export interface LogCollectorAlertsOptions extends AgentAlertsOptions {
   readonly outputErrorsFor?: string;
 
   /**
+   * `LogCollectorOutputStalled`: how long an output may keep retrying while it delivers no record
+   * (a destination that is down, unreachable or answering 5xx: fluent-bit retries, which neither the
+   * error counter, the failed-retries counter nor readiness show).
+   * @default "10m"
+   */
+  readonly outputStalledFor?: string;
+
+  /**
    * `LogCollectorBufferNearFull`: the share of an output's `storage.total_limit_size` (percent)
    * that must stay free (`fluentbit_output_chunk_available_capacity_percent`).
    * @default 20

@@ -139,6 +139,7 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
   const errorsPerSecond = checkNumber(options.outputErrorsPerSecond ?? 0, 'alerts.outputErrorsPerSecond', w);
   const bufferPercent = checkNumber(options.bufferAvailablePercent ?? 20, 'alerts.bufferAvailablePercent', w, 0, 100);
   const stalledFor = duration(options.inputStalledFor, '30m', 'alerts.inputStalledFor', w);
+  const outputStalledFor = duration(options.outputStalledFor, '10m', 'alerts.outputStalledFor', w);
   const inputs = options.stalledInputs ?? ['tail_containers'];
   const where = `${target.namespace}/{{ $labels.pod }} on node {{ $labels.node }}`;
   const rules: AlertRule[] = [
@@ -163,6 +164,21 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
       severity: AlertSeverity.WARNING,
       summary: 'A log collector keeps failing to deliver to an output.',
       description: `Output {{ $labels.name }} of log collector ${where} fails {{ $value }} time(s) per second; chunks wait for retries in the buffer.`,
+    },
+    {
+      // An outage of the destination: out_loki, out_http, out_es and the others answer a refused
+      // connection or a 5xx with FLB_RETRY, so only fluentbit_output_retries_total rises while
+      // fluentbit_output_proc_records_total (records delivered) stands still. An idle output
+      // (nothing to send) has neither and stays silent; a destination that accepts some records
+      // between retries is not stalled.
+      alert: 'LogCollectorOutputStalled',
+      expr: `${by} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0`
+        + ` unless on (namespace, pod, name) ${by} (increase(fluentbit_output_proc_records_total{${m}}[5m])) > 0`,
+      forDuration: outputStalledFor,
+      severity: AlertSeverity.WARNING,
+      summary: 'A log collector output keeps retrying and delivers nothing: logs wait in the buffer.',
+      description: `Output {{ $labels.name }} of log collector ${where} retried {{ $value }} time(s) in 5m and delivered no record; `
+        + 'chunks wait in the filesystem buffer until the destination answers or storage.total_limit_size is reached.',
     },
     {
       alert: 'LogCollectorBufferNearFull',

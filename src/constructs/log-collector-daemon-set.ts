@@ -21,11 +21,12 @@ import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
 import {
-  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
-  HEALTH_PATH, LIVENESS_PATH, METRICS_PATH,
+  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
+  HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { FluentBitInput } from '../fluent-bit/inputs';
+import { OUTPUT_KEYS_ADDED_SINCE_4_2_3, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
@@ -179,8 +180,8 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
 
   /**
    * fluent-bit image. The config keys and probe paths are those of the default's version
-   * (4.2); another major version may need other keys.
-   * @default "cr.fluentbit.io/fluent/fluent-bit:4.2.3"
+   * (5.1.1); with a 4.x tag, output plugins and keys 4.2.3 lacks are refused.
+   * @default "cr.fluentbit.io/fluent/fluent-bit:5.1.1"
    */
   readonly image?: string;
 
@@ -296,9 +297,9 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly readFromHead?: boolean;
 
   /**
-   * Also read the kubelet's and the container runtime's systemd units from the persistent journal
-   * in `/var/log/journal` (`/etc/machine-id` is mounted read-only for it). Nodes with a volatile
-   * journal (`/run/log/journal` only) have nothing there.
+   * Also read the kubelet's and the container runtime's systemd units from the node's journal,
+   * persistent (`/var/log/journal`) or volatile (`/run/log/journal`, mounted read-only with
+   * `/etc/machine-id`).
    * @default false
    */
   readonly systemdInput?: boolean;
@@ -324,9 +325,11 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly kubeletPort?: number;
 
   /**
-   * Verify the certificates of the API server and (with `useKubelet`) of the kubelet. Kubelets
-   * with self-signed serving certificates need false in kubelet mode.
-   * @default true
+   * Verify the certificates of the API server and (with `useKubelet`) of the kubelet: fluent-bit
+   * has one setting for both. With `useKubelet` it must be set explicitly: true where kubelet
+   * serving certificates are signed by the cluster CA (EKS, GKE, AKS, kubeadm with
+   * `serverTLSBootstrap`), false where they are self-signed (kubeadm's default).
+   * @default true (without useKubelet)
    */
   readonly kubernetesTlsVerify?: boolean;
 
@@ -548,6 +551,7 @@ export class LogCollectorDaemonSet extends Construct {
       ...checkInt32('runAsGroup', props.runAsGroup),
       ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
       ...stateDirProblems(props),
+      ...kubeletTlsProblems(props),
     ]);
     const name = props.name ?? props.adopt?.daemonSetName ?? 'log-collector';
     const namespace = props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'observability';
@@ -606,6 +610,8 @@ export class LogCollectorDaemonSet extends Construct {
       excludeContainerLogPaths: props.excludeContainerLogPaths,
       extraConfig: props.extraConfig,
     });
+    throwIfProblems(where, unsetEnvProblems(config, props));
+    throwIfProblems(where, olderImageProblems(config, props.image));
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
@@ -631,7 +637,12 @@ export class LogCollectorDaemonSet extends Construct {
         ? [{ name: 'docker-containers', hostPath: '/var/lib/docker/containers', type: HostPathType.DIRECTORY, readOnly: true }]
         : []),
       ...(config.readsJournal
-        ? [{ name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true }]
+        ? [
+          { name: 'machine-id', hostPath: '/etc/machine-id', type: HostPathType.FILE, readOnly: true },
+          // A volatile journal (nodes without /var/log/journal); created empty where journald keeps
+          // a persistent one, which harms nothing in /run.
+          { name: 'run-log-journal', hostPath: VOLATILE_JOURNAL_DIR, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
+        ]
         : []),
       ...this.inputDirVolumes(config.readDirs, runtime, where),
       // The only writable mount: tail/systemd databases and the filesystem buffer.
@@ -673,14 +684,26 @@ export class LogCollectorDaemonSet extends Construct {
       runAsUser,
       runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
       readOnlyRootFilesystem: true,
-      // Ready = outputs healthy (fluent-bit's health check); a destination outage shows as unready
-      // pods and pauses a rollout instead of restarting collectors.
+      // Ready = the outputs do not refuse records (fluent-bit's health check counts output errors,
+      // see HEALTH_PATH): a bad config or version shows as unready pods and pauses a rollout. A
+      // destination outage only makes outputs retry: pods stay ready (an outage must not take every
+      // collector out at once) and LogCollectorOutputStalled fires.
       readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
         port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
       }),
       // Lenient: only a hung process (HTTP server silent for a minute) is restarted.
       liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
         port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
+      }),
+      // The HTTP server listens only once every plugin is initialized, and the kubernetes filter
+      // first waits for DNS (up to KUBERNETES_DNS_RETRIES × KUBERNETES_DNS_WAIT_SECONDS): liveness
+      // starts after this probe succeeds, so a node booting before CoreDNS answers does not
+      // restart-loop its collector.
+      startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+        port: config.httpPort,
+        periodSeconds: secs(STARTUP_PERIOD_SECONDS),
+        timeoutSeconds: secs(5),
+        failureThreshold: Math.ceil((KUBERNETES_DNS_RETRIES * KUBERNETES_DNS_WAIT_SECONDS + STARTUP_MARGIN_SECONDS) / STARTUP_PERIOD_SECONDS),
       }),
       hostPaths,
       configData: this.configData,
@@ -819,6 +842,60 @@ export class LogCollectorDaemonSet extends Construct {
 }
 
 /**
+ * In kubelet mode the kubernetes filter verifies the kubelet's serving certificate against the
+ * cluster CA with the same `tls.verify` as the API server's (plugins/filter_kubernetes/kube_meta.c,
+ * flb_kube_network_init: one ctx->tls_verify for both). Whether that works depends on the
+ * cluster, which synthesis cannot see: kubeadm's kubelets serve a self-signed certificate unless
+ * serverTLSBootstrap is on, and then every record loses its metadata. So the choice is the user's.
+ */
+function kubeletTlsProblems(props: LogCollectorDaemonSetProps): string[] {
+  if (props.useKubelet !== true || props.kubernetesTlsVerify !== undefined) return [];
+  return ['useKubelet is on but kubernetesTlsVerify is not set: fluent-bit verifies the kubelet\'s serving certificate against the '
+    + 'cluster CA, which fails where kubelets serve a self-signed certificate (kubeadm\'s default, without serverTLSBootstrap), '
+    + 'and every record would lose its Kubernetes metadata. Set kubernetesTlsVerify: true where kubelet serving certificates are '
+    + 'signed by the cluster CA (EKS, GKE, AKS, kubeadm with serverTLSBootstrap), false otherwise (it then applies to the API server too).'];
+}
+
+/**
+ * A 4.x image (a release's props may name one while waves are held): the outputs may use no
+ * plugin or key added after 4.2.3, which that fluent-bit would refuse at start ("unknown
+ * configuration property").
+ */
+function olderImageProblems(config: FluentBitConfig, image: string | undefined): string[] {
+  const major = /:v?([0-9]+)\.[0-9]+\.[0-9]+(@.*)?$/.exec(image ?? '')?.[1];
+  if (major === undefined || Number(major) >= 5) return [];
+  return config.sections.filter((s) => s.name === 'OUTPUT').flatMap((s) => {
+    const plugin = s.entries.find((e) => e.key === 'Name')?.value ?? '';
+    if (OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
+      return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin} (added in 5.x); use a 5.x image or another output.`];
+    }
+    const added = OUTPUT_KEYS_ADDED_SINCE_4_2_3[plugin] ?? [];
+    return s.entries.filter((e) => added.includes(e.key.toLowerCase()))
+      .map((e) => `image ${image}: the ${plugin} output's key ${e.key} is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start; `
+        + 'use a 5.x image or remove the key.');
+  });
+}
+
+/**
+ * `${NAME}` in the rendered files (a record value, a label, extraConfig) that no environment
+ * variable of the pod sets: fluent-bit would expand each to an empty string on every node. Set by
+ * the pod: the outputs' Secret variables, the downward-API ones, `extraEnv`, what `envFrom` may
+ * hold (any name, or those with its prefix) and what the runtime sets (HOSTNAME).
+ */
+function unsetEnvProblems(config: FluentBitConfig, props: LogCollectorDaemonSetProps): string[] {
+  const set = new Set<string>([
+    ...config.secretEnv.map((e) => e.envName), ...config.fieldEnv.map((e) => e.envName), ...Object.keys(props.extraEnv ?? {}), ...RUNTIME_ENV_VARS,
+  ]);
+  const fromSources = (n: string) => (props.envFrom ?? []).some((s) => s.prefix === undefined || n.startsWith(s.prefix));
+  const files: [string, string | undefined][] = [[CONFIG_FILE_NAME, config.text], [CUSTOM_PARSERS_FILE_NAME, config.parsersText]];
+  return files.flatMap(([file, text]) => envReferences(text ?? '')
+    .filter((r) => !r.hasDefault && !set.has(r.name) && !fromSources(r.name))
+    .map((r) => `\${${r.name}} in ${file} line ${r.line} ("${r.text}") names no environment variable of the pod: fluent-bit would `
+      + `write an empty string in its place. Set it with extraEnv (e.g. extraEnv: { ${r.name}: kplus.EnvValue.fromValue('...') }), `
+      + `give a default (\${${r.name}:-value}) or write the value itself.`));
+}
+
+/**
  * The state directory is a writable hostPath mounted at its own path: it cannot be a path the
  * collector already mounts (the API server refuses two mounts at one path, and the base would
  * report it without naming stateDir).
@@ -831,6 +908,7 @@ function stateDirProblems(props: LogCollectorDaemonSetProps): string[] {
     [CONFIG_DIR, 'the config directory'],
     ['/var/lib/docker/containers', 'the Docker container log directory'],
     ['/etc/machine-id', 'the machine id the systemd input reads'],
+    [VOLATILE_JOURNAL_DIR, 'the volatile journal the systemd input reads'],
   ]);
   const what = taken.get(dir.replace(/\/+$/, ''));
   return what ? [`stateDir "${dir}" is ${what}, which the collector already mounts; choose a directory of its own, e.g. "/var/lib/${props.name ?? 'log-collector'}"`] : [];
@@ -845,6 +923,10 @@ const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {
 const FIELD_PATHS: Record<string, kplus.EnvFieldPaths> = {
   'status.hostIP': kplus.EnvFieldPaths.NODE_IP,
 };
+
+/** Startup probe period, and the time it allows beyond the kubernetes filter's DNS wait (the API server check, the rest of the init). */
+const STARTUP_PERIOD_SECONDS = 5;
+const STARTUP_MARGIN_SECONDS = 60;
 
 function secs(n: number): Duration {
   return Duration.seconds(n);

@@ -42,7 +42,7 @@ const NOBODY = 65534;
 const NONROOT = 65532;
 
 /**
- * node_exporter collectors on Linux, as of node_exporter 1.9.1 (the pinned image). Those on by
+ * node_exporter collectors on Linux, as of node_exporter 1.12.1 (the pinned image). Those on by
  * default can be disabled, the others enabled; a name the pinned version does not know is an error.
  */
 export enum NodeExporterCollector {
@@ -50,6 +50,8 @@ export enum NodeExporterCollector {
   ARP = 'arp',
   /** bcache statistics from /sys/fs/bcache. On by default. */
   BCACHE = 'bcache',
+  /** bcachefs statistics from /sys/fs/bcachefs (node_exporter 1.10+). On by default. */
+  BCACHEFS = 'bcachefs',
   /** Configured and active members of bonding interfaces. On by default. */
   BONDING = 'bonding',
   /** btrfs statistics. On by default; in this library's default disable list (as kube-prometheus). */
@@ -70,6 +72,8 @@ export enum NodeExporterCollector {
   DISKSTATS = 'diskstats',
   /** DMI (hardware vendor, model) from /sys/class/dmi/id. On by default. */
   DMI = 'dmi',
+  /** Device-mapper multipath devices from /sys/block (node_exporter 1.10+). On by default. */
+  DMMULTIPATH = 'dmmultipath',
   /** DRBD statistics. Off by default. */
   DRBD = 'drbd',
   /** GPU metrics through DRM (amdgpu). Off by default. */
@@ -96,6 +100,8 @@ export enum NodeExporterCollector {
   IPVS = 'ipvs',
   /** Kernel samepage merging. Off by default. */
   KSMD = 'ksmd',
+  /** Hung-task counts of the kernel from /proc/sys/kernel (node_exporter 1.10+). On by default. */
+  KERNEL_HUNG = 'kernel_hung',
   /** /proc/net/stat counters. Off by default. */
   LNSTAT = 'lnstat',
   /** Load average. On by default. */
@@ -126,8 +132,12 @@ export enum NodeExporterCollector {
   NTP = 'ntp',
   /** NVMe device information. On by default. */
   NVME = 'nvme',
+  /** NVMe subsystems and their paths from /sys/class/nvme-subsystem (node_exporter 1.10+). Off by default. */
+  NVMESUBSYSTEM = 'nvmesubsystem',
   /** OS release from /etc/os-release. On by default. */
   OS = 'os',
+  /** PCI devices from /sys/bus/pci (node_exporter 1.10+). Off by default. */
+  PCIDEVICE = 'pcidevice',
   /** perf hardware and software counters. Off by default. */
   PERF = 'perf',
   /** Power supplies from /sys/class/power_supply. On by default. */
@@ -158,6 +168,8 @@ export enum NodeExporterCollector {
   STAT = 'stat',
   /** supervisord processes (deprecated upstream). Off by default. */
   SUPERVISORD = 'supervisord',
+  /** Swap devices from /proc/swaps (node_exporter 1.10+). Off by default. */
+  SWAP = 'swap',
   /** Chosen sysctl values (with --collector.sysctl.include). Off by default. */
   SYSCTL = 'sysctl',
   /** systemd unit states (needs the D-Bus system socket mounted). Off by default. */
@@ -214,9 +226,10 @@ export interface NodeExporterKubeRbacProxyOptions {
   readonly image?: string;
 
   /**
-   * Port the exporter listens on, on 127.0.0.1 only. The same number as `port` works (as in
-   * kube-prometheus) when the proxy listens on the node IP; with ALL_INTERFACES it must differ.
-   * @default - the same as `port`
+   * Port the exporter listens on, on 127.0.0.1 only; it must differ from `port`, the proxy's. As
+   * kube-prometheus does (exporter on 127.0.0.1:9101, proxy on 9100), which moved the exporter
+   * off the proxy's port after the two raced for it on host-network pods.
+   * @default - port + 1 (9101 with the default port)
    */
   readonly upstreamPort?: number;
 
@@ -410,8 +423,8 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly ownMonitoringNamespace?: boolean;
 
   /**
-   * node_exporter image, pinned. The collector names are checked against 1.9.1.
-   * @default "quay.io/prometheus/node-exporter:v1.9.1"
+   * node_exporter image, pinned. The collector names are checked against 1.12.1 (collectors added after 1.9.1 are refused with an older tag).
+   * @default "quay.io/prometheus/node-exporter:v1.12.1"
    */
   readonly image?: string;
 
@@ -458,7 +471,9 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly netDevicesExclude?: string;
 
   /**
-   * More exporter arguments, appended verbatim and not checked.
+   * More exporter arguments, appended verbatim. A flag the construct writes (listen address, host
+   * paths, excludes, textfile directory, a collector it turns on or off) is refused, as is a flag
+   * given twice: node_exporter exits with "flag ... cannot be repeated".
    * @default - none
    */
   readonly extraArgs?: string[];
@@ -633,12 +648,13 @@ export class NodeExporterDaemonSet extends Construct {
     const listen: ListenMode = props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
 
     const proxy = props.kubeRbacProxy;
-    const upstreamPort = proxy?.upstreamPort ?? port;
+    const upstreamPort = proxy?.upstreamPort ?? port + 1;
     if (proxy) {
       validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
-      if (upstreamPort === port && listen === 'all-interfaces') {
-        throw new Error(`${where}: kubeRbacProxy with listenAddress ALL_INTERFACES binds :${port} while the exporter binds ` +
-          `127.0.0.1:${port}; the two clash. Set kubeRbacProxy.upstreamPort to another free port, or use NODE_IP.`);
+      if (upstreamPort === port) {
+        throw new Error(`${where}: kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
+          + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
+          + `(${port + 1}, as kube-prometheus) or pick another free port.`);
       }
       if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
         throw new Error(`${where}: kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ` +
@@ -660,6 +676,8 @@ export class NodeExporterDaemonSet extends Construct {
       netDevicesExclude: props.netDevicesExclude,
       textfileDirectory: props.textfileCollector ? TEXTFILE_DIR : undefined,
       extraArgs: props.extraArgs,
+      // A tag vX.Y.Z names the version; anything else is taken for the pinned one.
+      imageVersion: /:v?([0-9]+\.[0-9]+\.[0-9]+)(@.*)?$/.exec(props.image ?? '')?.[1],
       context: where,
     });
     if (props.serviceMonitor && props.podMonitor) {
@@ -683,11 +701,11 @@ export class NodeExporterDaemonSet extends Construct {
       }
     }
 
-    // The exporter declares its port only when it faces the network, or when its loopback port
-    // differs from the proxy's (so the scheduler and the host-port checks know it is taken).
+    // The exporter declares its port, the loopback one behind the proxy too (so the scheduler and
+    // the host-port checks know it is taken).
     const exporterPorts: AgentPort[] = !proxy
       ? [{ name: 'metrics', containerPort: port, protocol: kplus.Protocol.TCP }]
-      : upstreamPort !== port ? [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }] : [];
+      : [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }];
     const sidecars: AgentContainer[] = [
       ...(proxy ? [this.proxyContainer(proxy, port, upstreamPort, listen)] : []),
       ...textfile.sidecars,

@@ -17,13 +17,22 @@ import { SecretEnvVar } from './rendered-output';
 import { isPort } from '../agent/checks';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
-export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';
 
 /**
  * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs
  * exceed HC_Errors_Count errors or HC_Retry_Failure_Count failed retries within
- * HC_Period seconds. It only reflects output health when `Health_Check On`;
- * without it the endpoint always says ok.
+ * HC_Period seconds (src/http_server/api/v1/health.c, cb_health and
+ * is_healthy). It only reflects output health when `Health_Check On`; without it
+ * the endpoint always says ok.
+ *
+ * What it does not count: retries. A destination that is down, unreachable or
+ * answering 5xx makes out_loki, out_http, out_es and the others return FLB_RETRY, which
+ * raises fluentbit_output_retries_total only. So readiness means "the outputs are not
+ * refusing what this collector sends" (an error: a 400, a bad credential, a malformed
+ * record), a fault of this pod's config or version that should pause a rollout; an
+ * outage of the destination, which every collector sees at once, leaves them ready and
+ * shows in the LogCollectorOutputStalled alert instead.
  */
 export const HEALTH_PATH = '/api/v1/health';
 /**
@@ -34,6 +43,32 @@ export const HEALTH_PATH = '/api/v1/health';
 export const LIVENESS_PATH = '/api/v1/uptime';
 /** Prometheus text exposition of the v2 (cmetrics) metrics, including storage metrics. */
 export const METRICS_PATH = '/api/v2/metrics/prometheus';
+
+/** Output errors within HC_PERIOD_SECONDS beyond which the collector is unready. */
+export const HC_ERRORS_COUNT = 5;
+/** Failed retries beyond which it is unready: never (health.c compares with `>` to an int). */
+export const HC_RETRY_FAILURE_COUNT = 2147483647;
+/** The health check's window. */
+export const HC_PERIOD_SECONDS = 60;
+
+/**
+ * The kubernetes filter resolves the API server's name before the engine starts: up to
+ * DNS_Retries lookups, DNS_Wait_Time seconds apart (plugins/filter_kubernetes/kube_meta.c,
+ * wait_for_dns), and fluent-bit's HTTP server listens only after every filter is initialized
+ * (src/flb_engine.c, flb_engine_start). fluent-bit's 6 × 30 s would leave the probes silent for
+ * 3 minutes on a node that boots before CoreDNS answers. Checking every 5 s finds DNS as soon as it
+ * answers; after 2 minutes the filter starts without it (the init ignores the failure) and looks
+ * metadata up record by record. The collector's startup probe covers this wait.
+ */
+export const KUBERNETES_DNS_RETRIES = 24;
+export const KUBERNETES_DNS_WAIT_SECONDS = 5;
+
+/**
+ * The volatile journal's directory, mounted read-only for the systemd inputs (the persistent one,
+ * /var/log/journal, is under the /var/log mount). They give no Path, so sd_journal_open
+ * (SD_JOURNAL_LOCAL_ONLY) searches both and skips a missing one.
+ */
+export const VOLATILE_JOURNAL_DIR = '/run/log/journal';
 
 /** Where the ConfigMap is mounted. Not /fluent-bit/etc itself: that would hide the image's parsers.conf. */
 export const CONFIG_DIR = '/fluent-bit/etc/conf';
@@ -308,11 +343,14 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
     ['HTTP_Server', 'On'],
     ['HTTP_Listen', '0.0.0.0'],
     ['HTTP_Port', String(httpPort)],
-    // Without Health_Check the health endpoint always answers ok.
+    // Without Health_Check the health endpoint always answers ok. Unready after more than 5
+    // output errors in 60 s. Failed retries are not counted (the highest int fluent-bit reads):
+    // they are how an outage ends with a retryLimit, and would take every collector out of
+    // ready at once; LogCollectorOutputRetriesFailed reports them.
     ['Health_Check', 'On'],
-    ['HC_Errors_Count', '5'],
-    ['HC_Retry_Failure_Count', '5'],
-    ['HC_Period', '60'],
+    ['HC_Errors_Count', String(HC_ERRORS_COUNT)],
+    ['HC_Retry_Failure_Count', String(HC_RETRY_FAILURE_COUNT)],
+    ['HC_Period', String(HC_PERIOD_SECONDS)],
     ['storage.path', storagePath],
     ['storage.sync', 'normal'],
     ['storage.checksum', 'off'],
@@ -380,7 +418,10 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
         ['Alias', 'systemd_journal'],
         // `*` expands to the unit name: host.kubelet.service
         ['Tag', 'host.*'],
-        ['Path', '/var/log/journal'],
+        // No Path: sd_journal_open (plugins/in_systemd/systemd_config.c) then reads the local
+        // journal wherever it is, /var/log/journal (persistent) or /run/log/journal (volatile),
+        // while Path /var/log/journal fails to open on a volatile-journal node, and an input that
+        // fails to initialize stops the whole engine, container logs included.
         ...[...units].sort().map((u): [string, string] => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
         ['DB', systemdDb],
         ['DB.Sync', 'Normal'],
@@ -452,6 +493,9 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
       ['Kube_CA_File', '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'],
       ['Kube_Token_File', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
       ['Kube_Tag_Prefix', 'kube.var.log.containers.'],
+      // At most 2 minutes waiting for DNS at start (see KUBERNETES_DNS_RETRIES), within the startup probe.
+      ['DNS_Retries', String(KUBERNETES_DNS_RETRIES)],
+      ['DNS_Wait_Time', String(KUBERNETES_DNS_WAIT_SECONDS)],
       ['Merge_Log', onOff(k8s.mergeLog ?? true)],
       ['Keep_Log', onOff(k8s.keepLog ?? false)],
       ['K8S-Logging.Parser', onOff(k8s.allowParserAnnotation ?? true)],
@@ -616,3 +660,38 @@ function checkSize(fail: (m: string) => never, name: string, size: string): stri
   }
   return size;
 }
+
+/** A `${NAME}` reference in a config file, as fluent-bit's flb_env_var_translate (src/flb_env.c) reads it. */
+export interface EnvReference {
+  /** The variable's name (without a `:-default`). */
+  readonly name: string;
+  /** Whether it carries a `:-default`, used when the variable is unset or empty. */
+  readonly hasDefault: boolean;
+  /** 1-based line of the file. */
+  readonly line: number;
+  /** The line itself, trimmed. */
+  readonly text: string;
+}
+
+/**
+ * The `${NAME}` references of a classic-mode file. fluent-bit expands them in every value when it
+ * loads the file (src/flb_env.c, flb_env_var_translate: from `${` to the next `}`, a `:-` starts a
+ * default); an unset variable without a default becomes the empty string, silently.
+ */
+export function envReferences(text: string): EnvReference[] {
+  const found: EnvReference[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trimStart().startsWith('#')) return;
+    for (const m of line.matchAll(/\$\{([^}]*)\}/g)) {
+      const sep = m[1].indexOf(':-');
+      found.push({ name: sep >= 0 ? m[1].slice(0, sep) : m[1], hasDefault: sep >= 0, line: i + 1, text: line.trim() });
+    }
+  });
+  return found;
+}
+
+/**
+ * The variables every collector container has without being told: HOSTNAME, which the container
+ * runtime sets to the pod's host name (fluent-bit's documentation uses `${HOSTNAME}` for the node).
+ */
+export const RUNTIME_ENV_VARS: readonly string[] = ['HOSTNAME'];

@@ -11,6 +11,7 @@
  */
 import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
+import { checkRegex } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
 import { checkArgs, namedBy } from '../agent/struct-check';
 
@@ -254,6 +255,9 @@ export class FluentBitFilter {
         if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
           throw new Error(`FluentBitFilter.grep: ${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
         }
+        // Compiled by Onigmo at start (plugins/filter_grep/grep.c, set_rules: flb_regex_create), like a parser's
+        // regex: a bad one stops fluent-bit on every node.
+        checkRegex('FluentBitFilter.grep', `${prop} rule for key ${r.key}: regex`, r.regex);
         return `${r.key} ${r.regex}`;
       };
       const fields: Field[] = [
@@ -352,6 +356,8 @@ export class FluentBitFilter {
               + '(the rule is split on spaces; write \\s in a regex).');
           }
         }
+        // Compiled by Onigmo at start (plugins/filter_rewrite_tag/rewrite_tag.c, process_config: flb_regex_create).
+        checkRegex('FluentBitFilter.rewriteTag', `rules[${i}].regex`, r.regex);
         if (/^kube\./.test(r.newTag)) {
           throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
             + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');

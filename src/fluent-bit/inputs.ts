@@ -115,7 +115,7 @@ export class FluentBitInput {
       const db = `${ctx.stateDir}/${alias}.db`;
       return {
         entries: [
-          ['Path', '/var/log/journal'],
+          // No Path: the local journal, persistent or volatile (see the collector's own systemd input).
           ...[...options.units].sort().map((u): [string, string] => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
           ['DB', db],
           ['DB.Sync', 'Normal'],
@@ -123,7 +123,7 @@ export class FluentBitInput {
           ['Strip_Underscores', 'On'],
         ],
         writePaths: [db],
-        readDirs: ['/var/log/journal'],
+        readDirs: [],
         parsers: [],
         multilineParsers: [],
         journal: true,

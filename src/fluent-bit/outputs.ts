@@ -56,8 +56,8 @@ export interface OutputCommonOptions {
   /**
    * Upper bound of this output's filesystem buffer on the node (`storage.total_limit_size`);
    * when full, the oldest chunks are discarded. Bounds the disk a long outage can use on
-   * every node.
-   * @default '1G'
+   * every node. Not for `s3`, which buffers in its own directory (`storeDirLimitSize`).
+   * @default '1G' (none for s3)
    */
   readonly storageTotalLimitSize?: string;
 }
@@ -543,7 +543,7 @@ export interface DatadogOutputOptions extends OutputCommonOptions {
 
 /** Options of an output for any plugin of the pinned fluent-bit. */
 export interface CustomOutputOptions extends OutputCommonOptions {
-  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 4.2 has. */
+  /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 5.1 has. */
   readonly name: string;
   /**
    * Plugin keys and values (not secrets: they go into the ConfigMap). Each key must be one the
@@ -642,7 +642,7 @@ export class FluentBitOutput {
   public static elasticsearch(options: ElasticsearchOutputOptions): FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, 'ElasticsearchOutputOptions', (secret, problems) => [
       ...searchFields(options, secret, problems),
-      ['Cloud_ID', options.cloudId],
+      ['Cloud_ID', options.cloudId === undefined ? undefined : cloudId(problems, options.cloudId)],
       ['Cloud_Auth', secret('CLOUD_AUTH', options.cloudAuth)],
     ]);
   }
@@ -818,7 +818,7 @@ export class FluentBitOutput {
 
   /**
    * Any output plugin of the pinned fluent-bit, with its keys as given. The plugin name and every
-   * key are checked against the plugin list and config_map keys of fluent-bit 4.2.3; values are
+   * key are checked against the plugin list and config_map keys of fluent-bit 5.1.1 (and 4.2.3's with a 4.x image); values are
    * written as they are (only Secret-backed ones become `${ENV}` references).
    */
   public static custom(options: CustomOutputOptions): FluentBitOutput {
@@ -827,7 +827,7 @@ export class FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, 'CustomOutputOptions', (secret, problems) => {
       if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
         const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
-        problems.push(`fluent-bit 4.2 has no output plugin ${JSON.stringify(name)}`
+        problems.push(`fluent-bit 5.1 has no output plugin ${JSON.stringify(name)}`
           + `${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}; its output plugins are ${OUTPUT_PLUGIN_NAMES.join(', ')}.`);
         return [];
       }
@@ -846,7 +846,7 @@ export class FluentBitOutput {
         }
         seen.add(k);
         if (!isOutputKey(name, key)) {
-          problems.push(`the ${name} plugin of fluent-bit 4.2 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
+          problems.push(`the ${name} plugin of fluent-bit 5.1 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
           continue;
         }
         problems.push(...writableEntryProblems(key, plain[key] ?? 'secret'));
@@ -898,7 +898,10 @@ export class FluentBitOutput {
       if (common.retryLimit !== undefined && (!Number.isInteger(common.retryLimit) || common.retryLimit < 1 || common.retryLimit > 2 ** 31 - 1)) {
         problems.push(`retryLimit ${common.retryLimit} must be a whole number >= 1 (leave it unset for no limit).`);
       }
-      if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
+      if (common.storageTotalLimitSize !== undefined && pluginName === 's3') {
+        problems.push('storageTotalLimitSize does not bound the s3 output: it buffers in its own store_dir (fluent-bit asks for '
+          + '\'store_dir_limit_size\' instead of \'storage.total_limit_size\'); use storeDirLimitSize.');
+      } else if (common.storageTotalLimitSize !== undefined && !SIZE_PATTERN.test(common.storageTotalLimitSize)) {
         problems.push(`storageTotalLimitSize ${JSON.stringify(common.storageTotalLimitSize)} must be a fluent-bit size such as '512M' or '2G'.`);
       }
       // The fields are pure: rendering them once with placeholder secrets and a placeholder
@@ -945,7 +948,9 @@ export class FluentBitOutput {
       ['Match', this.match],
       ...this.fields(secret, [], { alias, stateDir: context.stateDir, writePath: (path) => writePaths.push(path) }),
       ['Retry_Limit', this.common.retryLimit ?? 'no_limits'],
-      ['storage.total_limit_size', this.common.storageTotalLimitSize ?? '1G'],
+      // s3 keeps what it has not uploaded in its own store_dir, bounded by store_dir_limit_size; it
+      // warns at start to use that instead (plugins/out_s3/s3.c, cb_s3_init).
+      ['storage.total_limit_size', this.pluginName === 's3' ? undefined : this.common.storageTotalLimitSize ?? '1G'],
     ];
     const entries: ClassicEntry[] = [];
     for (const [key, value] of fields) {
@@ -983,6 +988,39 @@ const OUTPUT_NAME_HINTS: { [name: string]: string[] } = {
 
 /** Keys of a custom output that the typed options write. */
 const RESERVED_CUSTOM_KEYS = ['name', 'alias', 'match', 'retry_limit', 'storage.total_limit_size'];
+
+/**
+ * An Elastic Cloud id as plugins/out_es/es_conf.c (extract_cloud_host) reads it: `<name>:` then
+ * base64 of `<region>$<es host>[:<port>]$<kibana id>`, decoded into 256 bytes and split on `$`
+ * (strtok: empty parts skipped); the host becomes `<es host>.<region>[:<port>]`, at most 255
+ * characters. Anything else makes every collector exit at start ("cannot extract cloud_host").
+ */
+function cloudId(problems: string[], value: string): string {
+  const bad = (why: string) => problems.push(`cloudId ${JSON.stringify(value)} is not an Elastic Cloud id (${why}); `
+    + 'copy it from the deployment\'s page, e.g. "my-deployment:dXMtZWFzdC0xLmF3cy5mb3VuZC5pbyRhYmMxMjMkZGVmNDU2".');
+  const colon = value.indexOf(':');
+  const encoded = colon < 0 ? '' : value.slice(colon + 1);
+  if (colon < 0) {
+    bad('no \':\' after the deployment name');
+  } else if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/.test(encoded)) {
+    bad('the part after \':\' is not base64');
+  } else {
+    const decoded = Buffer.from(encoded, 'base64').toString('latin1');
+    const parts = decoded.split('$').filter((p) => p !== '');
+    const [region, hostPort] = parts;
+    const [esHost, esPort] = (hostPort ?? '').split(/:(.*)/s);
+    if (decoded.length > 255) {
+      bad('it decodes to more than 255 bytes');
+    } else if (parts.length < 2) {
+      bad('it decodes to no <region>$<host> pair');
+    } else if (`${esHost}.${region}${esPort === undefined ? '' : `:${esPort}`}`.length > 255) {
+      bad('the host it names is longer than 255 characters');
+    } else if (esPort !== undefined && !/^[0-9]{1,5}$/.test(esPort)) {
+      bad(`the port ${JSON.stringify(esPort)} it names is not a number`);
+    }
+  }
+  return value;
+}
 
 function awsRegion(problems: string[], value: string): string {
   if (!/^[a-z]{2}(-[a-z]+)+-[0-9]$/.test(value)) {

@@ -6,6 +6,7 @@ import {
   closestCollector,
   CollectorName,
   isKnownCollector,
+  COLLECTORS_ADDED_AFTER_1_9_1,
   KNOWN_COLLECTORS,
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
@@ -66,8 +67,10 @@ export interface ExporterArgsOptions {
   readonly netDevicesExclude?: string;
   /** Directory of the textfile collector's `*.prom` files (in the container). */
   readonly textfileDirectory?: string;
-  /** Appended verbatim, not validated. */
+  /** Appended verbatim; flags the args above already set, and repeats, are refused. */
   readonly extraArgs?: readonly string[];
+  /** The image's node_exporter version (x.y.z), for what it accepts twice. Default: the pinned one. */
+  readonly imageVersion?: string;
   /** Prefix for error messages (the construct path). */
   readonly context?: string;
 }
@@ -129,11 +132,17 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
   validatePort(options.port, 'port', options.context);
   checkFlagValues(options);
   const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
+  const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
+  const tooNew = [...collectors.enable, ...collectors.disable].filter((c) => COLLECTORS_ADDED_AFTER_1_9_1.includes(c));
+  if (tooNew.length > 0 && !atLeast(version, '1.10.0')) {
+    throw new Error(`${prefix(options.context)}collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
+      + 'would exit on their flags ("unknown long flag"). Use a newer image or leave them out.');
+  }
   if (options.textfileDirectory !== undefined && collectors.disable.includes('textfile')) {
     throw new Error(`${prefix(options.context)}textfileCollector is set but disableCollectors turns the textfile collector off; `
       + 'remove textfile from disableCollectors or drop textfileCollector.');
   }
-  return [
+  const own = [
     `--path.procfs=${HOST_PROC}`,
     `--path.sysfs=${HOST_SYS}`,
     `--path.rootfs=${HOST_ROOT}`,
@@ -146,8 +155,77 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
     ...(options.textfileDirectory !== undefined ? [`--collector.textfile.directory=${options.textfileDirectory}`] : []),
     ...collectors.enable.map((name) => `--collector.${name}`),
     ...collectors.disable.map((name) => `--no-collector.${name}`),
-    ...(options.extraArgs ?? []),
   ];
+  checkRepeatedFlags(own, options);
+  return [...own, ...(options.extraArgs ?? [])];
+}
+
+/**
+ * Flags node_exporter accepts more than once (kingpin `.Strings()`), with the release that made
+ * each repeatable: collector/perf_linux.go (profilers 1.6.0), collector/sysctl_linux.go,
+ * collector/textfile.go (1.9.0; a String before) and exporter-toolkit's web/kingpinflag
+ * (`--web.listen-address`). Any other flag given twice makes kingpin's parser exit with
+ * "flag '<name>' cannot be repeated" (a `--no-` form counts as its flag).
+ */
+export const REPEATABLE_FLAGS: { readonly [flag: string]: string } = {
+  '--collector.perf.cache-profilers': '1.6.0',
+  '--collector.perf.hardware-profilers': '1.6.0',
+  '--collector.perf.software-profilers': '1.6.0',
+  '--collector.perf.tracepoint': '1.0.0',
+  '--collector.sysctl.include': '1.5.0',
+  '--collector.sysctl.include-info': '1.5.0',
+  '--collector.textfile.directory': '1.9.0',
+  '--web.listen-address': '1.5.0',
+};
+
+/** Whether node_exporter `version` (x.y.z) accepts `flag` more than once. */
+export function isRepeatable(flag: string, version: string): boolean {
+  const since = REPEATABLE_FLAGS[flag];
+  return since !== undefined && atLeast(version, since);
+}
+
+/** Whether version x.y.z is `min` or later. */
+function atLeast(version: string, min: string): boolean {
+  const [a, b] = [version, min].map((v) => v.split('.').map((n) => parseInt(n, 10) || 0));
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
+
+/** The prop that sets a flag the construct writes. */
+function propOf(flag: string): string {
+  if (flag === '--web.listen-address') return 'port and listenAddress';
+  if (flag.startsWith('--path.')) return 'nothing: the host paths are fixed';
+  if (flag === '--collector.filesystem.mount-points-exclude') return 'mountPointsExclude';
+  if (flag === '--collector.filesystem.fs-types-exclude') return 'fsTypesExclude';
+  if (flag === '--collector.netclass.ignored-devices' || flag === '--collector.netdev.device-exclude') return 'netDevicesExclude';
+  if (flag === '--collector.textfile.directory') return 'textfileCollector';
+  return 'enableCollectors and disableCollectors';
+}
+
+/**
+ * extraArgs must not set a flag the construct writes: node_exporter exits at start for a repeated
+ * flag ("cannot be repeated"), and a repeatable one (a second listen address, a textfile
+ * directory nothing mounts) would escape what the props decide. Nor may extraArgs repeat a flag.
+ */
+function checkRepeatedFlags(own: readonly string[], options: ExporterArgsOptions): void {
+  const written = new Map(own.map((arg) => [flagName(arg), arg]));
+  const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
+  const seen = new Map<string, number>();
+  (options.extraArgs ?? []).forEach((arg, i) => {
+    const flag = flagName(arg);
+    const ours = written.get(flag);
+    if (ours !== undefined) {
+      throw new Error(`${prefix(options.context)}extraArgs[${i}] "${arg}" sets ${flag}, which the construct already writes ("${ours}"); `
+        + `${isRepeatable(flag, version) ? 'a second one would escape the props' : `node_exporter would exit with "flag '${flag.slice(2)}' cannot be repeated"`}. `
+        + `Set it through ${propOf(flag)} instead.`);
+    }
+    const before = seen.get(flag);
+    if (before !== undefined && !isRepeatable(flag, version)) {
+      throw new Error(`${prefix(options.context)}extraArgs[${i}] "${arg}" repeats ${flag} of extraArgs[${before}]: node_exporter ${version} would exit with `
+        + `"flag '${flag.slice(2)}' cannot be repeated". Keep one.`);
+    }
+    seen.set(flag, i);
+  });
 }
 
 /**

@@ -1,42 +1,48 @@
 /**
  * node_exporter collectors on Linux, for the version this library pins.
  *
- * Sources: the `--help` of Debian's prometheus-node-exporter 1.5.0 (every `--collector.<name>` flag
- * and its default), plus upstream's CHANGELOG for 1.6.0–1.9.1 (softirqs 1.6.0,
- * cpu_vulnerabilities 1.7.0, xfrm and watchdog 1.8.0; 1.9.x added none on Linux, removed none;
- * ntp, runit and supervisord are deprecated but still registered). Debian patches the systemd
- * collector to enabled-by-default; upstream (and so the image) keeps it disabled, as listed here.
+ * Source: the v1.12.1 tree, every `registerCollector(name, defaultEnabled|defaultDisabled, ...)` in
+ * collector/*.go whose file builds on linux (file suffix and `//go:build` line); the same extraction
+ * from v1.9.1 gives exactly the 1.9.1 lists this file had. ntp, runit and supervisord are
+ * deprecated but still registered. Debian patches the systemd collector to enabled-by-default;
+ * upstream (and so the image) keeps it disabled, as listed here.
  *
  * Pure data: no cdk8s import.
  */
 
 /** The image tag these collector names and defaults belong to. */
-export const NODE_EXPORTER_VERSION = '1.9.1';
+export const NODE_EXPORTER_VERSION = '1.12.1';
 
 /** Default image: upstream's quay.io build, pinned. */
 export const NODE_EXPORTER_IMAGE = `quay.io/prometheus/node-exporter:v${NODE_EXPORTER_VERSION}`;
 
 /** Collectors that run unless `--no-collector.<name>` is given. */
 export const DEFAULT_ENABLED_COLLECTORS = [
-  'arp', 'bcache', 'bonding', 'btrfs', 'conntrack', 'cpu', 'cpufreq', 'diskstats', 'dmi', 'edac',
-  'entropy', 'fibrechannel', 'filefd', 'filesystem', 'hwmon', 'infiniband', 'ipvs', 'loadavg',
-  'mdadm', 'meminfo', 'netclass', 'netdev', 'netstat', 'nfs', 'nfsd', 'nvme', 'os',
-  'powersupplyclass', 'pressure', 'rapl', 'schedstat', 'selinux', 'sockstat', 'softnet', 'stat',
-  'tapestats', 'textfile', 'thermal_zone', 'time', 'timex', 'udp_queues', 'uname', 'vmstat',
-  'watchdog', 'xfs', 'zfs',
+  'arp', 'bcache', 'bcachefs', 'bonding', 'btrfs', 'conntrack', 'cpu', 'cpufreq', 'diskstats', 'dmi',
+  'dmmultipath', 'edac', 'entropy', 'fibrechannel', 'filefd', 'filesystem', 'hwmon', 'infiniband',
+  'ipvs', 'kernel_hung', 'loadavg', 'mdadm', 'meminfo', 'netclass', 'netdev', 'netstat', 'nfs',
+  'nfsd', 'nvme', 'os', 'powersupplyclass', 'pressure', 'rapl', 'schedstat', 'selinux', 'sockstat',
+  'softnet', 'stat', 'tapestats', 'textfile', 'thermal_zone', 'time', 'timex', 'udp_queues', 'uname',
+  'vmstat', 'watchdog', 'xfs', 'zfs',
 ] as const;
 
 /** Collectors that run only with `--collector.<name>`. */
 export const DEFAULT_DISABLED_COLLECTORS = [
   'buddyinfo', 'cgroups', 'cpu_vulnerabilities', 'drbd', 'drm', 'ethtool', 'interrupts', 'ksmd',
-  'lnstat', 'logind', 'meminfo_numa', 'mountstats', 'network_route', 'ntp', 'perf', 'processes',
-  'qdisc', 'runit', 'slabinfo', 'softirqs', 'supervisord', 'sysctl', 'systemd', 'tcpstat', 'wifi',
-  'xfrm', 'zoneinfo',
+  'lnstat', 'logind', 'meminfo_numa', 'mountstats', 'network_route', 'ntp', 'nvmesubsystem',
+  'pcidevice', 'perf', 'processes', 'qdisc', 'runit', 'slabinfo', 'softirqs', 'supervisord', 'swap',
+  'sysctl', 'systemd', 'tcpstat', 'wifi', 'xfrm', 'zoneinfo',
 ] as const;
 
 export type CollectorName =
   | typeof DEFAULT_ENABLED_COLLECTORS[number]
   | typeof DEFAULT_DISABLED_COLLECTORS[number];
+
+/**
+ * Collectors 1.9.1 does not have (added in 1.10–1.12): an image that old exits on their flags
+ * ("unknown long flag"), so they are refused with such an image.
+ */
+export const COLLECTORS_ADDED_AFTER_1_9_1: readonly string[] = ['bcachefs', 'dmmultipath', 'kernel_hung', 'nvmesubsystem', 'pcidevice', 'swap'];
 
 /** Every known collector name, sorted. */
 export const KNOWN_COLLECTORS: readonly CollectorName[] = [

@@ -1,0 +1,67 @@
+/**
+ * Each pinned image is named here, so a bump is one deliberate change: the image, the lists checked
+ * against its sources, and this file. The lists were extracted from each version's tree
+ * (fluent-bit v5.1.1 plugins/out_* config_maps; node_exporter v1.12.1 collector/*.go
+ * registerCollector calls on linux); the same extraction from the previous pins (4.2.3, 1.9.1)
+ * gives the previous lists, kept where a user pins an older image.
+ */
+import { Chart, Testing } from 'cdk8s';
+import { synthManifests, Manifest } from './util/manifests';
+import { GATE_IMAGE } from '../src/alerts/gate';
+import { LogCollectorDaemonSet } from '../src/constructs/log-collector-daemon-set';
+import { NodeExporterCollector, NodeExporterDaemonSet } from '../src/constructs/node-exporter-daemon-set';
+import { FLUENT_BIT_IMAGE } from '../src/fluent-bit/config';
+import { isOutputKey, OUTPUT_PLUGIN_NAMES } from '../src/fluent-bit/output-plugins';
+import { FluentBitOutput } from '../src/fluent-bit/outputs';
+import { exporterArgs } from '../src/node-exporter/args';
+import { KNOWN_COLLECTORS, NODE_EXPORTER_IMAGE, NODE_EXPORTER_VERSION } from '../src/node-exporter/collectors';
+
+const containers = (m: Manifest[]) => m.filter((x) => x.kind === 'DaemonSet').flatMap((d) => d.spec.template.spec.containers);
+
+test('the pinned images are the current upstream stable releases', () => {
+  expect(FLUENT_BIT_IMAGE).toBe('cr.fluentbit.io/fluent/fluent-bit:5.1.1');
+  expect(NODE_EXPORTER_VERSION).toBe('1.12.1');
+  expect(NODE_EXPORTER_IMAGE).toBe('quay.io/prometheus/node-exporter:v1.12.1');
+  expect(GATE_IMAGE).toBe('curlimages/curl:8.21.0');
+  const chart = Testing.chart();
+  new LogCollectorDaemonSet(chart, 'logs', { outputs: [FluentBitOutput.stdout()] });
+  new NodeExporterDaemonSet(chart, 'ne', { kubeRbacProxy: {} });
+  expect(containers(synthManifests(chart)).map((c) => c.image).sort()).toEqual([
+    'cr.fluentbit.io/fluent/fluent-bit:5.1.1', 'quay.io/brancz/kube-rbac-proxy:v0.21.0', 'quay.io/prometheus/node-exporter:v1.12.1',
+  ]);
+});
+
+describe('fluent-bit 5.1.1 lists, 4.2.3 kept for a 4.x image', () => {
+  test('plugins and keys 5.1.1 added are known (out_gcs, loki tenant_id_key_error_handling, s3 retry_exhausted_action, http oauth2.*)', () => {
+    expect(OUTPUT_PLUGIN_NAMES).toContain('gcs');
+    expect(isOutputKey('loki', 'tenant_id_key_error_handling')).toBe(true);
+    expect(isOutputKey('s3', 'retry_exhausted_action')).toBe(true);
+    expect(isOutputKey('http', 'oauth2.token_url')).toBe(true);
+  });
+
+  const withImage = (image: string, output: FluentBitOutput) => () =>
+    new LogCollectorDaemonSet(new Chart(Testing.app(), 'c'), 'logs', { image, outputs: [output] });
+  const newKey = FluentBitOutput.custom({ name: 'loki', options: { host: 'loki', tenant_id_key_error_handling: 'drop' } });
+  test('a 4.x image refuses what 4.2.3 lacks; 5.x accepts it', () => {
+    expect(withImage('cr.fluentbit.io/fluent/fluent-bit:4.2.3', newKey))
+      .toThrow(/image cr.fluentbit.io\/fluent\/fluent-bit:4.2.3: the loki output's key tenant_id_key_error_handling is not in fluent-bit 4.2.3/);
+    expect(withImage('cr.fluentbit.io/fluent/fluent-bit:4.2.3', FluentBitOutput.custom({ name: 'gcs', options: { bucket: 'b' } })))
+      .toThrow(/fluent-bit 4.x has no output plugin gcs/);
+    expect(withImage('cr.fluentbit.io/fluent/fluent-bit:5.1.1', newKey)).not.toThrow();
+    expect(withImage('cr.fluentbit.io/fluent/fluent-bit:4.2.3', FluentBitOutput.loki({ host: 'loki' }))).not.toThrow();
+  });
+});
+
+describe('node_exporter 1.12.1 collectors, 1.9.1 kept for an older image', () => {
+  test('the collectors 1.10–1.12 added are known', () => {
+    for (const c of ['bcachefs', 'dmmultipath', 'kernel_hung', 'nvmesubsystem', 'pcidevice', 'swap']) expect(KNOWN_COLLECTORS).toContain(c);
+    expect(exporterArgs({ port: 9100, listen: 'node-ip', enableCollectors: ['swap'] })).toContain('--collector.swap');
+  });
+
+  test('an older image refuses them (node_exporter exits on an unknown flag)', () => {
+    expect(() => new NodeExporterDaemonSet(Testing.chart(), 'ne', { image: 'quay.io/prometheus/node-exporter:v1.9.1', enableCollectors: [NodeExporterCollector.SWAP] }))
+      .toThrow(/collector\(s\) swap came with node_exporter 1.10\+; the image's 1.9.1 would exit on their flags/);
+    expect(() => new NodeExporterDaemonSet(Testing.chart(), 'ne', { image: 'quay.io/prometheus/node-exporter:v1.12.1', enableCollectors: [NodeExporterCollector.SWAP] }))
+      .not.toThrow();
+  });
+});
