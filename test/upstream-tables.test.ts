@@ -198,6 +198,17 @@ describe('kubernetes pkg/controller/daemon/daemon_controller_test.go TestNodeSho
   });
 });
 
+interface TaintCase {
+  readonly name: string;
+  readonly taints: TaintJson[];
+  readonly tolerations?: TolerationJson[];
+  readonly ready?: string;
+  readonly shouldRun: boolean;
+  readonly shouldContinueRunning: boolean;
+  /** the fixture lists the NoExecute state taint only; our inventory reading adds the NoSchedule one a live node has */
+  readonly inventoryAddsNoSchedule?: boolean;
+}
+
 describe('kubernetes pkg/controller/daemon/daemon_controller_test.go taint tests (one case each → tolerations + analyzeCoverage)', () => {
   // noScheduleTolerations / noScheduleTaints / noExecuteTaints / nodeNotReady / nodeUnreachable of the upstream file
   const noScheduleTolerations: TolerationJson[] = [{ key: 'dedicated', value: 'user1', effect: 'NoSchedule' }];
@@ -217,7 +228,7 @@ describe('kubernetes pkg/controller/daemon/daemon_controller_test.go taint tests
     { name: 'TestUnreachableNodeDaemonLaunchesPod', taints: nodeUnreachable, ready: 'Unknown', shouldRun: true, shouldContinueRunning: true, inventoryAddsNoSchedule: true },
     { name: 'TestNodeDaemonLaunchesToleratePod', taints: [], tolerations: noScheduleTolerations, shouldRun: true, shouldContinueRunning: true },
     { name: 'TestTaintPressureNodeDaemonLaunchesPod', taints: pressure, shouldRun: true, shouldContinueRunning: true },
-  ] as { name: string; taints: TaintJson[]; tolerations?: TolerationJson[]; ready?: string; shouldRun: boolean; shouldContinueRunning: boolean; inventoryAddsNoSchedule?: boolean }[])(
+  ] as TaintCase[])(
     '$name', ({ taints, tolerations, ready, shouldRun, shouldContinueRunning, inventoryAddsNoSchedule }) => {
       for (const strategy of UPDATE_STRATEGIES) {
         // The controller's own check on the fixture's node object: its taints against the pod's tolerations plus the
@@ -282,7 +293,7 @@ describe('argoproj/gitops-engine pkg/sync/sync_phase_test.go TestSyncPhase* (syn
     { name: 'TestSyncPhaseTwoPhases', annotations: { 'argocd.argoproj.io/hook': 'PreSync,PostSync' }, phase: 'PostSync' },
     { name: 'TestSyncDuplicatedPhases', annotations: { 'argocd.argoproj.io/hook': 'PreSync,PreSync' }, phase: 'PreSync' },
     { name: 'TestSyncDuplicatedPhases (helm.sh/hook)', annotations: { 'helm.sh/hook': 'pre-install,pre-upgrade' }, phase: 'PreSync' },
-  ])('$name', ({ annotations, phase }) => {
+  ] as { name: string; annotations: Record<string, string>; phase?: string }[])('$name', ({ annotations, phase }) => {
     expect(lastPhase([doc('my-pod', annotations)])).toBe(phase);
   });
 });
@@ -292,7 +303,7 @@ describe('argoproj/gitops-engine pkg/sync/syncwaves/waves_test.go TestWave (Wave
     { name: 'no annotation', annotations: {}, wave: 0 },
     { name: 'argocd.argoproj.io/sync-wave: 1', annotations: { 'argocd.argoproj.io/sync-wave': '1' }, wave: 1 },
     { name: 'helm.sh/hook-weight: 1', annotations: { 'helm.sh/hook-weight': '1' }, wave: 1 },
-  ])('$name', ({ annotations, wave }) => {
+  ] as { name: string; annotations: Record<string, string>; wave: number }[])('$name', ({ annotations, wave }) => {
     expect(lastSyncStep(tree([doc('my-pod', annotations)]))?.wave).toBe(wave);
   });
 });
