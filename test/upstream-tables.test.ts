@@ -276,7 +276,7 @@ function doc(name: string, annotations: Record<string, string> = {}): Manifest {
 const PHASE_NAMES = ['PreSync', 'Sync', 'PostSync'];
 const lastPhase = (manifests: Manifest[]) => {
   const last = lastSyncStep(tree(manifests));
-  return last === undefined ? undefined : PHASE_NAMES[last.phase];
+  return last === undefined ? undefined : PHASE_NAMES[last.phase] ?? `phase ${last.phase}`;
 };
 
 describe('argoproj/gitops-engine pkg/sync/sync_phase_test.go TestSyncPhase* (syncPhases → lastSyncStep)', () => {
