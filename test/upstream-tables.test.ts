@@ -347,3 +347,26 @@ describe('argoproj/gitops-engine pkg/sync/sync_context_test.go (Sync → lastSyn
     expect(report.findings.filter((f) => f.severity === 'error')).toEqual([]);
   });
 });
+
+describe('what the helm.sh/hook reading changes in plan (gitops-engine pkg/sync/hook/hook.go Types: Helm hooks when no Argo CD hook)', () => {
+  // A chart rendered as it is keeps its helm.sh/hook Jobs; Argo CD runs a post-install one in PostSync, after waiting for
+  // the Sync phase to be Healthy. A DaemonSet that never turns Healthy (a NotReady node it still covers) is then not the
+  // last step: the sync stalls there (an error), where reading the Job as a plain Sync resource said "last step" (a warning).
+  const all = [{ operator: 'Exists' }];
+  const agent = (image: string) => daemonSet('agent', { image, tolerations: all, strategy: unavailable(4), annotations: { 'argocd.argoproj.io/sync-wave': '2' } });
+  const hookJob = (hook: string): Manifest => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'chart-test', namespace: 'agents', annotations: { 'helm.sh/hook': hook } },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'example.com/check:1' }] } } },
+  });
+  const nodes = inventory([{ name: 'n-1' }, { name: 'n-2', ready: 'Unknown' }, { name: 'n-3' }]);
+  test.each([
+    { name: 'post-install: PostSync, after the DaemonSet', hook: 'post-install', severity: 'error' },
+    { name: 'pre-install: PreSync, before it (the DaemonSet stays the last step)', hook: 'pre-install', severity: 'warning' },
+    { name: 'crd-install: no hook, a Sync resource in wave 0 (the DaemonSet in wave 2 stays last)', hook: 'crd-install', severity: 'warning' },
+  ])('$name', ({ hook, severity }) => {
+    const report = planChange(tree([agent('example.com/agent:1'), hookJob(hook)]), tree([agent('example.com/agent:2'), hookJob(hook)]), nodes);
+    expect(report.findings.map((f) => [f.kind, f.cause, f.severity, f.nodes])).toEqual([['stall', 'not-ready', severity, ['n-2']]]);
+  });
+});
