@@ -7,6 +7,7 @@
  * - kubernetes pkg/controller/daemon/update_test.go (TestGetUnavailableNumbers, TestDaemonSetUpdates*)
  * - kubernetes pkg/controller/daemon/daemon_controller_test.go (TestNodeShouldRunDaemonPod, the taint tests)
  * - kubernetes staging/src/k8s.io/apimachinery/pkg/util/intstr/intstr_test.go (TestGetValueFromIntOrPercent)
+ * - kubernetes staging/src/k8s.io/api/core/v1/toleration_test.go (TestTolerationToleratesTaint)
  * - argoproj/gitops-engine pkg/health/health_test.go (TestDaemonSetOnDeleteHealth, testdata/daemonset-ondelete.yaml)
  * - argoproj/gitops-engine pkg/sync/sync_context_test.go (TestSyncSuccessfully, TestSyncCreateInSortedOrder, TestSyncWaveHook),
  *   pkg/sync/sync_phase_test.go (TestSyncPhase*), pkg/sync/syncwaves/waves_test.go (TestWave)
@@ -23,6 +24,12 @@
  *   list we do not have; the maxSurge / maxUnavailable columns are ported.
  * - update_test.go TestControlledHistories: ControllerRevision adoption, nothing the plan models.
  * - daemon_controller_test.go TestDaemonSetRespectsTermination: a pod with a deletionTimestamp (pod state).
+ * - toleration_test.go TestTolerationToleratesTaint's Gt / Lt rows: numeric toleration operators are an alpha feature
+ *   (gate TaintTolerationComparisonOperators, off by default: the API server refuses a pod using them), which
+ *   TolerationJson does not take; toleratesTaint reads any other operator as Equal (no match for those rows' values
+ *   but one, so the plan reports a pod that stays off the node rather than one that lands).
+ * - util/daemonset_util_test.go (TestIsPodUpdated, TestCreatePodTemplate, TestReplaceDaemonSetPodNodeNameNodeAffinity,
+ *   TestGetTargetNodeName): pod labels and the per-node affinity the controller writes into each pod, not modelled.
  * - intstr_test.go TestGetValueFromIntOrPercent's roundUp=false row: the DaemonSet controller always rounds up
  *   (util.UnavailableCount / util.SurgeCount pass roundUp=true), so scaledValue has no round-down mode.
  * - sync_context_test.go: TestSyncValidate, TestSyncNotPermittedNamespace, TestSyncNamespaceCreatedBeforeDryRun*,
@@ -40,7 +47,7 @@ import { nodeFacts } from '../src/coverage/nodes';
 import { paceOf, scaledValue } from '../src/estimate/estimate';
 import { inLastSyncStep, lastSyncStep } from '../src/plan/argo-sync';
 import { planChange } from '../src/plan/plan';
-import { controllerAddedTolerations, untoleratedTaints } from '../src/scheduling/tolerations';
+import { controllerAddedTolerations, tolerated, toleratesTaint, untoleratedTaints } from '../src/scheduling/tolerations';
 import { NodeJson, TaintJson, TolerationJson } from '../src/scheduling/types';
 
 /** update_test.go newUpdateSurge / newUpdateUnavailable */
@@ -133,6 +140,50 @@ describe('kubernetes pkg/controller/daemon/update_test.go TestDaemonSetUpdates* 
     expect(plan).toMatchObject({ change: 'changed', podTemplateChanged: false, replaced: [] });
     expect(plan.rollout).toBeUndefined();
     expect(report.findings).toEqual([]);
+  });
+});
+
+describe('kubernetes staging/src/k8s.io/api/core/v1/toleration_test.go TestTolerationToleratesTaint (→ toleratesTaint, tolerated)', () => {
+  test.each([
+    {
+      name: 'same key and effect, operator Exists, taint has no value: tolerated',
+      toleration: { key: 'foo', operator: 'Exists', effect: 'NoSchedule' },
+      taint: { key: 'foo', effect: 'NoSchedule' },
+      expected: true,
+    },
+    {
+      name: 'same key and effect, operator Exists, taint has some value: tolerated',
+      toleration: { key: 'foo', operator: 'Exists', effect: 'NoSchedule' },
+      taint: { key: 'foo', value: 'bar', effect: 'NoSchedule' },
+      expected: true,
+    },
+    {
+      name: 'same effect, empty key and operator Exists (match all taints): tolerated',
+      toleration: { key: '', operator: 'Exists', effect: 'NoSchedule' },
+      taint: { key: 'foo', value: 'bar', effect: 'NoSchedule' },
+      expected: true,
+    },
+    {
+      name: 'same key, effect and value, operator Equal: tolerated',
+      toleration: { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' },
+      taint: { key: 'foo', value: 'bar', effect: 'NoSchedule' },
+      expected: true,
+    },
+    {
+      name: 'same key and effect, different values, operator Equal: not tolerated',
+      toleration: { key: 'foo', operator: 'Equal', value: 'value1', effect: 'NoSchedule' },
+      taint: { key: 'foo', value: 'value2', effect: 'NoSchedule' },
+      expected: false,
+    },
+    {
+      name: 'same key and value, different effects, operator Equal: not tolerated',
+      toleration: { key: 'foo', operator: 'Equal', value: 'bar', effect: 'NoSchedule' },
+      taint: { key: 'foo', value: 'bar', effect: 'NoExecute' },
+      expected: false,
+    },
+  ] as { name: string; toleration: TolerationJson; taint: TaintJson; expected: boolean }[])('$name', ({ toleration, taint, expected }) => {
+    expect(toleratesTaint(toleration, taint)).toBe(expected);
+    expect(tolerated([toleration], taint)).toBe(expected);
   });
 });
 
