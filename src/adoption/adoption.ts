@@ -4,10 +4,10 @@
  * agent's pace: each node's pod is replaced once, never two on a node, never a node without one.
  * The chart facts behind the factories are in ./charts.ts.
  */
-import { checkArgs, namedBy } from '../agent/struct-check';
 import {
   ChartObjectFact, chartFullname, chartLeftBehind, ChartRelease, chartSelector, FLUENT_BIT_CHART, HelmChartFacts, NODE_EXPORTER_CHART,
 } from './charts';
+import { checkArgs, namedBy } from '../agent/struct-check';
 
 /** A running DaemonSet to adopt, described by hand. */
 export interface AdoptedDaemonSetOptions {

@@ -292,12 +292,12 @@ export function namedBy<T>(factory: string, build: () => T): T {
  * When `value` is the same class from another major of a jsii library (cdk8s-plus-33's EnvValue for
  * cdk8s-plus-28's), says so: jsii classes carry their fully qualified name under Symbol.for('jsii.rtti').
  */
-function otherMajor(value: unknown, expected: ObjectConstructor): string | undefined {
+function otherMajor(value: unknown, wantedClass: ObjectConstructor): string | undefined {
   const rtti = (c: unknown): string | undefined => {
     const info = c === undefined || c === null ? undefined : (c as { [k: symbol]: { fqn?: unknown } })[Symbol.for('jsii.rtti')];
     return typeof info?.fqn === 'string' ? info.fqn : undefined;
   };
-  const want = rtti(expected);
+  const want = rtti(wantedClass);
   const got = typeof value === 'object' && value !== null ? rtti((value as object).constructor) : undefined;
   if (want === undefined || got === undefined || got === want) return undefined;
   const [wantLib, ...wantName] = want.split('.');
