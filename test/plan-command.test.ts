@@ -72,6 +72,8 @@ test('findings: exit 1, named in every format', () => {
   try {
     // the after-tree drops the ConfigMap every pod template mounts
     const text = fs.readFileSync(path.join(ROOT, DIST, '1-canary', 'log-collector.k8s.yaml'), 'utf8');
+    // the held waves' ConfigMap: 0-before's, kept by the held groups
+    const HELD_CONFIG_HASH = /name: logs-config-([0-9a-f]{10})/.exec(fs.readFileSync(path.join(ROOT, DIST, '0-before', 'log-collector.k8s.yaml'), 'utf8'))![1];
     const docs = text.split(/^---\n/m).filter((d) => !/^kind: ConfigMap$/m.test(d));
     fs.writeFileSync(path.join(dir, 'after.yaml'), docs.join('---\n'));
     const argv = ['plan', '--nodes', NODES, '--before', `${DIST}/0-before`, '--after', path.join(dir, 'after.yaml')];
@@ -82,7 +84,7 @@ test('findings: exit 1, named in every format', () => {
     const md = run(...argv, '--markdown');
     expect(md.code).toBe(1);
     expect(md.stdout).toContain('**3 findings** on 23 nodes (and 1 warning).');
-    expect(text1.stdout).toContain('observability/logs-wave-1 needs ConfigMap observability/logs-config-b73d36e563 (volumes[config]), which the after-tree deletes: its running pods on 3 nodes (worker-a-4, worker-b-2, worker-c-3) keep running, but one restarted or on a new node stays in ContainerCreating');
+    expect(text1.stdout).toContain('observability/logs-wave-1 needs ConfigMap observability/logs-config-' + HELD_CONFIG_HASH + ' (volumes[config]), which the after-tree deletes: its running pods on 3 nodes (worker-a-4, worker-b-2, worker-c-3) keep running, but one restarted or on a new node stays in ContainerCreating');
     const json = JSON.parse(run(...argv, '--json').stdout);
     expect(json.safe).toBe(false);
     expect(json.steps[0].findings.map((f: { kind: string; severity: string; daemonSets: string[] }) => [f.kind, f.severity, f.daemonSets])).toEqual([
