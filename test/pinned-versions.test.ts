@@ -52,6 +52,41 @@ describe('fluent-bit 5.1.1 lists, 4.2.3 kept for a 4.x image', () => {
   });
 });
 
+describe('fluent-bit 5.1.1 keys every output takes (src/flb_output.c flb_output_set_property), 4.2.3\'s for a 4.x image', () => {
+  const build = (image: string, output: FluentBitOutput) => () =>
+    new LogCollectorDaemonSet(new Chart(Testing.app(), 'c'), 'logs', { image, outputs: [output] });
+  const V4 = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+
+  test.each([
+    // tls.proxy.*: prop_key_check names new in 5.x
+    ['loki', 'tls.proxy.verify'],
+    // oauth2*: set aside and checked against src/flb_oauth2.c oauth2_config_map, for every output
+    ['opentelemetry', 'oauth2.token_url'],
+    // the HTTP server keys of an FLB_OUTPUT_HTTP_SERVER plugin (src/http_server/flb_http_server_config_map.c)
+    ['prometheus_exporter', 'http_server.workers'],
+  ])('%s %s: accepted with the pinned 5.1.1 image, refused with a 4.2.3 image', (name, key) => {
+    const output = FluentBitOutput.custom({ name, options: { [key]: 'on' } });
+    expect(build(FLUENT_BIT_IMAGE, output)).not.toThrow();
+    expect(build(V4, output)).toThrow(`image ${V4}: the ${name} output's key ${key} is not in fluent-bit 4.2.3 (added in 5.x)`);
+  });
+
+  test('a key in neither version is refused, naming the nearest key', () => {
+    expect(() => FluentBitOutput.custom({ name: 'loki', options: { 'tls.proxy.verfy': 'on' } })._render('x'))
+      .toThrow('the loki plugin of fluent-bit 5.1 has no key "tls.proxy.verfy"; did you mean tls.proxy.verify?');
+    // net.* and oauth2* keys outside their maps are refused by their own checks
+    expect(() => FluentBitOutput.custom({ name: 'http', options: { 'oauth2.tokenurl': 'x' } })._render('x')).toThrow(/did you mean oauth2.token_url\?/);
+    expect(isOutputKey('gelf', 'net.keepalives')).toBe(false);
+    // the HTTP server keys belong to the outputs that serve HTTP only
+    expect(isOutputKey('loki', 'http_server.workers')).toBe(false);
+  });
+
+  test('what the release image is built without is refused: kafka\'s Avro keys (no FLB_AVRO_ENCODER), out_retry (FLB_OUT_RETRY off)', () => {
+    expect(isOutputKey('kafka', 'schema_str')).toBe(false);
+    expect(isOutputKey('kafka', 'rdkafka.queue.buffering.max.ms')).toBe(true);
+    expect(OUTPUT_PLUGIN_NAMES).not.toContain('retry');
+  });
+});
+
 describe('node_exporter 1.12.1 collectors, 1.9.1 kept for an older image', () => {
   test('the collectors 1.10–1.12 added are known', () => {
     for (const c of ['bcachefs', 'dmmultipath', 'kernel_hung', 'nvmesubsystem', 'pcidevice', 'swap']) expect(KNOWN_COLLECTORS).toContain(c);

@@ -26,7 +26,7 @@ import {
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { FluentBitInput } from '../fluent-bit/inputs';
-import { OUTPUT_KEYS_ADDED_SINCE_4_2_3, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
+import { isOutputKeyAddedSince423, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
@@ -869,8 +869,7 @@ function olderImageProblems(config: FluentBitConfig, image: string | undefined):
     if (OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
       return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin} (added in 5.x); use a 5.x image or another output.`];
     }
-    const added = OUTPUT_KEYS_ADDED_SINCE_4_2_3[plugin] ?? [];
-    return s.entries.filter((e) => added.includes(e.key.toLowerCase()))
+    return s.entries.filter((e) => isOutputKeyAddedSince423(plugin, e.key))
       .map((e) => `image ${image}: the ${plugin} output's key ${e.key} is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start; `
         + 'use a 5.x image or remove the key.');
   });
