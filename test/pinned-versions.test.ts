@@ -1,16 +1,22 @@
 /**
  * Each pinned image is named here, so a bump is one deliberate change: the image, the lists checked
  * against its sources, and this file. The lists were extracted from each version's tree
- * (fluent-bit v5.1.1 plugins/out_* config_maps; node_exporter v1.12.1 collector/*.go
- * registerCollector calls on linux); the same extraction from the previous pins (4.2.3, 1.9.1)
- * gives the previous lists, kept where a user pins an older image.
+ * (fluent-bit v5.1.1: the config_maps of plugins/out_*, in_tail, in_systemd, in_forward and the
+ * filters the collector writes, the keys src/flb_output.c, src/flb_input.c and src/flb_filter.c
+ * take for every plugin, conf/parsers.conf and the built-in multiline parsers; node_exporter
+ * v1.12.1 collector/*.go registerCollector calls on linux); the same extraction from the previous
+ * pins (4.2.3, 1.9.1) gives the previous lists, kept where a user pins an older image.
  */
 import { Chart, Testing } from 'cdk8s';
 import { synthManifests, Manifest } from './util/manifests';
 import { GATE_IMAGE } from '../src/alerts/gate';
-import { LogCollectorDaemonSet } from '../src/constructs/log-collector-daemon-set';
+import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../src/constructs/log-collector-daemon-set';
 import { NodeExporterCollector, NodeExporterDaemonSet } from '../src/constructs/node-exporter-daemon-set';
+import { entryValue, parseClassicConfig } from '../src/fluent-bit/classic-format';
 import { FLUENT_BIT_IMAGE } from '../src/fluent-bit/config';
+import { FluentBitFilter } from '../src/fluent-bit/filters';
+import { FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS, INPUT_COMMON_KEYS, INPUT_PLUGIN_KEYS } from '../src/fluent-bit/input-filter-keys';
+import { FluentBitInput } from '../src/fluent-bit/inputs';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES } from '../src/fluent-bit/output-plugins';
 import { FluentBitOutput } from '../src/fluent-bit/outputs';
 import { exporterArgs } from '../src/node-exporter/args';
@@ -84,6 +90,73 @@ describe('fluent-bit 5.1.1 keys every output takes (src/flb_output.c flb_output_
     expect(isOutputKey('kafka', 'schema_str')).toBe(false);
     expect(isOutputKey('kafka', 'rdkafka.queue.buffering.max.ms')).toBe(true);
     expect(OUTPUT_PLUGIN_NAMES).not.toContain('retry');
+  });
+});
+
+describe('fluent-bit 5.1.1 input and filter keys (src/flb_input.c, src/flb_filter.c, plugins/in_*, plugins/filter_*), 4.2.3\'s for a 4.x image', () => {
+  const V4 = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';
+  const build = (image: string, props: Partial<LogCollectorDaemonSetProps>) => () =>
+    new LogCollectorDaemonSet(new Chart(Testing.app(), 'c'), 'logs', { image, outputs: [FluentBitOutput.stdout()], ...props });
+
+  test.each([
+    // flb_input_set_property: rate_window is new in 5.x (and compiled with metrics, as in the image)
+    ['INPUT', 'tail', 'Path /var/log/app/*.log\n    Tag app.*\n    rate_window 30', 'rate_window', 'tail input'],
+    // plugins/in_forward/fw_config.c: workers is new in 5.x
+    ['INPUT', 'forward', 'Listen 127.0.0.1\n    Port 24299\n    Tag fw.*\n    workers 2', 'workers', 'forward input'],
+    // plugins/filter_kubernetes/kubernetes.c: kube_namespace_file is new in 5.x
+    ['FILTER', 'kubernetes', 'Match app.*\n    kube_namespace_file /var/run/secrets/kubernetes.io/serviceaccount/namespace', 'kube_namespace_file', 'kubernetes filter'],
+  ])('extraConfig [%s] %s: a key 5.1.1 added is accepted with the pinned image, refused with a 4.2.3 image', (section, plugin, body, key, what) => {
+    const extraConfig = `[${section}]\n    Name ${plugin}\n    ${body}\n`;
+    expect(build(FLUENT_BIT_IMAGE, { extraConfig })).not.toThrow();
+    expect(build(V4, { extraConfig }))
+      .toThrow(`image ${V4}: the ${what}'s key ${key} (extraConfig line 1) is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start`);
+  });
+
+  test('extraConfig with a 4.x image: an output plugin 4.2.3 lacks is refused too', () => {
+    expect(build(V4, { extraConfig: '[OUTPUT]\n    Name gcs\n    Match *\n    bucket b\n' }))
+      .toThrow('fluent-bit 4.x has no output plugin gcs (extraConfig line 1) (added in 5.x)');
+  });
+
+  const everything: Partial<LogCollectorDaemonSetProps> = {
+    systemdInput: true,
+    systemdUnits: ['kubelet.service'],
+    forwardInputPort: 24224,
+    useKubelet: true,
+    kubernetesTlsVerify: true,
+    kubernetesFilter: { mergeLog: false, keepLog: true, allowParserAnnotation: false, allowExcludeAnnotation: false, bufferSize: '256k', labels: false, annotations: false },
+    inputs: [
+      FluentBitInput.tail({ tag: 'host.audit', paths: ['/var/log/audit/audit.log'], excludePaths: ['/var/log/audit/x.log'], parser: 'json', multilineParsers: ['java'], pathKey: 'file' }),
+      FluentBitInput.systemd({ tag: 'host.ssh', units: ['sshd.service'] }),
+    ],
+    filters: [
+      FluentBitFilter.grep({ regex: [{ key: 'log', regex: 'x' }], exclude: [{ key: 'log', regex: 'y' }] }),
+      FluentBitFilter.modify({ set: { cluster: 'prod' }, remove: ['stream'], rename: { log: 'message' } }),
+      FluentBitFilter.nest({ wildcards: ['pod_*'], nestUnder: 'pod', removePrefix: 'pod_' }),
+      FluentBitFilter.lift({ nestedUnder: 'kubernetes', addPrefix: 'k8s_' }),
+      FluentBitFilter.recordModifier({ records: { cluster: 'prod' }, removeKeys: ['stream'] }),
+      FluentBitFilter.throttle({ rate: 1000 }),
+      FluentBitFilter.rewriteTag({ rules: [{ key: '$log', regex: '^a', newTag: 'audit.x', keep: true }] }),
+      FluentBitFilter.luaInline({ code: 'function f(tag, ts, record)\n  return 1, ts, record\nend', call: 'f' }),
+      FluentBitFilter.multiline({ parsers: ['java'] }),
+    ],
+  };
+
+  test('every input and filter key the collector writes is one 5.1.1 declares, and one 4.2.3 has as well', () => {
+    const chart = Testing.chart();
+    new LogCollectorDaemonSet(chart, 'logs', { outputs: [FluentBitOutput.stdout()], ...everything });
+    const conf = parseClassicConfig(synthManifests(chart).find((m) => m.kind === 'ConfigMap')!.data['fluent-bit.conf'], 'main');
+    const unknown = conf.sections.filter((s) => s.name === 'INPUT' || s.name === 'FILTER').flatMap((s) => {
+      const plugin = entryValue(s, 'Name')!;
+      const [common, own] = s.name === 'INPUT' ? [INPUT_COMMON_KEYS, INPUT_PLUGIN_KEYS[plugin]] : [FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS[plugin]];
+      return s.entries.filter((e) => ![...common, ...own].includes(e.key.toLowerCase())).map((e) => `${s.name} ${plugin}: ${e.key}`);
+    });
+    expect(unknown).toEqual([]);
+    expect(new Set(conf.sections.map((s) => `${s.name}:${entryValue(s, 'Name') ?? ''}`))).toEqual(new Set([
+      'SERVICE:', 'INPUT:tail', 'INPUT:systemd', 'INPUT:forward', 'FILTER:kubernetes', 'FILTER:grep', 'FILTER:modify', 'FILTER:nest',
+      'FILTER:record_modifier', 'FILTER:throttle', 'FILTER:rewrite_tag', 'FILTER:lua', 'FILTER:multiline', 'OUTPUT:stdout',
+    ]));
+    // none of them is one the 4.x check refuses
+    expect(build(V4, everything)).not.toThrow();
   });
 });
 

@@ -2,8 +2,8 @@
  * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout, S3, CloudWatch Logs,
  * Kafka, HTTP, Splunk, Datadog) and a generic one for any other plugin of the pinned version.
  *
- * Every key written below is one of the plugin's config_map keys in the fluent-bit 4.2.3
- * sources (see output-plugins.ts, which the tests check every helper against).
+ * Every key written below is one of the plugin's config_map keys in the fluent-bit 5.1.1
+ * sources, and in 4.2.3's (see output-plugins.ts, which the tests check every helper against).
  *
  * Credentials are never values here: an option that carries a secret takes a
  * reference to a Kubernetes Secret key. The rendered config only holds a
