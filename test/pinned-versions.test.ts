@@ -86,6 +86,13 @@ describe('fluent-bit 5.1.1 keys every output takes (src/flb_output.c flb_output_
     expect(isOutputKey('loki', 'http_server.workers')).toBe(false);
   });
 
+  test('the keys include/fluent-bit/flb_aws_credentials.h FLB_AWS_CREDENTIAL_BASE_CONFIG_MAP adds to a config_map are known', () => {
+    for (const plugin of ['http', 'opentelemetry', 'prometheus_remote_write']) {
+      for (const key of ['aws_region', 'aws_sts_endpoint', 'aws_role_arn', 'aws_external_id', 'aws_profile']) expect([plugin, key, isOutputKey(plugin, key)]).toEqual([plugin, key, true]);
+    }
+    expect(isOutputKey('loki', 'aws_region')).toBe(false);
+  });
+
   test('what the release image is built without is refused: kafka\'s Avro keys (no FLB_AVRO_ENCODER), out_retry (FLB_OUT_RETRY off)', () => {
     expect(isOutputKey('kafka', 'schema_str')).toBe(false);
     expect(isOutputKey('kafka', 'rdkafka.queue.buffering.max.ms')).toBe(true);
