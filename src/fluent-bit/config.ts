@@ -24,8 +24,8 @@ export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';
  * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs
  * exceed HC_Errors_Count errors or HC_Retry_Failure_Count failed retries within
  * HC_Period seconds (fluent-bit 5.1.1 src/http_server/api/v1/health.c, cb_health and
- * flb_hs_health_state_get; is_healthy in 4.2.3, the same rule). It only reflects output health when `Health_Check On`; without it
- * the endpoint always says ok.
+ * flb_hs_health_state_get; is_healthy in 4.2.3, the same rule). It only reflects output
+ * health when `Health_Check On`; without it the endpoint always says ok.
  *
  * What it does not count: retries. A destination that is down, unreachable or
  * answering 5xx makes out_loki, out_http, out_es and the others return FLB_RETRY, which
