@@ -19,6 +19,7 @@ import { FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS, INPUT_COMMON_KEYS, INPUT_PLUGIN
 import { FluentBitInput } from '../src/fluent-bit/inputs';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES } from '../src/fluent-bit/output-plugins';
 import { FluentBitOutput } from '../src/fluent-bit/outputs';
+import { FluentBitParser } from '../src/fluent-bit/parsers';
 import { exporterArgs } from '../src/node-exporter/args';
 import { KNOWN_COLLECTORS, NODE_EXPORTER_IMAGE, NODE_EXPORTER_VERSION } from '../src/node-exporter/collectors';
 
@@ -147,6 +148,35 @@ describe('fluent-bit 5.1.1 input and filter keys (src/flb_input.c, src/flb_filte
       FluentBitFilter.multiline({ parsers: ['java'] }),
     ],
   };
+
+  /**
+   * [SERVICE] keys: the names of src/flb_config.c `service_configs` (their strings in
+   * include/fluent-bit/flb_config.h) at v5.1.1, and those v4.2.3 lacks.
+   */
+  const SERVICE_KEYS = [
+    'coro_stack_size', 'daemon', 'dns.mode', 'dns.prefer_ipv4', 'dns.prefer_ipv6', 'dns.resolver', 'enable_chunk_trace', 'flush', 'flush.adaptive',
+    'flush.adaptive.down_steps', 'flush.adaptive.high_pressure', 'flush.adaptive.low_pressure', 'flush.adaptive.max_interval',
+    'flush.adaptive.medium_pressure', 'flush.adaptive.min_interval', 'flush.adaptive.up_steps', 'grace', 'hc_errors_count', 'hc_period',
+    'hc_retry_failure_count', 'health_check', 'hot_reload', 'hot_reload.ensure_thread_safety', 'hot_reload.timeout', 'http_listen', 'http_port',
+    'http_server', 'json.convert_nan_to_null', 'json.escape_unicode', 'log_file', 'log_level', 'multiline_buffer_limit', 'parsers_file',
+    'plugins_file', 'scheduler.base', 'scheduler.cap', 'security.fips_mode', 'sp.convert_from_str_to_num', 'storage.backlog.flush_on_shutdown',
+    'storage.backlog.mem_limit', 'storage.checksum', 'storage.delete_irrecoverable_chunks', 'storage.inherit', 'storage.keep.rejected',
+    'storage.max_chunks_up', 'storage.metrics', 'storage.path', 'storage.rejected.limit', 'storage.rejected.path', 'storage.sync',
+    'storage.trim_files', 'storage.type', 'streams_file', 'windows.maxstdio',
+  ];
+  const SERVICE_KEYS_ADDED_SINCE_4_2_3 = [
+    'flush.adaptive', 'flush.adaptive.down_steps', 'flush.adaptive.high_pressure', 'flush.adaptive.low_pressure', 'flush.adaptive.max_interval',
+    'flush.adaptive.medium_pressure', 'flush.adaptive.min_interval', 'flush.adaptive.up_steps', 'security.fips_mode', 'storage.rejected.limit',
+  ];
+
+  test('every [SERVICE] key the collector writes is one 5.1.1 reads, and one 4.2.3 reads as well', () => {
+    const chart = Testing.chart();
+    new LogCollectorDaemonSet(chart, 'logs', { outputs: [FluentBitOutput.stdout()], ...everything, parsers: [FluentBitParser.json({ name: 'app-json' })] });
+    const conf = parseClassicConfig(synthManifests(chart).find((m) => m.kind === 'ConfigMap')!.data['fluent-bit.conf'], 'main');
+    const keys = conf.sections.filter((s) => s.name === 'SERVICE').flatMap((s) => s.entries.map((e) => e.key.toLowerCase()));
+    expect(keys).toContain('parsers_file');
+    expect(keys.filter((k) => !SERVICE_KEYS.includes(k) || SERVICE_KEYS_ADDED_SINCE_4_2_3.includes(k))).toEqual([]);
+  });
 
   test('every input and filter key the collector writes is one 5.1.1 declares, and one 4.2.3 has as well', () => {
     const chart = Testing.chart();

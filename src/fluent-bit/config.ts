@@ -3,8 +3,8 @@
  *
  * Every key below was checked against the fluent-bit documentation (administration/monitoring,
  * inputs/tail, inputs/systemd, filters/kubernetes, outputs/*) and is one the 5.1.1 sources
- * declare, as 4.2.3's do (the [SERVICE] keys in include/fluent-bit/flb_config.h; the input and
- * filter keys in input-filter-keys.ts, which the tests check every section against).
+ * declare, as 4.2.3's do (the [SERVICE] keys src/flb_config.c service_configs reads; the input
+ * and filter keys in input-filter-keys.ts), which the tests check every section against.
  *
  * Pure module: no cdk8s imports, no clock, no randomness.
  */
