@@ -10,36 +10,17 @@ import {
 import { ClassicEntry, entryValue, entryValues, findSections, parseClassicConfig, renderClassicConfig } from '../src/fluent-bit/classic-format';
 import { CONFIG_DIR, generateFluentBitConfig } from '../src/fluent-bit/config';
 import { FluentBitFilter, GrepLogicalOp } from '../src/fluent-bit/filters';
+import { FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS, INPUT_COMMON_KEYS, INPUT_PLUGIN_KEYS } from '../src/fluent-bit/input-filter-keys';
 import { FluentBitInput } from '../src/fluent-bit/inputs';
-import { isOutputKey, OUTPUT_PLUGIN_NAMES } from '../src/fluent-bit/output-plugins';
+import { isOutputKey, isOutputKeyAddedSince423, OUTPUT_PLUGIN_NAMES } from '../src/fluent-bit/output-plugins';
 import { DatadogSite, FluentBitOutput, FluentBitOutputKind, HttpOutputFormat, KafkaFormat } from '../src/fluent-bit/outputs';
 import { FluentBitMultilineParser } from '../src/fluent-bit/parsers';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 
-/**
- * config_map keys of the filter plugins, from the fluent-bit 4.2.3 sources (plugins/filter_<name>/*.c),
- * plus the keys every filter takes (src/flb_filter.c: name, alias, match, match_regex, log_level).
- */
-const FILTER_KEYS: Record<string, string[]> = {
-  grep: ['exclude', 'logical_op', 'regex'],
-  modify: ['add', 'condition', 'copy', 'hard_rename', 'hard_copy', 'move_to_end', 'move_to_start', 'remove', 'remove_regex', 'remove_wildcard', 'rename', 'set'],
-  nest: ['add_prefix', 'nest_under', 'nested_under', 'operation', 'remove_prefix', 'wildcard'],
-  rewrite_tag: ['emitter_mem_buf_limit', 'emitter_name', 'emitter_storage.type', 'rule'],
-  record_modifier: ['allowlist_key', 'record', 'remove_key', 'uuid_key', 'whitelist_key'],
-  throttle: ['interval', 'print_status', 'rate', 'window'],
-  lua: ['call', 'code', 'enable_flb_null', 'protected_mode', 'script', 'time_as_table', 'type_array_key', 'type_int_key'],
-  multiline: ['buffer', 'debug_flush', 'emitter_mem_buf_limit', 'emitter_name', 'emitter_storage.type', 'flush_ms', 'mode', 'multiline.key_content', 'multiline.parser'],
-  kubernetes: ['annotations', 'buffer_size', 'dns_retries', 'dns_wait_time', 'k8s-logging.exclude', 'k8s-logging.parser', 'keep_log', 'kube_ca_file', 'kube_tag_prefix', 'kube_token_file',
-    'kube_url', 'kubelet_host', 'kubelet_port', 'labels', 'merge_log', 'tls.verify', 'use_kubelet'],
-};
-const FILTER_COMMON = ['name', 'alias', 'match', 'match_regex', 'log_level'];
-/** in_tail / in_systemd config_map keys used here, plus the common input keys of src/flb_input.c. */
-const INPUT_KEYS: Record<string, string[]> = {
-  tail: ['path', 'exclude_path', 'parser', 'multiline.parser', 'path_key', 'db', 'db.locking', 'read_from_head', 'skip_long_lines'],
-  systemd: ['systemd_filter', 'db', 'db.sync', 'read_from_tail', 'strip_underscores'],
-};
-const INPUT_COMMON = ['name', 'alias', 'tag', 'storage.type', 'storage.pause_on_chunks_overlimit', 'mem_buf_limit'];
+/** Whether the section of `plugin` may carry `key` in fluent-bit 5.1.1 (the keys read from its sources). */
+const knownFilterKey = (plugin: string, key: string) => [...FILTER_COMMON_KEYS, ...FILTER_PLUGIN_KEYS[plugin]].includes(key.toLowerCase());
+const knownInputKey = (plugin: string, key: string) => [...INPUT_COMMON_KEYS, ...INPUT_PLUGIN_KEYS[plugin]].includes(key.toLowerCase());
 
 function kv(entries: readonly ClassicEntry[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -49,7 +30,7 @@ function kv(entries: readonly ClassicEntry[]): Record<string, string[]> {
 
 function expectFilterKeys(plugin: string, entries: readonly ClassicEntry[]): void {
   for (const e of entries) {
-    expect([plugin, [...FILTER_COMMON, ...FILTER_KEYS[plugin]].includes(e.key.toLowerCase()) ? 'known' : e.key]).toEqual([plugin, 'known']);
+    expect([plugin, knownFilterKey(plugin, e.key) ? 'known' : e.key]).toEqual([plugin, 'known']);
   }
 }
 
@@ -105,10 +86,10 @@ describe('outputs beyond the five built in', () => {
     ['datadog', FluentBitOutput.datadog({ apiKey: { secretName: 'dd', key: 'api-key' }, site: DatadogSite.EU, service: 'web', source: 'kubernetes', tags: ['env:prod'] })],
   ];
 
-  test.each(helpers)('%s: every key it writes is one fluent-bit 4.2.3 declares for the plugin', (plugin, output) => {
+  test.each(helpers)('%s: every key it writes is one fluent-bit 5.1.1 declares for the plugin, and 4.2.3 too', (plugin, output) => {
     expect(output.pluginName).toBe(plugin);
     const r = output._render(plugin, { stateDir: '/var/lib/log-collector' });
-    for (const e of r.entries) expect([e.key, isOutputKey(plugin, e.key)]).toEqual([e.key, true]);
+    for (const e of r.entries) expect([e.key, isOutputKey(plugin, e.key), isOutputKeyAddedSince423(plugin, e.key)]).toEqual([e.key, true, false]);
     expect(r.entries.some((e) => /secret|password|token|apikey/i.test(e.value) && !e.value.startsWith('${'))).toBe(false);
   });
 
@@ -162,7 +143,7 @@ describe('outputs beyond the five built in', () => {
 });
 
 describe('FluentBitOutput.custom', () => {
-  test('any plugin of 4.2.3 with its own keys; secret keys become env references', () => {
+  test('any plugin of 5.1.1 with its own keys; secret keys become env references', () => {
     const out = FluentBitOutput.custom({
       name: 'gelf', match: 'kube.*', options: { Gelf_Short_Message_Key: 'log', Mode: 'tcp', Host: 'graylog.example', Port: '12201' },
     });
@@ -174,7 +155,7 @@ describe('FluentBitOutput.custom', () => {
     expect(azure.secretEnv).toEqual([{ envName: 'FLB_AZURE_SHARED_KEY', secretName: 'az', key: 'key' }]);
   });
 
-  test('an output name fluent-bit 4.2 does not have is refused, with the list', () => {
+  test('an output name fluent-bit 5.1 does not have is refused, with the list', () => {
     expect(() => FluentBitOutput.custom({ name: 'elasticsearch' })._render('x')).toThrow(/no output plugin "elasticsearch" \(did you mean es\b/);
     expect(() => FluentBitOutput.custom({ name: 'kinesis' })._render('x')).toThrow(/did you mean kinesis_firehose, kinesis_streams/);
     expect(() => FluentBitOutput.custom({ name: 'zig_demo' })._render('x')).toThrow(/no output plugin/);
@@ -340,7 +321,7 @@ describe('extra inputs', () => {
   test('tail: host files under their tag, offsets in the state directory, buffered on the filesystem', () => {
     const m = synth({ inputs: [FluentBitInput.tail({ tag: 'host.audit', paths: ['/var/log/audit/audit.log'], pathKey: 'file' })] });
     const tail = findSections(configOf(m), 'INPUT', 'tail').find((s) => entryValue(s, 'Alias') === 'tail_0')!;
-    for (const e of tail.entries) expect([e.key, [...INPUT_COMMON, ...INPUT_KEYS.tail].includes(e.key.toLowerCase())]).toEqual([e.key, true]);
+    for (const e of tail.entries) expect([e.key, knownInputKey('tail', e.key)]).toEqual([e.key, true]);
     expect(Object.fromEntries(['Tag', 'Path', 'DB', 'storage.type', 'Path_Key'].map((k) => [k, entryValue(tail, k)]))).toEqual({
       'Tag': 'host.audit', 'Path': '/var/log/audit/audit.log', 'DB': '/var/lib/log-collector/tail_0.db', 'storage.type': 'filesystem', 'Path_Key': 'file',
     });
@@ -359,7 +340,7 @@ describe('extra inputs', () => {
   test('systemd: more units under their own tag, /etc/machine-id mounted', () => {
     const m = synth({ inputs: [FluentBitInput.systemd({ tag: 'host.ssh', units: ['sshd.service'] })] });
     const sd = findSections(configOf(m), 'INPUT', 'systemd')[0];
-    for (const e of sd.entries) expect([e.key, [...INPUT_COMMON, ...INPUT_KEYS.systemd].includes(e.key.toLowerCase())]).toEqual([e.key, true]);
+    for (const e of sd.entries) expect([e.key, knownInputKey('systemd', e.key)]).toEqual([e.key, true]);
     expect(entryValues(sd, 'Systemd_Filter')).toEqual(['_SYSTEMD_UNIT=sshd.service']);
     expect(podSpec(m).volumes.map((v: Manifest) => v.name)).toContain('machine-id');
   });

@@ -116,7 +116,7 @@ describe('defaults', () => {
   });
 
   /**
-   * fluent-bit's health check as src/http_server/api/v1/health.c (is_healthy) computes it: the
+   * fluent-bit's health check as src/http_server/api/v1/health.c (5.1.1 flb_hs_health_state_get) computes it: the
    * output errors and failed retries counted within HC_Period, each compared with `>` to its limit.
    */
   function ready(m: Manifest[], counted: { errors: number; retriesFailed: number }): boolean {

@@ -126,7 +126,8 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
 
 /**
  * fluent-bit's output and input metrics, per collector pod and plugin instance (`name` is the
- * alias), with the names fluent-bit 4.x registers and serves on /api/v2/metrics/prometheus (the
+ * alias), with the names fluent-bit 5.1.1 (as 4.x) registers in src/flb_input.c and src/flb_output.c
+ * and serves on /api/v2/metrics/prometheus (the
  * v1 endpoint has no `chunk_available_capacity_percent`). That gauge is
  * 100 × (1 − filesystem chunks / `storage.total_limit_size`) and stays 100 for an output without a
  * limit; every output here has one (`storageTotalLimitSize`, default 1G).

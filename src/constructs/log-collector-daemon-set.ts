@@ -20,13 +20,15 @@ import { UpdateStrategy } from '../agent/update-strategy';
 import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
+import { parseClassicConfig, ParsedClassicSection } from '../fluent-bit/classic-format';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
 import { FluentBitFilter } from '../fluent-bit/filters';
+import { isKeyAddedSince423 } from '../fluent-bit/input-filter-keys';
 import { FluentBitInput } from '../fluent-bit/inputs';
-import { OUTPUT_KEYS_ADDED_SINCE_4_2_3, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
+import { isOutputKeyAddedSince423, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../internal/object-size-validation';
@@ -180,7 +182,8 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
 
   /**
    * fluent-bit image. The config keys and probe paths are those of the default's version
-   * (5.1.1); with a 4.x tag, output plugins and keys 4.2.3 lacks are refused.
+   * (5.1.1); with a 4.x tag, output plugins and input, filter and output keys 4.2.3 lacks are
+   * refused, in `extraConfig` too.
    * @default "cr.fluentbit.io/fluent/fluent-bit:5.1.1"
    */
   readonly image?: string;
@@ -384,7 +387,9 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * Raw classic-mode sections appended verbatim to the generated config (escape hatch for what
    * the typed props do not cover). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
    * `[MULTILINE_PARSER]` (use `parsers` / `multilineParsers`), and every parser a section names
-   * must be stock, built in or defined there. Never put
+   * must be stock, built in or defined there. With a 4.x `image`, a key or output plugin 4.2.3
+   * lacks is refused (the keys every input, filter or output takes; the plugins' own keys for
+   * the outputs and for the inputs and filters the collector writes). Never put
    * credentials here: it goes into the ConfigMap as is.
    * @default - none
    */
@@ -611,7 +616,7 @@ export class LogCollectorDaemonSet extends Construct {
       extraConfig: props.extraConfig,
     });
     throwIfProblems(where, unsetEnvProblems(config, props));
-    throwIfProblems(where, olderImageProblems(config, props.image));
+    throwIfProblems(where, olderImageProblems(config, props.image, props.extraConfig));
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
@@ -857,21 +862,26 @@ function kubeletTlsProblems(props: LogCollectorDaemonSetProps): string[] {
 }
 
 /**
- * A 4.x image (a release's props may name one while waves are held): the outputs may use no
- * plugin or key added after 4.2.3, which that fluent-bit would refuse at start ("unknown
- * configuration property").
+ * A 4.x image (a release's props may name one while waves are held): no section, generated or in
+ * extraConfig, may use an output plugin or a key added after 4.2.3, which that fluent-bit would
+ * refuse at start ("unknown configuration property"). Inputs and filters are checked for the keys
+ * every input or filter takes and for the plugins the collector writes itself.
  */
-function olderImageProblems(config: FluentBitConfig, image: string | undefined): string[] {
+function olderImageProblems(config: FluentBitConfig, image: string | undefined, extraConfig: string | undefined): string[] {
   const major = /:v?([0-9]+)\.[0-9]+\.[0-9]+(@.*)?$/.exec(image ?? '')?.[1];
   if (major === undefined || Number(major) >= 5) return [];
-  return config.sections.filter((s) => s.name === 'OUTPUT').flatMap((s) => {
-    const plugin = s.entries.find((e) => e.key === 'Name')?.value ?? '';
-    if (OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
-      return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin} (added in 5.x); use a 5.x image or another output.`];
+  // extraConfig parsed without errors already (generateFluentBitConfig).
+  const extra: readonly ParsedClassicSection[] = extraConfig !== undefined && extraConfig.trim() !== '' ? parseClassicConfig(extraConfig).sections : [];
+  const sections = [...config.sections.map((s) => ({ s, where: '' })), ...extra.map((s) => ({ s, where: ` (extraConfig line ${s.line})` }))];
+  return sections.flatMap(({ s, where }) => {
+    const plugin = (s.entries.find((e) => e.key.toLowerCase() === 'name')?.value ?? '').toLowerCase();
+    if (s.name === 'OUTPUT' && OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
+      return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin}${where} (added in 5.x); use a 5.x image or another output.`];
     }
-    const added = OUTPUT_KEYS_ADDED_SINCE_4_2_3[plugin] ?? [];
-    return s.entries.filter((e) => added.includes(e.key.toLowerCase()))
-      .map((e) => `image ${image}: the ${plugin} output's key ${e.key} is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start; `
+    const added = (key: string) => (s.name === 'OUTPUT' ? isOutputKeyAddedSince423(plugin, key)
+      : (s.name === 'INPUT' || s.name === 'FILTER') && isKeyAddedSince423(s.name, plugin, key));
+    return s.entries.filter((e) => added(e.key))
+      .map((e) => `image ${image}: the ${plugin} ${s.name.toLowerCase()}'s key ${e.key}${where} is not in fluent-bit 4.2.3 (added in 5.x), which would refuse it at start; `
         + 'use a 5.x image or remove the key.');
   });
 }

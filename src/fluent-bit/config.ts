@@ -1,9 +1,10 @@
 /**
  * Generates the fluent-bit classic-mode configuration of the log collector.
  *
- * Every key below was checked against the fluent-bit 4.2 documentation
- * (administration/monitoring, inputs/tail, inputs/systemd, filters/kubernetes,
- * outputs/*) and the 4.2 sources (src/http_server/api/v1/health.c).
+ * Every key below was checked against the fluent-bit documentation (administration/monitoring,
+ * inputs/tail, inputs/systemd, filters/kubernetes, outputs/*) and is one the 5.1.1 sources
+ * declare, as 4.2.3's do (the [SERVICE] keys src/flb_config.c service_configs reads; the input
+ * and filter keys in input-filter-keys.ts), which the tests check every section against.
  *
  * Pure module: no cdk8s imports, no clock, no randomness.
  */
@@ -22,9 +23,9 @@ export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';
 /**
  * Readiness: `/api/v1/health` answers 200 `ok`, or 500 `error` once the outputs
  * exceed HC_Errors_Count errors or HC_Retry_Failure_Count failed retries within
- * HC_Period seconds (src/http_server/api/v1/health.c, cb_health and
- * is_healthy). It only reflects output health when `Health_Check On`; without it
- * the endpoint always says ok.
+ * HC_Period seconds (fluent-bit 5.1.1 src/http_server/api/v1/health.c, cb_health and
+ * flb_hs_health_state_get; is_healthy in 4.2.3, the same rule). It only reflects output
+ * health when `Health_Check On`; without it the endpoint always says ok.
  *
  * What it does not count: retries. A destination that is down, unreachable or
  * answering 5xx makes out_loki, out_http, out_es and the others return FLB_RETRY, which
@@ -160,7 +161,7 @@ export interface FluentBitConfigOptions {
   readonly context?: string;
 }
 
-/** Options of the kubernetes filter (keys of plugins/filter_kubernetes in 4.2.3). */
+/** Options of the kubernetes filter (keys of plugins/filter_kubernetes in 5.1.1, all in 4.2.3 too). */
 export interface KubernetesFilterSettings {
   /** Merge_Log: parse a JSON `log` into the record. Default true. */
   readonly mergeLog?: boolean;

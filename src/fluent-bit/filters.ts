@@ -2,8 +2,9 @@
  * Typed fluent-bit filters for custom pipelines (grep, modify, nest/lift, rewrite_tag,
  * record_modifier, throttle, Lua, multiline).
  *
- * Every key written below is in the plugin's config_map in the fluent-bit 4.2.3 sources
- * (plugins/filter_<name>/*.c); the tests check each rendered filter against those lists.
+ * Every key written below is in the plugin's config_map in the fluent-bit 5.1.1 sources
+ * (plugins/filter_<name>/*.c), and in 4.2.3's (input-filter-keys.ts); the tests check each
+ * rendered filter against those lists.
  * Values that fluent-bit splits into tokens (modify `Set KEY VALUE`, rewrite_tag `Rule`) are
  * checked here so the split comes out as meant.
  *

@@ -3,8 +3,9 @@
  * /var/log/containers) and more systemd units under their own tag. The container-log tail
  * input, the collector's systemd input and the forward input are the collector's own props.
  *
- * Keys checked against the config_map of plugins/in_tail and plugins/in_systemd in fluent-bit
- * 4.2.3 (plus the common input keys Tag, Alias, storage.type, Mem_Buf_Limit of src/flb_input.c).
+ * Every key written is in the config_map of plugins/in_tail or plugins/in_systemd, or one of the
+ * keys src/flb_input.c takes for every input, in fluent-bit 5.1.1 and in 4.2.3
+ * (input-filter-keys.ts; the tests check each rendered input against those lists).
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */

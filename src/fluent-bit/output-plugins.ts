@@ -2,22 +2,68 @@
  * The output plugins of the pinned fluent-bit (5.1.1) and the keys each one's config_map
  * declares, read from the 5.1.1 sources: the `.name` of every `plugins/out_* /` plugin struct and
  * every `FLB_CONFIG_MAP_*` entry of its `.c` files (lower-cased: fluent-bit compares keys
- * case-insensitively). A key ending in `.` is a prefix (e.g. kafka's `rdkafka.`, passed through
- * to librdkafka). `out_zig_demo` is left out: it is a build demo, not in the release image.
+ * case-insensitively), with the entries the AWS credential macro of
+ * include/fluent-bit/flb_aws_credentials.h (FLB_AWS_CREDENTIAL_BASE_CONFIG_MAP) adds to out_http,
+ * out_opentelemetry and out_prometheus_remote_write (`aws_region`, `aws_profile`, ...), skipping
+ * entries under an `#ifdef` the release image does not define.
+ * The image is built by dockerfiles/Dockerfile with CMakeLists.txt defaults otherwise: no
+ * FLB_AVRO_ENCODER (so none of out_kafka's `schema_*`, `schema.registry.*` and
+ * `serializer.framing` keys), no FLB_OUT_RETRY (out_retry, a test plugin), no Windows.
+ * A key ending in `.` is a prefix (e.g. kafka's `rdkafka.`, passed through to librdkafka).
+ * `out_zig_demo` is left out: it is a build demo, not in the release image.
  *
  * Pure data: no cdk8s import.
  */
 
-/** Keys every output accepts (src/flb_output.c: output_global_properties and its property checks). */
+/**
+ * Keys every output accepts: the ones fluent-bit 5.1.1 src/flb_output.c flb_output_set_property
+ * handles itself (its `prop_key_check` names, in a Linux build with TLS and regex support; the
+ * `tls.windows.*` ones are compiled on Windows only, `_debug.http.*` in developer builds only).
+ * Any other key is checked against the plugin's own config_map and refused when not in it.
+ */
 export const OUTPUT_COMMON_KEYS: readonly string[] = [
   'alias', 'host', 'ipv6', 'log_level', 'log_suppress_interval', 'match', 'match_regex', 'name', 'port',
   'retry_limit', 'storage.total_limit_size', 'tls', 'tls.ca_file', 'tls.ca_path', 'tls.ciphers', 'tls.crt_file',
-  'tls.debug', 'tls.key_file', 'tls.key_passwd', 'tls.max_version', 'tls.min_version', 'tls.verify',
-  'tls.verify_hostname', 'tls.vhost', 'workers',
+  'tls.debug', 'tls.key_file', 'tls.key_passwd', 'tls.max_version', 'tls.min_version', 'tls.proxy.ca_file',
+  'tls.proxy.ca_path', 'tls.proxy.verify', 'tls.proxy.verify_hostname', 'tls.verify', 'tls.verify_hostname',
+  'tls.vhost', 'workers',
 ];
 
-/** Key prefixes every output accepts: the upstream's network settings (src/flb_upstream.c, `net.*`). */
-export const OUTPUT_COMMON_KEY_PREFIXES: readonly string[] = ['net.'];
+/**
+ * `net.*` keys every output accepts: flb_output_set_property sets every key starting with `net.`
+ * aside and checks them against the upstream's config_map (fluent-bit 5.1.1 src/flb_upstream.c,
+ * `upstream_net`; the same in 4.2.3).
+ */
+export const OUTPUT_NET_KEYS: readonly string[] = [
+  'net.connect_timeout', 'net.connect_timeout_log_error', 'net.dns.mode', 'net.dns.prefer_ipv4', 'net.dns.prefer_ipv6',
+  'net.dns.resolver', 'net.io_timeout', 'net.keepalive', 'net.keepalive_idle_timeout', 'net.keepalive_max_recycle',
+  'net.max_worker_connections', 'net.proxy_env_ignore', 'net.source_address', 'net.tcp_keepalive',
+  'net.tcp_keepalive_interval', 'net.tcp_keepalive_probes', 'net.tcp_keepalive_time',
+];
+
+/**
+ * `oauth2*` keys every output accepts: in 5.1.1 flb_output_set_property sets every key starting
+ * with `oauth2` aside and checks them against src/flb_oauth2.c `oauth2_config_map` (out_http and
+ * out_opentelemetry read them; any other output accepts and ignores them).
+ */
+export const OUTPUT_OAUTH2_KEYS: readonly string[] = [
+  'oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout',
+  'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file',
+  'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout',
+  'oauth2.token_url', 'oauth2.user_agent',
+];
+
+/**
+ * Outputs that serve HTTP themselves (flag FLB_OUTPUT_HTTP_SERVER in 5.1.1) and the server keys
+ * they take besides their own: src/http_server/flb_http_server_config_map.c
+ * `flb_http_server_config_map` (`workers` is a common key already).
+ */
+export const OUTPUT_HTTP_SERVER_PLUGINS: readonly string[] = ['prometheus_exporter', 'vivo_exporter'];
+export const OUTPUT_HTTP_SERVER_KEYS: readonly string[] = [
+  'buffer_chunk_size', 'buffer_max_size', 'http2', 'http_server.buffer_chunk_size', 'http_server.buffer_max_size',
+  'http_server.http2', 'http_server.idle_timeout', 'http_server.ingress_queue_byte_limit',
+  'http_server.ingress_queue_event_limit', 'http_server.max_connections', 'http_server.workers', 'max_connections',
+];
 
 /** Output plugin name → its own config_map keys. */
 export const OUTPUT_PLUGIN_KEYS: { readonly [plugin: string]: readonly string[] } = {
@@ -38,9 +84,9 @@ export const OUTPUT_PLUGIN_KEYS: { readonly [plugin: string]: readonly string[] 
   'forward': ['add_option', 'compress', 'empty_shared_key', 'fluentd_compat', 'password', 'require_ack_response', 'retain_metadata_in_forward_mode', 'self_hostname', 'send_options', 'shared_key', 'tag', 'time_as_integer', 'unix_path', 'upstream', 'username'],
   'gcs': ['bucket', 'canned_acl', 'compression', 'content_type', 'gcs_key_format', 'gcs_key_format_tag_delimiters', 'google_service_credentials', 'preserve_data_ordering', 'send_content_md5', 'static_file_path', 'store_chunk_limit', 'store_dir', 'store_dir_limit_size', 'upload_timeout'],
   'gelf': ['compress', 'gelf_full_message_key', 'gelf_host_key', 'gelf_level_key', 'gelf_short_message_key', 'gelf_tag_key', 'gelf_timestamp_key', 'mode', 'packet_size'],
-  'http': ['allow_duplicated_headers', 'aws_auth', 'aws_service', 'body_key', 'compress', 'format', 'gelf_full_message_key', 'gelf_host_key', 'gelf_level_key', 'gelf_short_message_key', 'gelf_timestamp_key', 'header', 'header_tag', 'headers_key', 'http.read_idle_timeout', 'http.response_timeout', 'http_method', 'http_passwd', 'http_user', 'json_date_format', 'json_date_key', 'log_response_payload', 'oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout', 'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file', 'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout', 'oauth2.token_url', 'oauth2.user_agent', 'proxy', 'uri'],
+  'http': ['allow_duplicated_headers', 'aws_auth', 'aws_external_id', 'aws_profile', 'aws_region', 'aws_role_arn', 'aws_service', 'aws_sts_endpoint', 'body_key', 'compress', 'format', 'gelf_full_message_key', 'gelf_host_key', 'gelf_level_key', 'gelf_short_message_key', 'gelf_timestamp_key', 'header', 'header_tag', 'headers_key', 'http.read_idle_timeout', 'http.response_timeout', 'http_method', 'http_passwd', 'http_user', 'json_date_format', 'json_date_key', 'log_response_payload', 'oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout', 'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file', 'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout', 'oauth2.token_url', 'oauth2.user_agent', 'proxy', 'uri'],
   'influxdb': ['add_integer_suffix', 'auto_tags', 'bucket', 'database', 'http_header', 'http_passwd', 'http_token', 'http_user', 'org', 'sequence_tag', 'tag_keys', 'uri'],
-  'kafka': ['aws_msk_iam', 'aws_msk_iam_cluster_arn', 'brokers', 'client_id', 'dynamic_topic', 'format', 'gelf_full_message_key', 'gelf_host_key', 'gelf_level_key', 'gelf_short_message_key', 'gelf_timestamp_key', 'group_id', 'message_key', 'message_key_field', 'otlp_logs_partition_by_resource', 'queue_full_retries', 'raw_log_key', 'rdkafka.', 'schema.registry.bearer.token', 'schema.registry.http.password', 'schema.registry.http.user', 'schema.registry.subject', 'schema.registry.url', 'schema.registry.version', 'schema_id', 'schema_registry_bearer_token', 'schema_registry_framing', 'schema_registry_http_passwd', 'schema_registry_http_user', 'schema_registry_subject', 'schema_registry_url', 'schema_registry_version', 'schema_str', 'serializer.framing', 'timestamp_format', 'timestamp_key', 'topic_key', 'topics'],
+  'kafka': ['aws_msk_iam', 'aws_msk_iam_cluster_arn', 'brokers', 'client_id', 'dynamic_topic', 'format', 'gelf_full_message_key', 'gelf_host_key', 'gelf_level_key', 'gelf_short_message_key', 'gelf_timestamp_key', 'group_id', 'message_key', 'message_key_field', 'otlp_logs_partition_by_resource', 'queue_full_retries', 'raw_log_key', 'rdkafka.', 'timestamp_format', 'timestamp_key', 'topic_key', 'topics'],
   'kafka-rest': ['avro_http_header', 'include_tag_key', 'message_key', 'partition', 'tag_key', 'time_key', 'time_key_format', 'topic', 'url_path'],
   'kinesis_firehose': ['auto_retry_requests', 'compression', 'delivery_stream', 'endpoint', 'external_id', 'log_key', 'profile', 'region', 'role_arn', 'simple_aggregation', 'sts_endpoint', 'time_key', 'time_key_format'],
   'kinesis_streams': ['auto_retry_requests', 'compression', 'endpoint', 'external_id', 'log_key', 'profile', 'region', 'role_arn', 'simple_aggregation', 'stream', 'sts_endpoint', 'time_key', 'time_key_format'],
@@ -51,13 +97,12 @@ export const OUTPUT_PLUGIN_KEYS: { readonly [plugin: string]: readonly string[] 
   'nrlogs': ['api_key', 'base_uri', 'compress', 'license_key'],
   'null': ['format', 'json_date_format', 'json_date_key'],
   'opensearch': ['aws_auth', 'aws_external_id', 'aws_profile', 'aws_region', 'aws_role_arn', 'aws_service_name', 'aws_sts_endpoint', 'buffer_size', 'compress', 'current_time_index', 'generate_id', 'http_passwd', 'http_user', 'id_key', 'include_tag_key', 'index', 'logstash_dateformat', 'logstash_format', 'logstash_prefix', 'logstash_prefix_key', 'logstash_prefix_separator', 'path', 'pipeline', 'replace_dots', 'suppress_type_name', 'tag_key', 'time_key', 'time_key_format', 'time_key_nanos', 'trace_error', 'trace_output', 'type', 'write_operation'],
-  'opentelemetry': ['add_label', 'aws_auth', 'aws_service', 'batch_size', 'compress', 'grpc', 'grpc_logs_uri', 'grpc_metrics_uri', 'grpc_profiles_uri', 'grpc_traces_uri', 'header', 'http2', 'http_passwd', 'http_user', 'log_response_payload', 'logs_attributes_metadata_key', 'logs_body_key', 'logs_body_key_attributes', 'logs_instrumentation_scope_metadata_key', 'logs_max_resources', 'logs_max_scopes', 'logs_metadata_key', 'logs_observed_timestamp_metadata_key', 'logs_resource_metadata_key', 'logs_severity_number_message_key', 'logs_severity_number_metadata_key', 'logs_severity_text_message_key', 'logs_severity_text_metadata_key', 'logs_span_id_message_key', 'logs_span_id_metadata_key', 'logs_timestamp_metadata_key', 'logs_trace_flags_metadata_key', 'logs_trace_id_message_key', 'logs_trace_id_metadata_key', 'logs_uri', 'metrics_uri', 'profiles_uri', 'proxy', 'traces_uri'],
+  'opentelemetry': ['add_label', 'aws_auth', 'aws_external_id', 'aws_profile', 'aws_region', 'aws_role_arn', 'aws_service', 'aws_sts_endpoint', 'batch_size', 'compress', 'grpc', 'grpc_logs_uri', 'grpc_metrics_uri', 'grpc_profiles_uri', 'grpc_traces_uri', 'header', 'http2', 'http_passwd', 'http_user', 'log_response_payload', 'logs_attributes_metadata_key', 'logs_body_key', 'logs_body_key_attributes', 'logs_instrumentation_scope_metadata_key', 'logs_max_resources', 'logs_max_scopes', 'logs_metadata_key', 'logs_observed_timestamp_metadata_key', 'logs_resource_metadata_key', 'logs_severity_number_message_key', 'logs_severity_number_metadata_key', 'logs_severity_text_message_key', 'logs_severity_text_metadata_key', 'logs_span_id_message_key', 'logs_span_id_metadata_key', 'logs_timestamp_metadata_key', 'logs_trace_flags_metadata_key', 'logs_trace_id_message_key', 'logs_trace_id_metadata_key', 'logs_uri', 'metrics_uri', 'profiles_uri', 'proxy', 'traces_uri'],
   'oracle_log_analytics': ['config_file_location', 'namespace', 'oci_config_in_record', 'oci_la_entity_id', 'oci_la_entity_type', 'oci_la_global_metadata', 'oci_la_log_group_id', 'oci_la_log_path', 'oci_la_log_set_id', 'oci_la_log_source_name', 'oci_la_metadata', 'profile_name', 'proxy', 'uri'],
   'pgsql': [],
   'plot': ['file', 'key'],
   'prometheus_exporter': ['add_label', 'add_timestamp'],
-  'prometheus_remote_write': ['add_label', 'aws_auth', 'aws_service', 'compression', 'header', 'http_passwd', 'http_user', 'log_response_payload', 'proxy', 'uri'],
-  'retry': ['retry'],
+  'prometheus_remote_write': ['add_label', 'aws_auth', 'aws_external_id', 'aws_profile', 'aws_region', 'aws_role_arn', 'aws_service', 'aws_sts_endpoint', 'compression', 'header', 'http_passwd', 'http_user', 'log_response_payload', 'proxy', 'uri'],
   's3': ['authorization_endpoint_bearer_token', 'authorization_endpoint_password', 'authorization_endpoint_url', 'authorization_endpoint_username', 'auto_retry_requests', 'blob_database_file', 'bucket', 'canned_acl', 'compression', 'content_type', 'endpoint', 'external_id', 'file_delivery_attempt_limit', 'format', 'json_date_format', 'json_date_key', 'log_key', 'part_delivery_attempt_limit', 'part_size', 'preserve_data_ordering', 'profile', 'quarantine_dir_limit_size', 'region', 'retry_exhausted_action', 'role_arn', 's3_key_format', 's3_key_format_tag_delimiters', 'send_content_md5', 'static_file_path', 'storage_class', 'store_dir', 'store_dir_limit_size', 'sts_endpoint', 'total_file_size', 'upload_chunk_size', 'upload_part_freshness_limit', 'upload_parts_timeout', 'upload_timeout', 'use_put_object'],
   'skywalking': ['auth_token', 'svc_inst_name', 'svc_name'],
   'slack': ['webhook'],
@@ -73,8 +118,8 @@ export const OUTPUT_PLUGIN_KEYS: { readonly [plugin: string]: readonly string[] 
 };
 
 /**
- * What 4.2.3 lacks of the above: plugins and keys added upstream since (the same extraction from the
- * 4.2.3 sources; none was removed). A collector that pins a 4.x image refuses them.
+ * What 4.2.3 lacks of the plugins' own keys: the same extraction from the 4.2.3 sources gives
+ * these plugins and keys fewer (none was removed). A collector that pins a 4.x image refuses them.
  */
 export const OUTPUT_KEYS_ADDED_SINCE_4_2_3: { readonly [plugin: string]: readonly string[] } = {
   azure_logs_ingestion: ['auth_url'],
@@ -82,7 +127,7 @@ export const OUTPUT_KEYS_ADDED_SINCE_4_2_3: { readonly [plugin: string]: readonl
   es: ['upstream'],
   file: ['enable_strftime', 'fallback_file', 'fallback_path', 'max_dynamic_files', 'on_limit_reached', 'on_missing_field', 'rotate', 'rotate_gzip', 'rotate_max_files', 'rotate_max_size'],
   http: ['oauth2.audience', 'oauth2.auth_method', 'oauth2.client_id', 'oauth2.client_secret', 'oauth2.connect_timeout', 'oauth2.enable', 'oauth2.jwt_aud', 'oauth2.jwt_cert_file', 'oauth2.jwt_header', 'oauth2.jwt_key_file', 'oauth2.jwt_ttl_seconds', 'oauth2.refresh_skew_seconds', 'oauth2.resource', 'oauth2.scope', 'oauth2.timeout', 'oauth2.token_url', 'oauth2.user_agent'],
-  kafka: ['otlp_logs_partition_by_resource', 'schema.registry.bearer.token', 'schema.registry.http.password', 'schema.registry.http.user', 'schema.registry.subject', 'schema.registry.url', 'schema.registry.version', 'schema_registry_bearer_token', 'schema_registry_framing', 'schema_registry_http_passwd', 'schema_registry_http_user', 'schema_registry_subject', 'schema_registry_url', 'schema_registry_version', 'serializer.framing'],
+  kafka: ['otlp_logs_partition_by_resource'],
   kinesis_streams: ['compression'],
   logdna: ['exclude_promoted_keys'],
   loki: ['tenant_id_key_error_handling'],
@@ -90,16 +135,46 @@ export const OUTPUT_KEYS_ADDED_SINCE_4_2_3: { readonly [plugin: string]: readonl
   splunk: ['auto_extract_timestamp'],
 };
 
+/**
+ * What 4.2.3 lacks of the keys every output accepts: its flb_output_set_property handles neither
+ * `tls.proxy.*` nor `oauth2*` (the same reading of src/flb_output.c at v4.2.3), so such a key goes
+ * to the plugin's config_map, which has none of them. 4.2.3 has no FLB_OUTPUT_HTTP_SERVER either:
+ * prometheus_exporter and vivo_exporter take none of OUTPUT_HTTP_SERVER_KEYS there.
+ */
+export const OUTPUT_COMMON_KEYS_ADDED_SINCE_4_2_3: readonly string[] = [
+  'tls.proxy.ca_file', 'tls.proxy.ca_path', 'tls.proxy.verify', 'tls.proxy.verify_hostname', ...OUTPUT_OAUTH2_KEYS,
+];
+
 /** Output plugins 4.2.3 does not have at all. */
 export const OUTPUT_PLUGINS_ADDED_SINCE_4_2_3: readonly string[] = ['gcs'];
 
 /** Every output plugin name, sorted. */
 export const OUTPUT_PLUGIN_NAMES: readonly string[] = Object.keys(OUTPUT_PLUGIN_KEYS).sort();
 
-/** Whether `key` is a key the output plugin `plugin` accepts (case-insensitive). */
+/** Whether `key` is a key the output plugin `plugin` of fluent-bit 5.1.1 accepts (case-insensitive). */
 export function isOutputKey(plugin: string, key: string): boolean {
   const k = key.toLowerCase();
+  if (OUTPUT_COMMON_KEYS.includes(k) || OUTPUT_NET_KEYS.includes(k) || OUTPUT_OAUTH2_KEYS.includes(k)) return true;
+  // flb_output_set_property sets every other net.* and oauth2* key aside too, and their checks refuse it.
+  if (k.startsWith('net.') || k.startsWith('oauth2')) return false;
+  if (OUTPUT_HTTP_SERVER_PLUGINS.includes(plugin) && OUTPUT_HTTP_SERVER_KEYS.includes(k)) return true;
   const own = OUTPUT_PLUGIN_KEYS[plugin] ?? [];
-  return OUTPUT_COMMON_KEYS.includes(k) || (own.includes(k) && !k.endsWith('.'))
-    || [...OUTPUT_COMMON_KEY_PREFIXES, ...own.filter((o) => o.endsWith('.'))].some((p) => k.startsWith(p) && k.length > p.length);
+  return (own.includes(k) && !k.endsWith('.')) || own.some((o) => o.endsWith('.') && k.startsWith(o) && k.length > o.length);
+}
+
+/** Whether `key` of the output plugin `plugin` is one fluent-bit 4.2.3 lacks (added in 5.x). */
+export function isOutputKeyAddedSince423(plugin: string, key: string): boolean {
+  const k = key.toLowerCase();
+  return OUTPUT_COMMON_KEYS_ADDED_SINCE_4_2_3.includes(k)
+    || (OUTPUT_HTTP_SERVER_PLUGINS.includes(plugin) && OUTPUT_HTTP_SERVER_KEYS.includes(k) && !OUTPUT_COMMON_KEYS.includes(k))
+    || (OUTPUT_KEYS_ADDED_SINCE_4_2_3[plugin] ?? []).includes(k);
+}
+
+/** Every key `plugin` accepts by name (prefix keys such as kafka's `rdkafka.` left out), for "did you mean" hints. */
+export function outputKeyNames(plugin: string): string[] {
+  return [
+    ...OUTPUT_COMMON_KEYS, ...OUTPUT_NET_KEYS, ...OUTPUT_OAUTH2_KEYS,
+    ...(OUTPUT_HTTP_SERVER_PLUGINS.includes(plugin) ? OUTPUT_HTTP_SERVER_KEYS : []),
+    ...(OUTPUT_PLUGIN_KEYS[plugin] ?? []).filter((k) => !k.endsWith('.')),
+  ];
 }

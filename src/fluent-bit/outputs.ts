@@ -2,8 +2,8 @@
  * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout, S3, CloudWatch Logs,
  * Kafka, HTTP, Splunk, Datadog) and a generic one for any other plugin of the pinned version.
  *
- * Every key written below is one of the plugin's config_map keys in the fluent-bit 4.2.3
- * sources (see output-plugins.ts, which the tests check every helper against).
+ * Every key written below is one of the plugin's config_map keys in the fluent-bit 5.1.1
+ * sources, and in 4.2.3's (see output-plugins.ts, which the tests check every helper against).
  *
  * Credentials are never values here: an option that carries a secret takes a
  * reference to a Kubernetes Secret key. The rendered config only holds a
@@ -15,10 +15,10 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
-import { isOutputKey, OUTPUT_PLUGIN_NAMES } from './output-plugins';
+import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { describeValue, isPort } from '../agent/checks';
-import { structProblems } from '../agent/struct-check';
+import { nearestName, structProblems } from '../agent/struct-check';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
 export interface SecretKeyRefOptions {
@@ -846,7 +846,9 @@ export class FluentBitOutput {
         }
         seen.add(k);
         if (!isOutputKey(name, key)) {
-          problems.push(`the ${name} plugin of fluent-bit 5.1 has no key ${JSON.stringify(key)}; check the spelling against the plugin's documentation.`);
+          const near = nearestName(k, outputKeyNames(name));
+          problems.push(`the ${name} plugin of fluent-bit 5.1 has no key ${JSON.stringify(key)}; `
+            + `${near !== undefined ? `did you mean ${near}?` : 'check the spelling against the plugin\'s documentation.'}`);
           continue;
         }
         problems.push(...writableEntryProblems(key, plain[key] ?? 'secret'));

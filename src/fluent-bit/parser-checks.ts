@@ -7,12 +7,16 @@
 import { ClassicSection } from './classic-format';
 
 /**
- * Parsers fluent-bit 4.2.3 has without any file: the built-in multiline parsers
- * (src/multiline/flb_ml_parser.c, looked up case-insensitively).
+ * Parsers fluent-bit 5.1.1 has without any file: the built-in multiline parsers, the names
+ * src/multiline/flb_ml_parser.c flb_ml_parser_builtin_create registers through
+ * src/multiline/flb_ml_parser_<name>.c (looked up case-insensitively). The same in 4.2.3.
  */
 export const BUILTIN_MULTILINE_PARSERS: readonly string[] = ['cri', 'docker', 'go', 'java', 'python', 'ruby'];
 
-/** `[PARSER]` names of the image's `/fluent-bit/etc/parsers.conf` (conf/parsers.conf at v4.2.3). */
+/**
+ * `[PARSER]` names of the image's `/fluent-bit/etc/parsers.conf`: the `Name` lines of
+ * conf/parsers.conf at v5.1.1, which dockerfiles/Dockerfile copies there (the same at v4.2.3).
+ */
 export const STOCK_PARSERS: readonly string[] = [
   'apache', 'apache2', 'apache_error', 'nginx', 'k8s-nginx-ingress', 'json', 'logfmt', 'docker', 'docker-daemon',
   'syslog-rfc5424', 'syslog-rfc3164-local', 'syslog-rfc3164', 'mongodb', 'envoy', 'istio-envoy-proxy', 'cri',
