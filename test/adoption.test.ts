@@ -109,7 +109,7 @@ describe('adopting the fluent-bit chart', () => {
     expect(adoption.chart).toBe('fluent/fluent-bit 0.58.1');
   });
 
-  // fluent-bit 4.2.3 plugins/in_tail/tail_file.c set_file_position: a file with no DB offset and read_from_head off
+  // fluent-bit 5.1.1 plugins/in_tail/tail_file.c set_file_position: a file with no DB offset and read_from_head off
   // is seeked to its end (the offset recorded in the DB); plugins/in_tail/tail.c in_tail_init: after the first scan,
   // read_newly_discovered_files_from_head (default true) turns read_from_head on for files found later.
   test('until the adoption is completed the container-log input starts at the end of the files (no second copy), then from the head again', () => {
