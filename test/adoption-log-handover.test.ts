@@ -34,8 +34,9 @@ interface FileRecord {
   readonly beforeFirstReadShippedByTheLibrary: number;
 }
 interface Run {
-  readonly scenario: 'adopt' | 'control' | 'chart';
+  readonly scenario: 'adopt' | 'adopt-outage' | 'control' | 'chart';
   readonly gapSeconds: number;
+  readonly sigtermToExitSeconds: number;
   readonly sigtermToStartSeconds: number;
   readonly restartSeconds: number;
   readonly files: { [file: string]: FileRecord };
@@ -141,6 +142,21 @@ describe('the record', () => {
     }
   });
 
+  test('adopting after the chart\'s output was down: the lines it had read (8 s) are lost with the gap, its exit bounded by its Grace (5 s)', () => {
+    for (const run of runs('adopt-outage')) {
+      expect(run.sigtermToExitSeconds).toBeLessThanOrEqual(5);
+      for (const f of RUNNING) {
+        expect(run.files[f].shippedByTheChartCollector).toBe(0);
+        const expected = RECORD.ratePerFile * (8 + run.sigtermToStartSeconds);
+        expect(Math.abs(run.files[f].lostAtTheSwitch - expected)).toBeLessThanOrEqual(RECORD.ratePerFile * 0.25);
+      }
+      for (const file of Object.values(run.files)) {
+        expect(file.duplicated).toBe(0);
+        expect(file.lostAtTheRestart).toBe(0);
+      }
+    }
+  });
+
   test('the control (Read_from_Head On, empty DB): nothing lost, every line the chart\'s collector shipped delivered twice', () => {
     for (const run of runs('control')) {
       for (const file of Object.values(run.files)) expect(file.lost).toBe(0);
@@ -162,15 +178,22 @@ describe('the README states the record', () => {
   });
 
   test('one table row per adopting run, its numbers the record\'s', () => {
-    for (const run of runs('adopt')) {
+    const rows: Array<[Run, string]> = [
+      ...runs('adopt').map((r): [Run, string] => [r, `${r.gapSeconds} s`]),
+      ...runs('adopt-outage').map((r): [Run, string] => [r, `${r.gapSeconds} s, the chart's output down`]),
+    ];
+    for (const [run, label] of rows) {
       const running = RUNNING.map((f) => run.files[f]);
       const seconds = Math.max(...running.map((f) => f.lostSeconds ?? 0));
       const all = Object.values(run.files);
-      const row = `| ${run.gapSeconds} s | ${run.sigtermToStartSeconds} s | ${spread(running.map((f) => f.lostAtTheSwitch))} `
+      const row = `| ${label} | ${run.sigtermToStartSeconds} s | ${spread(running.map((f) => f.lostAtTheSwitch))} `
         + `(${seconds.toFixed(1)} s × ${RECORD.ratePerFile}/s) | ${run.files.w4.lostAtTheSwitch} (its first ${run.files.w4.lostSeconds} s) `
         + `| ${spread(all.map((f) => f.duplicated))} | ${spread(all.map((f) => f.lostAtTheRestart))} |`;
       expect(text).toContain(row);
     }
+    const outage = runs('adopt-outage')[0];
+    expect(text).toContain(`exited when its grace ran out (${outage.sigtermToExitSeconds} s after SIGTERM)`);
+    expect(text).toContain(`besides the ${outage.sigtermToStartSeconds} s from SIGTERM to the next start`);
   });
 
   test('the chart\'s own restart and the control, as recorded', () => {
