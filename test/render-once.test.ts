@@ -45,3 +45,12 @@ test('App.synth() writes the same YAML as before (reuse changes nothing but the 
   app.synth();
   expect(Testing.synth(chart)).toEqual(chart.toJson());
 });
+
+test('the reuse serves one rendering and lets go of the JSON: no object keeps it after the synthesis, even before the microtask', () => {
+  const chart = realisticChart();
+  const objects = chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+  validateManifests(Testing.synth(chart));
+  // synchronously, with no await: a loop synthesizing many apps keeps none of them alive
+  expect(objects.filter((o) => Object.prototype.hasOwnProperty.call(o, 'toJson')).map((o) => o.node.path)).toEqual([]);
+  expect(Testing.synth(chart)).toEqual(chart.toJson());
+});

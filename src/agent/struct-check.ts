@@ -67,6 +67,26 @@ export function structFields(name: string): { readonly [field: string]: FieldTyp
   return fields;
 }
 
+// The thunks resolve a module through require() on every call: each enum's values and class are read once
+// they are loaded (not while a module is still loading, when they are undefined or empty).
+const enumValueCache = new Map<string, unknown[]>();
+function enumValues(name: string): unknown[] {
+  const cached = enumValueCache.get(name);
+  if (cached) return cached;
+  const values = Object.values(types().enums[name].values() ?? {});
+  if (values.length > 0) enumValueCache.set(name, values);
+  return values;
+}
+
+const classCache = new Map<string, ObjectConstructor>();
+function classOf(name: string): ObjectConstructor | undefined {
+  const cached = classCache.get(name);
+  if (cached) return cached;
+  const cls = types().classes[name].of() as unknown as ObjectConstructor | undefined;
+  if (cls !== undefined) classCache.set(name, cls);
+  return cls;
+}
+
 function interfaceMembers(name: string): string[] {
   const i = types().interfaces[name];
   return i ? [...i.bases.flatMap(interfaceMembers), ...i.members] : [];
@@ -144,7 +164,7 @@ function expected(t: TypeRef): string {
   if (tt.structs[name]) return 'an object';
   const e = tt.enums[name];
   if (e) {
-    const values = Object.values(e.values()).map((v) => JSON.stringify(v));
+    const values = enumValues(name).map((v) => JSON.stringify(v));
     if (e.members.length > 10) return `a ${shortName(name)} value such as ${shortName(name)}.${e.members[0]} (${values[0]})`;
     return `one of ${list(e.members.map((m, i) => (i === 0 ? `${shortName(name)}.${m}` : m)))} (${values.join(', ')})`;
   }
@@ -197,7 +217,7 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   }
   const e = tt.enums[t.ref];
   if (e) {
-    const values = Object.values(e.values() ?? {});
+    const values = enumValues(t.ref);
     if (values.length === 0) return [];
     if (values.includes(value)) return [];
     const near = typeof value === 'string' ? nearestName(value, values.filter((v): v is string => typeof v === 'string')) : undefined;
@@ -206,7 +226,7 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   const c = tt.classes[t.ref];
   if (c) {
     // A class whose module is still loading (a factory called at a module's top level) cannot be told apart yet.
-    const cls = c.of() as unknown as ObjectConstructor | undefined;
+    const cls = classOf(t.ref);
     if (cls === undefined || value instanceof cls) return [];
     const other = otherMajor(value, cls);
     return other === undefined ? wrong() : [`${prop} ${other}`];

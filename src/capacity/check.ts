@@ -1,4 +1,4 @@
-import { checkFit, describeShortfall, fits, FitResult, InsufficientResource, selectVictims } from './fit';
+import { describeShortfall, fits, FitResult, fitsRequest, InsufficientResource, portHolders, selectVictims, sumRequests } from './fit';
 import { displayName } from './names';
 import { PodIndex, PodRecord } from './pods';
 import { formatAmount, ResourceList } from './resources';
@@ -75,9 +75,10 @@ export function capacityFindings(input: CapacityInput): CapacityFinding[] {
       const others = all.filter((p) => p.owner === undefined || !agentIds.has(p.owner));
       // with maxSurge the old pod of this DaemonSet stays while the new one starts
       const counted = surge && own !== undefined ? [...others, own] : others;
+      // checkFit's two halves, each computed once: resources against the pods counted, host ports against the others
       const result: FitResult = {
-        insufficient: checkFit(template.requests, [], allocatable, counted).insufficient,
-        portConflicts: checkFit(template.requests, info.hostPorts, allocatable, others).portConflicts,
+        insufficient: fitsRequest(template.requests, allocatable, sumRequests(counted), counted.length),
+        portConflicts: portHolders(info.hostPorts, others),
       };
       if (fits(result)) continue;
       // the same DaemonSet's old pod holding the port is the plan's host-port finding (surge deadlock), not ours

@@ -24,7 +24,11 @@ export interface NodeCapacity {
 /** Requests of a set of pods, summed (NodeInfo.Requested). */
 export function sumRequests(pods: readonly PodRecord[]): ResourceList {
   const total: ResourceList = {};
-  for (const pod of pods) for (const [name, amount] of Object.entries(pod.requests)) total[name] = (total[name] ?? 0) + amount;
+  // for...in, not Object.entries: no array per pod (millions of pods at 130k nodes); a ResourceList is a plain object
+  for (const pod of pods) {
+    const requests = pod.requests;
+    for (const name in requests) total[name] = (total[name] ?? 0) + requests[name];
+  }
   return total;
 }
 

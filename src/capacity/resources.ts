@@ -34,12 +34,14 @@ export function resourceList(value: unknown): ResourceList {
   return out;
 }
 
+// ResourceLists are plain objects this module builds: for...in reads the same keys as Object.entries, in the
+// same order, without an array per pod and resource (millions of pods at 130k nodes).
 function add(into: ResourceList, from: ResourceList): void {
-  for (const [name, amount] of Object.entries(from)) into[name] = (into[name] ?? 0) + amount;
+  for (const name in from) into[name] = (into[name] ?? 0) + from[name];
 }
 
 function max(into: ResourceList, from: ResourceList): void {
-  for (const [name, amount] of Object.entries(from)) if (amount > (into[name] ?? 0)) into[name] = amount;
+  for (const name in from) if (from[name] > (into[name] ?? 0)) into[name] = from[name];
 }
 
 /**
@@ -51,7 +53,7 @@ function containerRequests(container: unknown): ResourceList {
   if (!isObject(container) || !isObject(container.resources)) return {};
   const requests = resourceList(container.resources.requests);
   const limits = resourceList(container.resources.limits);
-  for (const [name, amount] of Object.entries(limits)) if (requests[name] === undefined) requests[name] = amount;
+  for (const name in limits) if (requests[name] === undefined) requests[name] = limits[name];
   return requests;
 }
 

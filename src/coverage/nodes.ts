@@ -107,6 +107,10 @@ function checkNode(item: unknown, where: string): NodeJson {
   return item as unknown as NodeJson;
 }
 
+// Shared by the nodes without taints or hazards (most of them): three arrays fewer per node at 130k nodes.
+const NO_TAINTS: readonly EffectiveTaint[] = Object.freeze([]);
+const NO_HAZARDS: readonly string[] = Object.freeze([]);
+
 /** Precomputes the facts of a node; nodes come back in name order so every report is stable. */
 export function nodeFacts(nodes: readonly NodeJson[]): NodeFacts[] {
   return nodes.map(factsOf).sort((a, b) => compare(a.name, b.name));
@@ -138,8 +142,8 @@ export function factsOf(node: NodeJson): NodeFacts {
 
   const notReady = ready === 'False' || taints.some((t) => t.key === NOT_READY_TAINT && t.impliedBy === undefined);
   const unreachable = ready === 'Unknown' || taints.some((t) => t.key === UNREACHABLE_TAINT && t.impliedBy === undefined);
-  const noExecuteTaints = taints.filter((t) => t.effect === 'NoExecute');
-  const rolloutHazards = [
+  const noExecuteTaints = taints.some((t) => t.effect === 'NoExecute') ? taints.filter((t) => t.effect === 'NoExecute') : NO_TAINTS;
+  const rolloutHazards = !notReady && !unreachable && !unschedulable && noExecuteTaints.length === 0 ? NO_HAZARDS : [
     ...(notReady ? [`NotReady (${ready === 'False' ? 'Ready=False' : `taint ${NOT_READY_TAINT}`})`] : []),
     ...(unreachable ? [`unreachable (${ready === 'Unknown' ? 'Ready=Unknown' : `taint ${UNREACHABLE_TAINT}`})`] : []),
     ...(unschedulable ? [CORDONED_HAZARD] : []),
@@ -151,7 +155,7 @@ export function factsOf(node: NodeJson): NodeFacts {
     name,
     identity: { name, labels },
     labels,
-    taints,
+    taints: taints.length === 0 ? NO_TAINTS : taints,
     ready,
     unschedulable,
     notReady,

@@ -56,6 +56,8 @@ export interface DoctorOptions {
   readonly agent?: string;
 }
 
+const NO_PODS: readonly PodRecord[] = [];
+
 const IMAGE_PULL = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'RegistryUnavailable'];
 const CONFIG = ['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'];
 
@@ -114,8 +116,15 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
     const add = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity: 'error' | 'warning' = 'error') =>
       dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
 
+    // one pass over the covered nodes: one lookup of each node's pods (large clusters: 130k nodes per DaemonSet)
+    let currentPods = 0;
+    let updatedPods = 0;
+    let readyPods = 0;
     for (const node of covered) {
-      const pods = byNode.get(node) ?? [];
+      const pods = byNode.get(node) ?? NO_PODS;
+      if (pods.some((p) => p.node !== undefined)) currentPods++;
+      if (pods.some((p) => p.node !== undefined && isCurrent(p))) updatedPods++;
+      if (pods.some((p) => healthy(p))) readyPods++;
       if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
       const n = byName.get(node)!;
       const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
@@ -175,9 +184,6 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
 
     const status = isObject(ds.object.status) ? ds.object.status : undefined;
     const counted = (field: string, fallback: number) => (status !== undefined && typeof status[field] === 'number' ? status[field] as number : fallback);
-    const currentPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => p.node !== undefined)).length;
-    const updatedPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => p.node !== undefined && isCurrent(p))).length;
-    const readyPods = covered.filter((node) => (byNode.get(node) ?? []).some((p) => healthy(p))).length;
     const causes = new Map<string, number>();
     for (const f of dsFindings) causes.set(f.cause, (causes.get(f.cause) ?? 0) + 1);
     const waitsOn = dsFindings.length === 0 ? 'nothing: every targeted node runs a ready pod of the current revision'

@@ -46,23 +46,40 @@ export function withRenderedObjects<T>(synthesize: (render: (o: ApiObject) => Js
 /**
  * Lets the rendering that follows the validation in the same synchronous run (App.synth(),
  * Testing.synth(): validate, then every chart's toJson()) reuse the JSON the late check rendered,
- * so a synthesis renders each object once, for any App. The reuse ends with the run (a microtask
- * restores the object's own toJson), and stops at once if a patch is added in between.
+ * so a synthesis renders each object once, for any App. The reuse serves one rendering and ends
+ * there (later ones render afresh); it stops at once if a patch is added in between, and a
+ * microtask ends it if nothing rendered the object. Serving once also lets go of the JSON: a loop
+ * synthesizing many apps in one synchronous run (tests, benchmarks) does not keep every app alive
+ * until its microtasks run.
  */
 function reuseUntilSynthesisEnds(o: ApiObject, json: Json): void {
   const own = Object.prototype.hasOwnProperty.call(o, 'toJson');
   if (own) return;
   const patches = (o as unknown as { patches?: unknown[] }).patches;
   const count = patches?.length;
+  const end = endReuse(o);
   Object.defineProperty(o, 'toJson', {
     configurable: true,
     writable: true,
     value: function (this: ApiObject) {
-      if (patches === undefined || patches.length !== count) return Object.getPrototypeOf(this).toJson.call(this);
+      end();
+      if (patches === undefined || patches.length !== count) return this.toJson();
       return json;
     },
   });
-  queueMicrotask(() => delete (o as unknown as { toJson?: unknown }).toJson);
+  queueMicrotask(end);
+}
+
+/**
+ * Removes the reuse from `o`, once. Its own scope, so that the pending microtask holds only this (a
+ * closure made beside the reusing toJson would share its scope, and keep the JSON alive).
+ */
+function endReuse(o: ApiObject): () => void {
+  let pending: ApiObject | undefined = o;
+  return () => {
+    if (pending) delete (pending as unknown as { toJson?: unknown }).toJson;
+    pending = undefined;
+  };
 }
 
 /** Options of {@link addObjectSizeValidation}. */
@@ -135,8 +152,9 @@ function droppedPatches(o: ApiObject, json: Json): string[] {
 
 /** The member of `rendered` named `name` that has a value (the converter writes a dropped one as undefined). */
 function renderedKey(rendered: Json, name: string): string | undefined {
-  const keys = Object.keys(rendered).filter((k) => rendered[k] !== undefined);
-  return keys.find((k) => k === name) ?? keys.find((k) => k.toLowerCase() === name.toLowerCase());
+  if (Object.prototype.hasOwnProperty.call(rendered, name) && rendered[name] !== undefined) return name;
+  const lower = name.toLowerCase();
+  return Object.keys(rendered).find((k) => rendered[k] !== undefined && k.toLowerCase() === lower);
 }
 
 /** The paths of `value`'s object members that `rendered` lacks. */
