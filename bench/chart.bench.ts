@@ -7,7 +7,7 @@
  * writes must be written by hand too, or the ratio would compare different work.
  * A benchmark that prints figures, not a test. Goal: library ≤ 1.3× the hand-written chart.
  *
- *   npm run bench -- chart          (BENCH_RUNS, default 15 pairs)
+ *   npm run bench -- chart          (BENCH_RUNS, default 60 pairs)
  *
  * Each timed run follows an untimed run of its own kind; library and hand-written runs alternate,
  * and the ratio is the median of the pair-by-pair ratios.
@@ -20,7 +20,7 @@ import {
 } from '../src';
 import { handWrittenAgents } from './chart-by-hand';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const WAVES = ['canary', 'wave-1', 'wave-2'];
 const OUT = '.tmp/bench-chart';
 
