@@ -1,5 +1,6 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { AffinityIndex } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
@@ -44,7 +45,13 @@ export interface TermFailure {
 export type Blocker =
   | { readonly kind: 'nodeName'; readonly cls: BlockerClass; readonly want: string }
   | { readonly kind: 'nodeSelector'; readonly cls: BlockerClass; readonly key: string; readonly want: string; readonly actual?: string }
-  | { readonly kind: 'affinity'; readonly cls: BlockerClass; readonly terms: readonly TermFailure[] }
+  | {
+    readonly kind: 'affinity'; readonly cls: BlockerClass;
+    /** the first MAX_EXPLAINED_TERMS terms' failures */
+    readonly terms: readonly TermFailure[];
+    /** terms past those, not explained */
+    readonly omittedTerms?: number;
+  }
   | { readonly kind: 'taint'; readonly cls: BlockerClass; readonly taint: EffectiveTaint };
 
 /** Why one DaemonSet does not place a pod on one node. */
@@ -113,6 +120,9 @@ export interface CoverageReport {
   readonly problems: readonly Problem[];
 }
 
+/** nodeSelectorTerms explained per node (a DaemonSet may list thousands); the rest are counted. */
+export const MAX_EXPLAINED_TERMS = 10;
+
 /** A DaemonSet with what the per-node check needs precomputed. */
 interface Prepared {
   readonly info: DaemonSetInfo;
@@ -120,6 +130,10 @@ interface Prepared {
   readonly tolerations: readonly TolerationJson[];
   readonly mentionsOs: boolean;
   readonly mentionsVirtual: boolean;
+  /** the required node affinity selects the node (termsMatch, through the index) */
+  readonly affinityMatches: (node: NodeFacts) => boolean;
+  /** some non-empty term fails on the node only on requirements on the wave key */
+  readonly failsOnlyOnWave: (node: NodeFacts) => boolean;
 }
 
 /**
@@ -133,7 +147,8 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   const nodes = [...givenNodes].sort((a, b) => compare(a.name, b.name));
   const waveKey = options.waveLabelKey ?? DEFAULT_WAVE_LABEL_KEY;
   const intended = new Set(options.intendedTaintKeys ?? []);
-  const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map(prepare);
+  const index = new AffinityIndex(nodes);
+  const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map((info) => prepare(info, index, waveKey));
   const byId = new Map(prepared.map((p) => [p.info.id, p]));
 
   // coveredBy[i] = ids of the DaemonSets covering nodes[i]
@@ -195,17 +210,33 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   };
 }
 
-function prepare(info: DaemonSetInfo): Prepared {
-  const keys = [
+function prepare(info: DaemonSetInfo, index: AffinityIndex<NodeFacts>, waveKey: string): Prepared {
+  const keys = new Set([
     ...Object.keys(info.nodeSelector),
     ...(info.requiredTerms ?? []).flatMap((t) => (t.matchExpressions ?? []).map((r) => r.key)),
-  ];
+  ]);
+  const terms = info.requiredTerms;
+  // computed on first use, for every indexed node at once
+  let matching: Set<NodeFacts> | undefined;
+  let waveMatching: Set<NodeFacts> | undefined;
   return {
     info,
     selectorEntries: Object.entries(info.nodeSelector),
     tolerations: [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)],
-    mentionsOs: keys.includes(OS_LABEL) || keys.includes('beta.kubernetes.io/os'),
-    mentionsVirtual: keys.includes('eks.amazonaws.com/compute-type') || keys.includes('type'),
+    mentionsOs: keys.has(OS_LABEL) || keys.has('beta.kubernetes.io/os'),
+    mentionsVirtual: keys.has('eks.amazonaws.com/compute-type') || keys.has('type'),
+    affinityMatches: (node) => {
+      if (terms === undefined) return true;
+      if (!index.has(node)) return termsMatch(terms, node.identity);
+      matching ??= index.matching(terms, info.id);
+      return matching.has(node);
+    },
+    failsOnlyOnWave: (node) => {
+      if (terms === undefined) return false;
+      if (!index.has(node)) return terms.some((term) => failsOnlyOnWave(term, node, waveKey));
+      waveMatching ??= index.matching(terms, info.id, waveKey);
+      return waveMatching.has(node);
+    },
   };
 }
 
@@ -216,7 +247,7 @@ function fits(ds: Prepared, node: NodeFacts): boolean {
   for (const [key, value] of ds.selectorEntries) {
     if (node.labels[key] !== value) return false;
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) return false;
+  if (!ds.affinityMatches(node)) return false;
   for (const taint of node.taints) {
     if (taint.effect !== 'PreferNoSchedule' && !tolerated(ds.tolerations, taint)) return false;
   }
@@ -237,11 +268,12 @@ function place(ds: Prepared, node: NodeFacts, waveKey: string, intended: Readonl
       }
     }
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
-    const terms = info.requiredTerms.map((term, index) => termFailure(term, index, node));
+  if (info.requiredTerms !== undefined && !ds.affinityMatches(node)) {
+    // the first terms only: a DaemonSet may list thousands
+    const terms = info.requiredTerms.slice(0, MAX_EXPLAINED_TERMS).map((term, index) => termFailure(term, index, node));
+    const omitted = info.requiredTerms.length - terms.length;
     // Terms are ORed: if one term fails only on the wave key, the node would be targeted but for its wave.
-    const onlyWave = terms.some((t) => !t.empty && t.failed.every((f) => f.on === 'label' && f.requirement.key === waveKey));
-    blockers.push({ kind: 'affinity', cls: onlyWave ? 'wave' : 'selection', terms });
+    blockers.push({ kind: 'affinity', cls: ds.failsOnlyOnWave(node) ? 'wave' : 'selection', terms, ...(omitted > 0 ? { omittedTerms: omitted } : {}) });
   }
   let noExecute = false;
   for (const taint of node.taints) {
@@ -289,8 +321,8 @@ function reasonClasses(ds: Prepared, node: NodeFacts, waveKey: string, intended:
       else r.selection = true;
     }
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
-    if (info.requiredTerms.some((term) => failsOnlyOnWave(term, node, waveKey))) r.wave = true;
+  if (!ds.affinityMatches(node)) {
+    if (ds.failsOnlyOnWave(node)) r.wave = true;
     else r.selection = true;
   }
   for (const taint of node.taints) {
@@ -339,7 +371,7 @@ function classify(node: NodeFacts, owners: readonly string[], members: readonly 
   intended: ReadonlySet<string>): AgentNode {
   const entry = (status: AgentNodeStatus, why: string, closest?: string, existingPodKeepsRunning?: boolean): AgentNode =>
     ({ node: node.name, status, owners, why, closest, existingPodKeepsRunning });
-  if (owners.length > 1) return entry('duplicate', `owned by ${owners.length} DaemonSets of the agent: ${owners.join(', ')}`);
+  if (owners.length > 1) return entry('duplicate', `owned by ${owners.length} DaemonSets of the agent: ${idList(owners)}`);
   const reasons = members.map((ds) => reasonClasses(ds, node, waveKey, intended));
   // A Windows or virtual node is outside a Linux agent on purpose, unless the agent selects it by that very
   // label (a Windows agent with nodeSelector kubernetes.io/os=windows): then it is judged like any node.
@@ -389,7 +421,8 @@ export function placementsFor(report: CoverageReport, agent: string, nodeName: s
 
 /** placementsFor for many nodes: DaemonSets prepared once, nodes by index. */
 export function placementExplainer(report: CoverageReport): (agent: string, nodeIndex: number) => Placement[] {
-  const prepared = new Map(report.daemonSets.map((d) => [d.info.id, prepare(d.info)]));
+  const index = new AffinityIndex(report.nodes);
+  const prepared = new Map(report.daemonSets.map((d) => [d.info.id, prepare(d.info, index, report.waveLabelKey)]));
   const agents = new Map(report.agents.map((a) => [a.agent, a]));
   const intended = new Set(report.intendedTaintKeys);
   return (agent, nodeIndex) => {
@@ -418,7 +451,7 @@ export function placementClasses(placement: Placement): ReasonClasses {
 export function reasonClassesFor(report: CoverageReport, daemonSet: string, nodeName: string): ReasonClasses {
   const ds = report.daemonSets.find((d) => d.info.id === daemonSet)!;
   const node = report.nodes.find((n) => n.name === nodeName)!;
-  return reasonClasses(prepare(ds.info), node, report.waveLabelKey, new Set(report.intendedTaintKeys));
+  return reasonClasses(prepare(ds.info, new AffinityIndex(report.nodes), report.waveLabelKey), node, report.waveLabelKey, new Set(report.intendedTaintKeys));
 }
 
 function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem[] {
@@ -506,37 +539,80 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
 
 /**
  * The scheduler's NodePorts filter: two pods conflict on a node when they bind the same protocol and port and
- * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address).
+ * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address). Grouped by node and port, not
+ * compared in pairs of DaemonSets: one problem per port and set of clashing DaemonSets, listing its nodes.
  */
 function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string[][], byId: ReadonlyMap<string, Prepared>): Problem[] {
-  const groups = new Map<string, { ds: [string, string]; port: HostPort; nodes: string[] }>();
+  const groups = new Map<string, { ds: string[]; port: HostPort; nodes: string[] }>();
+  // the clashes of one set of binding DaemonSets, computed once per distinct set
+  const clashesOf = new Map<string, { key: string; ds: string[]; port: HostPort }[]>();
   nodes.forEach((node, i) => {
     const binders = coveredBy[i].filter((id) => byId.get(id)!.info.hostPorts.length > 0);
-    for (let a = 0; a < binders.length; a++) {
-      for (let b = a + 1; b < binders.length; b++) {
-        for (const pa of byId.get(binders[a])!.info.hostPorts) {
-          for (const pb of byId.get(binders[b])!.info.hostPorts) {
-            if (!hostPortsOverlap(pa, pb)) continue;
-            const key = `${binders[a]}\0${binders[b]}\0${pa.protocol}/${pa.port}`;
-            const group = groups.get(key) ?? { ds: [binders[a], binders[b]], port: pa, nodes: [] };
-            // several port pairs of the same two DaemonSets may clash on one node: list the node once
-            if (group.nodes[group.nodes.length - 1] !== node.name) group.nodes.push(node.name);
-            groups.set(key, group);
-          }
-        }
-      }
+    if (binders.length < 2) return;
+    const setKey = binders.join('\0');
+    let clashes = clashesOf.get(setKey);
+    if (clashes === undefined) {
+      clashes = portClashes(binders, byId);
+      clashesOf.set(setKey, clashes);
+    }
+    for (const clash of clashes) {
+      const group = groups.get(clash.key) ?? groups.set(clash.key, { ds: clash.ds, port: clash.port, nodes: [] }).get(clash.key)!;
+      group.nodes.push(node.name);
     }
   });
   return [...groups.values()].map((g) => {
-    const [a, b] = g.ds.map((id) => byId.get(id)!.info);
+    const infos = g.ds.map((id) => byId.get(id)!.info);
+    const agents = new Set(infos.map((d) => d.agent));
+    const who = infos.length === 2
+      ? `${infos[0].id} (agent ${infos[0].agent}) and ${infos[1].id} (agent ${infos[1].agent})`
+      : `${infos.length} DaemonSets: ${idList(infos.map((d) => `${d.id} (agent ${d.agent})`))}`;
     return {
       kind: 'host-port-clash' as const,
-      agent: a.agent === b.agent ? a.agent : undefined,
-      daemonSets: [a.id, b.id],
+      agent: agents.size === 1 ? infos[0].agent : undefined,
+      daemonSets: g.ds,
       nodes: g.nodes,
-      message: `host port ${g.port.protocol}/${g.port.port} is bound by ${a.id} (agent ${a.agent}) and ${b.id} (agent ${b.agent}) on ${nodeList(g.nodes)}: the scheduler keeps the second pod Pending (NodePorts).`,
+      message: `host port ${g.port.protocol}/${g.port.port} is bound by ${who} on ${nodeList(g.nodes)}: the scheduler keeps `
+        + `${infos.length === 2 ? 'the second pod' : 'all pods but the first'} Pending (NodePorts).`,
     };
   });
+}
+
+/**
+ * Per protocol and port, the DaemonSets of `binders` (in their order) whose binding overlaps another one's:
+ * bindings bucketed by protocol/port, then by host IP, the empty host IP overlapping every other.
+ */
+function portClashes(binders: readonly string[], byId: ReadonlyMap<string, Prepared>): { key: string; ds: string[]; port: HostPort }[] {
+  const buckets = new Map<string, { port: HostPort; bindings: { id: string; hostIP: string }[] }>();
+  for (const id of binders) {
+    for (const port of byId.get(id)!.info.hostPorts) {
+      const key = `${port.protocol}/${port.port}`;
+      const bucket = buckets.get(key) ?? buckets.set(key, { port, bindings: [] }).get(key)!;
+      bucket.bindings.push({ id, hostIP: port.hostIP });
+    }
+  }
+  const result: { key: string; ds: string[]; port: HostPort }[] = [];
+  for (const [portKey, { port, bindings }] of buckets) {
+    const owners = new Set(bindings.map((b) => b.id));
+    if (owners.size < 2) continue;
+    const wildcard = new Set(bindings.filter((b) => b.hostIP === '').map((b) => b.id));
+    const byIp = new Map<string, Set<string>>();
+    for (const b of bindings) if (b.hostIP !== '') (byIp.get(b.hostIP) ?? byIp.set(b.hostIP, new Set()).get(b.hostIP)!).add(b.id);
+    const clashing = new Set<string>();
+    for (const b of bindings) {
+      const others = (set: Set<string> | undefined) => set !== undefined && (set.size > 1 || (set.size === 1 && !set.has(b.id)));
+      // an empty host IP overlaps any binding of another DaemonSet; a given one, another's empty or equal one
+      if ((b.hostIP === '' && owners.size > 1) || others(wildcard) || (b.hostIP !== '' && others(byIp.get(b.hostIP)))) clashing.add(b.id);
+    }
+    if (clashing.size < 2) continue;
+    const ds = binders.filter((id) => clashing.has(id));
+    result.push({ key: `${portKey}\0${ds.join('\0')}`, ds, port });
+  }
+  return result;
+}
+
+/** Up to five ids, then how many more. */
+export function idList(ids: readonly string[]): string {
+  return `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … ${ids.length - 5} more` : ''}`;
 }
 
 function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]][] {
@@ -563,8 +639,10 @@ export function describeBlocker(blocker: Blocker): string {
       return `nodeSelector ${blocker.key}=${blocker.want} (node has ${blocker.actual === undefined ? `no ${blocker.key} label` : `${blocker.key}=${blocker.actual}`})`;
     case 'affinity': {
       const terms = blocker.terms.map(describeTerm);
-      return terms.length === 1 ? `required affinity ${terms[0]}`
-        : `required affinity: none of ${terms.length} terms matches (${terms.map((t, i) => `term ${i + 1}: ${t}`).join('; ')})`;
+      const omitted = blocker.omittedTerms ?? 0;
+      return terms.length === 1 && omitted === 0 ? `required affinity ${terms[0]}`
+        : `required affinity: none of ${terms.length + omitted} terms matches (${terms.map((t, i) => `term ${i + 1}: ${t}`).join('; ')}`
+          + `${omitted > 0 ? `; … ${omitted} more terms` : ''})`;
     }
     case 'taint':
       return `taint ${formatTaint(blocker.taint)} not tolerated${blocker.taint.impliedBy ? ` (implied by ${blocker.taint.impliedBy})` : ''}`;
