@@ -38,29 +38,37 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
    * while a term empty as written selects none.
    */
   public matching(terms: readonly NodeSelectorTermJson[], what: string, strip?: string): Set<N> {
-    const marked = new Uint8Array(this.nodes.length);
+    // the distinct terms and the nodes each is checked on, and the cost, before any check
+    const planned: { term: NodeSelectorTermJson; candidates?: readonly number[] }[] = [];
     const seen = new Set<string>();
+    let everyNode = false;
+    let cost = 0;
     for (const written of terms) {
       const expressions = written.matchExpressions ?? [];
       const fields = written.matchFields ?? [];
       if (expressions.length === 0 && fields.length === 0) continue;
-      const term: NodeSelectorTermJson = strip === undefined ? written
-        : { matchExpressions: expressions.filter((r) => r.key !== strip), matchFields: fields };
-      const key = JSON.stringify([term.matchExpressions ?? [], term.matchFields ?? []]);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if ((term.matchExpressions ?? []).length === 0 && fields.length === 0) {
-        marked.fill(1);
+      const kept = strip === undefined ? expressions : expressions.filter((r) => r.key !== strip);
+      if (kept.length === 0 && fields.length === 0) {
+        everyNode = true;
         break;
       }
+      const term: NodeSelectorTermJson = { matchExpressions: kept, matchFields: fields };
+      const key = JSON.stringify([kept, fields]);
+      if (seen.has(key)) continue;
+      seen.add(key);
       const candidates = this.candidates(term);
-      const requirements = (term.matchExpressions ?? []).length + fields.length;
-      this.used += (candidates === undefined ? this.nodes.length : candidates.length) * requirements;
-      if (this.used > this.budget) {
-        throw new Error(`${what}: its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
-          + `${this.budget.toExponential(0)} requirement checks even indexed (a term without an In requirement is checked on every node): `
-          + 'merge repeated terms, or give each term an In requirement on a node label');
-      }
+      cost += (candidates === undefined ? this.nodes.length : candidates.length) * (kept.length + fields.length);
+      planned.push({ term, candidates });
+    }
+    if (everyNode) return new Set(this.nodes);
+    this.used += cost;
+    if (this.used > this.budget) {
+      throw new Error(`${what}: its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
+        + `${this.budget.toExponential(0)} requirement checks even indexed (a term without an In requirement is checked on every node): `
+        + 'merge repeated terms, or give each term an In requirement on a node label');
+    }
+    const marked = new Uint8Array(this.nodes.length);
+    for (const { term, candidates } of planned) {
       const check = (i: number) => {
         if (marked[i] === 0 && termMatches(term, this.nodes[i].identity)) marked[i] = 1;
       };
