@@ -443,6 +443,30 @@ describe('size: work and output bounded by the input (jest\'s timeout bounds the
     expect(r.stderr).toContain('agents/a: its required node affinity (5000 nodeSelectorTerms) on 20000 nodes needs more than 5e+7 requirement checks even indexed');
   }, 60_000);
 
+  test('100,000 keys in one mapping: read in one pass (the yaml package compares each key with every earlier one: 260 s)', () => {
+    const data = Array.from({ length: 100_000 }, (_, i) => `  k${i}: v`).join('\n');
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': `kind: ConfigMap\nmetadata: {name: c}\ndata:\n${data}\n---\n${yamlOf(ds('a'))}` });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+  }, 60_000);
+
+  test('a key twice in one mapping (block or flow) is refused as the API server\'s strict decoding does, naming the file, key and line (of the file)', () => {
+    const cases: [string, string][] = [
+      [`kind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: "1"\n  b: "2"\n  a: "3"\n`, 'the key "a" appears twice in one mapping, line 8'],
+      [`kind: ConfigMap\nmetadata: {name: c, name: d}\n`, 'the key "name" appears twice in one mapping, line 4'],
+      [`kind: ConfigMap\nmetadata: {name: c}\ndata: {"x y": "1", "x y": "2"}\n`, 'a key appears twice in one mapping, line 5'],
+    ];
+    for (const [text, message] of cases) {
+      const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': `${yamlOf(ds('a'))}\n---\n${text}` });
+      const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml');
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(`ds.yaml: not valid YAML (${message}`);
+    }
+    // equal values of different types are different keys (1 and "1"), as the yaml package reads them
+    const root = dir({ 'nodes.json': nodeList([node('n1')]), 'ds.yaml': `${yamlOf(ds('a'))}\n---\nkind: ConfigMap\nmetadata: {name: c}\nx: {1: a, "1": b}\n` });
+    expect(run(root, 'coverage', '--nodes', 'nodes.json', 'ds.yaml')).toMatchObject({ code: 0, stderr: '' });
+  });
+
   test('alias amplification under the alias count limit: refused, not expanded', () => {
     const base = `{${Array.from({ length: 2000 }, (_, i) => `k${i}: v`).join(', ')}}`;
     const text = `kind: ConfigMap\nmetadata: {name: c}\nbase: &b ${base}\ndata:\n${Array.from({ length: 900 }, () => '  - *b').join('\n')}\n---\n${yamlOf(ds('a'))}`;
