@@ -210,7 +210,7 @@ function conditionNotes(report: CoverageReport): string[] {
   for (const agent of report.agents) {
     const byWhy = new Map<string, string[]>();
     for (const entry of agent.nodes) {
-      if (entry.status === 'node-condition') byWhy.set(entry.why, [...(byWhy.get(entry.why) ?? []), entry.node]);
+      if (entry.status === 'node-condition') (byWhy.get(entry.why) ?? byWhy.set(entry.why, []).get(entry.why)!).push(entry.node);
     }
     for (const [why, names] of byWhy) notes.push(`${agent.agent} on ${shortList(names)}: ${why}`);
   }

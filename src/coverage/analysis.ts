@@ -522,7 +522,7 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
     for (const id of coveredBy[i]) {
       const ds = byId.get(id)!;
       const asked = node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs;
-      if (!asked) hits.set(id, (hits.get(id) ?? []).concat(node.name));
+      if (!asked) (hits.get(id) ?? hits.set(id, []).get(id)!).push(node.name);
     }
   });
   return prepared.filter((p) => hits.has(p.info.id)).map((p) => {
@@ -617,7 +617,7 @@ export function idList(ids: readonly string[]): string {
 
 function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]][] {
   const groups = new Map<string, DaemonSetInfo[]>();
-  for (const info of infos) groups.set(info.agent, [...(groups.get(info.agent) ?? []), info]);
+  for (const info of infos) (groups.get(info.agent) ?? groups.set(info.agent, []).get(info.agent)!).push(info);
   return [...groups.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => [agent, orderWaves(members)]);
 }
 

@@ -701,7 +701,7 @@ function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly st
   });
   const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing' : annotated ? `the ${NARROWING_ANNOTATION} annotation` : undefined;
   const groups = new Map<string, string[]>();
-  for (const loss of agent.lost) groups.set(loss.from, [...(groups.get(loss.from) ?? []), loss.node]);
+  for (const loss of agent.lost) (groups.get(loss.from) ?? groups.set(loss.from, []).get(loss.from)!).push(loss.node);
   return [...groups.entries()].map(([from, nodes]) => {
     const deleted = agent.daemonSets.find((d) => d.id === from)?.change === 'deleted';
     const how = deleted ? `${from} is deleted` : `${from} no longer covers them`;

@@ -20,33 +20,60 @@ export function toleratesTaint(toleration: TolerationJson, taint: TaintJson): bo
 /**
  * The tolerations of a list, indexed so that checking a taint costs O(1) instead of one pass over
  * the list (taints x tolerations was quadratic). Each entry holds the effects a toleration covers,
- * '' standing for every effect; the answer is exactly `toleratesTaint` over the list.
+ * '' standing for every effect: one effect as its string (the common case: no Set per toleration),
+ * several as a Set. The answer is exactly `toleratesTaint` over the list.
  */
+type Effects = string | Set<string>;
+
 interface TolerationIndex {
   /** keyless Exists tolerations: every taint */
-  readonly any: Set<string>;
+  any?: Effects;
   /** Exists tolerations by key */
-  readonly exists: Map<string, Set<string>>;
-  /** Equal tolerations by key and value */
-  readonly equal: Map<string, Set<string>>;
+  readonly exists: Map<string, Effects>;
+  /**
+   * Equal tolerations by key, then value: the one value of a key as a pair (the common case: no map and no
+   * joined string per toleration), several in a map
+   */
+  readonly equal: Map<string, { readonly value: string; effects: Effects } | Map<string, Effects>>;
 }
 
 const indexes = new WeakMap<readonly TolerationJson[], TolerationIndex>();
 
+function withEffect(effects: Effects | undefined, effect: string): Effects {
+  if (effects === undefined || effects === effect) return effect;
+  if (typeof effects === 'string') return new Set([effects, effect]);
+  return effects.add(effect);
+}
+
+function covers(effects: Effects | undefined, effect: string): boolean {
+  if (effects === undefined) return false;
+  if (typeof effects === 'string') return effects === '' || effects === effect;
+  return effects.has('') || effects.has(effect);
+}
+
 function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
   const cached = indexes.get(tolerations);
   if (cached !== undefined) return cached;
-  const index: TolerationIndex = { any: new Set(), exists: new Map(), equal: new Map() };
-  const add = (map: Map<string, Set<string>>, key: string, effect: string) => (map.get(key) ?? map.set(key, new Set()).get(key)!).add(effect);
+  const index: TolerationIndex = { exists: new Map(), equal: new Map() };
   for (const toleration of tolerations) {
     const effect = toleration.effect ?? '';
     const operator = toleration.operator ?? 'Equal';
     if (!toleration.key) {
-      if (operator === 'Exists') index.any.add(effect);
+      if (operator === 'Exists') index.any = withEffect(index.any, effect);
     } else if (operator === 'Exists') {
-      add(index.exists, toleration.key, effect);
+      index.exists.set(toleration.key, withEffect(index.exists.get(toleration.key), effect));
     } else {
-      add(index.equal, `${toleration.key}\u0000${toleration.value ?? ''}`, effect);
+      const value = toleration.value ?? '';
+      const entry = index.equal.get(toleration.key);
+      if (entry === undefined) {
+        index.equal.set(toleration.key, { value, effects: effect });
+      } else if (entry instanceof Map) {
+        entry.set(value, withEffect(entry.get(value), effect));
+      } else if (entry.value === value) {
+        entry.effects = withEffect(entry.effects, effect);
+      } else {
+        index.equal.set(toleration.key, new Map([[entry.value, entry.effects], [value, effect]]));
+      }
     }
   }
   indexes.set(tolerations, index);
@@ -55,8 +82,11 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
 
 export function tolerated(tolerations: readonly TolerationJson[], taint: TaintJson): boolean {
   const index = indexOf(tolerations);
-  const covers = (effects: Set<string> | undefined) => effects !== undefined && (effects.has('') || effects.has(taint.effect));
-  return covers(index.any) || covers(index.exists.get(taint.key)) || covers(index.equal.get(`${taint.key}\u0000${taint.value ?? ''}`));
+  if (covers(index.any, taint.effect) || covers(index.exists.get(taint.key), taint.effect)) return true;
+  const entry = index.equal.get(taint.key);
+  const value = taint.value ?? '';
+  if (entry === undefined) return false;
+  return covers(entry instanceof Map ? entry.get(value) : entry.value === value ? entry.effects : undefined, taint.effect);
 }
 
 /**
