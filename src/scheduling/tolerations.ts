@@ -19,9 +19,9 @@ export function toleratesTaint(toleration: TolerationJson, taint: TaintJson): bo
 
 /**
  * The tolerations of a list, indexed so that checking a taint costs O(1) instead of one pass over
- * the list (taints x tolerations was quadratic). Each entry holds the effects a toleration covers,
- * '' standing for every effect: one effect as its string (the common case: no Set per toleration),
- * several as a Set. The answer is exactly `toleratesTaint` over the list.
+ * the list (taints x tolerations was quadratic). Exists entries hold the effects a toleration covers,
+ * '' standing for every effect: one effect as its string, several as a Set; Equal ones are filed under
+ * their effect. The answer is exactly `toleratesTaint` over the list.
  */
 type Effects = string | Set<string>;
 
@@ -31,10 +31,10 @@ interface TolerationIndex {
   /** Exists tolerations by key */
   readonly exists: Map<string, Effects>;
   /**
-   * Equal tolerations by key, then value: the one value of a key as a pair (the common case: no map and no
-   * joined string per toleration), several in a map
+   * Equal tolerations by effect ('' for every effect), then key, then value: the one value of a key as the
+   * string itself (the common case: nothing allocated per toleration), several as a Set
    */
-  readonly equal: Map<string, { readonly value: string; effects: Effects } | Map<string, Effects>>;
+  readonly equal: Map<string, Map<string, string | Set<string>>>;
 }
 
 const indexes = new WeakMap<readonly TolerationJson[], TolerationIndex>();
@@ -64,16 +64,11 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
       index.exists.set(toleration.key, withEffect(index.exists.get(toleration.key), effect));
     } else {
       const value = toleration.value ?? '';
-      const entry = index.equal.get(toleration.key);
-      if (entry === undefined) {
-        index.equal.set(toleration.key, { value, effects: effect });
-      } else if (entry instanceof Map) {
-        entry.set(value, withEffect(entry.get(value), effect));
-      } else if (entry.value === value) {
-        entry.effects = withEffect(entry.effects, effect);
-      } else {
-        index.equal.set(toleration.key, new Map([[entry.value, entry.effects], [value, effect]]));
-      }
+      const byKey = index.equal.get(effect) ?? index.equal.set(effect, new Map()).get(effect)!;
+      const values = byKey.get(toleration.key);
+      if (values === undefined) byKey.set(toleration.key, value);
+      else if (typeof values !== 'string') values.add(value);
+      else if (values !== value) byKey.set(toleration.key, new Set([values, value]));
     }
   }
   indexes.set(tolerations, index);
@@ -83,10 +78,12 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
 export function tolerated(tolerations: readonly TolerationJson[], taint: TaintJson): boolean {
   const index = indexOf(tolerations);
   if (covers(index.any, taint.effect) || covers(index.exists.get(taint.key), taint.effect)) return true;
-  const entry = index.equal.get(taint.key);
   const value = taint.value ?? '';
-  if (entry === undefined) return false;
-  return covers(entry instanceof Map ? entry.get(value) : entry.value === value ? entry.effects : undefined, taint.effect);
+  const has = (byKey: Map<string, string | Set<string>> | undefined) => {
+    const values = byKey?.get(taint.key);
+    return values !== undefined && (typeof values === 'string' ? values === value : values.has(value));
+  };
+  return has(index.equal.get('')) || has(index.equal.get(taint.effect));
 }
 
 /**
