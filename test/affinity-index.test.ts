@@ -18,7 +18,7 @@ const nodesArb = fc.tuple(...NAMES.map(nodeArb));
 
 const requirementArb: fc.Arbitrary<NodeSelectorRequirementJson> = fc.record({
   key: fc.constantFrom(...KEYS),
-  operator: fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Bogus'),
+  operator: fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Bogus' as NodeSelectorRequirementJson['operator']),
   values: fc.array(fc.constantFrom(...VALUES), { maxLength: 3 }),
 });
 const fieldArb: fc.Arbitrary<NodeSelectorRequirementJson> = fc.record({

@@ -445,9 +445,9 @@ describe('size: work and output bounded by the input (jest\'s timeout bounds the
 
   test('a key twice in one mapping (block or flow) is refused as the API server\'s strict decoding does, naming the file, key and line (of the file)', () => {
     const cases: [string, string][] = [
-      [`kind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: "1"\n  b: "2"\n  a: "3"\n`, 'the key "a" appears twice in one mapping, line 8'],
-      [`kind: ConfigMap\nmetadata: {name: c, name: d}\n`, 'the key "name" appears twice in one mapping, line 4'],
-      [`kind: ConfigMap\nmetadata: {name: c}\ndata: {"x y": "1", "x y": "2"}\n`, 'a key appears twice in one mapping, line 5'],
+      ['kind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: "1"\n  b: "2"\n  a: "3"\n', 'the key "a" appears twice in one mapping, line 8'],
+      ['kind: ConfigMap\nmetadata: {name: c, name: d}\n', 'the key "name" appears twice in one mapping, line 4'],
+      ['kind: ConfigMap\nmetadata: {name: c}\ndata: {"x y": "1", "x y": "2"}\n', 'a key appears twice in one mapping, line 5'],
       // 100,000 keys, the last one a repeat: found in one pass (the yaml package's own check compared each key
       // with every earlier one, 260 s; the figure is in npm run bench)
       [`kind: ConfigMap\nmetadata: {name: c}\ndata:\n${Array.from({ length: 100_000 }, (_, i) => `  k${i}: v`).join('\n')}\n  k5: v\n`,

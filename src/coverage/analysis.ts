@@ -46,7 +46,8 @@ export type Blocker =
   | { readonly kind: 'nodeName'; readonly cls: BlockerClass; readonly want: string }
   | { readonly kind: 'nodeSelector'; readonly cls: BlockerClass; readonly key: string; readonly want: string; readonly actual?: string }
   | {
-    readonly kind: 'affinity'; readonly cls: BlockerClass;
+    readonly kind: 'affinity';
+    readonly cls: BlockerClass;
     /** the first MAX_EXPLAINED_TERMS terms' failures */
     readonly terms: readonly TermFailure[];
     /** terms past those, not explained */
@@ -451,7 +452,8 @@ export function placementClasses(placement: Placement): ReasonClasses {
 export function reasonClassesFor(report: CoverageReport, daemonSet: string, nodeName: string): ReasonClasses {
   const ds = report.daemonSets.find((d) => d.info.id === daemonSet)!;
   const node = report.nodes.find((n) => n.name === nodeName)!;
-  return reasonClasses(prepare(ds.info, new AffinityIndex(report.nodes), report.waveLabelKey), node, report.waveLabelKey, new Set(report.intendedTaintKeys));
+  const prepared = prepare(ds.info, new AffinityIndex(report.nodes), report.waveLabelKey);
+  return reasonClasses(prepared, node, report.waveLabelKey, new Set(report.intendedTaintKeys));
 }
 
 function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem[] {
