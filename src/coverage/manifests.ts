@@ -141,7 +141,8 @@ const ALIAS_EXPANSION_SLACK = 10_000;
 
 /**
  * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
- * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text.
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text (but for a
+ * repeated key that reads as a field name).
  */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
