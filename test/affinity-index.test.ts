@@ -7,6 +7,7 @@ import * as fc from 'fast-check';
 import { AffinityIndex } from '../src/scheduling/affinity-index';
 import { fieldRequirementMatches, requirementMatches, termsMatch } from '../src/scheduling/node-affinity';
 import { NodeIdentity, NodeSelectorRequirementJson, NodeSelectorTermJson } from '../src/scheduling/types';
+import { SetIds } from '../src/util/set-ids';
 
 const KEYS = ['pool', 'zone', 'wave', 'gpus'];
 const VALUES = ['a', 'b', 'c', '1', '5'];
@@ -64,5 +65,18 @@ describe('AffinityIndex', () => {
     // a term without an In requirement is checked on all 6 nodes
     expect(() => new AffinityIndex(nodes, 5).matching([{ matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['a'] }] }], 'agents/x'))
       .toThrow('agents/x: its required node affinity (1 nodeSelectorTerms) on 6 nodes needs more than 5e+0 requirement checks even indexed');
+  });
+});
+
+describe('SetIds', () => {
+  test('slots holding the same members (each added in increasing number) share a number; the list comes back in order', () => {
+    const sets = new SetIds<string>(4, 3);
+    const holds: [number, number][] = [[0, 0], [0, 1], [1, 0], [1, 1], [2, 1], [3, 0], [3, 1], [3, 2]];
+    for (const [slot, member] of holds) sets.add(slot, member, `m${member}`);
+    expect([0, 1, 2, 3].map((slot) => sets.list(sets.of(slot)))).toEqual([['m0', 'm1'], ['m0', 'm1'], ['m1'], ['m0', 'm1', 'm2']]);
+    expect(sets.of(0)).toBe(sets.of(1));
+    expect(new Set([0, 1, 2, 3].map((slot) => sets.of(slot))).size).toBe(3);
+    expect(sets.size(sets.of(3))).toBe(3);
+    expect(sets.list(0)).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { AffinityIndex } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
+import { SetIds } from '../util/set-ids';
 import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
 
 
@@ -364,6 +365,8 @@ function ownersOf(covering: readonly string[], members: ReadonlySet<string>, sin
   }
   if (count === 0) return NO_OWNERS;
   if (count === 1) return single.get(found!)!;
+  // every DaemonSet on the node is the agent's (one agent's many DaemonSets): the same list, not a copy
+  if (count === covering.length) return covering;
   return covering.filter((id) => members.has(id));
 }
 
@@ -546,21 +549,28 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
  */
 function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string[][], byId: ReadonlyMap<string, Prepared>): Problem[] {
   const groups = new Map<string, { ds: string[]; port: HostPort; nodes: string[] }>();
-  // the clashes of one set of binding DaemonSets, computed once per distinct set
-  const clashesOf = new Map<string, { key: string; ds: string[]; port: HostPort }[]>();
+  const binding = [...byId.values()].filter((p) => p.info.hostPorts.length > 0).map((p) => p.info.id);
+  if (binding.length < 2) return [];
+  // the binding DaemonSets of each node as a set number, and the clashes of each set computed once
+  const numbers = new Map(binding.map((id, k) => [id, k]));
+  const sets = new SetIds<string>(nodes.length, binding.length);
+  coveredBy.forEach((covering, i) => {
+    for (const id of covering) {
+      const k = numbers.get(id);
+      if (k !== undefined) sets.add(i, k, id);
+    }
+  });
+  const clashesOf = new Map<number, { ds: string[]; port: HostPort; nodes: string[] }[]>();
   nodes.forEach((node, i) => {
-    const binders = coveredBy[i].filter((id) => byId.get(id)!.info.hostPorts.length > 0);
-    if (binders.length < 2) return;
-    const setKey = binders.join('\0');
-    let clashes = clashesOf.get(setKey);
+    const set = sets.of(i);
+    if (sets.size(set) < 2) return;
+    let clashes = clashesOf.get(set);
     if (clashes === undefined) {
-      clashes = portClashes(binders, byId);
-      clashesOf.set(setKey, clashes);
+      clashes = portClashes(sets.list(set), byId)
+        .map((clash) => groups.get(clash.key) ?? groups.set(clash.key, { ds: clash.ds, port: clash.port, nodes: [] }).get(clash.key)!);
+      clashesOf.set(set, clashes);
     }
-    for (const clash of clashes) {
-      const group = groups.get(clash.key) ?? groups.set(clash.key, { ds: clash.ds, port: clash.port, nodes: [] }).get(clash.key)!;
-      group.nodes.push(node.name);
-    }
+    for (const group of clashes) group.nodes.push(node.name);
   });
   return [...groups.values()].map((g) => {
     const infos = g.ds.map((id) => byId.get(id)!.info);

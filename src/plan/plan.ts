@@ -5,6 +5,7 @@ import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, idLis
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { SetIds } from '../util/set-ids';
 import { FLEET_GROUP } from '../waves/partition';
 
 /**
@@ -764,24 +765,31 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   // DaemonSets on one node whose anti-affinity keeps a pod Pending; of one agent without it, or of two agents
   // running one program, they run twice. Decided per node from the DaemonSets covering it (once per distinct
   // set of them), not for every pair of DaemonSets: one finding per cause and set of DaemonSets, listing its nodes.
-  const byNode = new Map<string, DaemonSetInfo[]>();
   const rank = new Map(report.daemonSets.map((d, i) => [d.info.id, i]));
-  for (const { info, covered } of report.daemonSets) {
-    for (const node of covered) (byNode.get(node) ?? byNode.set(node, []).get(node)!).push(info);
-  }
+  const nodeIndex = new Map(report.nodes.map((n, i) => [n.name, i]));
+  const sets = new SetIds<DaemonSetInfo>(report.nodes.length, report.daemonSets.length);
+  report.daemonSets.forEach(({ info, covered }, d) => {
+    for (const node of covered) sets.add(nodeIndex.get(node)!, d, info);
+  });
   const groups = new Map<string, { cause: CoLocation['cause']; members: DaemonSetInfo[]; program?: string; nodes: string[] }>();
-  const memo = new Map<string, CoLocation[]>();
-  for (const node of report.nodes) {
-    const here = byNode.get(node.name);
-    if (here === undefined || here.length < 2 || !here.some((d) => touched.has(d.agent))) continue;
-    const setKey = here.map((d) => d.id).join('\0');
-    const found = memo.get(setKey) ?? memo.set(setKey, coLocations(here)).get(setKey)!;
-    for (const c of found) {
-      if (!c.members.some((d) => touched.has(d.agent))) continue;
-      const key = `${c.cause}\0${c.program ?? ''}\0${c.members.map((d) => d.id).join('\0')}`;
-      (groups.get(key) ?? groups.set(key, { ...c, nodes: [] }).get(key)!).nodes.push(node.name);
+  // per distinct set of DaemonSets: its findings' groups (a touched agent among their DaemonSets)
+  const memo = new Map<number, { nodes: string[] }[]>();
+  report.nodes.forEach((node, i) => {
+    const set = sets.of(i);
+    if (sets.size(set) < 2) return;
+    let found = memo.get(set);
+    if (found === undefined) {
+      const here = sets.list(set);
+      found = (here.some((d) => touched.has(d.agent)) ? coLocations(here) : [])
+        .filter((c) => c.members.some((d) => touched.has(d.agent)))
+        .map((c) => {
+          const key = `${c.cause}\0${c.program ?? ''}\0${c.members.map((d) => d.id).join('\0')}`;
+          return groups.get(key) ?? groups.set(key, { ...c, nodes: [] }).get(key)!;
+        });
+      memo.set(set, found);
     }
-  }
+    for (const group of found) group.nodes.push(node.name);
+  });
   const ordered = [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
   for (const { cause, members, program, nodes } of ordered) {
     const [a, b] = members;
