@@ -2,7 +2,7 @@ import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
 import { AffinityIndex } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
-import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
+import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
 import { SetIds } from '../util/set-ids';
 import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
@@ -130,6 +130,8 @@ interface Prepared {
   readonly info: DaemonSetInfo;
   readonly selectorEntries: readonly (readonly [string, string])[];
   readonly tolerations: readonly TolerationJson[];
+  /** the tolerations, plus the ones the controller adds, tolerate the taint */
+  readonly tolerates: (taint: EffectiveTaint) => boolean;
   readonly mentionsOs: boolean;
   readonly mentionsVirtual: boolean;
   /** the required node affinity selects the node (termsMatch, through the index) */
@@ -221,10 +223,12 @@ function prepare(info: DaemonSetInfo, index: AffinityIndex<NodeFacts>, waveKey: 
   // computed on first use, for every indexed node at once
   let matching: Set<NodeFacts> | undefined;
   let waveMatching: Set<NodeFacts> | undefined;
+  const tolerations = [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)];
   return {
     info,
     selectorEntries: Object.entries(info.nodeSelector),
-    tolerations: [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)],
+    tolerations,
+    tolerates: tolerationCheck(tolerations),
     mentionsOs: keys.has(OS_LABEL) || keys.has('beta.kubernetes.io/os'),
     mentionsVirtual: keys.has('eks.amazonaws.com/compute-type') || keys.has('type'),
     affinityMatches: (node) => {
@@ -251,7 +255,7 @@ function fits(ds: Prepared, node: NodeFacts): boolean {
   }
   if (!ds.affinityMatches(node)) return false;
   for (const taint of node.taints) {
-    if (taint.effect !== 'PreferNoSchedule' && !tolerated(ds.tolerations, taint)) return false;
+    if (taint.effect !== 'PreferNoSchedule' && !ds.tolerates(taint)) return false;
   }
   return true;
 }
@@ -279,7 +283,7 @@ function place(ds: Prepared, node: NodeFacts, waveKey: string, intended: Readonl
   }
   let noExecute = false;
   for (const taint of node.taints) {
-    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'PreferNoSchedule' || ds.tolerates(taint)) continue;
     if (taint.effect === 'NoExecute') noExecute = true;
     const cls: BlockerClass = taint.key.startsWith('node.kubernetes.io/') ? 'node-condition' : intended.has(taint.key) ? 'intended' : 'taint';
     blockers.push({ kind: 'taint', cls, taint });
@@ -328,7 +332,7 @@ function reasonClasses(ds: Prepared, node: NodeFacts, waveKey: string, intended:
     else r.selection = true;
   }
   for (const taint of node.taints) {
-    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'PreferNoSchedule' || ds.tolerates(taint)) continue;
     if (taint.effect === 'NoExecute') r.noExecute = true;
     if (taint.key.startsWith('node.kubernetes.io/')) r.condition = true;
     else if (intended.has(taint.key)) r.intended = true;

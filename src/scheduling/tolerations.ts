@@ -76,7 +76,16 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
 }
 
 export function tolerated(tolerations: readonly TolerationJson[], taint: TaintJson): boolean {
+  return toleratedBy(indexOf(tolerations), taint);
+}
+
+/** `tolerated` for one list, its index built once and held by the function (no lookup of the list per taint). */
+export function tolerationCheck(tolerations: readonly TolerationJson[]): (taint: TaintJson) => boolean {
   const index = indexOf(tolerations);
+  return (taint) => toleratedBy(index, taint);
+}
+
+function toleratedBy(index: TolerationIndex, taint: TaintJson): boolean {
   if (covers(index.any, taint.effect) || covers(index.exists.get(taint.key), taint.effect)) return true;
   const value = taint.value ?? '';
   const has = (byKey: Map<string, string | Set<string>> | undefined) => {
