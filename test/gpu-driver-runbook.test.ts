@@ -39,14 +39,14 @@ describe('renderRunbookMarkdown', () => {
 
   test('per node: cordon, evict GPU pods, delete the driver pod, wait Ready, validate, uncordon, in this order', () => {
     const steps = [
-      'kubectl cordon "$NODE"',
+      'kubectl cordon -- "$NODE"',
       'kubectl get pods -A --field-selector "spec.nodeName=$NODE,status.phase!=Succeeded,status.phase!=Failed" -o json',
       'kubectl create --raw "/api/v1/namespaces/$POD_NS/pods/$POD/eviction" -f -',
       'kubectl wait --for=delete pod/"$POD" -n "$POD_NS" --timeout=300s',
       `kubectl delete pod -n gpu-system -l ${SEL} --field-selector "spec.nodeName=$NODE" --wait=true`,
       `kubectl wait --for=condition=Ready pod -n gpu-system -l ${SEL} --field-selector "spec.nodeName=$NODE" --timeout=1500s`,
       '{.items[0].metadata.labels.controller-revision-hash}',
-      'kubectl uncordon "$NODE"',
+      'kubectl uncordon -- "$NODE"',
     ];
     const positions = steps.map((step) => at(md, step));
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -79,7 +79,7 @@ describe('renderRunbookMarkdown', () => {
     const rolling = renderRunbookMarkdown({ ...BASE, updateStrategy: 'RollingUpdate', rollingUpdateMaxUnavailable: '10%', manifestFile: 'dist/gpu.k8s.yaml' });
     const toOnDelete = at(rolling, 'kubectl patch ds gpu-driver -n gpu-system --type=merge -p \'{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null}}}\'');
     const apply = at(rolling, 'kubectl apply -f dist/gpu.k8s.yaml');
-    const cordon = at(rolling, 'kubectl cordon "$NODE"');
+    const cordon = at(rolling, 'kubectl cordon -- "$NODE"');
     const check = at(rolling, '{.status.updatedNumberScheduled}/{.status.desiredNumberScheduled}');
     const back = at(rolling, '\'{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"10%","maxSurge":0}}}}\'');
     expect(toOnDelete).toBeLessThan(apply);
@@ -219,7 +219,7 @@ describe('renderRunbookScript', () => {
       '  create*) cat > /dev/null ;;',
       `  *"-o jsonpath={.items[0].metadata.labels.controller-revision-hash}") printf ${shellQuote(newPodHash)} ;;`,
       '  "get pods -n gpu-system"*"-o name") echo pod/gpu-driver-x ;;',
-      ...cordonedBefore.map((node) => `  "get node ${node} -o jsonpath={.spec.unschedulable}") printf true ;;`),
+      ...cordonedBefore.map((node) => `  "get node -o jsonpath={.spec.unschedulable} -- ${node}") printf true ;;`),
       '  "get node "*) printf 8 ;;',
       '  *"{.status.observedGeneration} {.metadata.generation}") echo "4 4" ;;',
       '  "get ds"*) echo "updated 3 of 3" ;;',
@@ -239,7 +239,7 @@ describe('renderRunbookScript', () => {
     expect(calls[0]).toBe('get ds gpu-driver -n gpu-system -o jsonpath={.status.observedGeneration} {.metadata.generation}');
     expect(status).toBe(0);
     const nodeA = [
-      'cordon node-a',
+      'cordon -- node-a',
       'get pods -A -l job-kind=training --field-selector spec.nodeName=node-a,status.phase!=Succeeded,status.phase!=Failed -o name',
       'get pods -A --field-selector spec.nodeName=node-a,status.phase!=Succeeded,status.phase!=Failed -o json',
       'create --raw /api/v1/namespaces/ml/pods/train-1/eviction -f -',
@@ -247,7 +247,7 @@ describe('renderRunbookScript', () => {
       `delete pod -n gpu-system -l ${SEL} --field-selector spec.nodeName=node-a --wait=true`,
       `wait --for=condition=Ready pod -n gpu-system -l ${SEL} --field-selector spec.nodeName=node-a --timeout=1500s`,
       'exec -n gpu-system pod/gpu-driver-x -c driver -- nvidia-smi',
-      'uncordon node-a',
+      'uncordon -- node-a',
     ];
     const positions = nodeA.map((call) => calls.indexOf(call));
     expect(positions).not.toContain(-1);
@@ -255,10 +255,23 @@ describe('renderRunbookScript', () => {
     // only the GPU pod is evicted
     expect(calls.filter((c) => c.startsWith('create --raw'))).toEqual(['create --raw /api/v1/namespaces/ml/pods/train-1/eviction -f -']);
     // one node at a time, in name order; node-skip untouched
-    expect(calls.indexOf('uncordon node-a')).toBeLessThan(calls.indexOf('cordon node-b'));
-    expect(calls).toContain('uncordon node-b');
+    expect(calls.indexOf('uncordon -- node-a')).toBeLessThan(calls.indexOf('cordon -- node-b'));
+    expect(calls).toContain('uncordon -- node-b');
     expect(calls.filter((c) => c.includes('node-skip') && !c.startsWith('get nodes'))).toEqual([]);
     expect(stderr).toContain('skip node-skip: labelled nvidia.com/gpu-driver-upgrade.skip=true');
+  });
+
+  test('a node name is passed after `--`: one that reads as an option (here `--all`) is never taken for one by kubectl', () => {
+    const { status, calls } = runAgainstFakeCluster('new', ['--all']);
+    expect(status).toBe(0);
+    expect(calls).toEqual(expect.arrayContaining([
+      'get node -o jsonpath={.spec.unschedulable} -- --all',
+      'cordon -- --all',
+      'get node -o jsonpath={.status.allocatable.nvidia\\.com/gpu} -- --all',
+      'uncordon -- --all',
+    ]));
+    // every call naming the node as an argument puts it after `--` (selectors carry it inside one word)
+    expect(calls.filter((c) => / --all\b/.test(c) && !/ -- --all$/.test(c))).toEqual([]);
   });
 
   // One owner of cordon state (issue 23 point 3): the script, which restores what it found, as
@@ -266,18 +279,18 @@ describe('renderRunbookScript', () => {
   test('a node cordoned before the upgrade stays cordoned after it; the others are uncordoned', () => {
     const { status, stderr, calls } = runAgainstFakeCluster('new', ['node-a', 'node-b'], ['node-b']);
     expect(status).toBe(0);
-    expect(calls.indexOf('get node node-b -o jsonpath={.spec.unschedulable}')).toBeLessThan(calls.indexOf('cordon node-b'));
-    expect(calls).toContain('cordon node-b');
+    expect(calls.indexOf('get node -o jsonpath={.spec.unschedulable} -- node-b')).toBeLessThan(calls.indexOf('cordon -- node-b'));
+    expect(calls).toContain('cordon -- node-b');
     expect(calls).toContain(`wait --for=condition=Ready pod -n gpu-system -l ${SEL} --field-selector spec.nodeName=node-b --timeout=1500s`);
-    expect(calls).not.toContain('uncordon node-b');
+    expect(calls).not.toContain('uncordon -- node-b');
     expect(stderr).toContain('node-b: cordoned before the upgrade, left cordoned');
-    expect(calls).toContain('uncordon node-a');
+    expect(calls).toContain('uncordon -- node-a');
   });
 
   test('the Markdown runbook notes the cordon first and uncordons only a node it cordoned', () => {
     const md = renderRunbookMarkdown(options);
-    expect(md).toContain('WAS_CORDONED=$(kubectl get node "$NODE" -o jsonpath=\'{.spec.unschedulable}\')\nkubectl cordon "$NODE"');
-    expect(md).toContain('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon "$NODE"');
+    expect(md).toContain('WAS_CORDONED=$(kubectl get node -o jsonpath=\'{.spec.unschedulable}\' -- "$NODE")\nkubectl cordon -- "$NODE"');
+    expect(md).toContain('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon -- "$NODE"');
     expect(md).not.toMatch(/^kubectl uncordon/m);
   });
 
@@ -286,9 +299,9 @@ describe('renderRunbookScript', () => {
     expect(status).not.toBe(0);
     expect(stderr).toContain('driver pod on node-a runs revision old, expected new');
     expect(stderr).toContain('stopped while upgrading node-a');
-    expect(calls).toContain('cordon node-a');
-    expect(calls).not.toContain('uncordon node-a');
-    expect(calls).not.toContain('cordon node-b');
+    expect(calls).toContain('cordon -- node-a');
+    expect(calls).not.toContain('uncordon -- node-a');
+    expect(calls).not.toContain('cordon -- node-b');
   });
 });
 

@@ -2,7 +2,7 @@ import { flag, listValue, parse, requiredString, stringValue, UsageError } from 
 import { capacityText, COST_FLAG_HELP, costText, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
-import { capPerKind, checkWorkLimits } from './limits';
+import { capPerKind } from './limits';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
@@ -83,7 +83,6 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(inventory);
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
-  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
   const podsFile = stringValue(parsed, 'pods');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
 
@@ -211,7 +210,7 @@ function conditionNotes(report: CoverageReport): string[] {
   for (const agent of report.agents) {
     const byWhy = new Map<string, string[]>();
     for (const entry of agent.nodes) {
-      if (entry.status === 'node-condition') byWhy.set(entry.why, [...(byWhy.get(entry.why) ?? []), entry.node]);
+      if (entry.status === 'node-condition') (byWhy.get(entry.why) ?? byWhy.set(entry.why, []).get(entry.why)!).push(entry.node);
     }
     for (const [why, names] of byWhy) notes.push(`${agent.agent} on ${shortList(names)}: ${why}`);
   }

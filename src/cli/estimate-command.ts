@@ -3,7 +3,6 @@ import { capacityText, loadPods, treeCapacity } from './capacity-hooks';
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
-import { checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
@@ -95,7 +94,6 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const nodes = nodeFacts(inventory);
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
-  checkWorkLimits([{ name: parsed.positionals.join(', '), set: manifests }], nodes.length);
   const agentsWanted = listValue(parsed, 'agent');
   const known = [...new Set(manifests.daemonSets.map((d) => d.agent))].sort();
   const unknown = agentsWanted.filter((a) => !known.includes(a));

@@ -1,7 +1,6 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
-import { checkWorkLimits } from './limits';
 import type { CliIo } from './run';
 import { checkLabelKey } from '../agent/checks';
 import { analyzeCoverage } from '../coverage/analysis';
@@ -130,7 +129,6 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   }
   const manifestPaths = listValue(parsed, 'manifests');
   const manifests = manifestPaths.length === 0 ? undefined : loadManifests(manifestPaths, io.cwd);
-  if (manifests !== undefined) checkWorkLimits([{ name: manifestPaths.join(', '), set: manifests }], nodes.length);
 
   let assignment: WaveAssignment;
   try {

@@ -2,7 +2,7 @@ import { flag, listValue, parse, requiredString, secondsValue, stringValue, Usag
 import { COST_FLAG_HELP, costMarkdown, costText, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
-import { capPerKind, checkWorkLimits } from './limits';
+import { capPerKind } from './limits';
 import type { CliIo } from './run';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
@@ -124,7 +124,6 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
-  checkWorkLimits(loaded.map((set, i) => ({ name: trees[i], set })), nodes.length);
   if (loaded.every((set) => set.daemonSets.length === 0)) {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }

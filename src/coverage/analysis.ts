@@ -1,8 +1,10 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { AffinityIndex } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
-import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
+import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
+import { SetIds } from '../util/set-ids';
 import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
 
 
@@ -44,7 +46,14 @@ export interface TermFailure {
 export type Blocker =
   | { readonly kind: 'nodeName'; readonly cls: BlockerClass; readonly want: string }
   | { readonly kind: 'nodeSelector'; readonly cls: BlockerClass; readonly key: string; readonly want: string; readonly actual?: string }
-  | { readonly kind: 'affinity'; readonly cls: BlockerClass; readonly terms: readonly TermFailure[] }
+  | {
+    readonly kind: 'affinity';
+    readonly cls: BlockerClass;
+    /** the first MAX_EXPLAINED_TERMS terms' failures */
+    readonly terms: readonly TermFailure[];
+    /** terms past those, not explained */
+    readonly omittedTerms?: number;
+  }
   | { readonly kind: 'taint'; readonly cls: BlockerClass; readonly taint: EffectiveTaint };
 
 /** Why one DaemonSet does not place a pod on one node. */
@@ -113,13 +122,22 @@ export interface CoverageReport {
   readonly problems: readonly Problem[];
 }
 
+/** nodeSelectorTerms explained per node (a DaemonSet may list thousands); the rest are counted. */
+export const MAX_EXPLAINED_TERMS = 10;
+
 /** A DaemonSet with what the per-node check needs precomputed. */
 interface Prepared {
   readonly info: DaemonSetInfo;
   readonly selectorEntries: readonly (readonly [string, string])[];
   readonly tolerations: readonly TolerationJson[];
+  /** the tolerations, plus the ones the controller adds, tolerate the taint */
+  readonly tolerates: (taint: EffectiveTaint) => boolean;
   readonly mentionsOs: boolean;
   readonly mentionsVirtual: boolean;
+  /** the required node affinity selects the node (termsMatch, through the index) */
+  readonly affinityMatches: (node: NodeFacts) => boolean;
+  /** some non-empty term fails on the node only on requirements on the wave key */
+  readonly failsOnlyOnWave: (node: NodeFacts) => boolean;
 }
 
 /**
@@ -133,7 +151,8 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   const nodes = [...givenNodes].sort((a, b) => compare(a.name, b.name));
   const waveKey = options.waveLabelKey ?? DEFAULT_WAVE_LABEL_KEY;
   const intended = new Set(options.intendedTaintKeys ?? []);
-  const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map(prepare);
+  const index = new AffinityIndex(nodes);
+  const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map((info) => prepare(info, index, waveKey));
   const byId = new Map(prepared.map((p) => [p.info.id, p]));
 
   // coveredBy[i] = ids of the DaemonSets covering nodes[i]
@@ -195,17 +214,35 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   };
 }
 
-function prepare(info: DaemonSetInfo): Prepared {
-  const keys = [
+function prepare(info: DaemonSetInfo, index: AffinityIndex<NodeFacts>, waveKey: string): Prepared {
+  const keys = new Set([
     ...Object.keys(info.nodeSelector),
     ...(info.requiredTerms ?? []).flatMap((t) => (t.matchExpressions ?? []).map((r) => r.key)),
-  ];
+  ]);
+  const terms = info.requiredTerms;
+  // computed on first use, for every indexed node at once
+  let matching: Set<NodeFacts> | undefined;
+  let waveMatching: Set<NodeFacts> | undefined;
+  const tolerations = [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)];
   return {
     info,
     selectorEntries: Object.entries(info.nodeSelector),
-    tolerations: [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)],
-    mentionsOs: keys.includes(OS_LABEL) || keys.includes('beta.kubernetes.io/os'),
-    mentionsVirtual: keys.includes('eks.amazonaws.com/compute-type') || keys.includes('type'),
+    tolerations,
+    tolerates: tolerationCheck(tolerations),
+    mentionsOs: keys.has(OS_LABEL) || keys.has('beta.kubernetes.io/os'),
+    mentionsVirtual: keys.has('eks.amazonaws.com/compute-type') || keys.has('type'),
+    affinityMatches: (node) => {
+      if (terms === undefined) return true;
+      if (!index.has(node)) return termsMatch(terms, node.identity);
+      matching ??= index.matching(terms, info.id);
+      return matching.has(node);
+    },
+    failsOnlyOnWave: (node) => {
+      if (terms === undefined) return false;
+      if (!index.has(node)) return terms.some((term) => failsOnlyOnWave(term, node, waveKey));
+      waveMatching ??= index.matching(terms, info.id, waveKey);
+      return waveMatching.has(node);
+    },
   };
 }
 
@@ -216,9 +253,9 @@ function fits(ds: Prepared, node: NodeFacts): boolean {
   for (const [key, value] of ds.selectorEntries) {
     if (node.labels[key] !== value) return false;
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) return false;
+  if (!ds.affinityMatches(node)) return false;
   for (const taint of node.taints) {
-    if (taint.effect !== 'PreferNoSchedule' && !tolerated(ds.tolerations, taint)) return false;
+    if (taint.effect !== 'PreferNoSchedule' && !ds.tolerates(taint)) return false;
   }
   return true;
 }
@@ -237,15 +274,16 @@ function place(ds: Prepared, node: NodeFacts, waveKey: string, intended: Readonl
       }
     }
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
-    const terms = info.requiredTerms.map((term, index) => termFailure(term, index, node));
+  if (info.requiredTerms !== undefined && !ds.affinityMatches(node)) {
+    // the first terms only: a DaemonSet may list thousands
+    const terms = info.requiredTerms.slice(0, MAX_EXPLAINED_TERMS).map((term, index) => termFailure(term, index, node));
+    const omitted = info.requiredTerms.length - terms.length;
     // Terms are ORed: if one term fails only on the wave key, the node would be targeted but for its wave.
-    const onlyWave = terms.some((t) => !t.empty && t.failed.every((f) => f.on === 'label' && f.requirement.key === waveKey));
-    blockers.push({ kind: 'affinity', cls: onlyWave ? 'wave' : 'selection', terms });
+    blockers.push({ kind: 'affinity', cls: ds.failsOnlyOnWave(node) ? 'wave' : 'selection', terms, ...(omitted > 0 ? { omittedTerms: omitted } : {}) });
   }
   let noExecute = false;
   for (const taint of node.taints) {
-    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'PreferNoSchedule' || ds.tolerates(taint)) continue;
     if (taint.effect === 'NoExecute') noExecute = true;
     const cls: BlockerClass = taint.key.startsWith('node.kubernetes.io/') ? 'node-condition' : intended.has(taint.key) ? 'intended' : 'taint';
     blockers.push({ kind: 'taint', cls, taint });
@@ -289,12 +327,12 @@ function reasonClasses(ds: Prepared, node: NodeFacts, waveKey: string, intended:
       else r.selection = true;
     }
   }
-  if (info.requiredTerms !== undefined && !termsMatch(info.requiredTerms, node.identity)) {
-    if (info.requiredTerms.some((term) => failsOnlyOnWave(term, node, waveKey))) r.wave = true;
+  if (!ds.affinityMatches(node)) {
+    if (ds.failsOnlyOnWave(node)) r.wave = true;
     else r.selection = true;
   }
   for (const taint of node.taints) {
-    if (taint.effect === 'PreferNoSchedule' || tolerated(ds.tolerations, taint)) continue;
+    if (taint.effect === 'PreferNoSchedule' || ds.tolerates(taint)) continue;
     if (taint.effect === 'NoExecute') r.noExecute = true;
     if (taint.key.startsWith('node.kubernetes.io/')) r.condition = true;
     else if (intended.has(taint.key)) r.intended = true;
@@ -331,6 +369,8 @@ function ownersOf(covering: readonly string[], members: ReadonlySet<string>, sin
   }
   if (count === 0) return NO_OWNERS;
   if (count === 1) return single.get(found!)!;
+  // every DaemonSet on the node is the agent's (one agent's many DaemonSets): the same list, not a copy
+  if (count === covering.length) return covering;
   return covering.filter((id) => members.has(id));
 }
 
@@ -339,7 +379,7 @@ function classify(node: NodeFacts, owners: readonly string[], members: readonly 
   intended: ReadonlySet<string>): AgentNode {
   const entry = (status: AgentNodeStatus, why: string, closest?: string, existingPodKeepsRunning?: boolean): AgentNode =>
     ({ node: node.name, status, owners, why, closest, existingPodKeepsRunning });
-  if (owners.length > 1) return entry('duplicate', `owned by ${owners.length} DaemonSets of the agent: ${owners.join(', ')}`);
+  if (owners.length > 1) return entry('duplicate', `owned by ${owners.length} DaemonSets of the agent: ${idList(owners)}`);
   const reasons = members.map((ds) => reasonClasses(ds, node, waveKey, intended));
   // A Windows or virtual node is outside a Linux agent on purpose, unless the agent selects it by that very
   // label (a Windows agent with nodeSelector kubernetes.io/os=windows): then it is judged like any node.
@@ -389,7 +429,8 @@ export function placementsFor(report: CoverageReport, agent: string, nodeName: s
 
 /** placementsFor for many nodes: DaemonSets prepared once, nodes by index. */
 export function placementExplainer(report: CoverageReport): (agent: string, nodeIndex: number) => Placement[] {
-  const prepared = new Map(report.daemonSets.map((d) => [d.info.id, prepare(d.info)]));
+  const index = new AffinityIndex(report.nodes);
+  const prepared = new Map(report.daemonSets.map((d) => [d.info.id, prepare(d.info, index, report.waveLabelKey)]));
   const agents = new Map(report.agents.map((a) => [a.agent, a]));
   const intended = new Set(report.intendedTaintKeys);
   return (agent, nodeIndex) => {
@@ -418,7 +459,8 @@ export function placementClasses(placement: Placement): ReasonClasses {
 export function reasonClassesFor(report: CoverageReport, daemonSet: string, nodeName: string): ReasonClasses {
   const ds = report.daemonSets.find((d) => d.info.id === daemonSet)!;
   const node = report.nodes.find((n) => n.name === nodeName)!;
-  return reasonClasses(prepare(ds.info), node, report.waveLabelKey, new Set(report.intendedTaintKeys));
+  const prepared = prepare(ds.info, new AffinityIndex(report.nodes), report.waveLabelKey);
+  return reasonClasses(prepared, node, report.waveLabelKey, new Set(report.intendedTaintKeys));
 }
 
 function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem[] {
@@ -489,7 +531,7 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
     for (const id of coveredBy[i]) {
       const ds = byId.get(id)!;
       const asked = node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs;
-      if (!asked) hits.set(id, (hits.get(id) ?? []).concat(node.name));
+      if (!asked) (hits.get(id) ?? hits.set(id, []).get(id)!).push(node.name);
     }
   });
   return prepared.filter((p) => hits.has(p.info.id)).map((p) => {
@@ -506,42 +548,92 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
 
 /**
  * The scheduler's NodePorts filter: two pods conflict on a node when they bind the same protocol and port and
- * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address).
+ * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address). Grouped by node and port, not
+ * compared in pairs of DaemonSets: one problem per port and set of clashing DaemonSets, listing its nodes.
  */
 function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string[][], byId: ReadonlyMap<string, Prepared>): Problem[] {
-  const groups = new Map<string, { ds: [string, string]; port: HostPort; nodes: string[] }>();
-  nodes.forEach((node, i) => {
-    const binders = coveredBy[i].filter((id) => byId.get(id)!.info.hostPorts.length > 0);
-    for (let a = 0; a < binders.length; a++) {
-      for (let b = a + 1; b < binders.length; b++) {
-        for (const pa of byId.get(binders[a])!.info.hostPorts) {
-          for (const pb of byId.get(binders[b])!.info.hostPorts) {
-            if (!hostPortsOverlap(pa, pb)) continue;
-            const key = `${binders[a]}\0${binders[b]}\0${pa.protocol}/${pa.port}`;
-            const group = groups.get(key) ?? { ds: [binders[a], binders[b]], port: pa, nodes: [] };
-            // several port pairs of the same two DaemonSets may clash on one node: list the node once
-            if (group.nodes[group.nodes.length - 1] !== node.name) group.nodes.push(node.name);
-            groups.set(key, group);
-          }
-        }
-      }
+  const groups = new Map<string, { ds: string[]; port: HostPort; nodes: string[] }>();
+  const binding = [...byId.values()].filter((p) => p.info.hostPorts.length > 0).map((p) => p.info.id);
+  if (binding.length < 2) return [];
+  // the binding DaemonSets of each node as a set number, and the clashes of each set computed once
+  const numbers = new Map(binding.map((id, k) => [id, k]));
+  const sets = new SetIds<string>(nodes.length, binding.length);
+  coveredBy.forEach((covering, i) => {
+    for (const id of covering) {
+      const k = numbers.get(id);
+      if (k !== undefined) sets.add(i, k, id);
     }
   });
+  const clashesOf = new Map<number, { ds: string[]; port: HostPort; nodes: string[] }[]>();
+  nodes.forEach((node, i) => {
+    const set = sets.of(i);
+    if (sets.size(set) < 2) return;
+    let clashes = clashesOf.get(set);
+    if (clashes === undefined) {
+      clashes = portClashes(sets.list(set), byId)
+        .map((clash) => groups.get(clash.key) ?? groups.set(clash.key, { ds: clash.ds, port: clash.port, nodes: [] }).get(clash.key)!);
+      clashesOf.set(set, clashes);
+    }
+    for (const group of clashes) group.nodes.push(node.name);
+  });
   return [...groups.values()].map((g) => {
-    const [a, b] = g.ds.map((id) => byId.get(id)!.info);
+    const infos = g.ds.map((id) => byId.get(id)!.info);
+    const agents = new Set(infos.map((d) => d.agent));
+    const who = infos.length === 2
+      ? `${infos[0].id} (agent ${infos[0].agent}) and ${infos[1].id} (agent ${infos[1].agent})`
+      : `${infos.length} DaemonSets: ${idList(infos.map((d) => `${d.id} (agent ${d.agent})`))}`;
     return {
       kind: 'host-port-clash' as const,
-      agent: a.agent === b.agent ? a.agent : undefined,
-      daemonSets: [a.id, b.id],
+      agent: agents.size === 1 ? infos[0].agent : undefined,
+      daemonSets: g.ds,
       nodes: g.nodes,
-      message: `host port ${g.port.protocol}/${g.port.port} is bound by ${a.id} (agent ${a.agent}) and ${b.id} (agent ${b.agent}) on ${nodeList(g.nodes)}: the scheduler keeps the second pod Pending (NodePorts).`,
+      message: `host port ${g.port.protocol}/${g.port.port} is bound by ${who} on ${nodeList(g.nodes)}: the scheduler keeps `
+        + `${infos.length === 2 ? 'the second pod' : 'all pods but the first'} Pending (NodePorts).`,
     };
   });
 }
 
+/**
+ * Per protocol and port, the DaemonSets of `binders` (in their order) whose binding overlaps another one's:
+ * bindings bucketed by protocol/port, then by host IP, the empty host IP overlapping every other.
+ */
+function portClashes(binders: readonly string[], byId: ReadonlyMap<string, Prepared>): { key: string; ds: string[]; port: HostPort }[] {
+  const buckets = new Map<string, { port: HostPort; bindings: { id: string; hostIP: string }[] }>();
+  for (const id of binders) {
+    for (const port of byId.get(id)!.info.hostPorts) {
+      const key = `${port.protocol}/${port.port}`;
+      const bucket = buckets.get(key) ?? buckets.set(key, { port, bindings: [] }).get(key)!;
+      bucket.bindings.push({ id, hostIP: port.hostIP });
+    }
+  }
+  const result: { key: string; ds: string[]; port: HostPort }[] = [];
+  for (const [portKey, { port, bindings }] of buckets) {
+    const owners = new Set(bindings.map((b) => b.id));
+    if (owners.size < 2) continue;
+    const wildcard = new Set(bindings.filter((b) => b.hostIP === '').map((b) => b.id));
+    const byIp = new Map<string, Set<string>>();
+    for (const b of bindings) if (b.hostIP !== '') (byIp.get(b.hostIP) ?? byIp.set(b.hostIP, new Set()).get(b.hostIP)!).add(b.id);
+    const clashing = new Set<string>();
+    for (const b of bindings) {
+      const others = (set: Set<string> | undefined) => set !== undefined && (set.size > 1 || (set.size === 1 && !set.has(b.id)));
+      // an empty host IP overlaps any binding of another DaemonSet; a given one, another's empty or equal one
+      if ((b.hostIP === '' && owners.size > 1) || others(wildcard) || (b.hostIP !== '' && others(byIp.get(b.hostIP)))) clashing.add(b.id);
+    }
+    if (clashing.size < 2) continue;
+    const ds = binders.filter((id) => clashing.has(id));
+    result.push({ key: `${portKey}\0${ds.join('\0')}`, ds, port });
+  }
+  return result;
+}
+
+/** Up to five ids, then how many more. */
+export function idList(ids: readonly string[]): string {
+  return `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … ${ids.length - 5} more` : ''}`;
+}
+
 function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]][] {
   const groups = new Map<string, DaemonSetInfo[]>();
-  for (const info of infos) groups.set(info.agent, [...(groups.get(info.agent) ?? []), info]);
+  for (const info of infos) (groups.get(info.agent) ?? groups.set(info.agent, []).get(info.agent)!).push(info);
   return [...groups.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => [agent, orderWaves(members)]);
 }
 
@@ -563,8 +655,10 @@ export function describeBlocker(blocker: Blocker): string {
       return `nodeSelector ${blocker.key}=${blocker.want} (node has ${blocker.actual === undefined ? `no ${blocker.key} label` : `${blocker.key}=${blocker.actual}`})`;
     case 'affinity': {
       const terms = blocker.terms.map(describeTerm);
-      return terms.length === 1 ? `required affinity ${terms[0]}`
-        : `required affinity: none of ${terms.length} terms matches (${terms.map((t, i) => `term ${i + 1}: ${t}`).join('; ')})`;
+      const omitted = blocker.omittedTerms ?? 0;
+      return terms.length === 1 && omitted === 0 ? `required affinity ${terms[0]}`
+        : `required affinity: none of ${terms.length + omitted} terms matches (${terms.map((t, i) => `term ${i + 1}: ${t}`).join('; ')}`
+          + `${omitted > 0 ? `; … ${omitted} more terms` : ''})`;
     }
     case 'taint':
       return `taint ${formatTaint(blocker.taint)} not tolerated${blocker.taint.impliedBy ? ` (implied by ${blocker.taint.impliedBy})` : ''}`;

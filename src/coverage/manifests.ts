@@ -129,6 +129,9 @@ export interface ManifestSet {
 const YAML_OPTIONS = {
   version: '1.1',
   merge: true,
+  // the package compares each key with every earlier key of its map (quadratic: 100,000 keys took 260 s);
+  // checkUniqueKeys refuses duplicates in one pass instead
+  uniqueKeys: false,
   customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
     : tag.tag !== 'tag:yaml.org,2002:timestamp' && (tag as { format?: string }).format !== 'TIME')),
 } as const;
@@ -138,7 +141,8 @@ const ALIAS_EXPANSION_SLACK = 10_000;
 
 /**
  * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
- * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text.
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text (but for a
+ * repeated key that reads as a field name).
  */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
@@ -149,6 +153,7 @@ export function parseManifestText(text: string, source: string): ManifestDocumen
       const at = error.linePos?.[0];
       throw new Error(`${source}: not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`);
     }
+    checkUniqueKeys(doc, text, source);
     checkAliasExpansion(doc, source);
     let value: unknown;
     try {
@@ -161,6 +166,36 @@ export function parseManifestText(text: string, source: string): ManifestDocumen
     collect(value, source, result);
   }
   return result;
+}
+
+/**
+ * Refuses a mapping with a key twice, as the API server's strict decoding does ("duplicate field") and as the
+ * yaml package's own check would (scalar keys with equal values; other keys are compared by identity, so never
+ * equal): a Set per mapping, linear in its keys. The key is named when it reads as a field name.
+ */
+function checkUniqueKeys(doc: YAML.Document.Parsed, text: string, source: string): void {
+  try {
+    YAML.visit(doc, {
+      Map(_, map) {
+        const seen = new Set<unknown>();
+        for (const pair of map.items) {
+          if (!YAML.isScalar(pair.key)) continue;
+          const key = pair.key.value;
+          if (typeof key === 'number' && Number.isNaN(key)) continue; // NaN equals no key
+          if (seen.has(key)) {
+            const offset = pair.key.range?.[0] ?? 0;
+            const line = text.slice(0, offset).split('\n').length;
+            const named = typeof key === 'string' && /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/.test(key) ? `the key "${key}"` : 'a key';
+            throw new Error(`${source}: not valid YAML (${named} appears twice in one mapping, line ${line}: the API server refuses a duplicate field; keep one)`);
+          }
+          seen.add(key);
+        }
+      },
+    });
+  } catch (error) {
+    if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
+    throw error;
+  }
 }
 
 /**

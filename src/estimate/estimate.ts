@@ -138,7 +138,7 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
   const podSeconds = nonNegative(options.podSeconds ?? DEFAULT_POD_SECONDS, 'podSeconds');
   const bakeSeconds = nonNegative(options.bakeSeconds ?? DEFAULT_BAKE_SECONDS, 'bakeSeconds');
   const agents = new Map<string, CoveredDaemonSet[]>();
-  for (const ds of daemonSets) agents.set(ds.info.agent, [...(agents.get(ds.info.agent) ?? []), ds]);
+  for (const ds of daemonSets) (agents.get(ds.info.agent) ?? agents.set(ds.info.agent, []).get(ds.info.agent)!).push(ds);
 
   return [...agents.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => {
     const coveredById = new Map(members.map((m) => [m.info.id, m.covered]));
@@ -234,7 +234,7 @@ export function unreachableStalls(report: CoverageReport): Map<string, string> {
   for (const agent of report.agents) {
     agent.nodes.forEach((entry, i) => {
       if (entry.status !== 'node-condition' || !entry.existingPodKeepsRunning || entry.closest === undefined || !report.nodes[i].unreachable) return;
-      held.set(entry.closest, [...(held.get(entry.closest) ?? []), entry.node]);
+      (held.get(entry.closest) ?? held.set(entry.closest, []).get(entry.closest)!).push(entry.node);
     });
   }
   const result = new Map<string, string>();

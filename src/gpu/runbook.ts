@@ -191,9 +191,10 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
       + 'Note first whether the node is cordoned already (for other work): then it stays cordoned after the upgrade.',
     '',
   );
+  // options first, then `--`, then the node: a node name is never read as an option by kubectl
   code(
-    'WAS_CORDONED=$(kubectl get node "$NODE" -o jsonpath=\'{.spec.unschedulable}\')',
-    'kubectl cordon "$NODE"',
+    'WAS_CORDONED=$(kubectl get node -o jsonpath=\'{.spec.unschedulable}\' -- "$NODE")',
+    'kubectl cordon -- "$NODE"',
   );
 
   if (o.waitForPodSelector) {
@@ -252,10 +253,10 @@ export function renderRunbookMarkdown(options: RunbookInput): string {
     'Once the device plugin has re-registered, the node advertises its GPUs again (empty output: restart the device plugin pod on this node):',
     '',
   );
-  code('kubectl get node "$NODE" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}{"\\n"}\'');
+  code('kubectl get node -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}{"\\n"}\' -- "$NODE"');
 
   lines.push('### Uncordon', '', 'Only a node this upgrade cordoned; one that was cordoned before stays cordoned:', '');
-  code('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon "$NODE"');
+  code('[ "$WAS_CORDONED" = "true" ] || kubectl uncordon -- "$NODE"');
 
   heading('After the last node');
   lines.push('Every scheduled driver pod runs the new revision when the two numbers are equal:', '');
@@ -369,9 +370,9 @@ export function renderRunbookScript(options: RunbookInput): string {
     '  skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)',
     '  if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi',
     '  # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.',
-    '  was_cordoned=$(kubectl get node "$node" -o jsonpath=\'{.spec.unschedulable}\')',
+    '  was_cordoned=$(kubectl get node -o jsonpath=\'{.spec.unschedulable}\' -- "$node")',
     '  log "== $node: cordon"',
-    '  kubectl cordon "$node"',
+    '  kubectl cordon -- "$node"',
     '  log "== $node: wait for pods that must finish"',
     '  wait_for_completion "$node"',
     '  log "== $node: evict GPU pods"',
@@ -400,10 +401,10 @@ export function renderRunbookScript(options: RunbookInput): string {
     );
   }
   lines.push(
-    '  log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}\')"',
+    '  log "$node advertises nvidia.com/gpu: $(kubectl get node -o jsonpath=\'{.status.allocatable.nvidia\\.com/gpu}\' -- "$node")"',
     '  if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi',
     '  log "== $node: uncordon"',
-    '  kubectl uncordon "$node"',
+    '  kubectl uncordon -- "$node"',
     '}',
     '',
     'wait_observed',

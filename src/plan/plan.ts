@@ -1,10 +1,11 @@
 import { inLastSyncStep } from './argo-sync';
 import { gatesOf, renderedGates } from './gates';
-import { antiAffinitySeparates } from './pod-affinity';
-import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, orderWaves, placementExplainer } from '../coverage/analysis';
+import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from './pod-affinity';
+import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, idList, orderWaves, placementExplainer } from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { SetIds } from '../util/set-ids';
 import { FLEET_GROUP } from '../waves/partition';
 
 /**
@@ -701,7 +702,7 @@ function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly st
   });
   const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing' : annotated ? `the ${NARROWING_ANNOTATION} annotation` : undefined;
   const groups = new Map<string, string[]>();
-  for (const loss of agent.lost) groups.set(loss.from, [...(groups.get(loss.from) ?? []), loss.node]);
+  for (const loss of agent.lost) (groups.get(loss.from) ?? groups.set(loss.from, []).get(loss.from)!).push(loss.node);
   return [...groups.entries()].map(([from, nodes]) => {
     const deleted = agent.daemonSets.find((d) => d.id === from)?.change === 'deleted';
     const how = deleted ? `${from} is deleted` : `${from} no longer covers them`;
@@ -761,48 +762,66 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
       fix: 'give one of them another host port, or keep them off each other\'s nodes (nodeSelector / affinity)',
     });
   }
-  // Pairs of DaemonSets on one node whose anti-affinity keeps one pod Pending; same-agent pairs without it run
-  // twice. The pairs are decided once, then their nodes are the intersection of two sorted coverage lists.
-  const pairs: { a: DaemonSetInfo; b: DaemonSetInfo; separated: boolean; nodes: string[]; program?: string }[] = [];
-  const list = report.daemonSets;
-  for (let i = 0; i < list.length; i++) {
-    for (let j = i + 1; j < list.length; j++) {
-      const a = list[i].info;
-      const b = list[j].info;
-      if (!touched.has(a.agent) && !touched.has(b.agent)) continue;
-      const separated = antiAffinitySeparates(a, b);
-      // Two agents running the same program (a chart's collector left beside the library's): two per node too.
-      const program = a.agent !== b.agent ? a.imageRepositories.find((r) => b.imageRepositories.includes(r)) : undefined;
-      if (!separated && a.agent !== b.agent && program === undefined) continue;
-      const nodes = intersectSorted(list[i].covered, list[j].covered);
-      if (nodes.length > 0) pairs.push({ a, b, separated, nodes, program });
+  // DaemonSets on one node whose anti-affinity keeps a pod Pending; of one agent without it, or of two agents
+  // running one program, they run twice. Decided per node from the DaemonSets covering it (once per distinct
+  // set of them), not for every pair of DaemonSets: one finding per cause and set of DaemonSets, listing its nodes.
+  const rank = new Map(report.daemonSets.map((d, i) => [d.info.id, i]));
+  const nodeIndex = new Map(report.nodes.map((n, i) => [n.name, i]));
+  const sets = new SetIds<DaemonSetInfo>(report.nodes.length, report.daemonSets.length);
+  report.daemonSets.forEach(({ info, covered }, d) => {
+    for (const node of covered) sets.add(nodeIndex.get(node)!, d, info);
+  });
+  const groups = new Map<string, { cause: CoLocation['cause']; members: DaemonSetInfo[]; program?: string; nodes: string[] }>();
+  // per distinct set of DaemonSets: its findings' groups (a touched agent among their DaemonSets)
+  const memo = new Map<number, { nodes: string[] }[]>();
+  report.nodes.forEach((node, i) => {
+    const set = sets.of(i);
+    if (sets.size(set) < 2) return;
+    let found = memo.get(set);
+    if (found === undefined) {
+      const here = sets.list(set);
+      found = (here.some((d) => touched.has(d.agent)) ? coLocations(here) : [])
+        .filter((c) => c.members.some((d) => touched.has(d.agent)))
+        .map((c) => {
+          const key = `${c.cause}\0${c.program ?? ''}\0${c.members.map((d) => d.id).join('\0')}`;
+          return groups.get(key) ?? groups.set(key, { ...c, nodes: [] }).get(key)!;
+        });
+      memo.set(set, found);
     }
-  }
-  for (const { a, b, separated, nodes, program } of pairs) {
-    if (!separated && program !== undefined) {
+    for (const group of found) group.nodes.push(node.name);
+  });
+  const ordered = [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
+  for (const { cause, members, program, nodes } of ordered) {
+    const [a, b] = members;
+    const two = members.length === 2;
+    const agents = new Set(members.map((d) => d.agent));
+    const ids = members.map((d) => d.id);
+    if (cause === 'same-program') {
       result.push({
         kind: 'two-pods-per-node',
         severity: 'error',
         cause: 'same-program',
         agent: a.agent,
-        daemonSets: [a.id, b.id],
+        daemonSets: ids,
         nodes,
-        message: `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run ${program} on ${nodeList(nodes)} for good: two copies of one agent on each node `
-          + '(a log collector ships every line twice)',
-        fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${a.id} or ${b.id}; `
+        message: (two ? `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run`
+          : `${members.length} DaemonSets of ${agents.size} agents (${idList(members.map((d) => `${d.id} (${d.agent})`))}) all run`)
+          + ` ${program} on ${nodeList(nodes)} for good: ${two ? 'two copies' : 'several copies'} of one agent on each node (a log collector ships every line ${two ? 'twice' : 'several times'})`,
+        fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; `
           + 'if both are meant to run, keep their node selections disjoint',
       });
-      continue;
-    }
-    if (separated) {
+    } else if (cause === 'anti-affinity') {
       result.push({
         kind: 'never-starts',
         severity: 'error',
         cause: 'anti-affinity',
-        agent: a.agent === b.agent ? a.agent : undefined,
-        daemonSets: [a.id, b.id],
+        agent: agents.size === 1 ? a.agent : undefined,
+        daemonSets: ids,
         nodes,
-        message: `${a.id} and ${b.id} both place a pod on ${nodeList(nodes)}, and a required pod anti-affinity keeps them apart: one of the two stays Pending for good`,
+        message: two
+          ? `${a.id} and ${b.id} both place a pod on ${nodeList(nodes)}, and a required pod anti-affinity keeps them apart: one of the two stays Pending for good`
+          : `${members.length} DaemonSets (${idList(ids)}) all place a pod on ${nodeList(nodes)}, and required pod anti-affinity keeps them apart: `
+            + 'all but one of them stay Pending for good',
         fix: 'make their node selections disjoint (nodeSelector / affinity, or the wave labels), or drop one of them',
       });
     } else {
@@ -811,9 +830,11 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
         severity: 'error',
         cause: 'duplicate',
         agent: a.agent,
-        daemonSets: [a.id, b.id],
+        daemonSets: ids,
         nodes,
-        message: `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`,
+        message: two
+          ? `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`
+          : `${a.agent} runs ${members.length} pods on ${nodeList(nodes)} for good: ${members.length} of its DaemonSets (${idList(ids)}) all cover them`,
         fix: `make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
       });
     }
@@ -850,22 +871,57 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   return result;
 }
 
-/** The names in both lists, each sorted in node order (coverage lists are). */
-function intersectSorted(a: readonly string[], b: readonly string[]): string[] {
-  const result: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const order = compare(a[i], b[j]);
-    if (order === 0) {
-      result.push(a[i]);
-      i++;
-      j++;
-    } else if (order < 0) {
-      i++;
-    } else {
-      j++;
+/** DaemonSets placed together on a node that cannot (anti-affinity) or should not (two pods of one program) be. */
+interface CoLocation {
+  readonly cause: 'same-program' | 'anti-affinity' | 'duplicate';
+  /** in report order */
+  readonly members: DaemonSetInfo[];
+  readonly program?: string;
+}
+
+/**
+ * What the DaemonSets covering one node (in report order) do to each other, as the pairwise rules read: a pair
+ * a required anti-affinity separates (antiAffinitySeparates) never starts both pods; a pair of two agents it
+ * does not separate that shares an image repository runs one program twice (same-program); a pair of one agent
+ * it does not separate runs the agent twice (duplicate). Each cause groups every DaemonSet in such a pair. The
+ * separated pairs are found from the DaemonSets that hold a hostname anti-affinity term only, so a node
+ * covered by DaemonSets without one costs one pass.
+ */
+function coLocations(here: readonly DaemonSetInfo[]): CoLocation[] {
+  const separated = new Map<string, Set<string>>();
+  const mark = (x: string, y: string) => (separated.get(x) ?? separated.set(x, new Set()).get(x)!).add(y);
+  for (const owner of here) {
+    if (!owner.podAntiAffinity.some((t) => t.topologyKey === HOSTNAME_TOPOLOGY_KEY)) continue;
+    for (const other of here) {
+      if (other !== owner && antiAffinitySeparates(owner, other)) {
+        mark(owner.id, other.id);
+        mark(other.id, owner.id);
+      }
     }
+  }
+  const apart = (x: DaemonSetInfo) => separated.get(x.id)?.size ?? 0;
+  const result: CoLocation[] = [];
+  const anti = here.filter((d) => apart(d) > 0);
+  if (anti.length > 0) result.push({ cause: 'anti-affinity', members: anti });
+  // one agent: a member runs twice when some other member of the agent is not separated from it
+  const byAgent = new Map<string, DaemonSetInfo[]>();
+  for (const d of here) (byAgent.get(d.agent) ?? byAgent.set(d.agent, []).get(d.agent)!).push(d);
+  for (const members of byAgent.values()) {
+    if (members.length < 2) continue;
+    const twice = members.filter((d) => members.some((o) => o !== d && !separated.get(d.id)?.has(o.id)));
+    if (twice.length > 0) result.push({ cause: 'duplicate', members: twice });
+  }
+  // two agents, one program: by image repository, the members with a member of another agent not separated from them
+  const byProgram = new Map<string, DaemonSetInfo[]>();
+  for (const d of here) for (const r of new Set(d.imageRepositories)) (byProgram.get(r) ?? byProgram.set(r, []).get(r)!).push(d);
+  const claimed = new Set<string>();
+  // in the order the node's DaemonSets list them: for two, the first repository of the first that the other runs too
+  for (const [program, runners] of byProgram) {
+    if (new Set(runners.map((d) => d.agent)).size < 2) continue;
+    const twice = runners.filter((d) => runners.some((o) => o.agent !== d.agent && !separated.get(d.id)?.has(o.id)) && !claimed.has(d.id));
+    if (twice.length < 2) continue;
+    for (const d of twice) claimed.add(d.id);
+    result.push({ cause: 'same-program', members: twice, program });
   }
   return result;
 }

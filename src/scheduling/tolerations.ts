@@ -19,34 +19,56 @@ export function toleratesTaint(toleration: TolerationJson, taint: TaintJson): bo
 
 /**
  * The tolerations of a list, indexed so that checking a taint costs O(1) instead of one pass over
- * the list (taints x tolerations was quadratic). Each entry holds the effects a toleration covers,
- * '' standing for every effect; the answer is exactly `toleratesTaint` over the list.
+ * the list (taints x tolerations was quadratic). Exists entries hold the effects a toleration covers,
+ * '' standing for every effect: one effect as its string, several as a Set; Equal ones are filed under
+ * their effect. The answer is exactly `toleratesTaint` over the list.
  */
+type Effects = string | Set<string>;
+
 interface TolerationIndex {
   /** keyless Exists tolerations: every taint */
-  readonly any: Set<string>;
+  any?: Effects;
   /** Exists tolerations by key */
-  readonly exists: Map<string, Set<string>>;
-  /** Equal tolerations by key and value */
-  readonly equal: Map<string, Set<string>>;
+  readonly exists: Map<string, Effects>;
+  /**
+   * Equal tolerations by effect ('' for every effect), then key, then value: the one value of a key as the
+   * string itself (the common case: nothing allocated per toleration), several as a Set
+   */
+  readonly equal: Map<string, Map<string, string | Set<string>>>;
 }
 
 const indexes = new WeakMap<readonly TolerationJson[], TolerationIndex>();
 
+function withEffect(effects: Effects | undefined, effect: string): Effects {
+  if (effects === undefined || effects === effect) return effect;
+  if (typeof effects === 'string') return new Set([effects, effect]);
+  return effects.add(effect);
+}
+
+function covers(effects: Effects | undefined, effect: string): boolean {
+  if (effects === undefined) return false;
+  if (typeof effects === 'string') return effects === '' || effects === effect;
+  return effects.has('') || effects.has(effect);
+}
+
 function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
   const cached = indexes.get(tolerations);
   if (cached !== undefined) return cached;
-  const index: TolerationIndex = { any: new Set(), exists: new Map(), equal: new Map() };
-  const add = (map: Map<string, Set<string>>, key: string, effect: string) => (map.get(key) ?? map.set(key, new Set()).get(key)!).add(effect);
+  const index: TolerationIndex = { exists: new Map(), equal: new Map() };
   for (const toleration of tolerations) {
     const effect = toleration.effect ?? '';
     const operator = toleration.operator ?? 'Equal';
     if (!toleration.key) {
-      if (operator === 'Exists') index.any.add(effect);
+      if (operator === 'Exists') index.any = withEffect(index.any, effect);
     } else if (operator === 'Exists') {
-      add(index.exists, toleration.key, effect);
+      index.exists.set(toleration.key, withEffect(index.exists.get(toleration.key), effect));
     } else {
-      add(index.equal, `${toleration.key}\u0000${toleration.value ?? ''}`, effect);
+      const value = toleration.value ?? '';
+      const byKey = index.equal.get(effect) ?? index.equal.set(effect, new Map()).get(effect)!;
+      const values = byKey.get(toleration.key);
+      if (values === undefined) byKey.set(toleration.key, value);
+      else if (typeof values !== 'string') values.add(value);
+      else if (values !== value) byKey.set(toleration.key, new Set([values, value]));
     }
   }
   indexes.set(tolerations, index);
@@ -54,9 +76,23 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
 }
 
 export function tolerated(tolerations: readonly TolerationJson[], taint: TaintJson): boolean {
+  return toleratedBy(indexOf(tolerations), taint);
+}
+
+/** `tolerated` for one list, its index built once and held by the function (no lookup of the list per taint). */
+export function tolerationCheck(tolerations: readonly TolerationJson[]): (taint: TaintJson) => boolean {
   const index = indexOf(tolerations);
-  const covers = (effects: Set<string> | undefined) => effects !== undefined && (effects.has('') || effects.has(taint.effect));
-  return covers(index.any) || covers(index.exists.get(taint.key)) || covers(index.equal.get(`${taint.key}\u0000${taint.value ?? ''}`));
+  return (taint) => toleratedBy(index, taint);
+}
+
+function toleratedBy(index: TolerationIndex, taint: TaintJson): boolean {
+  if (covers(index.any, taint.effect) || covers(index.exists.get(taint.key), taint.effect)) return true;
+  const value = taint.value ?? '';
+  const has = (byKey: Map<string, string | Set<string>> | undefined) => {
+    const values = byKey?.get(taint.key);
+    return values !== undefined && (typeof values === 'string' ? values === value : values.has(value));
+  };
+  return has(index.equal.get('')) || has(index.equal.get(taint.effect));
 }
 
 /**

@@ -76,9 +76,9 @@ upgrade_node() {
   skipped=$(kubectl get nodes -l "$SKIP_SELECTOR" --field-selector "metadata.name=$node" -o name)
   if [ -n "$skipped" ]; then log "skip $node: labelled $SKIP_SELECTOR"; return 0; fi
   # This script owns the cordon (the driver manager never cordons); a node cordoned before stays cordoned.
-  was_cordoned=$(kubectl get node "$node" -o jsonpath='{.spec.unschedulable}')
+  was_cordoned=$(kubectl get node -o jsonpath='{.spec.unschedulable}' -- "$node")
   log "== $node: cordon"
-  kubectl cordon "$node"
+  kubectl cordon -- "$node"
   log "== $node: wait for pods that must finish"
   wait_for_completion "$node"
   log "== $node: evict GPU pods"
@@ -100,10 +100,10 @@ upgrade_node() {
   if [ "$pod_hash" != "$HASH" ]; then log "driver pod on $node runs revision $pod_hash, expected $HASH"; return 1; fi
   kubectl exec -n "$NAMESPACE" "$(kubectl get pods -n "$NAMESPACE" -l "$POD_SELECTOR" --field-selector "spec.nodeName=$node" -o name)" \
     -c nvidia-driver -- nvidia-smi
-  log "$node advertises nvidia.com/gpu: $(kubectl get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}')"
+  log "$node advertises nvidia.com/gpu: $(kubectl get node -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' -- "$node")"
   if [ "$was_cordoned" = "true" ]; then log "== $node: cordoned before the upgrade, left cordoned"; return 0; fi
   log "== $node: uncordon"
-  kubectl uncordon "$node"
+  kubectl uncordon -- "$node"
 }
 
 wait_observed

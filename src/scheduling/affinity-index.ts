@@ -1,0 +1,121 @@
+import { termMatches } from './node-affinity';
+import { NodeIdentity, NodeSelectorTermJson } from './types';
+
+/**
+ * Requirement checks one coverage run may make on node affinity after indexing. Terms with an `In`
+ * requirement (or a matchFields metadata.name In) are checked only on the nodes carrying one of its
+ * values; a term without one is checked on every node. Past this budget the run stops with a clear error.
+ */
+export const MAX_AFFINITY_EVALUATIONS = 50_000_000;
+
+/**
+ * Which nodes a list of nodeSelectorTerms selects, with the semantics of termsMatch
+ * (k8s.io/component-helpers/scheduling/corev1/nodeaffinity: terms ORed, requirements ANDed, matchFields
+ * metadata.name), without checking every term on every node: 100,000 terms on 20,000 nodes were 2e9
+ * checks. Nodes are indexed by label key and value and by name; each distinct term is checked only on
+ * the nodes its most selective `In` requirement allows (all nodes when it has none), and a node already
+ * selected by an earlier term is skipped.
+ */
+export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
+  private byLabel?: Map<string, Map<string, number[]>>;
+  private byName?: Map<string, number>;
+  private readonly positions: Map<N, number>;
+  private used = 0;
+
+  /** `what` names the input in the error past the budget (e.g. the DaemonSet id). */
+  constructor(private readonly nodes: readonly N[], private readonly budget = MAX_AFFINITY_EVALUATIONS) {
+    this.positions = new Map(nodes.map((node, i) => [node, i]));
+  }
+
+  /** Whether `node` is one of the indexed nodes (others are checked with termsMatch directly). */
+  public has(node: N): boolean {
+    return this.positions.has(node);
+  }
+
+  /**
+   * The indexed nodes some term selects. `strip` drops requirements on a label key before matching (the
+   * wave key: "fails only on the wave requirement"); a term left with no requirement by it selects every node,
+   * while a term empty as written selects none.
+   */
+  public matching(terms: readonly NodeSelectorTermJson[], what: string, strip?: string): Set<N> {
+    // the distinct terms and the nodes each is checked on, and the cost, before any check
+    const planned: { term: NodeSelectorTermJson; candidates?: readonly number[] }[] = [];
+    const seen = new Set<string>();
+    let everyNode = false;
+    let cost = 0;
+    for (const written of terms) {
+      const expressions = written.matchExpressions ?? [];
+      const fields = written.matchFields ?? [];
+      if (expressions.length === 0 && fields.length === 0) continue;
+      const kept = strip === undefined ? expressions : expressions.filter((r) => r.key !== strip);
+      if (kept.length === 0 && fields.length === 0) {
+        everyNode = true;
+        break;
+      }
+      const term: NodeSelectorTermJson = { matchExpressions: kept, matchFields: fields };
+      const key = JSON.stringify([kept, fields]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const candidates = this.candidates(term);
+      cost += (candidates === undefined ? this.nodes.length : candidates.length) * (kept.length + fields.length);
+      planned.push({ term, candidates });
+    }
+    if (everyNode) return new Set(this.nodes);
+    this.used += cost;
+    if (this.used > this.budget) {
+      throw new Error(`${what}: its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
+        + `${this.budget.toExponential(0)} requirement checks even indexed (a term without an In requirement is checked on every node): `
+        + 'merge repeated terms, or give each term an In requirement on a node label');
+    }
+    const marked = new Uint8Array(this.nodes.length);
+    for (const { term, candidates } of planned) {
+      const check = (i: number) => {
+        if (marked[i] === 0 && termMatches(term, this.nodes[i].identity)) marked[i] = 1;
+      };
+      if (candidates === undefined) for (let i = 0; i < this.nodes.length; i++) check(i);
+      else for (const i of candidates) check(i);
+    }
+    const result = new Set<N>();
+    marked.forEach((m, i) => {
+      if (m === 1) result.add(this.nodes[i]);
+    });
+    return result;
+  }
+
+  /** The nodes the term's most selective `In` requirement allows; undefined when it has none. */
+  private candidates(term: NodeSelectorTermJson): readonly number[] | undefined {
+    let best: number[] | undefined;
+    for (const field of term.matchFields ?? []) {
+      // fieldRequirementMatches: only metadata.name In with one value selects a node
+      if (field.key !== 'metadata.name' || field.operator !== 'In' || (field.values ?? []).length !== 1) continue;
+      const at = this.names().get(field.values![0]);
+      best = at === undefined ? [] : [at];
+    }
+    for (const requirement of term.matchExpressions ?? []) {
+      if (requirement.operator !== 'In') continue;
+      const values = this.labels().get(requirement.key);
+      const lists = [...new Set(requirement.values ?? [])].map((v) => values?.get(v) ?? []);
+      const size = lists.reduce((sum, list) => sum + list.length, 0);
+      if (best === undefined || size < best.length) best = lists.length === 1 ? lists[0] : lists.flat();
+    }
+    return best;
+  }
+
+  private labels(): Map<string, Map<string, number[]>> {
+    if (this.byLabel === undefined) {
+      this.byLabel = new Map();
+      this.nodes.forEach((node, i) => {
+        for (const [key, value] of Object.entries(node.identity.labels)) {
+          const values = this.byLabel!.get(key) ?? this.byLabel!.set(key, new Map()).get(key)!;
+          (values.get(value) ?? values.set(value, []).get(value)!).push(i);
+        }
+      });
+    }
+    return this.byLabel;
+  }
+
+  private names(): Map<string, number> {
+    this.byName ??= new Map(this.nodes.map((node, i) => [node.identity.name, i]));
+    return this.byName;
+  }
+}
