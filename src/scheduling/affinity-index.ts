@@ -93,7 +93,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
     }
     for (const requirement of term.matchExpressions ?? []) {
       if (requirement.operator !== 'In') continue;
-      const values = this.labels().get(requirement.key);
+      const values = this.labelValues(requirement.key);
       const lists = [...new Set(requirement.values ?? [])].map((v) => values?.get(v) ?? []);
       const size = lists.reduce((sum, list) => sum + list.length, 0);
       if (best === undefined || size < best.length) best = lists.length === 1 ? lists[0] : lists.flat();
@@ -101,17 +101,24 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
     return best;
   }
 
-  private labels(): Map<string, Map<string, number[]>> {
-    if (this.byLabel === undefined) {
-      this.byLabel = new Map();
-      this.nodes.forEach((node, i) => {
-        for (const [key, value] of Object.entries(node.identity.labels)) {
-          const values = this.byLabel!.get(key) ?? this.byLabel!.set(key, new Map()).get(key)!;
-          (values.get(value) ?? values.set(value, []).get(value)!).push(i);
-        }
-      });
+  /** The nodes by their value of one label key, indexed on first use (only the keys some term asks about). */
+  private labelValues(key: string): Map<string, number[]> {
+    this.byLabel ??= new Map();
+    let values = this.byLabel.get(key);
+    if (values === undefined) {
+      values = new Map();
+      for (let i = 0; i < this.nodes.length; i++) {
+        const labels = this.nodes[i].identity.labels;
+        // own labels only: a key such as `constructor` must not read the object's prototype
+        if (!Object.prototype.hasOwnProperty.call(labels, key)) continue;
+        const value = labels[key];
+        const list = values.get(value);
+        if (list === undefined) values.set(value, [i]);
+        else list.push(i);
+      }
+      this.byLabel.set(key, values);
     }
-    return this.byLabel;
+    return values;
   }
 
   private names(): Map<string, number> {
