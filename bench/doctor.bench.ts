@@ -123,7 +123,7 @@ function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms:
   const pods = new PodIndex();
   for (let i = 0; i < count; i++) {
     inventory.push(nodeObject(i));
-    for (const p of podsOf(i)) pods.add(podRecord(p)!);
+    for (const p of podsOf(i)) pods.add(podRecord(p, undefined, pods.interner)!);
   }
   const once = () => {
     const nodes = nodeFacts(inventory);
