@@ -3,7 +3,12 @@
  * figures, not a test). Each size runs in a child process of its own, so its peak RSS is its own; the inputs are
  * generated object by object and fed to the same readers the commands use (StateBuilder, PodIndex), as a dump split
  * into files would be read (one JSON file of 130k × 30 pods is more than one JavaScript string holds). Time excludes
- * generation and is the second of two runs (doctor: state building excluded); RSS includes everything. Target: linear growth (time and RSS ratios near 10 and 26 against 5k).
+ * generation and is the median of RUNS runs after a first one that warms the JIT up, the same at every size (one run
+ * of 5k takes under 150 ms and varied 66–164 ms on a shared machine; doctor: state building excluded), the slowest
+ * run printed beside it (a full GC lands in one run, not all). RSS includes everything; a full GC runs between
+ * doctor and plan (separate commands, separate processes in use), so the peak is the larger of the two. Live heap:
+ * what each command's input holds after a full GC (doctor's state; plan's inventory and pod index), the heap
+ * before reading any input (the code loaded) subtracted. Target: linear growth (time and RSS ratios near 10 and 26 against 5k).
  *
  *   npx ts-node --project test/tsconfig.json bench/doctor.bench.ts            (BENCH_DOCTOR_SIZES=5000,50000,130000)
  */
@@ -12,6 +17,7 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { PodIndex, podRecord } from '../src/capacity/pods';
 import { planCapacity } from '../src/cli/capacity-hooks';
+import { analyzeCoverage } from '../src/coverage/analysis';
 import { KubeObject, manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { nodeFacts } from '../src/coverage/nodes';
 import { diagnose } from '../src/doctor/diagnose';
@@ -22,6 +28,8 @@ import { NodeJson } from '../src/scheduling/types';
 const ROOT = path.join(__dirname, '..');
 const PODS_PER_NODE = 30;
 const AGENTS = ['logs', 'node-exporter'];
+/** timed runs per size (after one warm-up run), their median printed */
+const RUNS = 5;
 
 function nodeObject(i: number): NodeJson {
   const ready = i % 1000 === 7 ? 'False' : 'True';
@@ -90,19 +98,46 @@ function* podsOf(i: number): Generator<Record<string, unknown>> {
   }
 }
 
-/** One size, in this process: prints `RESULT doctorMs planMs rssMB findings`. */
+/** One size, in this process: prints `RESULT doctorMs doctorMaxMs planMs planMaxMs rssMB doctorLiveMB planLiveMB findings`. */
 function child(count: number): void {
   const before = manifestSet([daemonSet('logs', '200Mi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
   const after: ManifestSet = manifestSet([daemonSet('logs', '2Gi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
   // doctor and plan one after the other, each holding only its own input (the peak is the larger of the two)
+  baseHeap = liveHeap();
   const doctor = timeDoctor(count, after);
+  gc();
   const plan = timePlan(count, before, after);
   const rss = process.resourceUsage().maxRSS / 1024;
-  console.log(`RESULT ${doctor.ms.toFixed(0)} ${plan.ms.toFixed(0)} ${rss.toFixed(0)} ${doctor.findings} ${plan.findings}`);
+  console.log(`RESULT ${[doctor.ms, doctor.maxMs, plan.ms, plan.maxMs, rss, doctor.liveMb, plan.liveMb].map((n) => n.toFixed(0)).join(' ')} ${doctor.findings} ${plan.findings}`);
 }
 
-/** doctor on a state read object by object; the second of two runs is timed (the first warms the JIT up). */
-function timeDoctor(count: number, after: ManifestSet): { ms: number; findings: number } {
+let baseHeap = 0;
+
+function gc(): void {
+  (global as unknown as { gc: () => void }).gc();
+}
+
+/** heap in use after a full GC, MB, above what the child held before reading any input (the code loaded) */
+function liveHeap(): number {
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20 - baseHeap;
+}
+
+/** The median of RUNS timed calls of `run`, after one untimed call (it warms the JIT up); and run's last result. */
+function median<T>(run: () => T): { ms: number; maxMs: number; result: T } {
+  let result = run();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    result = run();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(RUNS / 2)], maxMs: times[RUNS - 1], result };
+}
+
+/** doctor on a state read object by object (building it is not timed). */
+function timeDoctor(count: number, after: ManifestSet): { ms: number; maxMs: number; liveMb: number; findings: number } {
   const builder = new StateBuilder();
   for (let i = 0; i < count; i++) {
     builder.add(nodeObject(i), 'bench');
@@ -111,49 +146,52 @@ function timeDoctor(count: number, after: ManifestSet): { ms: number; findings: 
   for (const object of after.documents) builder.add(object.object, 'bench');
   builder.add({ kind: 'ControllerRevision', metadata: { name: 'logs-v2', namespace: 'agents', labels: { 'controller-revision-hash': 'v2' }, ownerReferences: [{ kind: 'DaemonSet', name: 'logs', controller: true }] }, revision: 2 }, 'bench');
   const state = builder.finish('bench');
-  diagnose(state);
-  const start = performance.now();
-  const report = diagnose(state);
-  return { ms: performance.now() - start, findings: report.findings.length };
+  const liveMb = liveHeap();
+  const { ms, maxMs, result } = median(() => diagnose(state).findings.length);
+  return { ms, maxMs, liveMb, findings: result };
 }
 
-/** plan with --pods: the plan and the capacity check, node facts included; the second of two runs is timed. */
-function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms: number; findings: number } {
+/** plan with --pods: the plan and the capacity check, node facts included. */
+function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms: number; maxMs: number; liveMb: number; findings: number } {
   const inventory: NodeJson[] = [];
   const pods = new PodIndex();
   for (let i = 0; i < count; i++) {
     inventory.push(nodeObject(i));
-    for (const p of podsOf(i)) pods.add(podRecord(p)!);
+    for (const p of podsOf(i)) pods.add(podRecord(p, undefined, pods.interner)!);
   }
+  // as the plan command does: each tree's coverage computed once, the after-tree's shared by the plan and --pods
   const once = () => {
     const nodes = nodeFacts(inventory);
-    return planChange(before, after, nodes).findings.length + planCapacity(before, after, nodes, inventory, pods).length;
+    const coverage = { before: analyzeCoverage(before.daemonSets, nodes), after: analyzeCoverage(after.daemonSets, nodes) };
+    return planChange(before, after, nodes, { coverage }).findings.length
+      + planCapacity(before, after, nodes, inventory, pods, coverage.after).length;
   };
-  once();
-  const start = performance.now();
-  const findings = once();
-  return { ms: performance.now() - start, findings };
+  const liveMb = liveHeap();
+  const { ms, maxMs, result } = median(once);
+  return { ms, maxMs, liveMb, findings: result };
 }
 
 function main(): void {
   const sizes = (process.env.BENCH_DOCTOR_SIZES ?? '5000,50000,130000').split(',').map(Number);
-  console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time excludes generating the input, RSS includes it`);
-  console.log('nodes     doctor ms   plan --pods ms   peak RSS MB   doctor findings   plan findings');
-  const rows: { count: number; doctor: number; plan: number; rss: number }[] = [];
+  console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time: median (slowest) of ${RUNS} runs after a warm-up, excluding generating the input; RSS includes it`);
+  console.log('nodes     doctor ms (max)   plan --pods ms (max)   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings');
+  const rows: { count: number; doctor: number; plan: number; rss: number; doctorLive: number; planLive: number }[] = [];
   for (const count of sizes) {
-    const run = spawnSync(process.execPath, ['--max-old-space-size=12000', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'child', String(count)], {
+    const run = spawnSync(process.execPath, ['--max-old-space-size=12000', '--expose-gc', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'child', String(count)], {
       cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') }, encoding: 'utf-8', maxBuffer: 1024 * 1024,
     });
-    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
+    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
     if (match === null) throw new Error(`size ${count}: the child printed no result: ${run.stderr.slice(0, 2000)}`);
-    const [doctor, plan, rss, doctorFindings, planFindings] = match.slice(1).map(Number);
-    rows.push({ count, doctor, plan, rss });
-    console.log(`${String(count).padEnd(9)} ${String(doctor).padStart(9)}   ${String(plan).padStart(14)}   ${String(rss).padStart(11)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}`);
+    const [doctor, doctorMax, plan, planMax, rss, doctorLive, planLive, doctorFindings, planFindings] = match.slice(1).map(Number);
+    rows.push({ count, doctor, plan, rss, doctorLive, planLive });
+    console.log(`${String(count).padEnd(9)} ${`${doctor} (${doctorMax})`.padStart(15)}   ${`${plan} (${planMax})`.padStart(20)}   ${String(rss).padStart(11)}   `
+      + `${`${doctorLive}/${planLive}`.padStart(24)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}`);
   }
   const first = rows[0];
   for (const row of rows.slice(1)) {
     console.log(`ratio ${row.count / 1000}k/${first.count / 1000}k (nodes x${(row.count / first.count).toFixed(0)}): doctor ${(row.doctor / first.doctor).toFixed(1)}x, `
-      + `plan --pods ${(row.plan / first.plan).toFixed(1)}x, peak RSS ${(row.rss / first.rss).toFixed(1)}x`);
+      + `plan --pods ${(row.plan / first.plan).toFixed(1)}x, peak RSS ${(row.rss / first.rss).toFixed(1)}x, `
+      + `live heap doctor ${(row.doctorLive / first.doctorLive).toFixed(1)}x, plan ${(row.planLive / first.planLive).toFixed(1)}x`);
   }
 }
 

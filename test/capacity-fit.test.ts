@@ -7,7 +7,7 @@
  */
 import { pod } from './util/cluster';
 import { fitsRequest, selectVictims } from '../src/capacity/fit';
-import { podRecord, PodRecord } from '../src/capacity/pods';
+import { PodIndex, podRecord, PodRecord } from '../src/capacity/pods';
 import { podRequests, quantityIn, resourceList, scheduledResource } from '../src/capacity/resources';
 
 const c = (cpu: string, memory: string, extra: Record<string, unknown> = {}) => ({ name: 'c', resources: { requests: { cpu, memory } }, ...extra });
@@ -95,5 +95,35 @@ describe('SelectVictimsOnNode (default preemption, simplified)', () => {
   });
   test('equal priority is never a victim', () => {
     expect(selectVictims(request, [], 0, alloc, [rec('same', '9Gi', 0)])).toBeUndefined();
+  });
+});
+
+describe('PodIndex interner: records read through an index share equal values and hold what they would alone', () => {
+  // node names and namespaces built per pod, as JSON.parse gives each pod its own copy
+  const item = (name: string, memory: string) => ({ ...pod(name, { node: ['node', '1'].join('-'), memory, namespace: ['ap', 'ps'].join(''), owner: 'logs' }) });
+  test('equal request lists and strings are one object; the record equals the one read alone', () => {
+    const index = new PodIndex();
+    const a = podRecord(item('a', '1Gi'), undefined, index.interner)!;
+    const b = podRecord(item('b', '1Gi'), undefined, index.interner)!;
+    const d = podRecord(item('d', '2Gi'), undefined, index.interner)!;
+    expect(a.requests).toBe(b.requests);
+    expect(d.requests).not.toBe(a.requests);
+    expect(d.requests).toEqual({ memory: 2 * 2 ** 30 });
+    expect(a).toEqual(podRecord(item('a', '1Gi')));
+    expect(b).toEqual(podRecord(item('b', '1Gi')));
+    expect(d).toEqual(podRecord(item('d', '2Gi')));
+    expect([a.node, a.namespace, a.owner]).toEqual(['node-1', 'apps', 'apps/logs']);
+  });
+  test('doctor keeps what it reads of a DaemonSet pod: labels, deletionTimestamp, affinity, status', () => {
+    const object = { ...pod('x', { node: 'n1', owner: 'logs', labels: { 'controller-revision-hash': 'v2' } }) } as Record<string, any>;
+    object.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    object.spec.affinity = { nodeAffinity: {} };
+    object.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    const kept = podRecord(object, () => true)!.object!;
+    expect(kept).toEqual({
+      metadata: { labels: { 'controller-revision-hash': 'v2' }, deletionTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { affinity: { nodeAffinity: {} } },
+      status: object.status,
+    });
   });
 });

@@ -2,7 +2,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { loadInventory } from '../src/cli/inventory';
+import { planJson } from '../src/cli/plan-command';
 import { runCli } from '../src/cli/run';
+import { loadManifests } from '../src/coverage/load';
+import { nodeFacts } from '../src/coverage/nodes';
+import { planChange } from '../src/plan/plan';
 
 const ROOT = path.join(__dirname, '..');
 const NODES = 'examples/inventories/mixed-cluster.json';
@@ -118,4 +123,21 @@ test('bad input: a missing tree or inventory, exit 2 without a stack trace', () 
   const missing = run('plan', '--nodes', NODES, '--before', 'no-such-dir', '--after', `${DIST}/1-canary`);
   expect(missing).toMatchObject({ code: 2, stderr: 'node-agents plan: no-such-dir: cannot read (no such file or directory)\n' });
   expect(run('plan', '--before', `${DIST}/0-before`, '--after', `${DIST}/1-canary`)).toMatchObject({ code: 2, stderr: expect.stringContaining('--nodes is required') });
+});
+
+test('--stages: each tree\'s coverage is computed once and shared by the steps; the plans are those of each pair planned alone', () => {
+  // a tree without the canary DaemonSet between the canary and wave 1: the trees' coverages differ
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plan-stages-'));
+  const canary = fs.readFileSync(path.join(ROOT, DIST, '1-canary/log-collector.k8s.yaml'), 'utf-8').split(/^---$/m);
+  const kept = canary.filter((doc) => !/kind: DaemonSet\n(.*\n)*?  name: logs-canary\n/.test(doc));
+  expect(kept.length).toBe(canary.length - 1);
+  fs.writeFileSync(path.join(dir, 'tree.yaml'), kept.join('---'));
+  const stages = [`${DIST}/0-before`, `${DIST}/1-canary`, path.relative(ROOT, dir), `${DIST}/2-wave-1`, `${DIST}/3-fleet`];
+  const r = run('plan', '--nodes', NODES, '--json', '--stages', ...stages);
+  const nodes = nodeFacts(loadInventory(NODES, ROOT));
+  const trees = stages.map((tree) => loadManifests([tree], ROOT));
+  const alone = trees.slice(1).map((after, i) => ({ before: stages[i], after: stages[i + 1], report: planChange(trees[i], after, nodes) }));
+  expect(JSON.parse(r.stdout)).toEqual(JSON.parse(planJson(alone)));
+  expect(r.stdout).toContain('observability/logs-canary');
+  fs.rmSync(dir, { recursive: true });
 });

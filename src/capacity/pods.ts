@@ -21,15 +21,49 @@ export interface PodRecord {
   readonly owner?: string;
   /** status.startTime (else creationTimestamp): the preemption order's tie-break */
   readonly startTime?: string;
-  /** the pod object itself, kept only for pods a DaemonSet controls (doctor reads their status) */
+  /**
+   * What doctor reads of the pod object, kept only for pods a DaemonSet controls: metadata.labels and
+   * deletionTimestamp, spec.affinity and status, as the object holds them (the rest is dropped: keptOf)
+   */
   readonly object?: Record<string, any>;
+}
+
+/**
+ * One copy of each value many pods share: node names, namespaces, owners, phases and request lists (130k nodes
+ * × 30 pods hold a few hundred thousand distinct strings, not millions of copies). Values are returned unchanged;
+ * a request list returned is shared, so it is never written to.
+ */
+export class Interner {
+  private readonly strings = new Map<string, string>();
+  private readonly lists = new Map<string, ResourceList>();
+
+  string<T extends string | undefined>(value: T): T {
+    if (value === undefined) return value;
+    const seen = this.strings.get(value);
+    if (seen !== undefined) return seen as T;
+    this.strings.set(value, value);
+    return value;
+  }
+
+  requests(list: ResourceList): ResourceList {
+    let key = '';
+    for (const name in list) key += `${name}\u0000${list[name]}\u0000`;
+    const seen = this.lists.get(key);
+    if (seen !== undefined) return seen;
+    this.lists.set(key, list);
+    return list;
+  }
 }
 
 /** Shared by the pods that bind no host port (most of them): one array, not millions. */
 const NO_PORTS: readonly HostPort[] = Object.freeze([]);
 
-/** One pod object into a record; undefined when it is not a Pod with a name. */
-export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false): PodRecord | undefined {
+/**
+ * One pod object into a record; undefined when it is not a Pod with a name. With an interner (an index's), the
+ * record shares the strings and request lists other pods hold.
+ */
+export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false,
+  interner?: Interner): PodRecord | undefined {
   if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Pod')) return undefined;
   const meta = isObject(item.metadata) ? item.metadata : {};
   if (typeof meta.name !== 'string' || meta.name === '') return undefined;
@@ -41,24 +75,37 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     ? meta.ownerReferences.find((o: unknown) => isObject(o) && o.controller === true && o.kind === 'DaemonSet' && typeof o.name === 'string')
     : undefined;
   const owner = ownerRef === undefined ? undefined : `${namespace}/${ownerRef.name}`;
+  const node = typeof spec.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined;
+  const requests = podRequests(spec);
   return {
-    namespace,
+    namespace: interner === undefined ? namespace : interner.string(namespace),
     name: meta.name,
-    node: typeof spec.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined,
-    phase,
+    node: interner === undefined ? node : interner.string(node),
+    phase: interner === undefined ? phase : interner.string(phase),
     terminal: phase === 'Succeeded' || phase === 'Failed',
     deleting: typeof meta.deletionTimestamp === 'string',
     priority: typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
-    requests: podRequests(spec),
+    requests: interner === undefined ? requests : interner.requests(requests),
     hostPorts: portsOf(spec),
-    owner,
+    owner: interner === undefined ? owner : interner.string(owner),
     startTime: typeof status.startTime === 'string' ? status.startTime : typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
-    object: keepObject(owner) ? item : undefined,
+    object: keepObject(owner) ? keptOf(meta, spec, item.status) : undefined,
+  };
+}
+
+/** The parts of a pod object doctor reads (see PodRecord.object); the containers, volumes and the rest are dropped. */
+function keptOf(meta: Record<string, any>, spec: Record<string, any>, status: unknown): Record<string, any> {
+  return {
+    metadata: { labels: meta.labels, deletionTimestamp: meta.deletionTimestamp },
+    spec: { affinity: spec.affinity },
+    status,
   };
 }
 
 /** The pods bound to each node that the scheduler counts: non-terminal (NodeInfo.Pods of its cache). */
 export class PodIndex {
+  /** shared by the records read into this index (podRecord's interner) */
+  readonly interner = new Interner();
   private readonly byNode = new Map<string, PodRecord[]>();
   private count = 0;
 
@@ -91,7 +138,7 @@ export function parsePodList(value: unknown, source: string, into = new PodIndex
     throw new Error(`${source}: not a pod list; ${hint}`);
   }
   value.items.forEach((item: unknown, index: number) => {
-    const pod = podRecord(item);
+    const pod = podRecord(item, undefined, into.interner);
     if (pod === undefined) throw new Error(`${source}: items[${index}] is not a Pod with metadata.name; ${hint}`);
     into.add(pod);
   });

@@ -63,10 +63,13 @@ export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, invent
   });
 }
 
-/** plan's hook: the after-tree's capacity findings, coverage computed on the same nodes as the plan. */
+/**
+ * plan's hook: the after-tree's capacity findings, coverage on the same nodes as the plan (`coverage`: the
+ * after-tree's, already computed by the caller on `nodes`).
+ */
 export function planCapacity(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[],
-  pods: PodIndex): CapacityFinding[] {
-  return treeCapacity(after, analyzeCoverage(after.daemonSets, nodes), inventory, pods, before);
+  pods: PodIndex, coverage: CoverageReport = analyzeCoverage(after.daemonSets, nodes)): CapacityFinding[] {
+  return treeCapacity(after, coverage, inventory, pods, before);
 }
 
 /** The cost table of one tree. */
@@ -74,8 +77,10 @@ export function treeCost(tree: ManifestSet, coverage: CoverageReport, inventory:
   return agentCost(inventory, coverage.daemonSets.map((d) => ({ id: d.info.id, covered: d.covered })), podTemplates(tree));
 }
 
-export function planCost(tree: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[]): InstanceTypeCost[] {
-  return treeCost(tree, analyzeCoverage(tree.daemonSets, nodes), inventory);
+/** The cost table of one tree of a plan (`coverage`: the tree's, already computed by the caller on `nodes`). */
+export function planCost(tree: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[],
+  coverage: CoverageReport = analyzeCoverage(tree.daemonSets, nodes)): InstanceTypeCost[] {
+  return treeCost(tree, coverage, inventory);
 }
 
 function perNode(total: number, nodes: number, resource: string): string {

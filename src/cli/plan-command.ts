@@ -4,6 +4,7 @@ import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import { capPerKind } from './limits';
 import type { CliIo } from './run';
+import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
@@ -128,15 +129,22 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }
   const steps: PlanStep[] = [];
+  // each tree's coverage is computed once: a step's after-tree is the next step's before-tree, and --pods and
+  // --cost read the same coverage the plan does
+  const firstCoverage = analyzeCoverage(loaded[0].daemonSets, nodes);
+  let beforeCoverage = firstCoverage;
   for (let i = 1; i < trees.length; i++) {
-    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing });
+    const afterCoverage = analyzeCoverage(loaded[i].daemonSets, nodes);
+    const coverage = { before: beforeCoverage, after: afterCoverage };
+    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
-    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, inventory, pods) as Finding[];
+    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, inventory, pods, afterCoverage) as Finding[];
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
+    beforeCoverage = afterCoverage;
   }
-  const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory) },
-    { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory) }] : undefined;
+  const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory, firstCoverage) },
+    { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory, beforeCoverage) }] : undefined;
 
   if (flag(parsed, 'json')) io.stdout.write(cost === undefined ? planJson(steps) : JSON.stringify({ ...JSON.parse(planJson(steps)), cost }, null, 2) + '\n');
   else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)));

@@ -38,6 +38,9 @@ const MAX_EVENTS_PER_POD = 8;
 /** The longest event message kept (characters): kubelet messages are short, a forged one is cut. */
 const MAX_MESSAGE = 500;
 
+/** Doctor keeps what it reads of the pods DaemonSets control. */
+const hasOwner = (owner: string | undefined): boolean => owner !== undefined;
+
 const KINDS = ['Node', 'Pod', 'DaemonSet', 'ControllerRevision', 'Event'];
 
 /** Collects the objects of one or more Lists into a state; call `finish` once all are added. */
@@ -70,7 +73,7 @@ export class StateBuilder {
         this.nodes.push(item);
         return;
       case 'Pod': {
-        const pod = podRecord(item, (owner) => owner !== undefined);
+        const pod = podRecord(item, hasOwner, this.pods.interner);
         if (pod === undefined) throw new Error(`${where}: a Pod without metadata.name`);
         this.pods.add(pod);
         if (pod.owner !== undefined) {

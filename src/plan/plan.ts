@@ -22,6 +22,13 @@ export interface PlanOptions {
    * @default none: every node losing an agent that still exists is an error
    */
   readonly allowNarrowing?: readonly string[];
+  /**
+   * The coverage of the trees on the same nodes, when the caller computed it already (analyzeCoverage of
+   * `before.daemonSets` and `after.daemonSets` on `nodes`): a sequence of stages shares each tree's, and
+   * `--pods` reuses the after-tree's. Read only.
+   * @default computed here
+   */
+  readonly coverage?: { readonly before?: CoverageReport; readonly after?: CoverageReport };
 }
 
 /** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
@@ -171,8 +178,8 @@ function podOwners(coverage: AgentCoverage | undefined, index: number): readonly
  */
 export function planChange(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], options: PlanOptions = {}): PlanReport {
   const podSeconds = options.podSeconds ?? DEFAULT_POD_SECONDS;
-  const beforeReport = analyzeCoverage(before.daemonSets, nodes);
-  const afterReport = analyzeCoverage(after.daemonSets, nodes);
+  const beforeReport = options.coverage?.before ?? analyzeCoverage(before.daemonSets, nodes);
+  const afterReport = options.coverage?.after ?? analyzeCoverage(after.daemonSets, nodes);
   const sorted = afterReport.nodes;
   const beforeById = new Map(before.daemonSets.map((d) => [d.id, d]));
   const afterById = new Map(after.daemonSets.map((d) => [d.id, d]));
