@@ -57,6 +57,17 @@ describe('AffinityIndex', () => {
     }), { numRuns: 500 });
   });
 
+  test('an inventory repeating node names (malformed) is answered as termsMatch for every node, each one indexed', () => {
+    const repeatingArb = fc.array(fc.constantFrom('n0', 'n1', 'n2').chain(nodeArb), { minLength: 1, maxLength: 8 });
+    fc.assert(fc.property(repeatingArb, termsArb, (nodes, terms) => {
+      const index = new AffinityIndex(nodes);
+      const got = index.matching(terms, 'ds');
+      expect(nodes.every((n) => index.has(n))).toBe(true);
+      expect(nodes.map((n) => got.has(n))).toEqual(nodes.map((n) => termsMatch(terms, n.identity)));
+      expect([...got]).toEqual(nodes.filter((n) => termsMatch(terms, n.identity)));
+    }), { numRuns: 500 });
+  });
+
   test('a repeated term is checked once, and the budget counts the nodes each distinct term is checked on', () => {
     const nodes = NAMES.map((name, i) => ({ identity: { name, labels: { pool: i % 2 === 0 ? 'a' : 'b' } } }));
     const term = { matchExpressions: [{ key: 'pool', operator: 'In', values: ['a'] }] };

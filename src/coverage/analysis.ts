@@ -1,6 +1,6 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
-import { AffinityIndex } from '../scheduling/affinity-index';
+import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
@@ -221,8 +221,8 @@ function prepare(info: DaemonSetInfo, index: AffinityIndex<NodeFacts>, waveKey: 
   ]);
   const terms = info.requiredTerms;
   // computed on first use, for every indexed node at once
-  let matching: Set<NodeFacts> | undefined;
-  let waveMatching: Set<NodeFacts> | undefined;
+  let matching: IndexedNodes<NodeFacts> | undefined;
+  let waveMatching: IndexedNodes<NodeFacts> | undefined;
   const tolerations = [...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)];
   return {
     info,

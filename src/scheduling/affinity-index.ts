@@ -19,17 +19,29 @@ export const MAX_AFFINITY_EVALUATIONS = 50_000_000;
 export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
   private byLabel?: Map<string, Map<string, number[]>>;
   private byName?: Map<string, number>;
-  private readonly positions: Map<N, number>;
+  /** nodes whose name an earlier or later node repeats, but the last one, by object; and every position of such a name */
+  private repeated?: Map<N, number>;
+  private repeatedByName?: Map<string, number[]>;
   private used = 0;
 
   /** `what` names the input in the error past the budget (e.g. the DaemonSet id). */
-  constructor(private readonly nodes: readonly N[], private readonly budget = MAX_AFFINITY_EVALUATIONS) {
-    this.positions = new Map(nodes.map((node, i) => [node, i]));
-  }
+  constructor(private readonly nodes: readonly N[], private readonly budget = MAX_AFFINITY_EVALUATIONS) {}
 
   /** Whether `node` is one of the indexed nodes (others are checked with termsMatch directly). */
   public has(node: N): boolean {
-    return this.positions.has(node);
+    return this.position(node) >= 0;
+  }
+
+  /**
+   * The node's position in the indexed list, -1 for a node not in it. Found through the node's name (a
+   * string-keyed map the index keeps anyway), then checked to be the same object: no map keyed by node
+   * objects (hashing 40,000 objects cost more than the matching itself), except for the nodes of a name the
+   * list repeats.
+   */
+  public position(node: N): number {
+    const at = this.names().get(node.identity.name);
+    if (at !== undefined && this.nodes[at] === node) return at;
+    return this.repeated?.get(node) ?? -1;
   }
 
   /**
@@ -37,7 +49,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
    * wave key: "fails only on the wave requirement"); a term left with no requirement by it selects every node,
    * while a term empty as written selects none.
    */
-  public matching(terms: readonly NodeSelectorTermJson[], what: string, strip?: string): Set<N> {
+  public matching(terms: readonly NodeSelectorTermJson[], what: string, strip?: string): IndexedNodes<N> {
     // the distinct terms and the nodes each is checked on, and the cost, before any check
     const planned: { term: NodeSelectorTermJson; candidates?: readonly number[] }[] = [];
     const seen = new Set<string>();
@@ -60,7 +72,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
       cost += (candidates === undefined ? this.nodes.length : candidates.length) * (kept.length + fields.length);
       planned.push({ term, candidates });
     }
-    if (everyNode) return new Set(this.nodes);
+    if (everyNode) return new IndexedNodes(this, this.nodes, undefined);
     this.used += cost;
     if (this.used > this.budget) {
       throw new Error(`${what}: its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
@@ -75,11 +87,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
       if (candidates === undefined) for (let i = 0; i < this.nodes.length; i++) check(i);
       else for (const i of candidates) check(i);
     }
-    const result = new Set<N>();
-    marked.forEach((m, i) => {
-      if (m === 1) result.add(this.nodes[i]);
-    });
-    return result;
+    return new IndexedNodes(this, this.nodes, marked);
   }
 
   /** The nodes the term's most selective `In` requirement allows; undefined when it has none. */
@@ -89,7 +97,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
       // fieldRequirementMatches: only metadata.name In with one value selects a node
       if (field.key !== 'metadata.name' || field.operator !== 'In' || (field.values ?? []).length !== 1) continue;
       const at = this.names().get(field.values![0]);
-      best = at === undefined ? [] : [at];
+      best = this.repeatedByName?.get(field.values![0]) ?? (at === undefined ? [] : [at]);
     }
     for (const requirement of term.matchExpressions ?? []) {
       if (requirement.operator !== 'In') continue;
@@ -122,7 +130,39 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
   }
 
   private names(): Map<string, number> {
-    this.byName ??= new Map(this.nodes.map((node, i) => [node.identity.name, i]));
+    if (this.byName === undefined) {
+      const byName = new Map<string, number>();
+      this.nodes.forEach((node, i) => {
+        const earlier = byName.get(node.identity.name);
+        if (earlier !== undefined) {
+          // a repeated name (a malformed inventory): every node carrying it stays findable
+          this.repeated ??= new Map();
+          this.repeated.set(this.nodes[earlier], earlier);
+          const all = (this.repeatedByName ??= new Map()).get(node.identity.name);
+          if (all === undefined) this.repeatedByName.set(node.identity.name, [earlier, i]);
+          else all.push(i);
+        }
+        byName.set(node.identity.name, i);
+      });
+      this.byName = byName;
+    }
     return this.byName;
+  }
+}
+
+/** The indexed nodes a matching selects: membership by position in the indexed list, no set of node objects. */
+export class IndexedNodes<N extends { readonly identity: NodeIdentity }> implements Iterable<N> {
+  /** `marked` undefined: every node. */
+  constructor(private readonly index: AffinityIndex<N>, private readonly nodes: readonly N[], private readonly marked: Uint8Array | undefined) {}
+
+  public has(node: N): boolean {
+    const at = this.index.position(node);
+    return at >= 0 && (this.marked === undefined || this.marked[at] === 1);
+  }
+
+  public* [Symbol.iterator](): Iterator<N> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (this.marked === undefined || this.marked[i] === 1) yield this.nodes[i];
+    }
   }
 }
