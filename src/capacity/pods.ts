@@ -55,6 +55,9 @@ export class Interner {
   }
 }
 
+/** Without an interner: every value as it is. */
+const UNSHARED: Pick<Interner, 'string' | 'requests'> = { string: (value) => value, requests: (list) => list };
+
 /** Shared by the pods that bind no host port (most of them): one array, not millions. */
 const NO_PORTS: readonly HostPort[] = Object.freeze([]);
 
@@ -63,7 +66,7 @@ const NO_PORTS: readonly HostPort[] = Object.freeze([]);
  * record shares the strings and request lists other pods hold.
  */
 export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false,
-  interner?: Interner): PodRecord | undefined {
+  interner: Pick<Interner, 'string' | 'requests'> = UNSHARED): PodRecord | undefined {
   if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Pod')) return undefined;
   const meta = isObject(item.metadata) ? item.metadata : {};
   if (typeof meta.name !== 'string' || meta.name === '') return undefined;
@@ -76,18 +79,17 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     : undefined;
   const owner = ownerRef === undefined ? undefined : `${namespace}/${ownerRef.name}`;
   const node = typeof spec.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined;
-  const requests = podRequests(spec);
   return {
-    namespace: interner === undefined ? namespace : interner.string(namespace),
+    namespace: interner.string(namespace),
     name: meta.name,
-    node: interner === undefined ? node : interner.string(node),
-    phase: interner === undefined ? phase : interner.string(phase),
+    node: interner.string(node),
+    phase: interner.string(phase),
     terminal: phase === 'Succeeded' || phase === 'Failed',
     deleting: typeof meta.deletionTimestamp === 'string',
     priority: typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
-    requests: interner === undefined ? requests : interner.requests(requests),
+    requests: interner.requests(podRequests(spec)),
     hostPorts: portsOf(spec),
-    owner: interner === undefined ? owner : interner.string(owner),
+    owner: interner.string(owner),
     startTime: typeof status.startTime === 'string' ? status.startTime : typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     object: keepObject(owner) ? keptOf(meta, spec, item.status) : undefined,
   };

@@ -9,6 +9,7 @@ import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementE
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
+import { entryOf } from '../util/maps';
 import { terminalSafe as t } from '../util/output-escape';
 import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
 
@@ -210,7 +211,7 @@ function conditionNotes(report: CoverageReport): string[] {
   for (const agent of report.agents) {
     const byWhy = new Map<string, string[]>();
     for (const entry of agent.nodes) {
-      if (entry.status === 'node-condition') (byWhy.get(entry.why) ?? byWhy.set(entry.why, []).get(entry.why)!).push(entry.node);
+      if (entry.status === 'node-condition') entryOf(byWhy, entry.why, () => []).push(entry.node);
     }
     for (const [why, names] of byWhy) notes.push(`${agent.agent} on ${shortList(names)}: ${why}`);
   }

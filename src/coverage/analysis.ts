@@ -4,6 +4,7 @@ import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
+import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';
 import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
 
@@ -531,7 +532,7 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
     for (const id of coveredBy[i]) {
       const ds = byId.get(id)!;
       const asked = node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs;
-      if (!asked) (hits.get(id) ?? hits.set(id, []).get(id)!).push(node.name);
+      if (!asked) entryOf(hits, id, () => []).push(node.name);
     }
   });
   return prepared.filter((p) => hits.has(p.info.id)).map((p) => {
@@ -571,7 +572,7 @@ function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string
     let clashes = clashesOf.get(set);
     if (clashes === undefined) {
       clashes = portClashes(sets.list(set), byId)
-        .map((clash) => groups.get(clash.key) ?? groups.set(clash.key, { ds: clash.ds, port: clash.port, nodes: [] }).get(clash.key)!);
+        .map((clash) => entryOf(groups, clash.key, () => ({ ds: clash.ds, port: clash.port, nodes: [] })));
       clashesOf.set(set, clashes);
     }
     for (const group of clashes) group.nodes.push(node.name);
@@ -602,7 +603,7 @@ function portClashes(binders: readonly string[], byId: ReadonlyMap<string, Prepa
   for (const id of binders) {
     for (const port of byId.get(id)!.info.hostPorts) {
       const key = `${port.protocol}/${port.port}`;
-      const bucket = buckets.get(key) ?? buckets.set(key, { port, bindings: [] }).get(key)!;
+      const bucket = entryOf(buckets, key, () => ({ port, bindings: [] }));
       bucket.bindings.push({ id, hostIP: port.hostIP });
     }
   }
@@ -612,7 +613,7 @@ function portClashes(binders: readonly string[], byId: ReadonlyMap<string, Prepa
     if (owners.size < 2) continue;
     const wildcard = new Set(bindings.filter((b) => b.hostIP === '').map((b) => b.id));
     const byIp = new Map<string, Set<string>>();
-    for (const b of bindings) if (b.hostIP !== '') (byIp.get(b.hostIP) ?? byIp.set(b.hostIP, new Set()).get(b.hostIP)!).add(b.id);
+    for (const b of bindings) if (b.hostIP !== '') entryOf(byIp, b.hostIP, () => new Set()).add(b.id);
     const clashing = new Set<string>();
     for (const b of bindings) {
       const others = (set: Set<string> | undefined) => set !== undefined && (set.size > 1 || (set.size === 1 && !set.has(b.id)));
@@ -633,7 +634,7 @@ export function idList(ids: readonly string[]): string {
 
 function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]][] {
   const groups = new Map<string, DaemonSetInfo[]>();
-  for (const info of infos) (groups.get(info.agent) ?? groups.set(info.agent, []).get(info.agent)!).push(info);
+  for (const info of infos) entryOf(groups, info.agent, () => []).push(info);
   return [...groups.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => [agent, orderWaves(members)]);
 }
 

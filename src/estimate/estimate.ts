@@ -1,6 +1,7 @@
 import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
 import { antiAffinitySeparates } from '../plan/pod-affinity';
+import { entryOf } from '../util/maps';
 
 /**
  * How many pods the DaemonSet controller replaces at once, as it computes it:
@@ -138,7 +139,7 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
   const podSeconds = nonNegative(options.podSeconds ?? DEFAULT_POD_SECONDS, 'podSeconds');
   const bakeSeconds = nonNegative(options.bakeSeconds ?? DEFAULT_BAKE_SECONDS, 'bakeSeconds');
   const agents = new Map<string, CoveredDaemonSet[]>();
-  for (const ds of daemonSets) (agents.get(ds.info.agent) ?? agents.set(ds.info.agent, []).get(ds.info.agent)!).push(ds);
+  for (const ds of daemonSets) entryOf(agents, ds.info.agent, () => []).push(ds);
 
   return [...agents.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => {
     const coveredById = new Map(members.map((m) => [m.info.id, m.covered]));
@@ -234,7 +235,7 @@ export function unreachableStalls(report: CoverageReport): Map<string, string> {
   for (const agent of report.agents) {
     agent.nodes.forEach((entry, i) => {
       if (entry.status !== 'node-condition' || !entry.existingPodKeepsRunning || entry.closest === undefined || !report.nodes[i].unreachable) return;
-      (held.get(entry.closest) ?? held.set(entry.closest, []).get(entry.closest)!).push(entry.node);
+      entryOf(held, entry.closest, () => []).push(entry.node);
     });
   }
   const result = new Map<string, string>();

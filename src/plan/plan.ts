@@ -5,6 +5,7 @@ import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, idLis
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';
 import { FLEET_GROUP } from '../waves/partition';
 
@@ -709,7 +710,7 @@ function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly st
   });
   const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing' : annotated ? `the ${NARROWING_ANNOTATION} annotation` : undefined;
   const groups = new Map<string, string[]>();
-  for (const loss of agent.lost) (groups.get(loss.from) ?? groups.set(loss.from, []).get(loss.from)!).push(loss.node);
+  for (const loss of agent.lost) entryOf(groups, loss.from, () => []).push(loss.node);
   return [...groups.entries()].map(([from, nodes]) => {
     const deleted = agent.daemonSets.find((d) => d.id === from)?.change === 'deleted';
     const how = deleted ? `${from} is deleted` : `${from} no longer covers them`;
@@ -791,7 +792,7 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
         .filter((c) => c.members.some((d) => touched.has(d.agent)))
         .map((c) => {
           const key = `${c.cause}\0${c.program ?? ''}\0${c.members.map((d) => d.id).join('\0')}`;
-          return groups.get(key) ?? groups.set(key, { ...c, nodes: [] }).get(key)!;
+          return entryOf(groups, key, () => ({ ...c, nodes: [] }));
         });
       memo.set(set, found);
     }
@@ -896,7 +897,7 @@ interface CoLocation {
  */
 function coLocations(here: readonly DaemonSetInfo[]): CoLocation[] {
   const separated = new Map<string, Set<string>>();
-  const mark = (x: string, y: string) => (separated.get(x) ?? separated.set(x, new Set()).get(x)!).add(y);
+  const mark = (x: string, y: string) => entryOf(separated, x, () => new Set()).add(y);
   for (const owner of here) {
     if (!owner.podAntiAffinity.some((t) => t.topologyKey === HOSTNAME_TOPOLOGY_KEY)) continue;
     for (const other of here) {
@@ -912,7 +913,7 @@ function coLocations(here: readonly DaemonSetInfo[]): CoLocation[] {
   if (anti.length > 0) result.push({ cause: 'anti-affinity', members: anti });
   // one agent: a member runs twice when some other member of the agent is not separated from it
   const byAgent = new Map<string, DaemonSetInfo[]>();
-  for (const d of here) (byAgent.get(d.agent) ?? byAgent.set(d.agent, []).get(d.agent)!).push(d);
+  for (const d of here) entryOf(byAgent, d.agent, () => []).push(d);
   for (const members of byAgent.values()) {
     if (members.length < 2) continue;
     const twice = members.filter((d) => members.some((o) => o !== d && !separated.get(d.id)?.has(o.id)));
@@ -920,7 +921,7 @@ function coLocations(here: readonly DaemonSetInfo[]): CoLocation[] {
   }
   // two agents, one program: by image repository, the members with a member of another agent not separated from them
   const byProgram = new Map<string, DaemonSetInfo[]>();
-  for (const d of here) for (const r of new Set(d.imageRepositories)) (byProgram.get(r) ?? byProgram.set(r, []).get(r)!).push(d);
+  for (const d of here) for (const r of new Set(d.imageRepositories)) entryOf(byProgram, r, () => []).push(d);
   const claimed = new Set<string>();
   // in the order the node's DaemonSets list them: for two, the first repository of the first that the other runs too
   for (const [program, runners] of byProgram) {

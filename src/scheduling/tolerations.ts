@@ -1,4 +1,5 @@
 import { TaintJson, TolerationJson } from './types';
+import { entryOf } from '../util/maps';
 
 /**
  * Kubernetes toleration semantics (k8s.io/api/core/v1 Toleration.ToleratesTaint):
@@ -64,7 +65,7 @@ function indexOf(tolerations: readonly TolerationJson[]): TolerationIndex {
       index.exists.set(toleration.key, withEffect(index.exists.get(toleration.key), effect));
     } else {
       const value = toleration.value ?? '';
-      const byKey = index.equal.get(effect) ?? index.equal.set(effect, new Map()).get(effect)!;
+      const byKey = entryOf(index.equal, effect, () => new Map<string, string | Set<string>>());
       const values = byKey.get(toleration.key);
       if (values === undefined) byKey.set(toleration.key, value);
       else if (typeof values !== 'string') values.add(value);
