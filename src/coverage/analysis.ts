@@ -156,18 +156,24 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   const prepared = [...daemonSets].sort((a, b) => compare(a.id, b.id)).map((info) => prepare(info, index, waveKey));
   const byId = new Map(prepared.map((p) => [p.info.id, p]));
 
-  // coveredBy[i] = ids of the DaemonSets covering nodes[i]
-  const coveredBy: string[][] = nodes.map(() => []);
+  // coveredBy(i) = ids of the DaemonSets covering nodes[i]: a set number per node (most nodes share a few sets),
+  // each set's list built once, instead of a list per node
+  const covering = new SetIds<string>(nodes.length, prepared.length);
   const coveredNodes = new Map<string, string[]>(prepared.map((p) => [p.info.id, []]));
-  for (const ds of prepared) {
+  prepared.forEach((ds, k) => {
     const list = coveredNodes.get(ds.info.id)!;
     nodes.forEach((node, i) => {
       if (fits(ds, node)) {
-        coveredBy[i].push(ds.info.id);
+        covering.add(i, k, ds.info.id);
         list.push(node.name);
       }
     });
-  }
+  });
+  const lists = new Map<number, readonly string[]>();
+  const coveredBy = (i: number): readonly string[] => {
+    const set = covering.of(i);
+    return set === 0 ? NO_OWNERS : entryOf(lists, set, () => covering.list(set));
+  };
 
   const problems: Problem[] = [];
   const agents = groupByAgent(prepared.map((p) => p.info)).map(([agent, members]) => {
@@ -178,7 +184,7 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
     const single = new Map(ids.map((id) => [id, [id] as readonly string[]]));
     const counts = Object.fromEntries(AGENT_NODE_STATUSES.map((s) => [s, 0])) as Record<AgentNodeStatus, number>;
     const agentNodes = nodes.map((node, i): AgentNode => {
-      const owners = ownersOf(coveredBy[i], memberSet, single);
+      const owners = ownersOf(coveredBy(i), memberSet, single);
       const entry = owners.length === 1 ? { node: node.name, status: 'covered' as const, owners, why: '' }
         : classify(node, owners, agentPrepared, waveKey, intended);
       counts[entry.status]++;
@@ -524,12 +530,12 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
 }
 
 /** A DaemonSet landing on a Windows or virtual node it did not ask for by label: its pods cannot run there. */
-function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFacts[], coveredBy: readonly string[][],
+function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFacts[], coveredBy: (i: number) => readonly string[],
   byId: ReadonlyMap<string, Prepared>): Problem[] {
   const hits = new Map<string, string[]>();
   nodes.forEach((node, i) => {
     if (node.platform === 'linux') return;
-    for (const id of coveredBy[i]) {
+    for (const id of coveredBy(i)) {
       const ds = byId.get(id)!;
       const asked = node.platform === 'virtual' ? ds.mentionsVirtual : ds.mentionsOs;
       if (!asked) entryOf(hits, id, () => []).push(node.name);
@@ -552,15 +558,15 @@ function unsupportedNodes(prepared: readonly Prepared[], nodes: readonly NodeFac
  * their host IPs overlap (an empty / 0.0.0.0 host IP overlaps every address). Grouped by node and port, not
  * compared in pairs of DaemonSets: one problem per port and set of clashing DaemonSets, listing its nodes.
  */
-function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: readonly string[][], byId: ReadonlyMap<string, Prepared>): Problem[] {
+function hostPortClashes(nodes: readonly NodeFacts[], coveredBy: (i: number) => readonly string[], byId: ReadonlyMap<string, Prepared>): Problem[] {
   const groups = new Map<string, { ds: string[]; port: HostPort; nodes: string[] }>();
   const binding = [...byId.values()].filter((p) => p.info.hostPorts.length > 0).map((p) => p.info.id);
   if (binding.length < 2) return [];
   // the binding DaemonSets of each node as a set number, and the clashes of each set computed once
   const numbers = new Map(binding.map((id, k) => [id, k]));
   const sets = new SetIds<string>(nodes.length, binding.length);
-  coveredBy.forEach((covering, i) => {
-    for (const id of covering) {
+  nodes.forEach((_, i) => {
+    for (const id of coveredBy(i)) {
       const k = numbers.get(id);
       if (k !== undefined) sets.add(i, k, id);
     }

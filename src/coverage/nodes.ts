@@ -124,12 +124,14 @@ export function factsOf(node: NodeJson): NodeFacts {
   const ready = readyCondition === undefined ? 'absent'
     : readyCondition.status === 'True' || readyCondition.status === 'False' ? readyCondition.status : 'Unknown';
   const unschedulable = node.spec?.unschedulable === true;
-  const taints: EffectiveTaint[] = [...(node.spec?.taints ?? [])];
+  const listed: readonly EffectiveTaint[] = node.spec?.taints ?? NO_TAINTS;
+  // copied only when a taint is implied (most nodes: the listed array as it is)
+  let taints = listed;
 
   // The node lifecycle controller taints nodes by condition (TaintNodesByCondition) and for taint-based
   // eviction; an inventory written by hand may omit those taints, a live one already has them.
   const implied = (key: string, effect: TaintJson['effect'], why: string) => {
-    if (!taints.some((t) => t.key === key && t.effect === effect)) taints.push({ key, effect, impliedBy: why });
+    if (!taints.some((t) => t.key === key && t.effect === effect)) taints = [...taints, { key, effect, impliedBy: why }];
   };
   if (ready === 'False') {
     implied(NOT_READY_TAINT, 'NoSchedule', 'Ready=False');

@@ -2,11 +2,14 @@ import { ClusterState, DaemonSetState, PodEvent } from './state';
 import { checkFit, describeShortfall } from '../capacity/fit';
 import { displayName } from '../capacity/names';
 import { PodRecord } from '../capacity/pods';
+import { ResourceList } from '../capacity/resources';
 import { allocatableOf } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
-import { nodeFacts } from '../coverage/nodes';
+import { NodeFacts, nodeFacts } from '../coverage/nodes';
 import { paceOf, scaledValue } from '../estimate/estimate';
+import { NodeJson } from '../scheduling/types';
+import { entryOf } from '../util/maps';
 
 /** Why a node the DaemonSet should cover has no healthy pod of the current revision (the JSON `cause`). */
 export type DoctorCause =
@@ -86,47 +89,72 @@ const FIX: Record<DoctorCause, string> = {
  */
 export function diagnose(state: ClusterState, options: DoctorOptions = {}): DoctorReport {
   const selected = state.daemonSets.filter((d) => options.agent === undefined || d.info.agent === options.agent);
-  const facts = nodeFacts(state.nodes);
-  const byName = new Map(facts.map((n) => [n.name, n]));
-  const coverage = analyzeCoverage(selected.map((d) => d.info), facts);
-  const coveredOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d.covered]));
+  const coverage = analyzeCoverage(selected.map((d) => d.info), nodeFacts(state.nodes));
+  // Nodes by position in coverage.nodes (name order, names unique in a dump): one name-keyed map for the whole run,
+  // per-DaemonSet tables are arrays by position (maps of 130k names per DaemonSet cost more than the diagnosis).
+  const nodes = coverage.nodes;
+  const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
   const explain = placementExplainer(coverage);
-  const nodeIndex = new Map(coverage.nodes.map((n, i) => [n.name, i]));
-  const allocatable = new Map(state.nodes.map((n) => [n.metadata.name, allocatableOf(n)]));
+  // a node's allocatable is read only for a Pending pod's node (few), so the table is built on first use
+  let nodeObjects: Map<string, NodeJson> | undefined;
+  const allocatable = new Map<string, ResourceList | undefined>();
+  const allocatableAt = (node: string) => entryOf(allocatable, node, () => {
+    nodeObjects ??= new Map(state.nodes.map((n) => [n.metadata.name, n]));
+    const object = nodeObjects.get(node);
+    return object === undefined ? undefined : allocatableOf(object);
+  });
 
   const findings: DoctorFinding[] = [];
+  const coveredOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d.covered]));
   const health = selected.map((ds): DaemonSetHealth => {
     const id = ds.info.id;
     const covered = coveredOf.get(id) ?? [];
-    const coveredSet = new Set(covered);
-    const own = (state.daemonSetPods.get(id) ?? []).filter((p) => !p.terminal);
-    // pods by the node they run on or, Pending, the node the controller made them for
-    const byNode = new Map<string, PodRecord[]>();
-    for (const pod of own) {
+    const isCovered = coveredPositions(nodes, covered);
+    // the DaemonSet's pods by the position of the node they run on or, Pending, the node the controller made them
+    // for (one pod, or a list when a node has several); pods for a node not in the dump by name
+    const podsAt: (PodRecord | PodRecord[] | undefined)[] = new Array(nodes.length);
+    const elsewhere = new Map<string, PodRecord[]>();
+    for (const pod of state.daemonSetPods.get(id) ?? NO_PODS) {
+      if (pod.terminal) continue;
       const node = pod.node ?? targetNode(pod);
       if (node === undefined) continue;
-      const onNode = byNode.get(node);
-      if (onNode === undefined) byNode.set(node, [pod]);
-      else onNode.push(pod);
+      const at = nodeIndex.get(node);
+      if (at === undefined) {
+        entryOf(elsewhere, node, () => []).push(pod);
+        continue;
+      }
+      const held = podsAt[at];
+      if (held === undefined) podsAt[at] = pod;
+      else if (Array.isArray(held)) held.push(pod);
+      else podsAt[at] = [held, pod];
     }
+    const podsOn = (at: number): readonly PodRecord[] => {
+      const held = podsAt[at];
+      return held === undefined ? NO_PODS : Array.isArray(held) ? held : [held];
+    };
     const isCurrent = (p: PodRecord) => ds.currentHash === undefined || labelOf(p, 'controller-revision-hash') === ds.currentHash;
     const healthy = (p: PodRecord) => p.node !== undefined && !p.deleting && p.phase === 'Running' && podReady(p);
     const dsFindings: DoctorFinding[] = [];
     const oldReady: { node: string; pod: PodRecord }[] = [];
+    let unavailable = 0;
+    const unavailableHolders: string[] = [];
     const add = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity: 'error' | 'warning' = 'error') =>
       dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
 
-    // one pass over the covered nodes: one lookup of each node's pods (large clusters: 130k nodes per DaemonSet)
+    // one pass over the nodes in order (large clusters: 130k nodes per DaemonSet)
     let currentPods = 0;
     let updatedPods = 0;
     let readyPods = 0;
-    for (const node of covered) {
-      const pods = byNode.get(node) ?? NO_PODS;
+    for (let at = 0; at < nodes.length; at++) {
+      if (isCovered[at] === 0) continue;
+      const n = nodes[at];
+      const node = n.name;
+      const pods = podsOn(at);
       if (pods.some((p) => p.node !== undefined)) currentPods++;
       if (pods.some((p) => p.node !== undefined && isCurrent(p))) updatedPods++;
       if (pods.some((p) => healthy(p))) readyPods++;
       if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
-      const n = byName.get(node)!;
+      const before = dsFindings.length;
       const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
       const nodeDown = n.notReady || n.unreachable;
       if (pod !== undefined && pod.deleting) {
@@ -143,14 +171,19 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
         else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []));
         else oldReady.push({ node, pod });
       }
+      // the update budget counts unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
+      for (const f of dsFindings.slice(before)) {
+        unavailable++;
+        unavailableHolders.push(`${displayName(f.node)} (${f.cause})`);
+      }
     }
     // pods on nodes the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled
-    for (const [node, pods] of byNode) {
-      if (coveredSet.has(node)) continue;
-      const n = byName.get(node);
+    const untargeted = (node: string, at: number | undefined, pods: readonly PodRecord[]) => {
+      const n = at === undefined ? undefined : nodes[at];
+      const blockers = () => explain(ds.info.agent, at!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ');
       for (const pod of pods) {
         if (pod.node === undefined && n !== undefined) {
-          pending(ds, pod, node, add, false, explain(ds.info.agent, nodeIndex.get(node)!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', '));
+          pending(ds, pod, node, add, false, blockers());
         } else if (pod.node !== undefined && n !== undefined && (n.notReady || n.unreachable)) {
           // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod
           // counts as misscheduled there and is kept: shouldContinueRunning); what the operator needs is the node's state
@@ -158,23 +191,24 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
           if (pod.deleting) add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)} on a node that is ${down}: the kubelet never confirms`);
           else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there (the controller no longer counts the node in its rollout)`);
         } else if (pod.node !== undefined) {
-          add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${explain(ds.info.agent, nodeIndex.get(node)!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ') ?? 'no longer selected'}`}`);
+          add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${blockers() ?? 'no longer selected'}`}`);
         }
       }
+    };
+    for (let at = 0; at < nodes.length; at++) {
+      if (isCovered[at] === 0 && podsAt[at] !== undefined) untargeted(nodes[at].name, at, podsOn(at));
     }
+    for (const [node, pods] of elsewhere) untargeted(node, undefined, pods);
 
     const strategy = ds.info.updateStrategy;
     const pace = paceOf(strategy, covered.length);
-    // the update budget counts unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
-    const unavailable = dsFindings.filter((f) => coveredSet.has(f.node));
     if (oldReady.length > 0) {
       const budget = pace.type === 'OnDelete' ? 0 : pace.mode === 'surge' ? scaledValue(pace.maxSurge, covered.length, 'maxSurge') : pace.batch;
-      const holders = unavailable.map((f) => `${displayName(f.node)} (${f.cause})`);
       for (const { node, pod } of oldReady) {
         if (pace.type === 'OnDelete') {
           add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision; updateStrategy OnDelete replaces it only when it is deleted`);
-        } else if (unavailable.length >= budget) {
-          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(holders)}`);
+        } else if (unavailable >= budget) {
+          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(unavailableHolders)}`);
         } else {
           add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision, waiting for its turn (${paceText(pace)})`, 'warning');
         }
@@ -218,7 +252,7 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
       add(taint ? 'pending-taint' : 'pending-affinity', node, pod, `pod ${podName(pod)} is Pending: ${blockers ?? 'the node no longer matches'}${quoted}`);
       return;
     }
-    const alloc = allocatable.get(node);
+    const alloc = allocatableAt(node);
     const others = state.pods.on(node).filter((p) => p.owner !== ds.info.id);
     if (alloc !== undefined) {
       const fit = checkFit(pod.requests, pod.hostPorts, alloc, others);
@@ -237,6 +271,23 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
       add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
     }
   }
+}
+
+/**
+ * Marks, by position in `nodes`, the nodes named in `covered`. Both lists are in name order (coverage sorts them
+ * the same way, and names are unique in a dump), so one walk of both finds them: no lookup per node.
+ */
+function coveredPositions(nodes: readonly NodeFacts[], covered: readonly string[]): Uint8Array {
+  const marks = new Uint8Array(nodes.length);
+  let j = 0;
+  for (let at = 0; at < nodes.length && j < covered.length; at++) {
+    if (nodes[at].name === covered[j]) {
+      marks[at] = 1;
+      j++;
+    }
+  }
+  if (j < covered.length) throw new Error(`internal: covered node ${covered[j]} is not in the node list in order`);
+  return marks;
 }
 
 /** The node a DaemonSet pod was made for: the controller pins it with a matchFields metadata.name requirement. */
