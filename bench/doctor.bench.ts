@@ -164,7 +164,7 @@ function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms:
     const nodes = nodeFacts(inventory);
     const coverage = { before: analyzeCoverage(before.daemonSets, nodes), after: analyzeCoverage(after.daemonSets, nodes) };
     return planChange(before, after, nodes, { coverage }).findings.length
-      + planCapacity(before, after, nodes, inventory, pods, coverage.after).length;
+      + planCapacity(before, after, nodes, pods, coverage.after).length;
   };
   const liveMb = liveHeap();
   const { ms, maxMs, result } = median(once);

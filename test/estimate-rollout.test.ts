@@ -159,3 +159,12 @@ test.each([
 ])('formatDuration(%i) = %s', (seconds, text) => {
   expect(formatDuration(seconds)).toBe(text);
 });
+
+test('an agent\'s nodes are its distinct nodes, whether its one DaemonSet lists them in name order or not', () => {
+  const ds = covered('a', 0);
+  for (const names of [['n1', 'n1', 'n2'], ['n2', 'n1', 'n1'], ['n1', 'n2', 'n2']]) {
+    const [agent] = estimateRollout([{ info: ds.info, covered: names }], { podSeconds: 30 });
+    expect(agent.nodes).toBe(2);
+    expect(agent.waves[0]).toMatchObject({ nodes: 3, cumulativeNodes: 2, cumulativePercent: 100 });
+  }
+});

@@ -171,3 +171,42 @@ test('coverage --pods and estimate --pods: the tree as it is, on nodes where the
   expect(estimate.stdout).toContain('[never-starts insufficient-resources] agents/logs');
   expect(run('coverage', '--nodes', 'nodes.json', 'tree.json').stdout).not.toContain('CAPACITY');
 });
+
+test('a node without status.allocatable is a warning naming it, not checked; each node is read by its own listing', () => {
+  const bare = node('n0');
+  delete (bare.status as Record<string, unknown>).allocatable;
+  // n5 lists its memory as a list (no quantity: the node offers none), n6 the same text as a quantity: two listings
+  // that print alike must not be read as one
+  const odd = node('n5');
+  (odd.status as any).allocatable.memory = ['8Gi'];
+  write('nodes.json', list([bare, odd, node('n6')]));
+  write('pods.json', list([]));
+  write('before.json', list([logs('200Mi')]));
+  write('after.json', list([logs('1Gi')]));
+  const r = run('plan', '--nodes', 'nodes.json', '--before', 'before.json', '--after', 'after.json', '--pods', 'pods.json', '--json');
+  expect(r.stderr).toBe('');
+  const findings = JSON.parse(r.stdout).steps[0].findings;
+  expect(findings.find((f: any) => f.cause === 'no-allocatable')).toMatchObject({ kind: 'never-starts', severity: 'warning', nodes: ['n0'] });
+  const short = findings.find((f: any) => f.cause === 'insufficient-resources');
+  expect(short.nodes).toEqual(['n5']);
+  expect(short.message).toContain('n5 (memory: needs 1Gi, 0 free of 0 allocatable');
+});
+
+test('the new pod is checked on the nodes the after-tree targets, not those the before-tree did (the trees cover different nodes)', () => {
+  cluster();
+  // before: only n1 (pool=a); after: every node, with more memory
+  const before = logs('200Mi');
+  before.spec.template.spec.nodeSelector = { pool: 'a' };
+  write('nodes.json', list(['n1', 'n2', 'n3', 'n4'].map((n) => node(n, { memory: '8Gi', labels: n === 'n1' ? { pool: 'a' } : {} }))));
+  write('before.json', list([before]));
+  write('after.json', list([logs('1Gi')]));
+  const r = run('plan', '--nodes', 'nodes.json', '--before', 'before.json', '--after', 'after.json', '--pods', 'pods.json', '--json');
+  const findings = JSON.parse(r.stdout).steps[0].findings;
+  // n2..n4 run no pod of the before-tree: the after-tree's coverage puts the new pod there, and n2, n4 are full
+  expect(findings.find((f: any) => f.cause === 'insufficient-resources').nodes).toEqual(['n2', 'n3', 'n4']);
+  // and the cost of each tree counts the agent's pods on the nodes that tree covers
+  const cost = run('plan', '--nodes', 'nodes.json', '--before', 'before.json', '--after', 'after.json', '--cost', '--json');
+  const [was, will] = JSON.parse(cost.stdout).cost;
+  expect(was.rows.reduce((sum: number, row: any) => sum + row.agentPods, 0)).toBe(1);
+  expect(will.rows.reduce((sum: number, row: any) => sum + row.agentPods, 0)).toBe(4);
+});

@@ -1,9 +1,10 @@
-import { describeShortfall, fits, FitResult, fitsRequest, InsufficientResource, portHolders, selectVictims, sumRequests } from './fit';
+import { describeShortfall, fits, FitResult, fitsRequest, InsufficientResource, portHolders, selectVictims, sumRequests, sumRequestsOf } from './fit';
 import { displayName } from './names';
 import { PodIndex, PodRecord } from './pods';
 import { formatAmount, ResourceList } from './resources';
-import { AgentPodTemplate } from './template';
+import { AgentPodTemplate, allocatableReader } from './template';
 import { compare, DaemonSetInfo } from '../coverage/manifests';
+import { NodeFacts } from '../coverage/nodes';
 import { paceOf } from '../estimate/estimate';
 
 /** A finding of the capacity check, in the shape of `plan`'s findings. */
@@ -21,11 +22,11 @@ export interface CapacityFinding {
 }
 
 export interface CapacityInput {
-  /** the DaemonSets applied (the after-tree), each with the nodes it targets there */
-  readonly daemonSets: readonly { readonly info: DaemonSetInfo; readonly covered: readonly string[] }[];
+  /** the nodes of the coverage report the DaemonSets' positions point into */
+  readonly nodes: readonly NodeFacts[];
+  /** the DaemonSets applied (the after-tree), each with the nodes it targets there (positions in `nodes`) */
+  readonly daemonSets: readonly { readonly info: DaemonSetInfo; readonly positions: readonly number[] }[];
   readonly templates: ReadonlyMap<string, AgentPodTemplate>;
-  /** status.allocatable per node name (undefined: the inventory has none) */
-  readonly allocatable: ReadonlyMap<string, ResourceList | undefined>;
   readonly pods: PodIndex;
   /** ids of each agent's DaemonSets in any tree: pods they own are the agent's old pods */
   readonly agentDaemonSets: ReadonlyMap<string, ReadonlySet<string>>;
@@ -51,11 +52,12 @@ const SHOWN = 8;
  */
 export function capacityFindings(input: CapacityInput): CapacityFinding[] {
   const findings: CapacityFinding[] = [];
-  for (const { info, covered } of input.daemonSets) {
+  const allocatableOf = allocatableReader();
+  for (const { info, positions } of input.daemonSets) {
     const template = input.templates.get(info.id);
-    if (template === undefined || covered.length === 0) continue;
+    if (template === undefined || positions.length === 0) continue;
     const agentIds = input.agentDaemonSets.get(info.agent) ?? new Set([info.id]);
-    const pace = paceOf(info.updateStrategy, covered.length);
+    const pace = paceOf(info.updateStrategy, positions.length);
     const surge = pace.type === 'RollingUpdate' && pace.mode === 'surge';
     const replaces = input.replaces(info.id);
     const short: { node: string; text: string }[] = [];
@@ -63,17 +65,24 @@ export function capacityFindings(input: CapacityInput): CapacityFinding[] {
     const evicts: { node: string; victims: PodRecord[] }[] = [];
     const unknownPriority: string[] = [];
     const noAllocatable: string[] = [];
-    for (const node of covered) {
-      const allocatable = input.allocatable.get(node);
+    for (const at of positions) {
+      const facts = input.nodes[at];
+      const node = facts.name;
       const all = input.pods.on(node);
       const own = all.find((p) => p.owner === info.id);
       if (own !== undefined && !replaces) continue; // its pod runs and stays
+      const allocatable = allocatableOf(facts);
       if (allocatable === undefined) {
         noAllocatable.push(node);
         continue;
       }
-      const others = all.filter((p) => p.owner === undefined || !agentIds.has(p.owner));
-      // with maxSurge the old pod of this DaemonSet stays while the new one starts
+      const counts = (p: PodRecord) => p.owner === undefined || !agentIds.has(p.owner);
+      // the fast path, no array per node: the requests of the pods counted (the others; with maxSurge the old pod
+      // of this DaemonSet too, as it stays while the new one starts) and the host ports the others hold
+      const used = sumRequestsOf(all, (p) => counts(p) || (surge && p === own));
+      if (fitsRequest(template.requests, allocatable, used.requests, used.count).length === 0
+        && (info.hostPorts.length === 0 || portHolders(info.hostPorts, all.filter(counts)).length === 0)) continue;
+      const others = all.filter(counts);
       const counted = surge && own !== undefined ? [...others, own] : others;
       // checkFit's two halves, each computed once: resources against the pods counted, host ports against the others
       const result: FitResult = {

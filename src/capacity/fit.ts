@@ -32,6 +32,19 @@ export function sumRequests(pods: readonly PodRecord[]): ResourceList {
   return total;
 }
 
+/** sumRequests of the pods `counts` selects, and how many: without an array of them. */
+export function sumRequestsOf(pods: readonly PodRecord[], counts: (pod: PodRecord) => boolean): { requests: ResourceList; count: number } {
+  const total: ResourceList = {};
+  let count = 0;
+  for (const pod of pods) {
+    if (!counts(pod)) continue;
+    count++;
+    const requests = pod.requests;
+    for (const name in requests) total[name] = (total[name] ?? 0) + requests[name];
+  }
+  return { requests: total, count };
+}
+
 /**
  * kube-scheduler's noderesources fitsRequest (pkg/scheduler/framework/plugins/noderesources/fit.go), in its order:
  * - pod count first: len(NodeInfo.Pods)+1 > allocatable pods is "Too many pods" (a node without `pods` in its

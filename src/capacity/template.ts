@@ -1,6 +1,8 @@
 import { podLimits, podRequests, ResourceList, resourceList } from './resources';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
+import { NO_ALLOCATABLE, NodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
+import { entryOf } from '../util/maps';
 
 /**
  * Values of the built-in priority classes (pkg/apis/scheduling/types.go: SystemCriticalPriority = 2000000000,
@@ -64,6 +66,23 @@ export function podTemplates(set: ManifestSet): Map<string, AgentPodTemplate> {
     });
   }
   return byId;
+}
+
+/**
+ * A reader of nodes' allocatable (allocatableOf from node facts) that parses each distinct listing once: a fleet
+ * has a few instance types, so 130k nodes share a few lists instead of holding one each. Lists returned are shared:
+ * never written to.
+ */
+export function allocatableReader(): (node: NodeFacts) => ResourceList | undefined {
+  const seen = new Map<string, ResourceList>();
+  return (node) => {
+    const listed = node.allocatable;
+    if (listed === NO_ALLOCATABLE) return undefined;
+    // the type is in the key: 8 and '8' read alike, ['8'] (not a quantity) does not
+    let key = '';
+    for (const name in listed) key += `${name}\u0000${typeof listed[name]}\u0000${listed[name]}\u0000`;
+    return entryOf(seen, key, () => resourceList(listed));
+  };
 }
 
 /** status.allocatable of a node as `kubectl get nodes -o json` prints it; undefined when the inventory has none. */

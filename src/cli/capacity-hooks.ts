@@ -8,7 +8,7 @@ import { agentCost, InstanceTypeCost } from '../capacity/cost';
 import { readJsonFile } from '../capacity/input';
 import { parsePodList, PodIndex } from '../capacity/pods';
 import { formatAmount } from '../capacity/resources';
-import { allocatableOf, podTemplates } from '../capacity/template';
+import { podTemplates } from '../capacity/template';
 import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
 import { ManifestSet } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
@@ -35,7 +35,7 @@ export function loadPods(file: string, cwd: string): PodIndex {
  * change touches are checked, and a DaemonSet's running pods are replaced when its pod template changes; without
  * (coverage, estimate) every DaemonSet is checked, its running pods staying as they are.
  */
-export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, inventory: readonly NodeJson[], pods: PodIndex,
+export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, pods: PodIndex,
   before?: ManifestSet): CapacityFinding[] {
   const beforeById = new Map((before?.daemonSets ?? []).map((d) => [d.id, d]));
   const afterIds = new Set(tree.daemonSets.map((d) => d.id));
@@ -50,9 +50,9 @@ export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, invent
     agentDaemonSets.set(d.agent, ids);
   }
   return capacityFindings({
+    nodes: coverage.nodes,
     daemonSets: coverage.daemonSets.filter((d) => touched === undefined || touched.has(d.info.agent)),
     templates: podTemplates(tree),
-    allocatable: new Map(inventory.map((n) => [n.metadata.name, allocatableOf(n)])),
     pods,
     agentDaemonSets,
     replaces: (id) => {
@@ -67,9 +67,9 @@ export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, invent
  * plan's hook: the after-tree's capacity findings, coverage on the same nodes as the plan (`coverage`: the
  * after-tree's, already computed by the caller on `nodes`).
  */
-export function planCapacity(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[],
+export function planCapacity(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[],
   pods: PodIndex, coverage: CoverageReport = analyzeCoverage(after.daemonSets, nodes)): CapacityFinding[] {
-  return treeCapacity(after, coverage, inventory, pods, before);
+  return treeCapacity(after, coverage, pods, before);
 }
 
 /** The cost table of one tree. */

@@ -98,7 +98,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   }
 
   // --pods / --cost (src/capacity): does each agent's pod fit where it is not running yet; the agents' tax
-  const capacity = pods === undefined ? [] : treeCapacity(manifests, view, inventory, pods);
+  const capacity = pods === undefined ? [] : treeCapacity(manifests, view, pods);
   const cost = flag(parsed, 'cost') ? treeCost(manifests, view, inventory) : undefined;
   if (flag(parsed, 'json')) {
     // streamed: at 50k nodes the document as one string (and the objects behind it) took about 1 GB

@@ -115,7 +115,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
   // --pods (src/capacity): a pod that never starts stalls its wave
   const podsFile = stringValue(parsed, 'pods');
-  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, inventory, loadPods(podsFile, io.cwd));
+  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, loadPods(podsFile, io.cwd));
 
   if (flag(parsed, 'json')) {
     io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates, ...(podsFile === undefined ? {} : { capacity }) }, null, 2) + '\n');

@@ -138,7 +138,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const coverage = { before: beforeCoverage, after: afterCoverage };
     const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
-    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, inventory, pods, afterCoverage) as Finding[];
+    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
     beforeCoverage = afterCoverage;

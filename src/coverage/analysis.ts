@@ -102,6 +102,8 @@ export interface DaemonSetCoverage {
   readonly info: DaemonSetInfo;
   /** node names, sorted */
   readonly covered: readonly string[];
+  /** the same nodes as positions in the report's `nodes`, ascending (tables by position need no map of names) */
+  readonly positions: readonly number[];
 }
 
 export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'unready-in-wave' | 'host-port-clash' | 'unsupported-node';
@@ -160,12 +162,15 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   // each set's list built once, instead of a list per node
   const covering = new SetIds<string>(nodes.length, prepared.length);
   const coveredNodes = new Map<string, string[]>(prepared.map((p) => [p.info.id, []]));
+  const coveredPositions = new Map<string, number[]>(prepared.map((p) => [p.info.id, []]));
   prepared.forEach((ds, k) => {
     const list = coveredNodes.get(ds.info.id)!;
+    const positions = coveredPositions.get(ds.info.id)!;
     nodes.forEach((node, i) => {
       if (fits(ds, node)) {
         covering.add(i, k, ds.info.id);
         list.push(node.name);
+        positions.push(i);
       }
     });
   });
@@ -215,7 +220,7 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
     waveLabelKey: waveKey,
     intendedTaintKeys: [...intended].sort(compare),
     nodes,
-    daemonSets: prepared.map((p) => ({ info: p.info, covered: coveredNodes.get(p.info.id)! })),
+    daemonSets: prepared.map((p) => ({ info: p.info, covered: coveredNodes.get(p.info.id)!, positions: coveredPositions.get(p.info.id)! })),
     agents,
     problems: problems.sort((a, b) => compare(a.kind, b.kind) || compare(a.agent ?? '', b.agent ?? '') || compare(a.message, b.message)),
   };
@@ -447,6 +452,33 @@ export function placementExplainer(report: CoverageReport): (agent: string, node
     const owners = coverage.nodes[nodeIndex].owners;
     return coverage.daemonSets.filter((id) => !owners.includes(id)).map((id) => place(prepared.get(id)!, node, report.waveLabelKey, intended));
   };
+}
+
+/** The first position in `items` (in name order) whose name sorts after `name`. */
+function upperBound<T>(items: readonly T[], nameOf: (item: T) => string, name: string): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (compare(nameOf(items[mid]), name) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * The position of the node named `name` in `nodes` (in name order, as a report holds them), -1 when none; the last
+ * one when a name repeats. A binary search: for the few nodes a finding names, no map of every node's name.
+ */
+export function positionByName(nodes: readonly { readonly name: string }[], name: string): number {
+  const at = upperBound(nodes, (n) => n.name, name) - 1;
+  return at >= 0 && nodes[at].name === name ? at : -1;
+}
+
+/** Whether `covered` (node names in name order, as a report lists them) holds `name`: a binary search. */
+export function coversName(covered: readonly string[], name: string): boolean {
+  const at = upperBound(covered, (n) => n, name) - 1;
+  return at >= 0 && covered[at] === name;
 }
 
 /** The classes of `place`'s blockers, for the consistency test of the fast path. */

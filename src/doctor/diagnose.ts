@@ -6,7 +6,7 @@ import { ResourceList } from '../capacity/resources';
 import { allocatableOf } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
-import { NodeFacts, nodeFacts } from '../coverage/nodes';
+import { nodeFacts } from '../coverage/nodes';
 import { paceOf, scaledValue } from '../estimate/estimate';
 import { NodeJson } from '../scheduling/types';
 import { entryOf } from '../util/maps';
@@ -90,7 +90,7 @@ const FIX: Record<DoctorCause, string> = {
 export function diagnose(state: ClusterState, options: DoctorOptions = {}): DoctorReport {
   const selected = state.daemonSets.filter((d) => options.agent === undefined || d.info.agent === options.agent);
   const coverage = analyzeCoverage(selected.map((d) => d.info), nodeFacts(state.nodes));
-  // Nodes by position in coverage.nodes (name order, names unique in a dump): one name-keyed map for the whole run,
+  // Nodes by position in coverage.nodes (name order): one name-keyed map for the whole run,
   // per-DaemonSet tables are arrays by position (maps of 130k names per DaemonSet cost more than the diagnosis).
   const nodes = coverage.nodes;
   const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
@@ -105,11 +105,12 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
   });
 
   const findings: DoctorFinding[] = [];
-  const coveredOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d.covered]));
+  const coverageOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d]));
   const health = selected.map((ds): DaemonSetHealth => {
     const id = ds.info.id;
-    const covered = coveredOf.get(id) ?? [];
-    const isCovered = coveredPositions(nodes, covered);
+    const { covered, positions } = coverageOf.get(id)!;
+    const isCovered = new Uint8Array(nodes.length);
+    for (const at of positions) isCovered[at] = 1;
     // the DaemonSet's pods by the position of the node they run on or, Pending, the node the controller made them
     // for (one pod, or a list when a node has several); pods for a node not in the dump by name
     const podsAt: (PodRecord | PodRecord[] | undefined)[] = new Array(nodes.length);
@@ -271,23 +272,6 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
       add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
     }
   }
-}
-
-/**
- * Marks, by position in `nodes`, the nodes named in `covered`. Both lists are in name order (coverage sorts them
- * the same way, and names are unique in a dump), so one walk of both finds them: no lookup per node.
- */
-function coveredPositions(nodes: readonly NodeFacts[], covered: readonly string[]): Uint8Array {
-  const marks = new Uint8Array(nodes.length);
-  let j = 0;
-  for (let at = 0; at < nodes.length && j < covered.length; at++) {
-    if (nodes[at].name === covered[j]) {
-      marks[at] = 1;
-      j++;
-    }
-  }
-  if (j < covered.length) throw new Error(`internal: covered node ${covered[j]} is not in the node list in order`);
-  return marks;
 }
 
 /** The node a DaemonSet pod was made for: the controller pins it with a matchFields metadata.name requirement. */

@@ -144,12 +144,16 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
   return [...agents.entries()].sort((a, b) => compare(a[0], b[0])).map(([agent, members]) => {
     const coveredById = new Map(members.map((m) => [m.info.id, m.covered]));
     const ordered = orderWaves(members.map((m) => m.info));
-    const agentNodes = new Set(members.flatMap((m) => m.covered)).size;
+    // distinct nodes: one DaemonSet's list in name order (as coverage gives it; the plan estimates each DaemonSet
+    // alone) is counted without a set of its names, several lists go through a set
+    const sortedCount = members.length === 1 ? distinctInOrder(members[0].covered) : undefined;
+    const single = sortedCount !== undefined;
+    const agentNodes = sortedCount ?? new Set(members.flatMap((m) => m.covered)).size;
     const seen = new Set<string>();
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
-      covered.forEach((n) => seen.add(n));
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, seen.size);
+      if (!single) covered.forEach((n) => seen.add(n));
+      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, single ? agentNodes : seen.size);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
@@ -171,6 +175,17 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       manualWaves: waves.filter((w) => w.seconds === undefined && w.nodes > 0).map((w) => w.daemonSet),
     };
   });
+}
+
+/** How many distinct names a list in name order holds (repeats are neighbours); undefined when it is not in order. */
+function distinctInOrder(names: readonly string[]): number | undefined {
+  let count = names.length === 0 ? 0 : 1;
+  for (let i = 1; i < names.length; i++) {
+    const c = compare(names[i - 1], names[i]);
+    if (c > 0) return undefined;
+    if (c < 0) count++;
+  }
+  return count;
 }
 
 function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, agentNodes: number, cumulativeNodes: number): WaveEstimate {

@@ -1,7 +1,10 @@
 import { inLastSyncStep } from './argo-sync';
 import { gatesOf, renderedGates } from './gates';
 import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from './pod-affinity';
-import { AgentCoverage, analyzeCoverage, CoverageReport, hostPortsOverlap, idList, orderWaves, placementExplainer } from '../coverage/analysis';
+import {
+  AgentCoverage, analyzeCoverage, CoverageReport, coversName, DaemonSetCoverage, hostPortsOverlap, idList, orderWaves, placementExplainer,
+  positionByName,
+} from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
@@ -187,16 +190,19 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const beforeAgents = new Map(beforeReport.agents.map((a) => [a.agent, a]));
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
   const afterCovered = new Map(afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const afterCoverage = new Map(afterReport.daemonSets.map((d) => [d.info.id, d]));
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
   const afterGates = renderedGates(after);
 
   const findings: Finding[] = [];
   const touched = new Set<string>();
-  const facts = new Map(sorted.map((n) => [n.name, n]));
+  // the few nodes findings name are found by binary search in the name-ordered nodes (no map of 130k names)
+  const facts = (name: string): NodeFacts => sorted[positionByName(sorted, name)];
   const agents = agentNames.map((agent): AgentPlan => {
     const b = beforeAgents.get(agent);
     const a = afterAgents.get(agent);
     const replacedBy = new Map<string, string[]>();
+    const replacedAt = new Map<string, number[]>();
     const moved: NodeMove[] = [];
     const gained: { node: string; to: string }[] = [];
     const lost: { node: string; from: string }[] = [];
@@ -224,9 +230,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         let replaced = false;
         for (const id of will) {
           if (was.includes(id) && beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
-            const list = replacedBy.get(id);
-            if (list === undefined) replacedBy.set(id, [node.name]);
-            else list.push(node.name);
+            entryOf(replacedBy, id, () => []).push(node.name);
+            entryOf(replacedAt, id, () => []).push(i);
             replaced = true;
           }
         }
@@ -253,7 +258,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         nodesBefore: countBefore.get(info.id) ?? 0,
         nodesAfter: countAfter.get(info.id) ?? 0,
         replaced,
-        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCovered.get(info.id)!, replaced, podSeconds, facts) : undefined,
+        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCoverage.get(info.id)!, replacedAt.get(info.id)!, podSeconds, sorted) : undefined,
       };
     });
     if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
@@ -334,19 +339,22 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
  *   confirms it), findUpdatedPodsOnNode skips it and the node counts as unavailable on every sync: stuck too.
  *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
-function rolloutPlan(info: DaemonSetInfo, covered: readonly string[], replaced: readonly string[], podSeconds: number,
-  facts: ReadonlyMap<string, NodeFacts>): RolloutPlan {
-  const wave = estimateRollout([{ info, covered }], { podSeconds })[0].waves[0];
+function rolloutPlan(info: DaemonSetInfo, coverage: DaemonSetCoverage, replacedAt: readonly number[],
+  podSeconds: number, nodes: readonly NodeFacts[]): RolloutPlan {
+  const wave = estimateRollout([{ info, covered: coverage.covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
-  const coveredSet = new Set(covered);
-  const down = (n: string) => facts.get(n)!.notReady || facts.get(n)!.unreachable || ['False', 'Unknown'].includes(facts.get(n)!.ready);
-  const waiting = replaced.filter((n) => !coveredSet.has(n));
+  // the covered and the replaced nodes by position in `nodes`: marks, not a set of names
+  const covered = new Uint8Array(nodes.length);
+  for (const at of coverage.positions) covered[at] = 1;
+  const down = (at: number) => nodes[at].notReady || nodes[at].unreachable || ['False', 'Unknown'].includes(nodes[at].ready);
+  const waitingAt = replacedAt.filter((at) => covered[at] === 0);
+  const waiting = waitingAt.map((at) => nodes[at].name);
   const surge = pace.type === 'RollingUpdate' && pace.mode === 'surge';
   const stuck = [
-    ...replaced.filter((n) => coveredSet.has(n) && down(n)),
-    ...(surge || pace.type === 'OnDelete' ? [] : waiting.filter((n) => facts.get(n)!.unreachable)),
-  ].sort(compare);
-  const paced = replaced.filter((n) => coveredSet.has(n) && !down(n)).length;
+    ...replacedAt.filter((at) => covered[at] === 1 && down(at)),
+    ...(surge || pace.type === 'OnDelete' ? [] : waitingAt.filter((at) => nodes[at].unreachable)),
+  ].map((at) => nodes[at].name).sort(compare);
+  const paced = replacedAt.filter((at) => covered[at] === 1 && !down(at)).length;
   const later = waiting.length > 0
     ? `; ${waiting.length} more (${waiting.join(', ')}) once their node is Ready again: their old pod is deleted now, and the DaemonSet places no pod there meanwhile`
     : '';
@@ -456,15 +464,15 @@ function stateOf(facts: NodeFacts): string {
  *   that assumption, and what happens if the kubelet is gone (Ready turns Unknown: the pod stays Terminating).
  */
 function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan, afterReport: CoverageReport,
-  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
+  facts: (name: string) => NodeFacts, after: ManifestSet): Finding[] {
   if (rollout.pace.type !== 'RollingUpdate') return [];
   const result: Finding[] = [];
   const budget = rollout.pace.batch;
-  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
-  const neverAvailable = rollout.stuck.filter((n) => covered.has(n));
-  const terminating = rollout.stuck.filter((n) => !covered.has(n));
+  const covered = afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered;
+  const neverAvailable = rollout.stuck.filter((n) => coversName(covered, n));
+  const terminating = rollout.stuck.filter((n) => !coversName(covered, n));
   const describe = [
-    ...neverAvailable.length > 0 ? [`${nodeList(neverAvailable)} ${neverAvailable.map((n) => stateOf(facts.get(n)!)).join('/')} where it still places pods: `
+    ...neverAvailable.length > 0 ? [`${nodeList(neverAvailable)} ${neverAvailable.map((n) => stateOf(facts(n))).join('/')} where it still places pods: `
       + 'the old pod is unavailable (the node lifecycle controller marks it NotReady), so it is replaced at once, and the new pod never turns available'] : [],
     ...terminating.length > 0 ? [`${nodeList(terminating)} unreachable where it no longer places pods (the not-ready/unreachable NoSchedule taint is not tolerated): `
       + 'the old pod is unavailable, so it is deleted at once, and stays Terminating while no kubelet confirms it; the controller counts the node '
@@ -514,7 +522,7 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
       fix: 'bring the nodes back (the new pod comes then), or tolerate node.kubernetes.io/not-ready and node.kubernetes.io/unreachable (NoSchedule) if the agent must stay',
     });
   }
-  const assumed = rollout.pace.mode === 'unavailable' ? rollout.waiting.filter((n) => !facts.get(n)!.unreachable) : [];
+  const assumed = rollout.pace.mode === 'unavailable' ? rollout.waiting.filter((n) => !facts(n).unreachable) : [];
   if (assumed.length > 0) {
     const wouldStick = terminating.length + neverAvailable.length + assumed.length >= budget;
     result.push({
@@ -541,15 +549,15 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
  * plan cannot see what other pods use: a warning naming that.
  */
 function surgeResourceFindings(agent: string, ds: DaemonSetPlan, info: DaemonSetInfo, afterReport: CoverageReport,
-  facts: ReadonlyMap<string, NodeFacts>): Finding[] {
+  facts: (name: string) => NodeFacts): Finding[] {
   const requests = Object.entries(info.extendedResources);
   if (requests.length === 0) return [];
-  const covered = new Set(afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered);
-  const nodes = ds.replaced.filter((n) => covered.has(n));
+  const covered = afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered;
+  const nodes = ds.replaced.filter((n) => coversName(covered, n));
   const tooSmall: string[] = [];
   const unknown: string[] = [];
   for (const node of nodes) {
-    const allocatable = facts.get(node)!.allocatable;
+    const allocatable = facts(node).allocatable;
     const fits = requests.map(([name, n]) => {
       const text = allocatable[name];
       return text === undefined || !/^\d+$/.test(text.trim()) ? undefined : Number(text) >= 2 * n;
@@ -589,7 +597,7 @@ function surgeResourceFindings(agent: string, ds: DaemonSetPlan, info: DaemonSet
 }
 
 function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSetInfo>, afterReport: CoverageReport,
-  facts: ReadonlyMap<string, NodeFacts>, after: ManifestSet): Finding[] {
+  facts: (name: string) => NodeFacts, after: ManifestSet): Finding[] {
   const result: Finding[] = [];
   for (const ds of agent.daemonSets) {
     const rollout = ds.rollout;
@@ -774,10 +782,9 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   // running one program, they run twice. Decided per node from the DaemonSets covering it (once per distinct
   // set of them), not for every pair of DaemonSets: one finding per cause and set of DaemonSets, listing its nodes.
   const rank = new Map(report.daemonSets.map((d, i) => [d.info.id, i]));
-  const nodeIndex = new Map(report.nodes.map((n, i) => [n.name, i]));
   const sets = new SetIds<DaemonSetInfo>(report.nodes.length, report.daemonSets.length);
-  report.daemonSets.forEach(({ info, covered }, d) => {
-    for (const node of covered) sets.add(nodeIndex.get(node)!, d, info);
+  report.daemonSets.forEach(({ info, positions }, d) => {
+    for (const at of positions) sets.add(at, d, info);
   });
   const groups = new Map<string, { cause: CoLocation['cause']; members: DaemonSetInfo[]; program?: string; nodes: string[] }>();
   // per distinct set of DaemonSets: its findings' groups (a touched agent among their DaemonSets)
