@@ -8,8 +8,8 @@ import { compare, daemonSetInfo } from '../src/coverage/manifests';
 import { nodeFacts } from '../src/coverage/nodes';
 import { NodeJson } from '../src/scheduling/types';
 
-const names = fc.array(fc.constantFrom('a', 'b', 'b2', 'node-1', 'node-10', 'node-2', 'z', ''), { maxLength: 30 }).map((list) => list.sort(compare));
-const probe = fc.constantFrom('a', 'b', 'b2', 'c', 'node-1', 'node-10', 'node-2', 'node-3', 'z', '', 'zz');
+const names = fc.array(fc.constantFrom<string>('a', 'b', 'b2', 'node-1', 'node-10', 'node-2', 'z', ''), { maxLength: 30 }).map((list) => list.sort(compare));
+const probe = fc.constantFrom<string>('a', 'b', 'b2', 'c', 'node-1', 'node-10', 'node-2', 'node-3', 'z', '', 'zz');
 
 test('positionByName is the last position of the name, -1 when absent; coversName whether it is there', () => {
   fc.assert(fc.property(names, probe, (list, name) => {
