@@ -3,12 +3,20 @@
  * figures, not a test). Each size runs in a child process of its own, so its peak RSS is its own; the inputs are
  * generated object by object and fed to the same readers the commands use (StateBuilder, PodIndex), as a dump split
  * into files would be read (one JSON file of 130k × 30 pods is more than one JavaScript string holds). Time excludes
- * generation and is the median of RUNS runs after a first one that warms the JIT up, the same at every size (one run
- * of 5k takes under 150 ms and varied 66–164 ms on a shared machine; doctor: state building excluded), the slowest
- * run printed beside it (a full GC lands in one run, not all). RSS includes everything; a full GC runs between
+ * generation and is the median of the timed runs after a first one that warms the JIT up (doctor: state building
+ * excluded), the slowest run printed beside it (a full GC lands in one run, not all). Runs: at least MIN_RUNS, and
+ * as many as fill about TIMED_MS: a 5k run takes 20–50 ms and one of them varies by half on a shared machine, so the
+ * small sizes, the ratios' denominator, get tens of runs (a warmer JIT there can only raise the ratios). RSS includes everything; a full GC runs between
  * doctor and plan (separate commands, separate processes in use), so the peak is the larger of the two. Live heap:
  * what each command's input holds after a full GC (doctor's state; plan's inventory and pod index), the heap
- * before reading any input (the code loaded) subtracted. Target: linear growth (time and RSS ratios near 10 and 26 against 5k).
+ * before reading any input (the code loaded) subtracted.
+ *
+ * Floor: the least any pass over the same input does, timed the same way in the same process: a map of the nodes
+ * by name, and for each node its pods found by name and their requests read. It is not linear on this hardware:
+ * from 5k to 130k nodes the working set leaves the CPU caches and V8's young generation, so each lookup costs more
+ * (the floor grew 35-45x for 26x the nodes). Target: linear growth, i.e. each command's ratio against 5k near the
+ * node ratio (10 and 26) and near the floor's, printed beside it; and between 50k and 130k, both past the caches,
+ * near the node ratio (2.6).
  *
  *   npx ts-node --project test/tsconfig.json bench/doctor.bench.ts            (BENCH_DOCTOR_SIZES=5000,50000,130000)
  */
@@ -28,8 +36,10 @@ import { NodeJson } from '../src/scheduling/types';
 const ROOT = path.join(__dirname, '..');
 const PODS_PER_NODE = 30;
 const AGENTS = ['logs', 'node-exporter'];
-/** timed runs per size (after one warm-up run), their median printed */
-const RUNS = 5;
+/** timed runs per size (after one warm-up run), their median printed: at least MIN_RUNS, as many as fill TIMED_MS */
+const MIN_RUNS = 5;
+const MAX_RUNS = 41;
+const TIMED_MS = 2000;
 
 function nodeObject(i: number): NodeJson {
   const ready = i % 1000 === 7 ? 'False' : 'True';
@@ -98,7 +108,7 @@ function* podsOf(i: number): Generator<Record<string, unknown>> {
   }
 }
 
-/** One size, in this process: prints `RESULT doctorMs doctorMaxMs planMs planMaxMs rssMB doctorLiveMB planLiveMB findings`. */
+/** One size, in this process: prints `RESULT doctorMs doctorMaxMs planMs planMaxMs rssMB doctorLiveMB planLiveMB floorMs findings`. */
 function child(count: number): void {
   const before = manifestSet([daemonSet('logs', '200Mi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
   const after: ManifestSet = manifestSet([daemonSet('logs', '2Gi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
@@ -108,7 +118,7 @@ function child(count: number): void {
   gc();
   const plan = timePlan(count, before, after);
   const rss = process.resourceUsage().maxRSS / 1024;
-  console.log(`RESULT ${[doctor.ms, doctor.maxMs, plan.ms, plan.maxMs, rss, doctor.liveMb, plan.liveMb].map((n) => n.toFixed(0)).join(' ')} ${doctor.findings} ${plan.findings}`);
+  console.log(`RESULT ${[doctor.ms, doctor.maxMs, plan.ms, plan.maxMs, rss, doctor.liveMb, plan.liveMb, plan.floorMs].map((n) => n.toFixed(0)).join(' ')} ${doctor.findings} ${plan.findings}`);
 }
 
 let baseHeap = 0;
@@ -123,17 +133,19 @@ function liveHeap(): number {
   return process.memoryUsage().heapUsed / 2 ** 20 - baseHeap;
 }
 
-/** The median of RUNS timed calls of `run`, after one untimed call (it warms the JIT up); and run's last result. */
+/** The median of the timed calls of `run` (see MIN_RUNS), after one untimed call (it warms the JIT up); and run's last result. */
 function median<T>(run: () => T): { ms: number; maxMs: number; result: T } {
+  const warm = performance.now();
   let result = run();
+  const runs = Math.min(MAX_RUNS, Math.max(MIN_RUNS, Math.ceil(TIMED_MS / Math.max(1, performance.now() - warm))));
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const start = performance.now();
     result = run();
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  return { ms: times[Math.floor(RUNS / 2)], maxMs: times[RUNS - 1], result };
+  return { ms: times[Math.floor(runs / 2)], maxMs: times[runs - 1], result };
 }
 
 /** doctor on a state read object by object (building it is not timed). */
@@ -152,7 +164,8 @@ function timeDoctor(count: number, after: ManifestSet): { ms: number; maxMs: num
 }
 
 /** plan with --pods: the plan and the capacity check, node facts included. */
-function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms: number; maxMs: number; liveMb: number; findings: number } {
+function timePlan(count: number, before: ManifestSet, after: ManifestSet):
+{ ms: number; maxMs: number; liveMb: number; findings: number; floorMs: number } {
   const inventory: NodeJson[] = [];
   const pods = new PodIndex();
   for (let i = 0; i < count; i++) {
@@ -168,31 +181,45 @@ function timePlan(count: number, before: ManifestSet, after: ManifestSet): { ms:
   };
   const liveMb = liveHeap();
   const { ms, maxMs, result } = median(once);
-  return { ms, maxMs, liveMb, findings: result };
+  return { ms, maxMs, liveMb, findings: result, floorMs: median(() => floor(inventory, pods)).ms };
+}
+
+/** The floor (see the header): a map of the nodes by name, each node's pods found by name, their requests read. */
+function floor(inventory: readonly NodeJson[], pods: PodIndex): number {
+  const byName = new Map(inventory.map((n, i) => [n.metadata.name, i]));
+  let memory = 0;
+  for (const n of inventory) {
+    if (byName.get(n.metadata.name) === undefined) continue;
+    for (const p of pods.on(n.metadata.name)) memory += p.requests.memory ?? 0;
+  }
+  return memory;
 }
 
 function main(): void {
   const sizes = (process.env.BENCH_DOCTOR_SIZES ?? '5000,50000,130000').split(',').map(Number);
-  console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time: median (slowest) of ${RUNS} runs after a warm-up, excluding generating the input; RSS includes it`);
-  console.log('nodes     doctor ms (max)   plan --pods ms (max)   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings');
-  const rows: { count: number; doctor: number; plan: number; rss: number; doctorLive: number; planLive: number }[] = [];
+  console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time: median (slowest) of ${MIN_RUNS} to ${MAX_RUNS} runs after a warm-up, excluding generating the input; RSS includes it`);
+  console.log('nodes     doctor ms (max)   plan --pods ms (max)   floor ms   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings');
+  const rows: { count: number; doctor: number; plan: number; floor: number; rss: number; doctorLive: number; planLive: number }[] = [];
   for (const count of sizes) {
     const run = spawnSync(process.execPath, ['--max-old-space-size=12000', '--expose-gc', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'child', String(count)], {
       cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') }, encoding: 'utf-8', maxBuffer: 1024 * 1024,
     });
-    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
+    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
     if (match === null) throw new Error(`size ${count}: the child printed no result: ${run.stderr.slice(0, 2000)}`);
-    const [doctor, doctorMax, plan, planMax, rss, doctorLive, planLive, doctorFindings, planFindings] = match.slice(1).map(Number);
-    rows.push({ count, doctor, plan, rss, doctorLive, planLive });
-    console.log(`${String(count).padEnd(9)} ${`${doctor} (${doctorMax})`.padStart(15)}   ${`${plan} (${planMax})`.padStart(20)}   ${String(rss).padStart(11)}   `
+    const [doctor, doctorMax, plan, planMax, rss, doctorLive, planLive, floorMs, doctorFindings, planFindings] = match.slice(1).map(Number);
+    rows.push({ count, doctor, plan, floor: floorMs, rss, doctorLive, planLive });
+    console.log(`${String(count).padEnd(9)} ${`${doctor} (${doctorMax})`.padStart(15)}   ${`${plan} (${planMax})`.padStart(20)}   ${String(floorMs).padStart(8)}   ${String(rss).padStart(11)}   `
       + `${`${doctorLive}/${planLive}`.padStart(24)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}`);
   }
-  const first = rows[0];
-  for (const row of rows.slice(1)) {
-    console.log(`ratio ${row.count / 1000}k/${first.count / 1000}k (nodes x${(row.count / first.count).toFixed(0)}): doctor ${(row.doctor / first.doctor).toFixed(1)}x, `
-      + `plan --pods ${(row.plan / first.plan).toFixed(1)}x, peak RSS ${(row.rss / first.rss).toFixed(1)}x, `
-      + `live heap doctor ${(row.doctorLive / first.doctorLive).toFixed(1)}x, plan ${(row.planLive / first.planLive).toFixed(1)}x`);
-  }
+  const ratio = (row: typeof rows[number], base: typeof rows[number]) => {
+    const x = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
+    console.log(`ratio ${row.count / 1000}k/${base.count / 1000}k (nodes ${x(row.count, base.count)}): doctor ${x(row.doctor, base.doctor)}, `
+      + `plan --pods ${x(row.plan, base.plan)}, floor ${x(row.floor, base.floor)}, peak RSS ${x(row.rss, base.rss)}, `
+      + `live heap doctor ${x(row.doctorLive, base.doctorLive)}, plan ${x(row.planLive, base.planLive)}`);
+  };
+  // against the smallest size (the issue's figures), then between consecutive sizes (both past the caches from 50k on)
+  for (const row of rows.slice(1)) ratio(row, rows[0]);
+  for (let i = 2; i < rows.length; i++) ratio(rows[i], rows[i - 1]);
 }
 
 if (process.argv[2] === 'child') child(Number(process.argv[3]));
