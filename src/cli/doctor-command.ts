@@ -1,16 +1,20 @@
-import { flag, parse, requiredString, stringValue, UsageError } from './args';
+import { flag, parse, stringValue, UsageError } from './args';
 import { table } from './format';
 import type { CliIo } from './run';
 import { displayName } from '../capacity/names';
 import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
+import { loadLiveState } from '../doctor/live';
 import { loadState } from '../doctor/state';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
 
 export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
+       node-agents doctor --live [--context NAME] [--kubeconfig FILE] [flags]
 
 Why a DaemonSet rollout is stuck, and why a node has no healthy agent, from a dump of the cluster:
   kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json
 DUMP is that file, or a directory of such .json files (a large cluster's dump split up).
+Or from the cluster itself (--live, --context or --kubeconfig): the same objects read with
+kubectl, one \`kubectl get -A -o json\` per kind; read-only, with your kubectl's credentials.
 
 Per DaemonSet: desired / current / updated / ready / available and what the rollout waits on.
 Per node the DaemonSet should cover (the same placement as \`coverage\`) that lacks a Ready pod of
@@ -30,11 +34,13 @@ the current revision, the cause and its fix:
   old-revision        a Ready pod of an old revision: waiting its turn (warning), or blocked
                       (names what holds the update budget), or OnDelete
   terminating         a pod stuck terminating (on an unreachable node)
-Reads the scheduler's and kubelet's events for their own words. Live-cluster mode
-(--kubeconfig) is not available: dump the objects with kubectl as above.
+Reads the scheduler's and kubelet's events for their own words.
 
 Flags:
-  --state FILE|DIR    the dump (required)
+  --state FILE|DIR    the dump
+  --live              read the cluster of kubectl's current context instead of a dump
+  --context NAME      read this kubeconfig context's cluster (kubectl --context; implies --live)
+  --kubeconfig FILE   with this kubeconfig (kubectl --kubeconfig; implies --live)
   --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
   --json              { daemonSets: [...], findings: [{ cause, severity, daemonSet, node, pod?,
                       message, fix }] }
@@ -46,6 +52,9 @@ Exit codes: 0 healthy (warnings only: a rollout waiting its turn), 1 findings, 2
 
 const OPTIONS = {
   state: { type: 'string' },
+  live: { type: 'boolean' },
+  context: { type: 'string' },
+  kubeconfig: { type: 'string' },
   agent: { type: 'string' },
   json: { type: 'boolean' },
   markdown: { type: 'boolean' },
@@ -58,13 +67,20 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
     io.stdout.write(DOCTOR_HELP);
     return 0;
   }
-  const stateFile = requiredString(parsed, 'doctor', 'state', 'the dump (kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json)');
+  const context = stringValue(parsed, 'context');
+  const kubeconfig = stringValue(parsed, 'kubeconfig');
+  const live = flag(parsed, 'live') || context !== undefined || kubeconfig !== undefined;
+  const stateFile = stringValue(parsed, 'state');
+  if (live && stateFile !== undefined) throw new UsageError('--state and --live (or --context, --kubeconfig): read a dump or the cluster, not both', 'doctor');
+  if (!live && stateFile === undefined) {
+    throw new UsageError('give --state DUMP (kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json), or --live to read the cluster', 'doctor');
+  }
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'doctor');
-  const state = loadState(stateFile, io.cwd);
+  const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd }) : loadState(stateFile!, io.cwd);
   const agent = stringValue(parsed, 'agent');
   if (agent !== undefined && !state.daemonSets.some((d) => d.info.agent === agent)) {
     const known = [...new Set(state.daemonSets.map((d) => displayName(d.info.agent)))].sort();
-    throw new UsageError(`--agent ${displayName(agent)}: no DaemonSet of that agent in the dump; it holds ${known.slice(0, 20).join(', ')}`, 'doctor');
+    throw new UsageError(`--agent ${displayName(agent)}: no DaemonSet of that agent in ${live ? 'the cluster' : 'the dump'}; it holds ${known.slice(0, 20).join(', ')}`, 'doctor');
   }
   const report = diagnose(state, { agent });
   if (flag(parsed, 'json')) io.stdout.write(JSON.stringify(report, null, 2) + '\n');

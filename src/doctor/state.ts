@@ -153,8 +153,12 @@ export function loadState(given: string, cwd: string): ClusterState {
   const files = isDirectory(given, cwd) ? jsonFilesIn(given, cwd) : [given];
   if (files.length === 0) throw new Error(`${given}: the directory holds no .json files; ${HINT}`);
   for (const file of files) builder.addDocument(readJsonFile(file, cwd, HINT), file);
-  const state = builder.finish(given);
-  if (state.daemonSets.length === 0) throw new Error(`${given}: no DaemonSet in the dump; ${HINT}`);
-  if (state.nodes.length === 0) throw new Error(`${given}: no Node in the dump; ${HINT}`);
+  return checkedState(builder.finish(given), given, HINT);
+}
+
+/** A state doctor can work on: at least one DaemonSet and one Node (`given` names where it came from). */
+export function checkedState(state: ClusterState, given: string, hint: string): ClusterState {
+  if (state.daemonSets.length === 0) throw new Error(`${given}: no DaemonSet in the dump; ${hint}`);
+  if (state.nodes.length === 0) throw new Error(`${given}: no Node in the dump; ${hint}`);
   return state;
 }
