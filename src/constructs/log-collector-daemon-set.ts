@@ -387,10 +387,11 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * Raw classic-mode sections appended verbatim to the generated config (escape hatch for what
    * the typed props do not cover). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
    * `[MULTILINE_PARSER]` (use `parsers` / `multilineParsers`), and every parser a section names
-   * must be stock, built in or defined there. With a 4.x `image`, a key or output plugin 4.2.3
-   * lacks is refused (the keys every input, filter or output takes; the plugins' own keys for
-   * the outputs and for the inputs and filters the collector writes). Never put
-   * credentials here: it goes into the ConfigMap as is.
+   * must be stock, built in or defined there. A key fluent-bit 5.1 does not know is refused, as
+   * fluent-bit would refuse it at start ("unknown configuration property"), for every output plugin
+   * and for the input and filter plugins the collector writes itself (tail, systemd, forward, and
+   * the filters of the `filters` prop); other plugins' keys are written as they are. With a 4.x `image`, a key or output plugin 4.2.3 lacks is refused too.
+   * Never put credentials here: it goes into the ConfigMap as is.
    * @default - none
    */
   readonly extraConfig?: string;

@@ -9,6 +9,7 @@
  * Pure module: no cdk8s imports, no clock, no randomness.
  */
 import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
+import { extraSectionKeyProblems } from './extra-config-keys';
 import { FluentBitFilter } from './filters';
 import { FluentBitInput } from './inputs';
 import { FluentBitOutput } from './outputs';
@@ -602,6 +603,7 @@ export function generateFluentBitConfig(options: FluentBitConfigOptions): Fluent
         + 'instead: they go into the parsers file the config names with Parsers_File.');
     }
     for (const section of parsed.sections) {
+      for (const problem of extraSectionKeyProblems(section)) fail(problem);
       for (const ref of parserReferences(section)) {
         const known = ref.multiline ? catalog.multilineParsers.has(ref.name.toLowerCase()) : catalog.parsers.has(ref.name);
         if (!known) {
