@@ -1,5 +1,7 @@
 /** Names and paths of a fleet's clusters (no cdk8s: testable without synthesis). */
 
+import { entryOf } from '../util/maps';
+
 /** The folder of a cluster's manifests, relative to the fleet's output root: `clusters/<name>`. */
 export function defaultClusterFolder(clusterName: string): string {
   return `clusters/${clusterName}`;
@@ -22,7 +24,7 @@ export function folderProblems(folder: string): string[] {
 export function duplicateFolders(folders: ReadonlyArray<{ cluster: string; folder: string }>): Array<{ folder: string; clusters: string[] }> {
   const byFolder = new Map<string, string[]>();
   for (const { cluster, folder } of folders) {
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), cluster]);
+    entryOf(byFolder, folder, () => []).push(cluster);
   }
   return [...byFolder.entries()]
     .filter(([, clusters]) => clusters.length > 1)

@@ -11,6 +11,7 @@
 import { IConstruct } from 'constructs';
 import { AgentHostPort } from '../agent/options';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { entryOf } from '../util/maps';
 
 /** Marks a construct whose agents run on one cluster of their own. */
 export const CLUSTER_SCOPE = Symbol.for('cdk8s-node-agents.cluster-scope');
@@ -61,11 +62,11 @@ export function registerAgent(construct: IConstruct, member: CrossAgentMember): 
 
 function computeProblems(members: CrossAgentMember[]): Map<string, string[]> {
   const problems = new Map<string, string[]>();
-  const add = (m: CrossAgentMember, message: string) => problems.set(m.path, [...(problems.get(m.path) ?? []), message]);
+  const add = (m: CrossAgentMember, message: string) => entryOf(problems, m.path, () => []).push(message);
 
   const byPort = new Map<string, CrossAgentMember[]>();
   for (const m of members) {
-    for (const key of new Set(m.hostPorts.map((p) => `${p.port}/${p.protocol}`))) byPort.set(key, [...(byPort.get(key) ?? []), m]);
+    for (const key of new Set(m.hostPorts.map((p) => `${p.port}/${p.protocol}`))) entryOf(byPort, key, () => []).push(m);
   }
   for (const m of members) {
     for (const mine of uniquePorts(m.hostPorts)) {
@@ -78,7 +79,7 @@ function computeProblems(members: CrossAgentMember[]): Map<string, string[]> {
 
   const byNamespace = new Map<string, CrossAgentMember[]>();
   for (const m of members) {
-    if (m.createsNamespace !== undefined) byNamespace.set(m.createsNamespace, [...(byNamespace.get(m.createsNamespace) ?? []), m]);
+    if (m.createsNamespace !== undefined) entryOf(byNamespace, m.createsNamespace, () => []).push(m);
   }
   for (const [namespace, creators] of byNamespace) {
     const sorted = [...creators].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
