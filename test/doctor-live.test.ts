@@ -1,8 +1,9 @@
 /**
- * `node-agents doctor --live / --context / --kubeconfig`: the same objects as a dump, read through kubectl (one
- * read-only `kubectl get -A -o json` per kind). No cluster here: a fake kubectl on PATH logs its arguments and
- * answers each kind from files, as kubectl prints a List; the diagnosis must equal the file mode's on the same
- * objects, and kubectl's failures must end in exit 2 with its words, escaped.
+ * `node-agents doctor --live / --context / --kubeconfig`: the same objects as a dump, read through kubectl (the
+ * API server's list calls, page by page, with the read-only `kubectl get --raw`). No cluster here: a fake kubectl on
+ * PATH logs its arguments and answers each list path from files; and the real kubectl against a minimal API server.
+ * The diagnosis must equal the file mode's on the same objects, and kubectl's failures end in exit 2 with its
+ * words, escaped.
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -11,7 +12,7 @@ import * as path from 'path';
 import { agentDaemonSet, agentPod, event, list, node, revision } from './util/cluster';
 import { Manifest } from './util/manifests';
 import { runCli } from '../src/cli/run';
-import { LIVE_KINDS } from '../src/doctor/live';
+import { LIVE_KINDS, PAGE_SIZE } from '../src/doctor/live';
 
 let dir: string;
 let savedPath: string | undefined;
@@ -27,16 +28,20 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fake kubectl: logs its arguments (one per line, a blank line after each call), answers `get KIND` from answers/KIND.json. */
+/**
+ * A fake kubectl: logs its arguments (one per line, a blank line after each call); answers `get --raw=PATH?…` from
+ * answers/RESOURCE.json (the path's last segment), or answers/RESOURCE-2.json when the call carries a continue token.
+ */
 function fakeKubectl(body = ''): void {
   const script = [
     '#!/bin/sh',
     `log="${path.join(dir, 'calls.log')}"`,
     'for a in "$@"; do printf \'%s\\n\' "$a" >> "$log"; done; echo >> "$log"',
     body,
-    'kind=""; seen_get=""',
-    'for a in "$@"; do if [ -n "$seen_get" ] && [ -z "$kind" ]; then kind="$a"; fi; [ "$a" = get ] && seen_get=1; done',
-    `cat "${path.join(dir, 'answers')}/$kind.json"`,
+    'raw=""; for a in "$@"; do case "$a" in --raw=*) raw="${a#--raw=}";; esac; done',
+    'resource="${raw%%\\?*}"; resource="${resource##*/}"',
+    'case "$raw" in *continue=*) resource="$resource-2";; esac',
+    `cat "${path.join(dir, 'answers')}/$resource.json"`,
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'bin', 'kubectl'), script, { mode: 0o755 });
 }
@@ -50,11 +55,14 @@ function objects(): Manifest[] {
     pending, event(pending, 'FailedScheduling', '0/3 nodes are available: 1 Insufficient memory.')];
 }
 
-/** kubectl's answer per kind, as `kubectl get KIND -A -o json` prints it (a List of that kind's objects). */
+/** The last segment of a list path: the answer file's name. */
+const resourceOf = (listPath: string) => listPath.split('/').pop()!;
+
+/** The API server's answer per list path, one page: a list of that kind's objects, without kind (as the server sends them). */
 function answer(items: Manifest[]): void {
-  const kindOf: Record<string, string> = { Node: 'nodes', DaemonSet: 'daemonsets', ControllerRevision: 'controllerrevisions', Pod: 'pods', Event: 'events' };
-  for (const { kind } of LIVE_KINDS) {
-    fs.writeFileSync(path.join(dir, 'answers', `${kind}.json`), JSON.stringify(list(items.filter((i) => kindOf[i.kind as string] === kind))));
+  for (const { kind, path: listPath } of LIVE_KINDS) {
+    const page = items.filter((i) => i.kind === kind).map(({ kind: _kind, apiVersion: _version, ...rest }) => rest);
+    fs.writeFileSync(path.join(dir, 'answers', `${resourceOf(listPath)}.json`), JSON.stringify({ kind: `${kind}List`, metadata: {}, items: page }));
   }
 }
 
@@ -69,7 +77,7 @@ function calls(): string[][] {
   return fs.readFileSync(path.join(dir, 'calls.log'), 'utf-8').split('\n\n').filter((c) => c.trim() !== '').map((c) => c.trim().split('\n'));
 }
 
-test('--context: the diagnosis of the objects kubectl lists equals the dump\'s, each kind read with a read-only get', () => {
+test('--context: the diagnosis of the objects the lists hold equals the dump\'s, each kind read with a read-only get', () => {
   fakeKubectl();
   answer(objects());
   fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(list(objects())));
@@ -79,8 +87,7 @@ test('--context: the diagnosis of the objects kubectl lists equals the dump\'s, 
   expect(live.code).toBe(1);
   expect(JSON.parse(live.stdout)).toEqual(JSON.parse(fromFile.stdout));
   expect(JSON.parse(live.stdout).findings.map((f: any) => [f.cause, f.node])).toEqual([['crash-loop', 'n2'], ['pending-resources', 'n3']]);
-  expect(calls()).toEqual(LIVE_KINDS.map(({ kind, namespaced }) =>
-    ['--context=prod', '--request-timeout=60s', 'get', kind, ...(namespaced ? ['--all-namespaces'] : []), '--output=json']));
+  expect(calls()).toEqual(LIVE_KINDS.map(({ path: listPath }) => ['--context=prod', '--request-timeout=60s', 'get', `--raw=${listPath}?limit=${PAGE_SIZE}`]));
 });
 
 test('--kubeconfig and --live: kubectl\'s flags as given, relative paths from the working directory; values that look like flags stay values', () => {
@@ -93,7 +100,7 @@ test('--kubeconfig and --live: kubectl\'s flags as given, relative paths from th
   expect(calls()[0].slice(0, 2)).toEqual(['--kubeconfig=kube/config', '--context=--all']);
   fs.rmSync(path.join(dir, 'calls.log'));
   expect(run('doctor', '--live').code).toBe(1);
-  expect(calls()[0]).toEqual(['--request-timeout=60s', 'get', 'nodes', '--output=json']);
+  expect(calls()[0]).toEqual(['--request-timeout=60s', 'get', `--raw=/api/v1/nodes?limit=${PAGE_SIZE}`]);
   // only `get`: doctor never changes the cluster
   expect(calls().every((c) => c.filter((a) => !a.startsWith('-'))[0] === 'get')).toBe(true);
 });
@@ -104,7 +111,7 @@ test('kubectl failing: exit 2 with its first words, terminal escapes removed; no
   const r = run('doctor', '--context', 'prod');
   expect(r.code).toBe(2);
   expect(r.stdout).toBe('');
-  expect(r.stderr).toContain('kubectl get nodes failed (exit 1): error: You must be logged in to the server (Unauthorized)');
+  expect(r.stderr).toContain('kubectl get --raw /api/v1/nodes failed (exit 1): error: You must be logged in to the server (Unauthorized)');
   expect(r.stderr).not.toContain('\x1b');
   expect(r.stderr).toContain('--state');
 
@@ -112,18 +119,39 @@ test('kubectl failing: exit 2 with its first words, terminal escapes removed; no
   process.env.PATH = path.join(dir, 'bin');
   const missing = run('doctor', '--live');
   expect(missing.code).toBe(2);
-  expect(missing.stderr).toContain('kubectl get nodes: kubectl is not on PATH');
+  expect(missing.stderr).toContain('kubectl get --raw /api/v1/nodes: kubectl is not on PATH');
 });
 
 test('kubectl answering what is not a List of the kind, or no DaemonSet: exit 2 naming the call', () => {
   fakeKubectl();
   answer(objects());
   fs.writeFileSync(path.join(dir, 'answers', 'pods.json'), 'Unable to connect to the server');
-  expect(run('doctor', '--live').stderr).toContain('kubectl get pods: kubectl printed no JSON');
+  expect(run('doctor', '--live').stderr).toContain('kubectl get --raw /api/v1/pods: kubectl printed no JSON');
   answer(objects().filter((o) => o.kind !== 'DaemonSet'));
   const r = run('doctor', '--live');
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('the cluster: no DaemonSet');
+});
+
+test('pages: the continue token goes back URL-encoded, every page is read; a server that pages without end is cut off', () => {
+  fakeKubectl();
+  const all = objects();
+  answer(all);
+  // pods in two pages: the first with a continue token holding characters a URL must encode
+  const pods = all.filter((o) => o.kind === 'Pod');
+  fs.writeFileSync(path.join(dir, 'answers', 'pods.json'), JSON.stringify({ kind: 'PodList', metadata: { continue: 'a+b/c=' }, items: pods.slice(0, 2) }));
+  fs.writeFileSync(path.join(dir, 'answers', 'pods-2.json'), JSON.stringify({ kind: 'PodList', metadata: { continue: '' }, items: pods.slice(2) }));
+  fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(list(all)));
+  const live = run('doctor', '--live', '--json');
+  expect(live.stderr).toBe('');
+  expect(JSON.parse(live.stdout)).toEqual(JSON.parse(run('doctor', '--state', 'state.json', '--json').stdout));
+  expect(calls().map((c) => c[c.length - 1])).toContain(`--raw=/api/v1/pods?limit=${PAGE_SIZE}&continue=a%2Bb%2Fc%3D`);
+
+  // the second page hands back the same token: an error, not a loop
+  fs.writeFileSync(path.join(dir, 'answers', 'pods-2.json'), JSON.stringify({ kind: 'PodList', metadata: { continue: 'a+b/c=' }, items: pods.slice(2) }));
+  const endless = run('doctor', '--live');
+  expect(endless.code).toBe(2);
+  expect(endless.stderr).toContain('kubectl get --raw /api/v1/pods (page 2): the server pages without end');
 });
 
 test('--state with --context is a usage error; neither is one too', () => {
@@ -137,9 +165,9 @@ test('--state with --context is a usage error; neither is one too', () => {
 
 /**
  * The real kubectl (the one on PATH, as CI installs it) against a minimal API server in a child process: discovery
- * (/api, /apis, the group versions) and the list calls, lists served in pages of two with a continue token as the
- * API server pages them, items without kind and apiVersion as the API server sends them. kubectl follows the pages
- * and prints one List with kinds set; doctor reads it like the dump.
+ * (/api, /apis, the group versions) and the list calls, lists served in pages of two whatever the limit asked (an
+ * API server may return fewer) with a continue token, items without kind and apiVersion as the API server sends
+ * them. doctor follows the pages through `kubectl get --raw` and reads them like the dump.
  */
 describe('through the real kubectl', () => {
   const SERVER = `
@@ -174,9 +202,8 @@ server.listen(0, '127.0.0.1', () => console.log('LISTENING ' + server.address().
   const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf-8' }).status === 0;
 
   (hasKubectl || process.env.CI ? test : test.skip)('doctor --kubeconfig reads the paged lists kubectl prints and diagnoses them as the dump', async () => {
-    const kindOf: Record<string, string> = { Node: 'nodes', DaemonSet: 'daemonsets', ControllerRevision: 'controllerrevisions', Pod: 'pods', Event: 'events' };
-    const lists: Record<string, Manifest[]> = Object.fromEntries(LIVE_KINDS.map(({ kind }) =>
-      [kind, objects().filter((o) => kindOf[o.kind as string] === kind)]));
+    const lists: Record<string, Manifest[]> = Object.fromEntries(LIVE_KINDS.map(({ kind, path: listPath }) =>
+      [resourceOf(listPath), objects().filter((o) => o.kind === kind)]));
     fs.writeFileSync(path.join(dir, 'lists.json'), JSON.stringify(lists));
     fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
     const server = spawn(process.execPath, [path.join(dir, 'server.js'), path.join(dir, 'lists.json'), path.join(dir, 'requests.log')],

@@ -13,8 +13,8 @@ export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
 Why a DaemonSet rollout is stuck, and why a node has no healthy agent, from a dump of the cluster:
   kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json
 DUMP is that file, or a directory of such .json files (a large cluster's dump split up).
-Or from the cluster itself (--live, --context or --kubeconfig): the same objects read with
-kubectl, one \`kubectl get -A -o json\` per kind; read-only, with your kubectl's credentials.
+Or from the cluster itself (--live, --context or --kubeconfig): the same objects listed page by
+page with \`kubectl get --raw\`; read-only, with your kubectl's credentials.
 
 Per DaemonSet: desired / current / updated / ready / available and what the rollout waits on.
 Per node the DaemonSet should cover (the same placement as \`coverage\`) that lacks a Ready pod of
