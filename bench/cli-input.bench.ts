@@ -17,7 +17,7 @@ import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
 import * as vm from 'vm';
 import * as YAML from 'yaml';
-import { syntheticNodes, twelveDaemonSetObjects } from './synthetic';
+import { agentDaemonSetObject, syntheticNodes, twelveDaemonSetObjects } from './synthetic';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { KubeObject, manifestSet, parseManifestText } from '../src/coverage/manifests';
 import { nodeFacts } from '../src/coverage/nodes';
@@ -62,19 +62,7 @@ function time(run: () => unknown): number {
 
 /** A DaemonSet of agent `agent` binding host port 9100 on every Linux node. */
 function agentDaemonSet(name: string, agent: string, extra: Record<string, unknown> = {}): KubeObject {
-  const labels = { 'app.kubernetes.io/name': agent };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name, namespace: 'agents', labels },
-    spec: {
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: { containers: [{ name: 'main', image: `example.com/${agent}:1`, ports: [{ containerPort: 9100, hostPort: 9100 }] }], ...extra },
-      },
-    },
-  } as KubeObject;
+  return agentDaemonSetObject(name, agent, { containers: [{ name: 'main', image: `example.com/${agent}:1`, ports: [{ containerPort: 9100, hostPort: 9100 }] }], ...extra });
 }
 
 const treeOf = (objects: readonly KubeObject[]) => manifestSet(objects.map((object) => ({ source: 'bench.yaml', object })));

@@ -23,6 +23,7 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
+import { agentDaemonSetObject } from './synthetic';
 import { PodIndex, podRecord } from '../src/capacity/pods';
 import { planCapacity } from '../src/cli/capacity-hooks';
 import { analyzeCoverage } from '../src/coverage/analysis';
@@ -52,22 +53,11 @@ function nodeObject(i: number): NodeJson {
 }
 
 function daemonSet(name: string, memory: string, hostPort?: number): KubeObject {
-  const labels = { 'app.kubernetes.io/name': name };
   return {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name, namespace: 'agents', labels },
-    spec: {
-      selector: { matchLabels: labels },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } },
-      template: {
-        metadata: { labels },
-        spec: {
-          priorityClassName: 'system-node-critical',
-          containers: [{ name: 'main', image: `example/${name}:${memory}`, resources: { requests: { cpu: '100m', memory } }, ports: hostPort ? [{ containerPort: hostPort, hostPort }] : undefined }],
-        },
-      },
-    },
+    ...agentDaemonSetObject(name, name, {
+      priorityClassName: 'system-node-critical',
+      containers: [{ name: 'main', image: `example/${name}:${memory}`, resources: { requests: { cpu: '100m', memory } }, ports: hostPort ? [{ containerPort: hostPort, hostPort }] : undefined }],
+    }, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } } }),
     status: {},
   };
 }

@@ -83,6 +83,20 @@ function ds(name: string, agent: string, options: {
   };
 }
 
+/**
+ * A DaemonSet of `agent` in namespace `agents`, selecting its pods by the agent's name label: `podSpec` is its pod
+ * template's spec, `spec` more of the DaemonSet's spec (an update strategy).
+ */
+export function agentDaemonSetObject(name: string, agent: string, podSpec: Record<string, unknown>, spec: Record<string, unknown> = {}): KubeObject {
+  const labels = { 'app.kubernetes.io/name': agent };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'agents', labels },
+    spec: { selector: { matchLabels: labels }, ...spec, template: { metadata: { labels }, spec: podSpec } },
+  };
+}
+
 /** 12 DaemonSets: a wave partition of 4, and agents with every kind of selection and toleration. */
 export function twelveDaemonSets(): DaemonSetInfo[] {
   return twelveDaemonSetObjects().map((object) => daemonSetInfo(object, 'bench'));

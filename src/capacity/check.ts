@@ -1,4 +1,4 @@
-import { describeShortfall, fits, FitResult, fitsRequest, InsufficientResource, portHolders, selectVictims, sumRequests, sumRequestsOf } from './fit';
+import { describeShortfall, fits, FitResult, fitsRequest, InsufficientResource, portHolders, selectVictims, sumRequestsOf } from './fit';
 import { displayName } from './names';
 import { PodIndex, PodRecord } from './pods';
 import { formatAmount, ResourceList } from './resources';
@@ -76,20 +76,19 @@ export function capacityFindings(input: CapacityInput): CapacityFinding[] {
         noAllocatable.push(node);
         continue;
       }
-      const counts = (p: PodRecord) => p.owner === undefined || !agentIds.has(p.owner);
-      // the fast path, no array per node: the requests of the pods counted (the others; with maxSurge the old pod
-      // of this DaemonSet too, as it stays while the new one starts) and the host ports the others hold
-      const used = sumRequestsOf(all, (p) => counts(p) || (surge && p === own));
-      if (fitsRequest(template.requests, allocatable, used.requests, used.count).length === 0
-        && (info.hostPorts.length === 0 || portHolders(info.hostPorts, all.filter(counts)).length === 0)) continue;
-      const others = all.filter(counts);
-      const counted = surge && own !== undefined ? [...others, own] : others;
-      // checkFit's two halves, each computed once: resources against the pods counted, host ports against the others
+      // the others: pods of no DaemonSet of the agent; with maxSurge the old pod of this DaemonSet is counted too, as
+      // it stays while the new one starts
+      const other = (p: PodRecord) => p.owner === undefined || !agentIds.has(p.owner);
+      const used = sumRequestsOf(all, (p) => other(p) || (surge && p === own));
+      // checkFit's two halves, without an array of pods per node: resources against the pods counted, host ports
+      // against the others
       const result: FitResult = {
-        insufficient: fitsRequest(template.requests, allocatable, sumRequests(counted), counted.length),
-        portConflicts: portHolders(info.hostPorts, others),
+        insufficient: fitsRequest(template.requests, allocatable, used.requests, used.count),
+        portConflicts: info.hostPorts.length === 0 ? [] : portHolders(info.hostPorts, all.filter(other)),
       };
       if (fits(result)) continue;
+      const others = all.filter(other);
+      const counted = surge && own !== undefined ? [...others, own] : others;
       // the same DaemonSet's old pod holding the port is the plan's host-port finding (surge deadlock), not ours
       const victims = template.priority === undefined || template.preemptNever ? undefined
         : selectVictims(template.requests, surge && own !== undefined ? [] : info.hostPorts, template.priority, allocatable, counted);

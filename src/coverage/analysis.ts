@@ -161,15 +161,12 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   // coveredBy(i) = ids of the DaemonSets covering nodes[i]: a set number per node (most nodes share a few sets),
   // each set's list built once, instead of a list per node
   const covering = new SetIds<string>(nodes.length, prepared.length);
-  const coveredNodes = new Map<string, string[]>(prepared.map((p) => [p.info.id, []]));
   const coveredPositions = new Map<string, number[]>(prepared.map((p) => [p.info.id, []]));
   prepared.forEach((ds, k) => {
-    const list = coveredNodes.get(ds.info.id)!;
     const positions = coveredPositions.get(ds.info.id)!;
     nodes.forEach((node, i) => {
       if (fits(ds, node)) {
         covering.add(i, k, ds.info.id);
-        list.push(node.name);
         positions.push(i);
       }
     });
@@ -200,9 +197,8 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
   });
 
   for (const ds of prepared) {
-    const covered = coveredNodes.get(ds.info.id)!;
     const group = ds.info.rolloutGroup;
-    if (covered.length === 0 && group !== undefined && group !== FLEET_GROUP) {
+    if (coveredPositions.get(ds.info.id)!.length === 0 && group !== undefined && group !== FLEET_GROUP) {
       problems.push({
         kind: 'empty-wave',
         agent: ds.info.agent,
@@ -220,7 +216,10 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
     waveLabelKey: waveKey,
     intendedTaintKeys: [...intended].sort(compare),
     nodes,
-    daemonSets: prepared.map((p) => ({ info: p.info, covered: coveredNodes.get(p.info.id)!, positions: coveredPositions.get(p.info.id)! })),
+    daemonSets: prepared.map((p) => {
+      const positions = coveredPositions.get(p.info.id)!;
+      return { info: p.info, covered: positions.map((i) => nodes[i].name), positions };
+    }),
     agents,
     problems: problems.sort((a, b) => compare(a.kind, b.kind) || compare(a.agent ?? '', b.agent ?? '') || compare(a.message, b.message)),
   };

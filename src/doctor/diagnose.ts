@@ -2,13 +2,11 @@ import { ClusterState, DaemonSetState, PodEvent } from './state';
 import { checkFit, describeShortfall } from '../capacity/fit';
 import { displayName } from '../capacity/names';
 import { PodRecord } from '../capacity/pods';
-import { ResourceList } from '../capacity/resources';
-import { allocatableOf } from '../capacity/template';
+import { allocatableReader } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { paceOf, scaledValue } from '../estimate/estimate';
-import { NodeJson } from '../scheduling/types';
 import { entryOf } from '../util/maps';
 
 /** Why a node the DaemonSet should cover has no healthy pod of the current revision (the JSON `cause`). */
@@ -95,14 +93,8 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
   const nodes = coverage.nodes;
   const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
   const explain = placementExplainer(coverage);
-  // a node's allocatable is read only for a Pending pod's node (few), so the table is built on first use
-  let nodeObjects: Map<string, NodeJson> | undefined;
-  const allocatable = new Map<string, ResourceList | undefined>();
-  const allocatableAt = (node: string) => entryOf(allocatable, node, () => {
-    nodeObjects ??= new Map(state.nodes.map((n) => [n.metadata.name, n]));
-    const object = nodeObjects.get(node);
-    return object === undefined ? undefined : allocatableOf(object);
-  });
+  // a node's allocatable is read only for a Pending pod's node (few), each distinct listing parsed once
+  const allocatableOf = allocatableReader();
 
   const findings: DoctorFinding[] = [];
   const coverageOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d]));
@@ -137,8 +129,8 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
     const healthy = (p: PodRecord) => p.node !== undefined && !p.deleting && p.phase === 'Running' && podReady(p);
     const dsFindings: DoctorFinding[] = [];
     const oldReady: { node: string; pod: PodRecord }[] = [];
-    let unavailable = 0;
-    const unavailableHolders: string[] = [];
+    // the update budget's holders: unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
+    const holders: string[] = [];
     const add = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity: 'error' | 'warning' = 'error') =>
       dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
 
@@ -172,11 +164,7 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
         else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []));
         else oldReady.push({ node, pod });
       }
-      // the update budget counts unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
-      for (const f of dsFindings.slice(before)) {
-        unavailable++;
-        unavailableHolders.push(`${displayName(f.node)} (${f.cause})`);
-      }
+      for (const f of dsFindings.slice(before)) holders.push(`${displayName(f.node)} (${f.cause})`);
     }
     // pods on nodes the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled
     const untargeted = (node: string, at: number | undefined, pods: readonly PodRecord[]) => {
@@ -208,8 +196,8 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
       for (const { node, pod } of oldReady) {
         if (pace.type === 'OnDelete') {
           add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision; updateStrategy OnDelete replaces it only when it is deleted`);
-        } else if (unavailable >= budget) {
-          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(unavailableHolders)}`);
+        } else if (holders.length >= budget) {
+          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(holders)}`);
         } else {
           add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision, waiting for its turn (${paceText(pace)})`, 'warning');
         }
@@ -253,7 +241,8 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
       add(taint ? 'pending-taint' : 'pending-affinity', node, pod, `pod ${podName(pod)} is Pending: ${blockers ?? 'the node no longer matches'}${quoted}`);
       return;
     }
-    const alloc = allocatableAt(node);
+    const at = nodeIndex.get(node);
+    const alloc = at === undefined ? undefined : allocatableOf(nodes[at]);
     const others = state.pods.on(node).filter((p) => p.owner !== ds.info.id);
     if (alloc !== undefined) {
       const fit = checkFit(pod.requests, pod.hostPorts, alloc, others);

@@ -147,13 +147,12 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
     // distinct nodes: one DaemonSet's list in name order (as coverage gives it; the plan estimates each DaemonSet
     // alone) is counted without a set of its names, several lists go through a set
     const sortedCount = members.length === 1 ? distinctInOrder(members[0].covered) : undefined;
-    const single = sortedCount !== undefined;
     const agentNodes = sortedCount ?? new Set(members.flatMap((m) => m.covered)).size;
     const seen = new Set<string>();
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
-      if (!single) covered.forEach((n) => seen.add(n));
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, single ? agentNodes : seen.size);
+      if (sortedCount === undefined) covered.forEach((n) => seen.add(n));
+      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);

@@ -201,7 +201,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const agents = agentNames.map((agent): AgentPlan => {
     const b = beforeAgents.get(agent);
     const a = afterAgents.get(agent);
-    const replacedBy = new Map<string, string[]>();
+    // the nodes whose pod each DaemonSet replaces, as positions in `sorted`
     const replacedAt = new Map<string, number[]>();
     const moved: NodeMove[] = [];
     const gained: { node: string; to: string }[] = [];
@@ -230,7 +230,6 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         let replaced = false;
         for (const id of will) {
           if (was.includes(id) && beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
-            entryOf(replacedBy, id, () => []).push(node.name);
             entryOf(replacedAt, id, () => []).push(i);
             replaced = true;
           }
@@ -246,7 +245,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
       const will = afterById.get(info.id);
       const change: DaemonSetChange = was === undefined ? 'created' : will === undefined ? 'deleted'
         : was.objectHash === will.objectHash ? 'unchanged' : 'changed';
-      const replaced = replacedBy.get(info.id) ?? [];
+      const positions = replacedAt.get(info.id) ?? [];
+      const replaced = positions.map((at) => sorted[at].name);
       return {
         id: info.id,
         rolloutGroup: info.rolloutGroup,
@@ -258,7 +258,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
         nodesBefore: countBefore.get(info.id) ?? 0,
         nodesAfter: countAfter.get(info.id) ?? 0,
         replaced,
-        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCoverage.get(info.id)!, replacedAt.get(info.id)!, podSeconds, sorted) : undefined,
+        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCoverage.get(info.id)!, positions, podSeconds, sorted) : undefined,
       };
     });
     if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
@@ -281,7 +281,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     return {
       agent,
       daemonSets,
-      replaced: [...replacedBy.values()].flat().sort(compare),
+      replaced: daemonSets.flatMap((d) => d.replaced).sort(compare),
       moved,
       gained,
       lost,
