@@ -100,12 +100,24 @@ const typecheck = project.addTask('typecheck', {
   exec: 'tsc --noEmit -p test/tsconfig.json',
 });
 project.testTask.prependSpawn(typecheck);
+// The tests read what the compile writes (.jsii: the struct-shapes test checks the generated type table against
+// it; lib/cli/main.js: the bin test), so the test task compiles first: the README's test command passes on a
+// fresh clone by itself.
+project.testTask.prependSpawn(project.compileTask);
 
 // The runtime type checks are generated from the jsii assembly (every prop of every public struct, with
 // no second description to keep in step): after jsii writes .jsii, projenrc/struct-shapes.ts rewrites
 // src/agent/struct-shapes.generated.ts and, when it changed, compiles once more. A build that changes
 // the checked-in file fails CI, so a stale one cannot ship.
 project.compileTask.exec('ts-node --transpile-only --project projenrc/tsconfig.json projenrc/struct-shapes.ts');
+
+// test/upstream/: the upstream facts the tests check against, derived from copies of the upstream files.
+project.addTask('upstream:data', {
+  description: 'Regenerate test/upstream/ from a folder of upstream copies: npx projen upstream:data -- <folder> [--check]',
+  exec: 'ts-node --transpile-only --project projenrc/tsconfig.json projenrc/upstream-data.ts',
+  receiveArgs: true,
+});
+project.gitattributes.addAttributes('/test/upstream/**', 'linguist-generated');
 
 project.addTask('bench', {
   description: 'Run the benchmarks and print figures (not part of the test run)',

@@ -15,6 +15,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { Manifest, synthManifests } from './util/manifests';
+import { upstream } from './util/upstream';
 import { AgentAdoption } from '../src/adoption/adoption';
 import { FLUENT_BIT_CHART } from '../src/adoption/charts';
 import { LogCollectorDaemonSet } from '../src/constructs/log-collector-daemon-set';
@@ -49,7 +50,6 @@ interface Record {
 }
 
 const RECORD: Record = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'fluent-bit-handover.json'), 'utf8'));
-const UPSTREAM = path.join(__dirname, '..', '..', 'shared', 'upstream');
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 /** Files the collectors found running (w1-w3), created in the gap (w4), while B ran (w5), during B's restart (w6). */
 const RUNNING = ['w1', 'w2', 'w3'];
@@ -116,8 +116,7 @@ describe('the collector renders the tail inputs that were measured', () => {
   });
 
   test('the chart\'s collector ran the chart\'s default tail input (values.yaml config.inputs), at the fluent-bit version the chart and the library pin', () => {
-    const values = fs.readFileSync(path.join(UPSTREAM, 'fluent-bit-chart', 'values.yaml'), 'utf8');
-    const inputs = values.split('inputs: |')[1].split('filters: |')[0].replace(/^ {4}/gm, '');
+    const inputs: string = upstream('fluent-bit-chart/values.json').config.inputs;
     expect(section(inputs, 'INPUT', 'Name tail')).toEqual(RECORD.tailInput.chart);
     expect(RECORD.recorded).toContain(`fluent-bit ${FLUENT_BIT_CHART.appVersion} built from source`);
     expect(FLUENT_BIT_IMAGE.endsWith(`:${FLUENT_BIT_CHART.appVersion}`)).toBe(true);

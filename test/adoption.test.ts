@@ -11,6 +11,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { Manifest, synthManifests } from './util/manifests';
+import { UPSTREAM_DATA, upstream } from './util/upstream';
 import { AgentAdoption } from '../src/adoption/adoption';
 import { chartFullname, FLUENT_BIT_CHART, NODE_EXPORTER_CHART } from '../src/adoption/charts';
 import { Promotion, RolloutWave } from '../src/agent/rollout';
@@ -20,7 +21,6 @@ import { NodeExporterDaemonSet } from '../src/constructs/node-exporter-daemon-se
 import { FluentBitOutput } from '../src/fluent-bit/outputs';
 
 const RENDERED = path.join(__dirname, '..', 'examples', 'migrate-from-helm', 'chart-rendered');
-const UPSTREAM = path.join(__dirname, '..', '..', 'shared', 'upstream');
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 
 function chartObjects(file: string): Manifest[] {
@@ -46,19 +46,26 @@ function tailInput(manifests: Manifest[]): string {
 
 describe('chart facts', () => {
   test('the pinned chart versions are the ones whose values.yaml the tests read', () => {
-    const readme = fs.readFileSync(path.join(UPSTREAM, 'README.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(UPSTREAM_DATA, 'README.md'), 'utf8');
     expect(readme).toContain(`chart ${FLUENT_BIT_CHART.version}, fluent-bit ${FLUENT_BIT_CHART.appVersion}`);
     expect(readme).toContain(`chart ${NODE_EXPORTER_CHART.version}, node_exporter ${NODE_EXPORTER_CHART.appVersion}`);
   });
 
   test('the fluent-bit chart\'s default tail input has no DB and no Read_from_Head (fluent-bit reads from the tail)', () => {
-    const values = fs.readFileSync(path.join(UPSTREAM, 'fluent-bit-chart', 'values.yaml'), 'utf8');
-    const inputs = values.split('inputs: |')[1].split('filters: |')[0];
+    const inputs: string = upstream('fluent-bit-chart/values.json').config.inputs;
     expect(inputs).toContain('Path /var/log/containers/*.log');
     expect(inputs).not.toMatch(/^\s+DB\s/m);
     expect(inputs).not.toMatch(/Read_from_Head/i);
     expect(FLUENT_BIT_CHART.tailDb).toBeUndefined();
     expect(FLUENT_BIT_CHART.tailReadFromHead).toBe(false);
+  });
+
+  test('the node-exporter chart\'s default updateStrategy is RollingUpdate, maxUnavailable 1 (values.yaml updateStrategy)', () => {
+    expect(upstream('node-exporter-chart/values.json').updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } });
+    expect(NODE_EXPORTER_CHART.updateStrategy).toBe('RollingUpdate, maxUnavailable 1');
+    // the fluent-bit chart's values set none: the API server's default
+    expect(upstream('fluent-bit-chart/values.json').updateStrategy).toEqual({});
+    expect(FLUENT_BIT_CHART.updateStrategy).toBeUndefined();
   });
 
   // the fullname helper: fullnameOverride; the release name when it contains the chart name; else release-name

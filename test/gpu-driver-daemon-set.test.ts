@@ -5,6 +5,7 @@ import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as yaml from 'yaml';
 import { Manifest, synthManifests, validateManifests } from './util/manifests';
+import { upstreamObject } from './util/upstream';
 import { NodeRequirement } from '../src/agent/node-requirement';
 import { HostPathType, MountPropagation, TaintEffect, TolerationOperator } from '../src/agent/options';
 import { UpdateStrategy } from '../src/agent/update-strategy';
@@ -195,6 +196,19 @@ describe('driver manager (driver-container shape)', () => {
     const binding = manifests.find((m: Manifest) => m.kind === 'ClusterRoleBinding');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gpu-driver', namespace: 'gpu-system' }]);
     expect(pod.automountServiceAccountToken).toBe(true);
+  });
+
+  // gpu-operator's assets/state-driver/0210_clusterrole.yaml, the role its k8s-driver-manager runs with: every
+  // verb granted here is granted there too (ours leaves out cordons, evictions and drains, which it never does).
+  test('RBAC: every verb is one gpu-operator grants its own driver manager', () => {
+    const upstreamRules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] = upstreamObject('gpu-operator/0210_clusterrole.json', 'ClusterRole').rules;
+    const granted = new Set(upstreamRules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}/${v}`)))));
+    const ours = manifests.find((m: Manifest) => m.kind === 'ClusterRole').rules as typeof upstreamRules;
+    const asked = ours.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}/${v}`))));
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((a) => !granted.has(a))).toEqual([]);
+    // what upstream grants beyond: the node's cordon (update, list, watch), evictions
+    expect([...granted].filter((g) => !asked.includes(g))).toEqual(expect.arrayContaining(['/nodes/update', '/pods/eviction/create']));
   });
 
   test('driverManager: false drops the init container, its volumes and the RBAC; the image is overridable', () => {

@@ -18,12 +18,13 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import { Manifest, synthManifests } from './util/manifests';
+import { upstreamObject } from './util/upstream';
 import { NodeRequirement } from '../src/agent/node-requirement';
 import { Promotion, RolloutWave } from '../src/agent/rollout';
 import { runCli } from '../src/cli/run';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuNodeSelection } from '../src/constructs/gpu-driver-daemon-set';
 import { NodeAgentDaemonSet, NodeAgentDaemonSetProps } from '../src/constructs/node-agent-daemon-set';
-import { daemonSetInfo, parseManifestText } from '../src/coverage/manifests';
+import { daemonSetInfo } from '../src/coverage/manifests';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
 import { antiAffinitySeparates } from '../src/plan/pod-affinity';
@@ -70,8 +71,7 @@ describe('point 2: nodes whose driver is pre-installed or opted out', () => {
 
 describe('point 4: never two driver pods on one node, gpu-operator\'s included', () => {
   // gpu-operator's own driver DaemonSet, as it ships it, in its own namespace.
-  const upstream = parseManifestText(fs.readFileSync(path.join(__dirname, '../../shared/upstream/gpu-operator/0500_daemonset.yaml'), 'utf8'), 'upstream')
-    .map((d) => d.object).find((o) => o.kind === 'DaemonSet')!;
+  const upstream = upstreamObject('gpu-operator/0500_daemonset.json', 'DaemonSet');
   const operatorDriver = daemonSetInfo({ ...upstream, metadata: { ...upstream.metadata, namespace: 'gpu-operator' } }, 'upstream');
   const { manifests } = build();
   const ours = daemonSetInfo(manifests.find((m: Manifest) => m.kind === 'DaemonSet'), 'ours');

@@ -6,11 +6,9 @@
  * (InterPodAffinity filter), a host port both bind (NodePorts, kubernetes#106417), or an extended resource the node
  * holds once only (NodeResourcesFit).
  */
-import * as fs from 'fs';
-import * as path from 'path';
-import * as YAML from 'yaml';
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, tree } from './util/plan';
+import { upstreamObject } from './util/upstream';
 import { daemonSetInfo } from '../src/coverage/manifests';
 import { nodeFacts } from '../src/coverage/nodes';
 import { estimateRollout } from '../src/estimate/estimate';
@@ -20,9 +18,8 @@ const SURGE = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSu
 const summary = (report: PlanReport) => report.findings.map((f) => [f.kind, f.cause, f.severity, [...f.nodes]]);
 
 describe('gpu-operator\'s driver DaemonSet (its exclusivity term selects every nvidia-driver pod, its own included)', () => {
-  const upstream = YAML.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'shared', 'upstream', 'gpu-operator', '0500_daemonset.yaml'), 'utf8'));
   const driver = (image: string, strategy: Manifest): Manifest => {
-    const copy = JSON.parse(JSON.stringify(upstream));
+    const copy = upstreamObject('gpu-operator/0500_daemonset.json', 'DaemonSet');
     copy.metadata.namespace = 'gpu-operator';
     copy.spec.updateStrategy = strategy;
     // the operator drops the OpenShift toolkit container (and fills the images) outside OpenShift

@@ -138,8 +138,9 @@ export function driverManagerContainer(image: string, configDigest: string): Age
 
 /**
  * What the manager does through the API with eviction and drain off, no more. gpu-operator's
- * ClusterRole for the driver is wider (nodes update/watch, pods create/patch/update/delete,
- * pods/eviction, daemonsets get): those serve cordons, evictions and drains, which this manager never does.
+ * ClusterRole for the driver (assets/state-driver/0210_clusterrole.yaml) is wider: nodes
+ * list/update/watch, pods/eviction create, daemonsets get, and OpenShift's clusterversions; those
+ * serve cordons, evictions, drains and OpenShift, which this manager never does.
  */
 export const DRIVER_MANAGER_RBAC: AgentPolicyRule[] = [
   // Read and relabel (pause, restore) its own node, read its upgrade annotation.

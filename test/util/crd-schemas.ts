@@ -19,31 +19,27 @@
  * lines, with the Application template repeated under every generator kind, and compiling it with a
  * JSON Schema compiler took 26 s, once per test file.
  *
- * The CRDs are unmodified copies of Argo CD 3.6's and kube-prometheus' CRDs, read from
- * `../shared/upstream/` (the repository's parent folder).
+ * The schemas are Argo CD 3.6's and kube-prometheus' CRDs as test/upstream/ keeps them (each served
+ * version's structural schema, description text dropped; test/upstream/README.md names the commits).
  */
-import { readFileSync } from 'fs';
-import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
+import { upstream } from './upstream';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Schema = any;
 
-export const UPSTREAM_DIR = path.join(__dirname, '..', '..', '..', 'shared', 'upstream');
-
 /** The CRD files, by the apiVersion/kind of the objects they define. */
 export const CRD_FILES: Record<string, string> = {
-  'argoproj.io/v1alpha1/Application': 'argo-cd/application-crd.yaml',
-  'argoproj.io/v1alpha1/ApplicationSet': 'argo-cd/applicationset-crd.yaml',
-  'monitoring.coreos.com/v1/PrometheusRule': 'prometheus-operator/prometheusrule-crd.yaml',
-  'monitoring.coreos.com/v1/ServiceMonitor': 'prometheus-operator/servicemonitor-crd.yaml',
-  'monitoring.coreos.com/v1/PodMonitor': 'prometheus-operator/podmonitor-crd.yaml',
+  'argoproj.io/v1alpha1/Application': 'argo-cd/application-crd.json',
+  'argoproj.io/v1alpha1/ApplicationSet': 'argo-cd/applicationset-crd.json',
+  'monitoring.coreos.com/v1/PrometheusRule': 'prometheus-operator/prometheusrule-crd.json',
+  'monitoring.coreos.com/v1/ServiceMonitor': 'prometheus-operator/servicemonitor-crd.json',
+  'monitoring.coreos.com/v1/PodMonitor': 'prometheus-operator/podmonitor-crd.json',
 };
 
 /** The schema keywords the walk implements; any other keyword in a CRD fails loudly. */
 export const KEYWORDS = new Set([
   'type', 'properties', 'additionalProperties', 'items', 'required', 'enum', 'pattern', 'format', 'minLength', 'maxLength',
-  'minimum', 'maximum', 'anyOf', 'nullable', 'description', 'default',
+  'minimum', 'maximum', 'anyOf', 'nullable', 'default',
   'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource',
   // Merge strategies of server-side apply; they do not validate.
   'x-kubernetes-map-type', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys',
@@ -59,7 +55,7 @@ export function crdSchema(key: string): Schema | undefined {
   if (!file) return undefined;
   if (!schemas.has(key)) {
     const version = key.split('/').slice(-2)[0];
-    const crd = parseAllDocuments(readFileSync(path.join(UPSTREAM_DIR, file), 'utf8')).map((d) => d.toJS()).find((d) => d?.kind === 'CustomResourceDefinition');
+    const crd = upstream(file);
     const served = crd?.spec.versions.find((v: Schema) => v.name === version && v.served);
     if (!served) throw new Error(`${file} serves no version ${version}`);
     schemas.set(key, served.schema.openAPIV3Schema);
