@@ -48,7 +48,11 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     // The plain test command must never rewrite snapshots: update them with `npx projen test:update`.
     updateSnapshot: javascript.UpdateSnapshot.NEVER,
     // Examples import the package by its name, as a consumer would; here the name is the source.
-    jestConfig: { moduleNameMapper: { '^cdk8s-node-agents$': '<rootDir>/src/index.ts' } },
+    jestConfig: {
+      moduleNameMapper: { '^cdk8s-node-agents$': '<rootDir>/src/index.ts' },
+      // A worker per core: jest's default (cores - 1) runs the suites in band on a 2-core machine, twice as slow.
+      maxWorkers: '100%',
+    },
   },
   tsconfigDev: {
     // The package name for examples (and tests), resolved to the source (paths are relative to test/tsconfig.json;

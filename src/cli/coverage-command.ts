@@ -3,7 +3,7 @@ import { capacityText, COST_FLAG_HELP, costText, loadPods, PODS_FLAG_HELP, treeC
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
 import { capPerKind } from './limits';
-import type { CliIo } from './run';
+import type { CliIo } from './io';
 import { checkLabelKey } from '../agent/checks';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';

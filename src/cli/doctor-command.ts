@@ -1,6 +1,6 @@
 import { flag, parse, stringValue, UsageError } from './args';
 import { table } from './format';
-import type { CliIo } from './run';
+import type { CliIo } from './io';
 import { displayName } from '../capacity/names';
 import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
 import { loadLiveState } from '../doctor/live';

@@ -3,7 +3,7 @@ import { capacityText, loadPods, treeCapacity } from './capacity-hooks';
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
-import type { CliIo } from './run';
+import type { CliIo } from './io';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';

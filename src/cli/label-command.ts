@@ -1,7 +1,7 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
-import type { CliIo } from './run';
+import type { CliIo } from './io';
 import { checkLabelKey } from '../agent/checks';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';

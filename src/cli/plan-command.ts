@@ -3,7 +3,7 @@ import { COST_FLAG_HELP, costMarkdown, costText, loadPods, planCapacity, planCos
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import { capPerKind } from './limits';
-import type { CliIo } from './run';
+import type { CliIo } from './io';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';

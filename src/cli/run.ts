@@ -2,16 +2,10 @@ import { UsageError } from './args';
 import { coverageCommand } from './coverage-command';
 import { doctorCommand } from './doctor-command';
 import { estimateCommand } from './estimate-command';
+import type { CliIo } from './io';
 import { labelCommand } from './label-command';
 import { planCommand } from './plan-command';
 import { terminalSafe, terminalSafeLines } from '../util/output-escape';
-
-/** Where the CLI writes and which directory relative paths start from: process streams, or buffers in tests. */
-export interface CliIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-  readonly cwd: string;
-}
 
 export const MAIN_HELP = `Usage: node-agents <command> [flags]
 
