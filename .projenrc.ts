@@ -111,7 +111,7 @@ project.testTask.prependSpawn(project.compileTask);
 
 // The runtime type checks are generated from the jsii assembly (every prop of every public struct, with
 // no second description to keep in step): after jsii writes .jsii, projenrc/struct-shapes.ts rewrites
-// src/agent/struct-shapes.generated.ts and, when it changed, compiles once more. A build that changes
+// src/validation/struct-shapes.generated.ts and, when it changed, compiles once more. A build that changes
 // the checked-in file fails CI, so a stale one cannot ship.
 project.compileTask.exec('ts-node --transpile-only --project projenrc/tsconfig.json projenrc/struct-shapes.ts');
 

@@ -5,18 +5,20 @@
 import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
+import { NodeRequirement } from '../src/agent/node-requirement';
+import { Promotion } from '../src/agent/rollout';
+import { UpdateStrategy } from '../src/agent/update-strategy';
+import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
+import { checkObjectSize, CONFIG_MAP_MAX_BYTES } from '../src/validation/object-size';
+import { checkStruct, structProblems } from '../src/validation/struct-check';
 import {
   checkBoolean, checkConfigKey, checkDnsLabel, checkDnsSubdomain, checkEnvName, checkFluentBitSize, checkInt32, checkInt64, checkLabelKey,
   checkLabelValue, checkMountPropagation, checkPort, checkPrometheusDuration, checkQuantity, checkResources, checkSubPath,
   checkTolerations, checkTolerationValue, describeValue, INT32_MAX,
-} from '../src/agent/checks';
-import { NodeRequirement } from '../src/agent/node-requirement';
-import { checkObjectSize, CONFIG_MAP_MAX_BYTES } from '../src/agent/object-size';
-import { checkAgentPropTypes } from '../src/agent/prop-types';
-import { Promotion } from '../src/agent/rollout';
-import { structProblems } from '../src/agent/struct-check';
-import { UpdateStrategy } from '../src/agent/update-strategy';
-import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
+} from '../src/validation/values';
+
+/** The node agent's props against their generated shape. */
+const checkAgentPropTypes = (where: string, props: unknown): void => checkStruct(where, 'NodeAgentDaemonSetProps', props);
 
 describe('wrong types get a message, never a TypeError', () => {
   const checkers: Array<[string, (prop: string, value: unknown) => string[]]> = [

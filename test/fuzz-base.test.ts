@@ -13,7 +13,10 @@ import {
   probe, propagation, Props, rarely, resources, rollout, sidecar, tolerations, updateStrategy,
 } from './util/fuzz';
 import { synthManifests } from './util/manifests';
-import { checkAgentPropTypes } from '../src/agent/prop-types';
+import { checkStruct } from '../src/validation/struct-check';
+
+/** The node agent's props against their generated shape. */
+const checkAgentPropTypes = (where: string, props: unknown): void => checkStruct(where, 'NodeAgentDaemonSetProps', props);
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = 16;

@@ -12,8 +12,8 @@ import * as fc from 'fast-check';
 import * as api from '../src';
 import { anyValue, failureClass, fuzzRun, pick } from './util/fuzz';
 import { validateManifests } from './util/manifests';
-import { TypeRef } from '../src/agent/struct-check';
-import { TYPES } from '../src/agent/struct-shapes.generated';
+import { TYPES } from '../src/validation/struct-shapes.generated';
+import { TypeRef } from '../src/validation/type-table';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = 27;
@@ -51,7 +51,7 @@ function arbitraryOf(t: TypeRef, depth = 0): fc.Arbitrary<unknown> {
     return fc.record(record, { requiredKeys: Object.keys(fields).filter((f) => !fields[f].optional) });
   }
   const e = TYPES.enums[t.ref];
-  if (e) return pick(...Object.values(e.values()), 'bogus');
+  if (e) return pick(...e.values, 'bogus');
   const sample = SAMPLES[t.ref];
   return sample ? fc.constant(undefined).map(() => sample()) : fc.constant(undefined);
 }

@@ -1,17 +1,19 @@
 /**
  * The runtime type checks come from the jsii assembly (projenrc/struct-shapes.ts writes
- * src/agent/struct-shapes.generated.ts from .jsii). These tests pin that the checked-in shapes are
+ * src/validation/struct-shapes.generated.ts from .jsii). These tests pin that the checked-in shapes are
  * the assembly's, that every struct of the assembly is checked on entry, and that a typo in any
  * construct's or factory's props is refused with the nearest known name.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import * as cdk8s from 'cdk8s';
 import { App, Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
+import * as constructsLib from 'constructs';
 import { generate, GENERATED } from '../projenrc/struct-shapes';
 import * as api from '../src';
-import { nearestName, structFields, structNames } from '../src/agent/struct-check';
-import { TYPES } from '../src/agent/struct-shapes.generated';
+import { nearestName, structFields, structNames } from '../src/validation/struct-check';
+import { TYPES } from '../src/validation/struct-shapes.generated';
 
 const ROOT = path.join(__dirname, '..');
 const ASSEMBLY = path.join(ROOT, '.jsii');
@@ -25,6 +27,33 @@ function assemblyTypes(): JsiiType[] {
 
 test('the checked-in shapes are the ones the assembly gives (a stale file fails here and in the build)', () => {
   expect(fs.readFileSync(GENERATED, 'utf8')).toEqual(generate(ASSEMBLY));
+});
+
+test('the table is data: it loads no module of the package (the checks sit below every construct)', () => {
+  const text = fs.readFileSync(GENERATED, 'utf8');
+  expect(text).not.toMatch(/require\(/);
+  expect(text.match(/^import .*$/gm)).toEqual(["import type { TypeTable } from './type-table';"]);
+});
+
+test("each enum's values in the table are the enum's own, in its order", () => {
+  const exported = api as unknown as { [name: string]: unknown };
+  const dependencies: { [lib: string]: unknown } = { 'cdk8s-plus-28': kplus, 'cdk8s': cdk8s, 'constructs': constructsLib };
+  for (const [name, e] of Object.entries(TYPES.enums)) {
+    const [lib, member] = name.includes('.') ? name.split('.') : [undefined, name];
+    const real = (lib === undefined ? exported : dependencies[lib] as { [n: string]: unknown })[member] as { [m: string]: unknown };
+    expect([name, e.values]).toEqual([name, e.members.map((m) => real[m])]);
+  }
+});
+
+test("every class of the package carries its brand, which the type checks recognise it by (its subclasses' instances too)", () => {
+  const exported = api as unknown as { [name: string]: { prototype: object } };
+  const own = Object.entries(TYPES.classes).filter(([name]) => !name.includes('.'));
+  expect(own.length).toBeGreaterThan(20);
+  for (const [name, c] of own) {
+    expect([name, (exported[name].prototype as { [k: symbol]: unknown })[Symbol.for(c.fqn)]]).toEqual([name, true]);
+  }
+  class Pace extends (api.UpdateStrategy as unknown as new () => object) {}
+  expect((Object.create(Pace.prototype) as { [k: symbol]: unknown })[Symbol.for('cdk8s-node-agents.UpdateStrategy')]).toBe(true);
 });
 
 test('every struct of the assembly has a type check', () => {

@@ -7,7 +7,8 @@
 import {
   ChartObjectFact, chartFullname, chartLeftBehind, ChartRelease, chartSelector, FLUENT_BIT_CHART, HelmChartFacts, NODE_EXPORTER_CHART,
 } from './charts';
-import { checkArgs, namedBy } from '../agent/struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** A running DaemonSet to adopt, described by hand. */
 export interface AdoptedDaemonSetOptions {
@@ -165,3 +166,4 @@ export class AgentAdoption {
     return problems;
   }
 }
+brand(AgentAdoption, 'AgentAdoption');

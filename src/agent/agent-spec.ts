@@ -5,7 +5,6 @@
  */
 import { createHash } from 'crypto';
 import * as kplus from 'cdk8s-plus-28';
-import { sortedRecord, versionLabel } from './checks';
 import {
   AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentVolume, AgentVolumeMount, HostPathVolume,
   PodSecurityLevel,
@@ -13,6 +12,7 @@ import {
 import { UpdateStrategy } from './update-strategy';
 import type { NodeAgentDaemonSetProps } from '../constructs/node-agent-daemon-set';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
+import { sortedRecord, versionLabel } from '../validation/values';
 
 /** The volume name of the agent's ConfigMap. */
 export const CONFIG_VOLUME = 'config';

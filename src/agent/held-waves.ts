@@ -17,8 +17,8 @@
  * Pure: no constructs.
  */
 import { AgentSpec, widerPodSecurityLevel } from './agent-spec';
-import { sortedRecord } from './checks';
 import { AgentPolicyRule, PodSecurityLevel } from './options';
+import { sortedRecord } from '../validation/values';
 
 /** The spec a rollout group renders. */
 export function groupSpec(promoted: boolean, current: AgentSpec, previous: AgentSpec | undefined): AgentSpec {

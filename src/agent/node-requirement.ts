@@ -1,5 +1,6 @@
-import { checkLabelKey, checkLabelValue, describeValue } from './checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { brand } from '../validation/brand';
+import { checkLabelKey, checkLabelValue, describeValue } from '../validation/values';
 
 /** Node selector operators of required node affinity. */
 export enum NodeOperator {
@@ -99,3 +100,4 @@ export class NodeRequirement {
       : { key: this.key, operator: this.operator };
   }
 }
+brand(NodeRequirement, 'NodeRequirement');

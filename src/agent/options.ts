@@ -1,5 +1,6 @@
 import * as kplus from 'cdk8s-plus-28';
-import { checkArgs } from './struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 
 /** Taint effects a toleration can match. */
 export enum TaintEffect {
@@ -395,6 +396,7 @@ export class AgentVolume {
     public readonly sizeLimit: string | undefined,
   ) {}
 }
+brand(AgentVolume, 'AgentVolume');
 
 /** A host port the agent binds on every node it runs on. */
 export interface AgentHostPort {

@@ -1,6 +1,7 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
-import { checkArgs } from './struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 
 /** Which source an `AgentEnvSource` reads. */
 export enum AgentEnvSourceKind {
@@ -50,6 +51,7 @@ export class AgentEnvSource {
     public readonly optional: boolean | undefined,
   ) {}
 }
+brand(AgentEnvSource, 'AgentEnvSource');
 
 /** DNS policy of the agent's pods. */
 export enum AgentDnsPolicy {

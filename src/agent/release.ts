@@ -1,4 +1,5 @@
 import type { NodeAgentDaemonSetProps } from '../constructs/node-agent-daemon-set';
+import { brand } from '../validation/brand';
 
 /** The construct kind of releases made by `AgentRelease.fromProps`. */
 export const BASE_RELEASE_KIND = 'NodeAgentDaemonSet';
@@ -53,3 +54,4 @@ export class AgentRelease {
     return this.toAgentProps(context);
   }
 }
+brand(AgentRelease, 'AgentRelease');

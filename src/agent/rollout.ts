@@ -2,6 +2,7 @@ import { NodeOperator, NodeRequirement } from './node-requirement';
 import { AgentRelease } from './release';
 import { UpdateStrategy } from './update-strategy';
 import { WaveGate } from '../alerts/options';
+import { brand } from '../validation/brand';
 import { resolvePromotion, WaveSpec } from '../waves/partition';
 
 /** The Argo CD annotation that orders objects within one sync. */
@@ -46,6 +47,7 @@ export class RolloutWave {
     return { name: this.name, requirement: { key: labelKey, operator: NodeOperator.IN, values: [this.name] } };
   }
 }
+brand(RolloutWave, 'RolloutWave');
 
 /** How far the new version is promoted. */
 export class Promotion {
@@ -76,6 +78,7 @@ export class Promotion {
     return resolvePromotion(waves, this.value);
   }
 }
+brand(Promotion, 'Promotion');
 
 /** A rollout of an agent over waves of nodes. */
 export interface AgentRollout {

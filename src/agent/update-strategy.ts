@@ -1,4 +1,5 @@
-import { checkArgs } from './struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 
 /**
  * How many nodes a DaemonSet rollout may touch at once: a node count or a percentage.
@@ -33,6 +34,7 @@ export class RolloutBudget {
     return this.isPercent ? `${this.amount}%` : `${this.amount}`;
   }
 }
+brand(RolloutBudget, 'RolloutBudget');
 
 /** The DaemonSet update strategy types. */
 export enum UpdateStrategyType {
@@ -138,3 +140,4 @@ export class UpdateStrategy {
       : `RollingUpdate maxUnavailable=${this.maxUnavailable!.toString()} maxSurge=${this.maxSurge!.toString()}`;
   }
 }
+brand(UpdateStrategy, 'UpdateStrategy');

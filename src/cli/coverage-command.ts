@@ -2,15 +2,15 @@ import { flag, listValue, parse, requiredString, stringValue, UsageError } from 
 import { capacityText, COST_FLAG_HELP, costText, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
-import { capPerKind } from './limits';
 import type { CliIo } from './io';
-import { checkLabelKey } from '../agent/checks';
+import { capPerKind } from './limits';
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
 import { entryOf } from '../util/maps';
 import { terminalSafe as t } from '../util/output-escape';
+import { checkLabelKey } from '../validation/values';
 import { DEFAULT_WAVE_LABEL_KEY } from '../waves/partition';
 
 export const COVERAGE_HELP = `Usage: node-agents coverage --nodes NODES.json MANIFESTS... [flags]

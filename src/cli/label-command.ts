@@ -2,7 +2,6 @@ import { flag, listValue, parse, requiredString, stringValue, UsageError } from 
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
-import { checkLabelKey } from '../agent/checks';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
@@ -10,6 +9,7 @@ import { NodeFacts, nodeFacts } from '../coverage/nodes';
 import { podStartupBudgetSeconds, readyWaitSeconds } from '../gpu/startup-budget';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
+import { checkLabelKey } from '../validation/values';
 import {
   assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
 } from '../waves/labelling';

@@ -2,8 +2,8 @@ import { flag, listValue, parse, requiredString, secondsValue, stringValue, Usag
 import { COST_FLAG_HELP, costMarkdown, costText, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
-import { capPerKind } from './limits';
 import type { CliIo } from './io';
+import { capPerKind } from './limits';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';

@@ -1,12 +1,13 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { checkLabels, throwIfProblems } from '../agent/checks';
-import { checkStruct } from '../agent/struct-check';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
-import { builtByLibrary, describeConstruct } from '../internal/owner';
+import { brand } from '../validation/brand';
+import { builtByLibrary, describeConstruct } from '../validation/owner';
+import { checkStruct } from '../validation/struct-check';
+import { checkLabels, throwIfProblems } from '../validation/values';
 import { FLEET_GROUP } from '../waves/partition';
 
 /** Props of `AgentAlerts`. */
@@ -89,6 +90,7 @@ export class AgentAlerts extends Construct {
     return JSON.stringify({ groups: this.renderedGroups }, undefined, 2);
   }
 }
+brand(AgentAlerts, 'AgentAlerts');
 
 function sortedRecord(record: { [key: string]: string }): { [key: string]: string } {
   const out: { [key: string]: string } = {};

@@ -4,15 +4,16 @@ import { ApiObject, App, AppProps, Chart, DependencyGraph, Yaml } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { FleetCluster, FleetClusterOptions } from './fleet-cluster';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { checkDnsLabel } from '../agent/checks';
-import { checkArgs, checkStruct } from '../agent/struct-check';
 import {
   applications, applicationSet, ArgoCluster, ArgoFleetInput, clusterFileContent, clusterFileName, generatedApplications, Json, nodeAgentSyncOptions,
   RepoFile, stepMatches,
 } from '../fleet/argocd';
 import { duplicateFolders, folderProblems, nestedFolders } from '../fleet/names';
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
-import { withRenderedObjects } from '../internal/object-size-validation';
+import { withRenderedObjects } from '../render/late-checks';
+import { brand } from '../validation/brand';
+import { checkArgs, checkStruct } from '../validation/struct-check';
+import { checkDnsLabel } from '../validation/values';
 
 /** What a fleet's clusters run: called once per cluster, when the cluster is added. */
 export interface IFleetAgents {
@@ -39,6 +40,7 @@ export class MaxUpdate {
     return this.value;
   }
 }
+brand(MaxUpdate, 'MaxUpdate');
 
 /** One cluster wave: a RollingSync step. */
 export interface ClusterWave {
@@ -93,6 +95,7 @@ export class ArgoCdGenerator {
     return this.folder;
   }
 }
+brand(ArgoCdGenerator, 'ArgoCdGenerator');
 
 /** Argo CD's resource tracking method (`application.resourceTrackingMethod` in argocd-cm). */
 export enum ArgoCdResourceTracking {
@@ -449,6 +452,7 @@ export class AgentFleet extends App {
     return problems;
   }
 }
+brand(AgentFleet, 'AgentFleet');
 
 /** Run every construct's validations once, throwing as cdk8s's App.synth does. */
 function validateOnce(all: IConstruct[]): void {

@@ -1,10 +1,11 @@
 import { Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkDnsLabel, checkLabelValue } from '../agent/checks';
 import { Promotion } from '../agent/rollout';
-import { checkArgs, checkStruct } from '../agent/struct-check';
 import { defaultClusterFolder, folderProblems } from '../fleet/names';
 import { clusterPromotion, DEFAULT_CLUSTER_WAVE, DEFAULT_CLUSTER_WAVES, FleetStageSpec } from '../fleet/waves';
+import { brand } from '../validation/brand';
+import { checkArgs, checkStruct } from '../validation/struct-check';
+import { checkDnsLabel, checkLabelValue } from '../validation/values';
 
 /**
  * The key of the property that marks a construct as one cluster's scope: cross-agent checks (two
@@ -98,6 +99,7 @@ export class FleetStage {
     return this.spec;
   }
 }
+brand(FleetStage, 'FleetStage');
 
 /**
  * One cluster of a fleet: the scope of its charts, synthesized to the cluster's own folder. Agents
@@ -185,3 +187,4 @@ export class FleetCluster extends Construct {
     return Promotion.through(p.nodeGroup);
   }
 }
+brand(FleetCluster, 'FleetCluster');

@@ -3,21 +3,16 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { agentRollout, constructRelease } from './previous-release';
 import { renderWaveGates } from './wave-gates';
-import {
-  checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
-  checkTolerations, checkWholeNumber, sortedRecord,
-} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import { checkStruct, throwIfProblems, typeProblems } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
-import { checkArgs } from '../agent/struct-check';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
@@ -33,10 +28,16 @@ import {
 import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, readyWaitSeconds, startupBudgetProblem, startupBudgetSeconds,
 } from '../gpu/startup-budget';
-import { addObjectSizeValidation } from '../internal/object-size-validation';
-import { registerKind } from '../internal/owner';
-import { agentRollout, constructRelease } from '../internal/previous-release';
+import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { brand } from '../validation/brand';
+import { registerKind } from '../validation/owner';
+import { checkArgs, checkStruct, typeProblems } from '../validation/struct-check';
+import {
+  throwIfProblems,
+  checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
+  checkTolerations, checkWholeNumber, sortedRecord,
+} from '../validation/values';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /**
@@ -204,6 +205,7 @@ export class GpuDriverShape {
     public readonly driverContainerOptions: GpuDriverContainerOptions | undefined,
   ) {}
 }
+brand(GpuDriverShape, 'GpuDriverShape');
 
 /**
  * Which nodes are GPU nodes: positive node requirements, all of which a node must meet, and possibly
@@ -248,6 +250,7 @@ export class GpuNodeSelection {
     public readonly nodeRequirementAlternatives: NodeRequirement[][] = [],
   ) {}
 }
+brand(GpuNodeSelection, 'GpuNodeSelection');
 
 /** Props of `GpuDriverDaemonSet`. */
 export interface GpuDriverDaemonSetProps extends AgentPodOptions {
@@ -849,6 +852,7 @@ export class GpuDriverDaemonSet extends Construct {
     return problems.map((m) => `GpuDriverDaemonSet ${this.node.path} (DaemonSet ${manifest.metadata?.name}): ${m}`);
   }
 }
+brand(GpuDriverDaemonSet, 'GpuDriverDaemonSet');
 
 /**
  * Driver-container shape: exactly the host paths gpu-operator's driver DaemonSet gives `nvidia-driver-ctr`.

@@ -3,17 +3,12 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { agentRollout, constructRelease } from './previous-release';
 import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
-import {
-  checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
-  checkTolerations, throwIfProblems,
-} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
-import { checkObjectSize } from '../agent/object-size';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import { checkStruct } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
@@ -31,9 +26,15 @@ import { FluentBitInput } from '../fluent-bit/inputs';
 import { isOutputKeyAddedSince423, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
-import { addObjectSizeValidation } from '../internal/object-size-validation';
-import { registerKind } from '../internal/owner';
-import { agentRollout, constructRelease } from '../internal/previous-release';
+import { addObjectSizeValidation } from '../render/late-checks';
+import { brand } from '../validation/brand';
+import { checkObjectSize } from '../validation/object-size';
+import { registerKind } from '../validation/owner';
+import { checkStruct } from '../validation/struct-check';
+import {
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
+  checkTolerations, throwIfProblems,
+} from '../validation/values';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
 export enum NodeContainerRuntime {
@@ -846,6 +847,7 @@ export class LogCollectorDaemonSet extends Construct {
     return { service, monitor };
   }
 }
+brand(LogCollectorDaemonSet, 'LogCollectorDaemonSet');
 
 /**
  * In kubelet mode the kubernetes filter verifies the kubelet's serving certificate against the

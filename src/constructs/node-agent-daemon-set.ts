@@ -4,9 +4,8 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
-import { checkAgentSpec, surgeProblems } from '../agent/agent-checks';
 import { AgentIdentity, AgentSpec, baseTerms, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
-import { sortedRecord } from '../agent/checks';
+import { registerAgent } from '../agent/cross-agent-checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
 } from '../agent/held-waves';
@@ -16,18 +15,20 @@ import {
   HostPathVolume, PodSecurityLevel,
 } from '../agent/options';
 import { AgentPodOptions } from '../agent/pod-options';
-import { checkAgentPropTypes } from '../agent/prop-types';
 import { BASE_RELEASE_KIND } from '../agent/release';
+import { checkAgentSpec, surgeProblems } from '../agent/release-checks';
 import { AgentRollout } from '../agent/rollout';
 import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { AgentAlertsOptions } from '../alerts/options';
-import { registerAgent } from '../internal/cross-agent-checks';
-import { addObjectSizeValidation } from '../internal/object-size-validation';
-import { describeConstruct, registerKind } from '../internal/owner';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
+import { addObjectSizeValidation } from '../render/late-checks';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { brand } from '../validation/brand';
+import { describeConstruct, registerKind } from '../validation/owner';
+import { checkStruct } from '../validation/struct-check';
+import { sortedRecord } from '../validation/values';
 
 export { configChecksum } from '../agent/agent-spec';
 
@@ -331,7 +332,7 @@ export class NodeAgentDaemonSet extends Construct {
     super(scope, id);
     registerKind(this, 'NodeAgentDaemonSet');
     // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
-    checkAgentPropTypes(this.describe(), props);
+    checkStruct(this.describe(), 'NodeAgentDaemonSetProps', props);
     this._props = props;
     this.adopt = props.adopt;
     this.throwIfProblems(props.adopt?.problems(props.name, props.namespace).map((m) => (m.startsWith('adopt:') ? m : `adopt: ${m}`)) ?? []);
@@ -483,13 +484,14 @@ export class NodeAgentDaemonSet extends Construct {
         + 'AgentRelease.fromProps(previousProps), with the props the previous version gave this construct');
     }
     const props = release._agentProps({ id, chartNamespace: Chart.of(this).namespace });
-    checkAgentPropTypes(`${this.describe()}: rollout.previous`, props);
+    checkStruct(`${this.describe()}: rollout.previous`, 'NodeAgentDaemonSetProps', props);
     // Name and namespace are the identity both releases share: a difference is refused by sharedObjectProblems.
     const spec = resolveAgentSpec(props, this.identityOf(props, id));
     this.throwIfProblems(checkAgentSpec(spec).map((m) => `rollout.previous: ${m}`));
     return spec;
   }
 }
+brand(NodeAgentDaemonSet, 'NodeAgentDaemonSet');
 
 function nameFromId(id: string): string {
   return id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').substring(0, 50);

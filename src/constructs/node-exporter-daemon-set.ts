@@ -3,33 +3,34 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { agentRollout, constructRelease } from './previous-release';
 import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
-import {
-  checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
-  throwIfProblems,
-} from '../agent/checks';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentContainerSettings, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathType, HostPathVolume,
   MountPropagation,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
-import { checkStruct } from '../agent/prop-types';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
 import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
 import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
-import { addObjectSizeValidation } from '../internal/object-size-validation';
-import { registerKind } from '../internal/owner';
-import { agentRollout, constructRelease } from '../internal/previous-release';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
 import { CollectorName, DEFAULT_ENABLED_COLLECTORS, isKnownCollector, NODE_EXPORTER_IMAGE } from '../node-exporter/collectors';
 import { collectorHostPaths, TEXTFILE_DIR, textfileDirectoryProblems } from '../node-exporter/host-mounts';
+import { addObjectSizeValidation } from '../render/late-checks';
+import { brand } from '../validation/brand';
+import { registerKind } from '../validation/owner';
+import { checkStruct } from '../validation/struct-check';
+import {
+  checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
+  throwIfProblems,
+} from '../validation/values';
 
 /** Default kube-rbac-proxy image (pinned). */
 const KUBE_RBAC_PROXY_IMAGE = 'quay.io/brancz/kube-rbac-proxy:v0.21.0';
@@ -949,6 +950,7 @@ export class NodeExporterDaemonSet extends Construct {
     });
   }
 }
+brand(NodeExporterDaemonSet, 'NodeExporterDaemonSet');
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

@@ -2,13 +2,13 @@ import { createHash } from 'crypto';
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { checkImage } from '../agent/checks';
 import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import {
   bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget, KUBERNETES_API,
   SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
 import { WaveGateCheck } from '../alerts/options';
+import { checkImage } from '../validation/values';
 import { FLEET_GROUP, gateSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** The longest a gate may query after its bake (a day): the gate holds the Argo CD sync that long. */

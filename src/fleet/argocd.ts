@@ -3,7 +3,7 @@
  * wave by wave (RollingSync), or one Application per cluster (app-of-apps). No cdk8s.
  */
 import { CLUSTER_WAVE_LABEL, ClusterWaveSpec, clustersInWaveOrder, rollingSyncSteps } from './waves';
-import { sortedRecord } from '../agent/checks';
+import { sortedRecord } from '../validation/values';
 
 export const CLUSTER_LABEL = 'node-agents.cdk8s.io/cluster';
 export const ENVIRONMENT_LABEL = 'node-agents.cdk8s.io/environment';

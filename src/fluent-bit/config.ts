@@ -16,7 +16,7 @@ import { FluentBitOutput } from './outputs';
 import { BUILTIN_MULTILINE_PARSERS, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
 import { FluentBitMultilineParser, FluentBitParser } from './parsers';
 import { SecretEnvVar } from './rendered-output';
-import { isPort } from '../agent/checks';
+import { isPort } from '../validation/values';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
 export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';

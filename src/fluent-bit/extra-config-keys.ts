@@ -16,7 +16,7 @@
 import { ParsedClassicSection } from './classic-format';
 import { FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS, INPUT_COMMON_KEYS, INPUT_PLUGIN_KEYS } from './input-filter-keys';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
-import { nearestName } from '../agent/struct-check';
+import { nearestName } from '../validation/struct-check';
 
 /** The listed inputs with FLB_INPUT_NET or FLB_INPUT_NET_SERVER in their flags (plugins/in_forward/fw.c). */
 const NETWORK_INPUTS: readonly string[] = ['forward'];

@@ -14,7 +14,8 @@ import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
 import { checkRegex } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
-import { checkArgs, namedBy } from '../agent/struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** Options every filter shares. */
 export interface FilterCommonOptions {
@@ -543,6 +544,7 @@ export class FluentBitFilter {
     return { entries, files: rendered.files ?? {}, multilineParsers: this.multilineParserNames, extraAliases: rendered.extraAliases ?? [] };
   }
 }
+brand(FluentBitFilter, 'FluentBitFilter');
 
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 

@@ -11,7 +11,8 @@
  */
 import { ClassicEntry } from './classic-format';
 import { InputRenderContext, RenderedInput } from './rendered-output';
-import { checkArgs } from '../agent/struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 
 /** Options every extra input shares. */
 export interface InputCommonOptions {
@@ -178,6 +179,7 @@ export class FluentBitInput {
     return { ...r, entries };
   }
 }
+brand(FluentBitInput, 'FluentBitInput');
 
 /** The directory part of a path before its first wildcard, e.g. /var/log/audit for /var/log/audit/*.log. */
 function staticDir(path: string): string {

@@ -17,8 +17,9 @@
 import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
-import { describeValue, isPort } from '../agent/checks';
-import { nearestName, structProblems } from '../agent/struct-check';
+import { brand } from '../validation/brand';
+import { nearestName, structProblems } from '../validation/struct-check';
+import { describeValue, isPort } from '../validation/values';
 
 /** A key of a Kubernetes Secret in the collector's namespace. */
 export interface SecretKeyRefOptions {
@@ -963,6 +964,7 @@ export class FluentBitOutput {
     return { entries, secretEnv, writePaths };
   }
 }
+brand(FluentBitOutput, 'FluentBitOutput');
 
 /** The collector's state directory when `_render` is called without a context (tests). */
 const DEFAULT_STATE_DIR = '/var/lib/log-collector';

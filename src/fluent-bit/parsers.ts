@@ -9,7 +9,8 @@
  */
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
 import { checkFieldName, checkName, checkRegex, checkValue, STATE_PATTERN } from './parser-checks';
-import { checkArgs, namedBy } from '../agent/struct-check';
+import { brand } from '../validation/brand';
+import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** Type a parser casts a field to (`Types key:type`). */
 export enum FluentBitFieldType {
@@ -222,6 +223,7 @@ export class FluentBitParser {
     return { name: 'PARSER', entries: this.entries };
   }
 }
+brand(FluentBitParser, 'FluentBitParser');
 
 /** One rule of a regex multiline parser: in state `state`, a line matching `regex` moves to `nextState`. */
 export interface FluentBitMultilineRule {
@@ -331,4 +333,5 @@ export class FluentBitMultilineParser {
     return { name: 'MULTILINE_PARSER', entries: this.entries };
   }
 }
+brand(FluentBitMultilineParser, 'FluentBitMultilineParser');
 

@@ -11,7 +11,7 @@ import {
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
 } from './collectors';
-import { checkPort, describeValue } from '../agent/checks';
+import { checkPort, describeValue } from '../validation/values';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
 export const HOST_PROC = '/host/proc';

@@ -5,13 +5,13 @@
 import { ApiObject, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { ContainerPatch, patchDaemonSet } from './daemon-set-patches';
 import { AgentSpec, commonLabels, identityLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
-import { sortedRecord } from '../agent/checks';
 import { AgentContainerSettings, AgentPort, AgentToleration, AgentVolumeKind, HostPathType, TaintEffect, TolerationOperator } from '../agent/options';
 import { AgentDnsPolicy, AgentEnvSourceKind } from '../agent/pod-options';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
-import { ContainerPatch, patchDaemonSet } from '../internal/daemon-set-patches';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
+import { sortedRecord } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** One DaemonSet to render. */

@@ -7,8 +7,8 @@ import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { configMapName } from '../agent/agent-spec';
-import { sortedRecord } from '../agent/checks';
 import { AgentPolicyRule, AgentPriorityClass, PodSecurityLevel } from '../agent/options';
+import { sortedRecord } from '../validation/values';
 
 /** Label prefix of the Pod Security Admission levels on a namespace. */
 const PSA_PREFIX = 'pod-security.kubernetes.io';

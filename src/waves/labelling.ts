@@ -1,9 +1,9 @@
 import { createHash } from 'crypto';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from './partition';
-import { checkLabelKey } from '../agent/checks';
 import { factsOf } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { shellWord } from '../util/shell';
+import { checkLabelKey } from '../validation/values';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.

@@ -1,5 +1,5 @@
-import { checkDnsSubdomain, checkLabelKey, checkLabelValue, describeValue } from '../agent/checks';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
+import { checkDnsSubdomain, checkLabelKey, checkLabelValue, describeValue } from '../validation/values';
 
 /**
  * Rollout waves as a static partition of an agent's nodes.

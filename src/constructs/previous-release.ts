@@ -6,9 +6,9 @@
  */
 import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
+import type { NodeAgentDaemonSet, NodeAgentDaemonSetProps } from './node-agent-daemon-set';
 import { AgentRelease, ReleaseContext } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
-import type { NodeAgentDaemonSet, NodeAgentDaemonSetProps } from '../constructs/node-agent-daemon-set';
 
 /** The id of the scratch chart a previous release is built in; it shows in that release's errors. */
 const SCRATCH_CHART = 'rollout.previous';

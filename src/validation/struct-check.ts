@@ -10,40 +10,15 @@
  * file) is refused with the nearest known name instead of silently leaving the default in place.
  * Value checks (ranges, formats, cross-field rules) stay hand-written next to their props.
  */
-import { describeValue, throwIfProblems } from './checks';
+import * as cdk8s from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import * as constructs from 'constructs';
+import { hasBrand, isOwnType } from './brand';
 import { TYPES } from './struct-shapes.generated';
+import { FieldType, TypeRef, TypeTable } from './type-table';
 
-/** A type as the generated table writes it: a jsii primitive, a collection, a union or a named type. */
-export type TypeRef =
-  | string
-  | { readonly array: TypeRef }
-  | { readonly map: TypeRef }
-  | { readonly union: readonly TypeRef[] }
-  | { readonly ref: string };
+import { describeValue, throwIfProblems } from './values';
 
-/** One field of a struct, or one parameter of a method. */
-export interface FieldType {
-  readonly type: TypeRef;
-  readonly optional?: boolean;
-}
-/** A class, whatever its constructor's visibility. */
-type ClassRef = { readonly prototype: object };
-
-/** The generated description of the package's public types (see projenrc/struct-shapes.ts). */
-export interface TypeTable {
-  /** Structs (jsii datatypes): own fields, and the structs they extend. */
-  readonly structs: { readonly [name: string]: { readonly bases: readonly string[]; readonly fields: { readonly [field: string]: FieldType } } };
-  /** Enums: member names, and the runtime enum object (its values are what a prop holds). */
-  readonly enums: { readonly [name: string]: { readonly members: readonly string[]; readonly values: () => object } };
-  /** Classes: the runtime class, and the static factories that make one. */
-  readonly classes: { readonly [name: string]: { readonly of: () => ClassRef; readonly factories: readonly string[]; readonly newable?: boolean } };
-  /** Behavioural interfaces: the members (methods, required properties) an implementation has. */
-  readonly interfaces: { readonly [name: string]: { readonly bases: readonly string[]; readonly members: readonly string[] } };
-  /** Parameters of every constructor and method, by "Class.method" ("Class.constructor"). */
-  readonly methods: { readonly [method: string]: readonly (FieldType & { readonly name: string; readonly variadic?: boolean })[] };
-}
-
-// The generated table reaches the package's classes and enums through thunks: read only when checking.
 function types(): TypeTable {
   return TYPES;
 }
@@ -67,24 +42,24 @@ export function structFields(name: string): { readonly [field: string]: FieldTyp
   return fields;
 }
 
-// The thunks resolve a module through require() on every call: each enum's values and class are read once
-// they are loaded (not while a module is still loading, when they are undefined or empty).
-const enumValueCache = new Map<string, unknown[]>();
-function enumValues(name: string): unknown[] {
-  const cached = enumValueCache.get(name);
-  if (cached) return cached;
-  const values = Object.values(types().enums[name].values() ?? {});
-  if (values.length > 0) enumValueCache.set(name, values);
-  return values;
+function enumValues(name: string): readonly unknown[] {
+  return types().enums[name].values;
 }
 
-const classCache = new Map<string, ObjectConstructor>();
-function classOf(name: string): ObjectConstructor | undefined {
-  const cached = classCache.get(name);
-  if (cached) return cached;
-  const cls = types().classes[name].of() as unknown as ObjectConstructor | undefined;
-  if (cls !== undefined) classCache.set(name, cls);
-  return cls;
+/** The dependencies whose classes props take, by jsii assembly name. */
+const DEPENDENCIES: { readonly [assembly: string]: object } = { 'cdk8s': cdk8s, 'cdk8s-plus-28': kplus, 'constructs': constructs };
+
+/** A dependency's class by its fqn ("cdk8s-plus-28.EnvValue"). */
+function dependencyClass(fqn: string): ObjectConstructor | undefined {
+  const [assembly, ...rest] = fqn.split('.');
+  return rest.reduce((o: any, name) => o?.[name], DEPENDENCIES[assembly]) as ObjectConstructor | undefined;
+}
+
+/** Whether `value` is an instance of the class with this fqn: the library's own by brand, a dependency's by instanceof. */
+function isInstance(value: unknown, fqn: string): boolean {
+  if (isOwnType(fqn)) return hasBrand(value, fqn);
+  const cls = dependencyClass(fqn);
+  return cls !== undefined && value instanceof cls;
 }
 
 function interfaceMembers(name: string): string[] {
@@ -218,17 +193,14 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   const e = tt.enums[t.ref];
   if (e) {
     const values = enumValues(t.ref);
-    if (values.length === 0) return [];
     if (values.includes(value)) return [];
     const near = typeof value === 'string' ? nearestName(value, values.filter((v): v is string => typeof v === 'string')) : undefined;
     return near === undefined ? wrong() : [`${wrong()[0]}; did you mean ${JSON.stringify(near)}?`];
   }
   const c = tt.classes[t.ref];
   if (c) {
-    // A class whose module is still loading (a factory called at a module's top level) cannot be told apart yet.
-    const cls = classOf(t.ref);
-    if (cls === undefined || value instanceof cls) return [];
-    const other = otherMajor(value, cls);
+    if (isInstance(value, c.fqn)) return [];
+    const other = otherMajor(value, c.fqn);
     return other === undefined ? wrong() : [`${prop} ${other}`];
   }
   // A behavioural interface: an object with its members.
@@ -312,12 +284,12 @@ export function namedBy<T>(factory: string, build: () => T): T {
  * When `value` is the same class from another major of a jsii library (cdk8s-plus-33's EnvValue for
  * cdk8s-plus-28's), says so: jsii classes carry their fully qualified name under Symbol.for('jsii.rtti').
  */
-function otherMajor(value: unknown, wantedClass: ObjectConstructor): string | undefined {
+function otherMajor(value: unknown, fqn: string): string | undefined {
   const rtti = (c: unknown): string | undefined => {
     const info = c === undefined || c === null ? undefined : (c as { [k: symbol]: { fqn?: unknown } })[Symbol.for('jsii.rtti')];
     return typeof info?.fqn === 'string' ? info.fqn : undefined;
   };
-  const want = rtti(wantedClass);
+  const want = isOwnType(fqn) ? undefined : rtti(dependencyClass(fqn));
   const got = typeof value === 'object' && value !== null ? rtti((value as object).constructor) : undefined;
   if (want === undefined || got === undefined || got === want) return undefined;
   const [wantLib, ...wantName] = want.split('.');

@@ -4,15 +4,15 @@
  * value and the fix; the construct prefixes its path. No constructs here.
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
+import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
+import { AgentDnsPolicy } from './pod-options';
+import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,
   checkSubPath, checkTolerationValue, INT32_MAX,
   checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
-} from './checks';
-import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
-import { AgentDnsPolicy } from './pod-options';
-import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
+} from '../validation/values';
 
 /** Namespaces every cluster has, owned by Kubernetes itself: never created (nor labelled) by an agent. */
 const SYSTEM_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];

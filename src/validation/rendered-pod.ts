@@ -3,7 +3,7 @@
  * caught first: the late net of the agents, run at synthesis. Pure: no cdk8s. Each problem names
  * the container and the field; the construct adds its path.
  */
-import { checkDnsLabel, checkEnvName, checkInt32, checkInt64, checkMountPropagation, checkPort, checkQuantity, checkSubPath, INT32_MAX } from './checks';
+import { checkDnsLabel, checkEnvName, checkInt32, checkInt64, checkMountPropagation, checkPort, checkQuantity, checkSubPath, INT32_MAX } from './values';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

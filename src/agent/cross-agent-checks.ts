@@ -9,7 +9,7 @@
  * the whole app once per chart it synthesizes, and these checks stay linear in the agents.
  */
 import { IConstruct } from 'constructs';
-import { AgentHostPort } from '../agent/options';
+import { AgentHostPort } from './options';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { entryOf } from '../util/maps';
 

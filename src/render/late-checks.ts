@@ -6,8 +6,8 @@
  */
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { checkObjectSize } from '../agent/object-size';
-import { checkRenderedDaemonSet } from '../agent/rendered-checks';
+import { checkObjectSize } from '../validation/object-size';
+import { checkRenderedDaemonSet } from '../validation/rendered-pod';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
