@@ -7,18 +7,14 @@
  */
 const PACKAGE = 'cdk8s-node-agents';
 
-function brandSymbol(fqn: string): symbol {
-  return Symbol.for(fqn);
-}
-
 /** Marks `cls` as the library's class `name` ("UpdateStrategy"); call once after the class. */
 export function brand(cls: { readonly prototype: object }, name: string): void {
-  Object.defineProperty(cls.prototype, brandSymbol(`${PACKAGE}.${name}`), { value: true });
+  Object.defineProperty(cls.prototype, Symbol.for(`${PACKAGE}.${name}`), { value: true });
 }
 
 /** Whether `value` is an instance of the library's class with this fqn (or of a subclass of it). */
 export function hasBrand(value: unknown, fqn: string): boolean {
-  return typeof value === 'object' && value !== null && (value as { [k: symbol]: unknown })[brandSymbol(fqn)] === true;
+  return typeof value === 'object' && value !== null && (value as { [k: symbol]: unknown })[Symbol.for(fqn)] === true;
 }
 
 /** Whether a type's fqn names one of the library's own types. */

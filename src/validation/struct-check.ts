@@ -15,17 +15,13 @@ import * as kplus from 'cdk8s-plus-28';
 import * as constructs from 'constructs';
 import { hasBrand, isOwnType } from './brand';
 import { TYPES } from './struct-shapes.generated';
-import { FieldType, TypeRef, TypeTable } from './type-table';
+import { FieldType, TypeRef } from './type-table';
 
 import { describeValue, throwIfProblems } from './values';
 
-function types(): TypeTable {
-  return TYPES;
-}
-
 /** The names of every struct the assembly declares (for tests: each has a check). */
 export function structNames(): string[] {
-  return Object.keys(types().structs);
+  return Object.keys(TYPES.structs);
 }
 
 const fieldCache = new Map<string, { readonly [field: string]: FieldType }>();
@@ -33,17 +29,13 @@ const fieldCache = new Map<string, { readonly [field: string]: FieldType }>();
 export function structFields(name: string): { readonly [field: string]: FieldType } {
   const cached = fieldCache.get(name);
   if (cached) return cached;
-  const struct = types().structs[name];
+  const struct = TYPES.structs[name];
   if (!struct) throw new Error(`struct-check: no struct ${name} in the generated shapes; run \`npx projen compile\``);
   const fields: { [field: string]: FieldType } = {};
   for (const base of struct.bases) Object.assign(fields, structFields(base));
   Object.assign(fields, struct.fields);
   fieldCache.set(name, fields);
   return fields;
-}
-
-function enumValues(name: string): readonly unknown[] {
-  return types().enums[name].values;
 }
 
 /** The dependencies whose classes props take, by jsii assembly name. */
@@ -63,7 +55,7 @@ function isInstance(value: unknown, fqn: string): boolean {
 }
 
 function interfaceMembers(name: string): string[] {
-  const i = types().interfaces[name];
+  const i = TYPES.interfaces[name];
   return i ? [...i.bases.flatMap(interfaceMembers), ...i.members] : [];
 }
 
@@ -135,11 +127,11 @@ function expected(t: TypeRef): string {
   if ('map' in t) return 'an object mapping names to values';
   if ('union' in t) return t.union.map(expected).join(' or ');
   const name = t.ref;
-  const tt = types();
+  const tt = TYPES;
   if (tt.structs[name]) return 'an object';
   const e = tt.enums[name];
   if (e) {
-    const values = enumValues(name).map((v) => JSON.stringify(v));
+    const values = TYPES.enums[name].values.map((v) => JSON.stringify(v));
     if (e.members.length > 10) return `a ${shortName(name)} value such as ${shortName(name)}.${e.members[0]} (${values[0]})`;
     return `one of ${list(e.members.map((m, i) => (i === 0 ? `${shortName(name)}.${m}` : m)))} (${values.join(', ')})`;
   }
@@ -185,14 +177,14 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   if ('union' in t) {
     return t.union.some((u) => typeProblems(path, value, u).length === 0) ? [] : wrong();
   }
-  const tt = types();
+  const tt = TYPES;
   if (tt.structs[t.ref]) {
     if (!isPlainObject(value)) return wrong();
     return structProblems(path, value, t.ref);
   }
   const e = tt.enums[t.ref];
   if (e) {
-    const values = enumValues(t.ref);
+    const values = TYPES.enums[t.ref].values;
     if (values.includes(value)) return [];
     const near = typeof value === 'string' ? nearestName(value, values.filter((v): v is string => typeof v === 'string')) : undefined;
     return near === undefined ? wrong() : [`${wrong()[0]}; did you mean ${JSON.stringify(near)}?`];
@@ -250,12 +242,12 @@ export function checkStruct(where: string, struct: string, props: unknown): void
  * named as they are ("prop paths"), other parameters by their name ("prop clusterWave").
  */
 export function argProblems(method: string, args: readonly unknown[]): string[] {
-  const params = types().methods[method];
+  const params = TYPES.methods[method];
   if (!params) throw new Error(`struct-check: no method ${method} in the generated shapes; run \`npx projen compile\``);
   return params.flatMap((p, i) => {
     const value = args[i];
     if (value === undefined) return p.optional || p.variadic ? [] : [`${p.name} is required (${expected(p.type)})`];
-    if (typeof p.type !== 'string' && 'ref' in p.type && types().structs[p.type.ref]) {
+    if (typeof p.type !== 'string' && 'ref' in p.type && TYPES.structs[p.type.ref]) {
       return isPlainObject(value) ? structProblems('', value, p.type.ref) : [`${p.name} must be an object, got ${describeValue(value)}`];
     }
     return typeProblems(p.name, value, p.type).map((m) => m.replace(/^prop /, ''));
