@@ -9,8 +9,8 @@ import {
   AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentVolume, AgentVolumeMount, HostPathVolume,
   PodSecurityLevel,
 } from './options';
+import type { NodeAgentDaemonSetProps } from './props';
 import { UpdateStrategy } from './update-strategy';
-import type { NodeAgentDaemonSetProps } from '../constructs/node-agent-daemon-set';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 import { sortedRecord, versionLabel } from '../validation/values';
 

@@ -1,4 +1,4 @@
-import type { NodeAgentDaemonSetProps } from '../constructs/node-agent-daemon-set';
+import type { NodeAgentDaemonSetProps } from './props';
 import { brand } from '../validation/brand';
 
 /** The construct kind of releases made by `AgentRelease.fromProps`. */

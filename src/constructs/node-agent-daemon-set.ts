@@ -9,18 +9,15 @@ import { registerAgent } from '../agent/cross-agent-checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
 } from '../agent/held-waves';
-import { NodeRequirement } from '../agent/node-requirement';
 import {
-  AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPriorityClass, AgentToleration,
-  HostPathVolume, PodSecurityLevel,
+  AgentHostPort, PodSecurityLevel,
 } from '../agent/options';
-import { AgentPodOptions } from '../agent/pod-options';
+import { NodeAgentDaemonSetProps } from '../agent/props';
 import { BASE_RELEASE_KIND } from '../agent/release';
 import { checkAgentSpec, surgeProblems } from '../agent/release-checks';
 import { AgentRollout } from '../agent/rollout';
 import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
-import { AgentAlertsOptions } from '../alerts/options';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
@@ -34,231 +31,7 @@ export { configChecksum } from '../agent/agent-spec';
 
 const CRITICAL_PRIORITY_CLASSES = ['system-node-critical', 'system-cluster-critical'];
 
-/** Props of a node agent: one pod on every eligible node. */
-export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPodOptions {
-  /**
-   * The agent's name: the DaemonSet, ServiceAccount and RBAC objects are named after it, and it is
-   * the `app.kubernetes.io/name` and `/instance` label. A DNS-1123 label.
-   * @default - derived from the construct id (lower case, other characters replaced by "-")
-   */
-  readonly name?: string;
-
-  /**
-   * Namespace of the agent's namespaced objects.
-   * @default - the chart's namespace, else "kube-system"
-   */
-  readonly namespace?: string;
-
-  /**
-   * Create the namespace, labelled with the Pod Security Admission level this agent needs.
-   * @default false
-   */
-  readonly createNamespace?: boolean;
-
-  /**
-   * Name of the main container.
-   * @default - the agent's name
-   */
-  readonly containerName?: string;
-
-  /**
-   * Directories or files of the node mounted into the agent (read-only unless said).
-   * @default - none
-   */
-  readonly hostPaths?: HostPathVolume[];
-
-  /**
-   * Data of the agent's ConfigMap (file name → content). The ConfigMap is named after the content's
-   * hash, mounted read-only at `configMountPath`, and the pod template carries a `checksum/config`
-   * annotation, so a config change rolls the agent and an unchanged config changes nothing.
-   * @default - no ConfigMap
-   */
-  readonly configData?: { [file: string]: string };
-
-  /**
-   * Where the main container sees the ConfigMap.
-   * @default "/etc/<name>"
-   */
-  readonly configMountPath?: string;
-
-  /**
-   * Environment variables of the main container taken from fields of the pod (downward API),
-   * e.g. `{ HOST_IP: kplus.EnvFieldPaths.NODE_IP }`. They never change between versions.
-   * @default - none
-   */
-  readonly fieldEnv?: { [name: string]: kplus.EnvFieldPaths };
-
-  /**
-   * Pace of upgrades. Surge is refused for agents that bind host ports or write a hostPath.
-   * @default UpdateStrategy.steady() (maxUnavailable 25%, maxSurge 0)
-   */
-  readonly updateStrategy?: UpdateStrategy;
-
-  /**
-   * Seconds a new pod must be Ready before it counts as available and the rollout moves on.
-   * @default 10
-   */
-  readonly minReadySeconds?: number;
-
-  /**
-   * Old ControllerRevisions kept for `kubectl rollout undo`.
-   * @default 10
-   */
-  readonly revisionHistoryLimit?: number;
-
-  /**
-   * Node labels the node must carry (exact values).
-   * @default - { "kubernetes.io/os": os }
-   */
-  readonly nodeSelector?: { [key: string]: string };
-
-  /**
-   * The nodes' operating system (`kubernetes.io/os`); an empty string drops the selector.
-   * @default "linux"
-   */
-  readonly os?: string;
-
-  /**
-   * Required node-affinity requirements, all of which a node must meet.
-   * @default - none
-   */
-  readonly nodeRequirements?: NodeRequirement[];
-
-  /**
-   * Alternative sets of node requirements: a node must meet every requirement of at least one set
-   * (one node-affinity term per set; the scheduler ORs terms), besides `nodeRequirements`. For nodes
-   * that different tools label differently, e.g. GPU nodes labelled by NFD or by gpu-operator.
-   * @default - none
-   */
-  readonly nodeRequirementAlternatives?: NodeRequirement[][];
-
-  /**
-   * Keep the agent off virtual nodes (EKS Fargate, virtual-kubelet), where no DaemonSet pod can run.
-   * @default true
-   */
-  readonly excludeVirtualNodes?: boolean;
-
-  /**
-   * Tolerate every taint (`operator: Exists`): for observability agents that must be on every node.
-   * A conscious choice: the agent then also lands on nodes being drained for NoExecute taints.
-   * @default false
-   */
-  readonly tolerateAllTaints?: boolean;
-
-  /**
-   * Tolerate the control-plane taints (`node-role.kubernetes.io/control-plane` and the legacy
-   * `node-role.kubernetes.io/master`, NoSchedule).
-   * @default true
-   */
-  readonly tolerateControlPlane?: boolean;
-
-  /**
-   * More tolerations.
-   * @default - none
-   */
-  readonly tolerations?: AgentToleration[];
-
-  /**
-   * PriorityClass of the pods. The default scheduler places DaemonSet pods (since Kubernetes 1.12)
-   * and, on a full node, preempts only pods of lower priority: at the default priority an agent pod
-   * stays Pending beside workloads of equal priority.
-   * @default "system-node-critical" (or the created class when `priorityClass` is given)
-   */
-  readonly priorityClassName?: string;
-
-  /**
-   * Create a dedicated PriorityClass for the agent instead of using a system one.
-   * @default - none
-   */
-  readonly priorityClass?: AgentPriorityClass;
-
-  /**
-   * Outside kube-system, some clusters admit `system-node-critical` / `system-cluster-critical` pods
-   * only when a ResourceQuota scoped to that PriorityClass exists in the namespace: emit one.
-   * @default true
-   */
-  readonly createPriorityQuota?: boolean;
-
-  /**
-   * Use the node's network namespace. Sets `dnsPolicy: ClusterFirstWithHostNet`.
-   * @default false
-   */
-  readonly hostNetwork?: boolean;
-
-  /**
-   * Use the node's PID namespace.
-   * @default false
-   */
-  readonly hostPid?: boolean;
-
-  /**
-   * Cluster-wide RBAC rules; they become a ClusterRole and ClusterRoleBinding named after the agent,
-   * and the ServiceAccount token is mounted.
-   * @default - no RBAC, no token mounted
-   */
-  readonly rbacRules?: AgentPolicyRule[];
-
-  /**
-   * Mount the ServiceAccount token.
-   * @default - true when `rbacRules` are given, else false
-   */
-  readonly automountServiceAccountToken?: boolean;
-
-  /**
-   * Seconds a stopping pod gets before it is killed; pair it with the agent's own shutdown grace.
-   * @default 30
-   */
-  readonly terminationGracePeriodSeconds?: number;
-
-  /**
-   * The `app.kubernetes.io/component` label.
-   * @default "node-agent"
-   */
-  readonly component?: string;
-
-  /**
-   * The `app.kubernetes.io/part-of` label.
-   * @default "node-agents"
-   */
-  readonly partOf?: string;
-
-  /**
-   * More labels on every object of the agent (never in the pod selector).
-   * @default - none
-   */
-  readonly labels?: { [key: string]: string };
-
-  /**
-   * Keep the agent's pods off nodes that run a pod of one of these `app.kubernetes.io/component`
-   * values, in any namespace, its own replaced pod included (a required pod anti-affinity per node
-   * with an empty namespaceSelector): for agents of which two on one node clash, such as kernel-module drivers.
-   * @default - none
-   */
-  readonly exclusiveComponents?: string[];
-
-  /**
-   * Render a PrometheusRule with the agent's DaemonSet alerts (kube-state-metrics), summed over
-   * every rollout wave.
-   * @default - no alerts
-   */
-  readonly alerts?: AgentAlertsOptions;
-
-  /**
-   * Roll the agent out over canary waves of nodes: one DaemonSet per wave plus the fleet.
-   * @default - one DaemonSet for all nodes
-   */
-  readonly rollout?: AgentRollout;
-
-  /**
-   * Take over a running DaemonSet in place (a Helm chart's, or any): the fleet DaemonSet keeps its name,
-   * namespace and selector for good, so applying the agent is a rolling update of that object at the agent's
-   * pace (each node's pod replaced once, never two on a node). The agent's name and namespace default to the
-   * DaemonSet's, and its `app.kubernetes.io/name` / `/instance` labels take the selector's values.
-   * Rollout waves can be enabled later as for any running agent.
-   * @default - a new DaemonSet
-   */
-  readonly adopt?: AgentAdoption;
-}
+export { NodeAgentDaemonSetProps } from '../agent/props';
 
 /**
  * A node agent: a DaemonSet running one pod on every eligible node, with the defaults a careful SRE
@@ -267,7 +40,7 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
  * host mounts, dropped capabilities, a dedicated ServiceAccount) and synth-time checks for the
  * mistakes the API server or the DaemonSet controller would punish later.
  *
- * The props resolve to a spec (src/agent/agent-spec.ts), checked in src/agent/agent-checks.ts;
+ * The props resolve to a spec (src/agent/agent-spec.ts), checked in src/agent/release-checks.ts;
  * with rollout waves the groups not yet promoted render the previous release's spec
  * (src/agent/held-waves.ts); src/render/ turns specs into objects.
  */

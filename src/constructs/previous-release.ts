@@ -6,7 +6,8 @@
  */
 import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { NodeAgentDaemonSet, NodeAgentDaemonSetProps } from './node-agent-daemon-set';
+import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import type { NodeAgentDaemonSetProps } from '../agent/props';
 import { AgentRelease, ReleaseContext } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 
