@@ -378,7 +378,7 @@ describe('AgentFleet validation at synth', () => {
         new LogCollectorDaemonSet(chart, 'logs', { namespace: 'logging', outputs: [FluentBitOutput.stdout()] });
       },
     };
-    expect(() => fleet({ agents }).synthFiles()).toThrow(/NodeAgentDaemonSet dev-eu-1\/node-agents\/logs\/Agent runs in namespace "logging", but the Application of cluster "dev-eu-1" has destination namespace "kube-system"/);
+    expect(() => fleet({ agents }).synthFiles()).toThrow(/LogCollectorDaemonSet dev-eu-1\/node-agents\/logs runs in namespace "logging", but the Application of cluster "dev-eu-1" has destination namespace "kube-system"/);
     expect(() => fleet({ agents, additionalNamespaces: ['logging'] }).synthFiles()).not.toThrow();
     expect(() => fleet({ agents, namespace: 'logging' }).synthFiles()).not.toThrow();
   });

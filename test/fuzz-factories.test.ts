@@ -10,7 +10,7 @@
 import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import * as api from '../src';
-import { anyValue, failureClass, fuzzRun, pick } from './util/fuzz';
+import { anyValue, failureClass, fuzzRun, isRefusal, pick, thrownClass } from './util/fuzz';
 import { validateManifests } from './util/manifests';
 import { TYPES } from '../src/validation/struct-shapes.generated';
 import { TypeRef } from '../src/validation/type-table';
@@ -97,7 +97,7 @@ test.each(factories)('fuzz: %s returns, or names itself; its product synthesizes
     try {
       product = factory(...values);
     } catch (e) {
-      if (!(e instanceof Error) || e.constructor !== Error) throw new Error(`${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`);
+      if (!isRefusal(e)) throw new Error(`${thrownClass(e)}: ${(e as Error)?.message}`);
       if (!e.message.startsWith(`${method}`)) throw new Error(`message without "${method}": ${e.message}`);
       return;
     }
@@ -120,7 +120,7 @@ test('fuzz: AgentFleet writes valid, byte-identical files, or refuses naming the
         for (const cluster of fleet.clusters) validateManifests(Testing.synth(cluster.chart));
         return { files: JSON.stringify(files) };
       } catch (e) {
-        if (!(e instanceof Error) || e.constructor !== Error) throw new Error(`${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`);
+        if (!isRefusal(e)) throw new Error(`${thrownClass(e)}: ${(e as Error)?.message}`);
         if (!/^(AgentFleet|FleetCluster |Validation failed with the following errors:\n {2}\[[^\]]*\] (AgentFleet|FleetCluster|NodeAgentDaemonSet) )/.test(e.message)) {
           throw new Error(`message naming neither the fleet nor a cluster: ${e.message}`);
         }

@@ -5,6 +5,7 @@
 import { WaveGate, WaveGateCheck } from './options';
 import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
 import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
+import { ValidationError } from '../validation/errors';
 
 /** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
 export const GATE_IMAGE = 'curlimages/curl:8.21.0';
@@ -73,10 +74,10 @@ const CHECK_NAME = /^[A-Za-z0-9_-]{1,63}$/;
 /** The Job's environment: the script reads everything from it. Sorted by name. */
 export function gateEnvironment(gateName: string, gate: WaveGate, checks: readonly WaveGateCheck[], where: string): { [name: string]: string } {
   if (!/^https?:\/\/[^\s/]+/.test(gate.prometheusUrl)) {
-    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") prometheusUrl "${gate.prometheusUrl}" is not an http(s) URL; `
+    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") prometheusUrl "${gate.prometheusUrl}" is not an http(s) URL; `
       + 'give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"');
   }
-  if (checks.length === 0) throw new Error(`${where}: rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
+  if (checks.length === 0) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
   const names = new Set<string>();
   const env: { [name: string]: string } = {
     GATE_NAME: gateName,
@@ -87,11 +88,11 @@ export function gateEnvironment(gateName: string, gate: WaveGate, checks: readon
   };
   checks.forEach((check, i) => {
     if (!CHECK_NAME.test(check.name)) {
-      throw new Error(`${where}: rollout.gates ("${gate.afterWave}") check name "${check.name}" must be 1-63 letters, digits, "-" or "_"`);
+      throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") check name "${check.name}" must be 1-63 letters, digits, "-" or "_"`);
     }
-    if (names.has(check.name)) throw new Error(`${where}: rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
+    if (names.has(check.name)) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
     names.add(check.name);
-    if (check.expr.trim() === '') throw new Error(`${where}: rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
+    if (check.expr.trim() === '') throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
     env[`CHECK_${i + 1}_NAME`] = check.name;
     // One line: the script reads each expression from one variable; PromQL ignores the newlines.
     env[`CHECK_${i + 1}_EXPR`] = check.expr.replace(/\s*\n\s*/g, ' ');
@@ -103,7 +104,7 @@ export function bakeSeconds(gate: WaveGate, where: string): number {
   const minutes = gate.bakeMinutes ?? 10;
   // A day at most: the gate holds the Argo CD sync while it bakes (and the Job's activeDeadlineSeconds must stay an int64).
   if (!Number.isInteger(minutes) || minutes < 0 || minutes > 1440) {
-    throw new Error(`${where}: rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number from 0 to 1440 (a day: the gate holds the Argo CD sync while it bakes)`);
+    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number from 0 to 1440 (a day: the gate holds the Argo CD sync while it bakes)`);
   }
   return minutes * 60;
 }

@@ -5,6 +5,7 @@
 import { AgentAlertsOptions, AlertRuleGroup } from './options';
 import { checkDuration } from './promql';
 import { DEFAULT_RUNBOOK_URL } from './rules';
+import { ValidationError } from '../validation/errors';
 
 /** The label every alert of an agent carries: its name, for routing and for telling agents apart. */
 export const NODE_AGENT_ALERT_LABEL = 'node_agent';
@@ -32,26 +33,26 @@ export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[
   for (const [prop, record] of [['alerts.runbookUrls', options.runbookUrls], ['alerts.severities', options.severities]] as const) {
     for (const alert of Object.keys(record ?? {})) {
       if (!alerts.has(alert)) {
-        throw new Error(`${where}: ${prop} names "${alert}", which is not an alert of this agent; valid names are ${[...alerts].sort().join(', ')}`);
+        throw new ValidationError(where, `${prop} names "${alert}", which is not an alert of this agent; valid names are ${[...alerts].sort().join(', ')}`);
       }
     }
   }
   for (const key of Object.keys(options.labels ?? {})) {
     if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw new Error(`${where}: alerts.labels key "${key}" is not a Prometheus label name (letters, digits and "_", not starting with a digit or "__")`);
+      throw new ValidationError(where, `alerts.labels key "${key}" is not a Prometheus label name (letters, digits and "_", not starting with a digit or "__")`);
     }
     if (key === 'severity' || key === NODE_AGENT_ALERT_LABEL) {
-      throw new Error(`${where}: alerts.labels sets "${key}", which every alert sets itself; use alerts.severities to change a severity`);
+      throw new ValidationError(where, `alerts.labels sets "${key}", which every alert sets itself; use alerts.severities to change a severity`);
     }
   }
   return groups.map((group) => {
-    if (names.has(group.name)) throw new Error(`${where}: two alert rule groups are named "${group.name}"; rename one`);
+    if (names.has(group.name)) throw new ValidationError(where, `two alert rule groups are named "${group.name}"; rename one`);
     names.add(group.name);
     return {
       name: group.name,
       rules: group.rules.map((rule) => {
         if (!ALERT_NAME.test(rule.alert)) {
-          throw new Error(`${where}: alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
+          throw new ValidationError(where, `alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
         }
         if (rule.forDuration !== undefined) checkDuration(rule.forDuration, `for of alert ${rule.alert}`, where);
         const labels = sortedRecord({

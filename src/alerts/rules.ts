@@ -14,6 +14,7 @@ import {
   checkDuration, checkNumber, daemonSetNameRegex, eq, kubeStateMetricsLabel, matchers, podNameRegex, promString, re, regexLiteral,
 } from './promql';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { ValidationError } from '../validation/errors';
 
 /** The agent the rules watch. */
 export interface AlertTarget {
@@ -431,7 +432,7 @@ export function nodeLabelMatcher(req: NodeSelectorRequirementJson, where: string
     case 'Exists': return `${label}!=""`;
     case 'DoesNotExist': return `${label}=""`;
     default:
-      throw new Error(`${where}: the node requirement "${req.key} ${req.operator}" has no label matcher in PromQL (Gt/Lt compare numbers); `
+      throw new ValidationError(where, `the node requirement "${req.key} ${req.operator}" has no label matcher in PromQL (Gt/Lt compare numbers); `
         + 'use In with the values for the GPU nodes, or disable the GpuNodeWithoutReadyDriver alert by not enabling alerts');
   }
 }

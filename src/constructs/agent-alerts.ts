@@ -5,9 +5,10 @@ import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
 import { brand } from '../validation/brand';
-import { builtByLibrary, describeConstruct } from '../validation/owner';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { builtByLibrary } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
-import { checkLabels, throwIfProblems } from '../validation/values';
+import { checkLabels } from '../validation/values';
 import { FLEET_GROUP } from '../waves/partition';
 
 /** Props of `AgentAlerts`. */
@@ -51,7 +52,7 @@ export class AgentAlerts extends Construct {
 
   public constructor(scope: Construct, id: string, props: AgentAlertsProps) {
     super(scope, id);
-    const where = describeConstruct(this, 'AgentAlerts');
+    const where = constructWhere(this, 'AgentAlerts');
     // The agent constructs pass their own, already checked, alert options; a user's props are checked here.
     if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
     const agent = props.agent;
@@ -62,7 +63,7 @@ export class AgentAlerts extends Construct {
       ...(props.additionalGroups ?? []),
     ];
     if (this.ruleGroups.length === 0) {
-      throw new Error(`${where}: no alert rule groups: daemonSetAlerts is false and no additionalGroups were given`);
+      throw new ValidationError(where, 'no alert rule groups: daemonSetAlerts is false and no additionalGroups were given');
     }
     // The PrometheusRule's labels: the API server refuses an invalid key or value.
     throwIfProblems(where, checkLabels('alerts.ruleLabels', props.ruleLabels));

@@ -12,6 +12,7 @@ import { duplicateFolders, folderProblems, nestedFolders } from '../fleet/names'
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
 import { withRenderedObjects } from '../render/late-checks';
 import { brand } from '../validation/brand';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkArgs, checkStruct } from '../validation/struct-check';
 import { checkDnsLabel } from '../validation/values';
 
@@ -253,7 +254,7 @@ export class AgentFleet extends App {
       ...(props.clusterWaves ?? []).flatMap((w, i) => checkDnsLabel(`clusterWaves[${i}].name`, w.name)),
       ...this.generatorProblems(),
     ];
-    if (problems.length > 0) throw new Error(`AgentFleet: invalid props:\n  - ${problems.join('\n  - ')}`);
+    if (problems.length > 0) throwIfProblems(constructWhere(this, 'AgentFleet'), problems, 'invalid props');
     for (const cluster of props.clusters ?? []) this.addCluster(cluster);
     // synth() validates once; under cdk8s's own App.synth() this would run once per chart.
     this.node.addValidation({ validate: () => this.checkFleet() });
@@ -261,11 +262,11 @@ export class AgentFleet extends App {
 
   /** Add a cluster and its agents. */
   public addCluster(options: FleetClusterOptions): FleetCluster {
-    checkArgs('AgentFleet.addCluster', [options], 'AgentFleet: addCluster');
+    checkArgs('AgentFleet.addCluster', [options], `${constructWhere(this, 'AgentFleet')}: addCluster`);
     // The cluster's name is its construct id: refused here, before the constructs library's generic errors.
-    if (options.name === '') throw new Error('AgentFleet: addCluster: cluster name "" is empty; give each cluster its name (a DNS-1123 label)');
+    if (options.name === '') throw new ValidationError(`${constructWhere(this, 'AgentFleet')}: addCluster`, 'cluster name "" is empty; give each cluster its name (a DNS-1123 label)');
     if (this.clusters.some((c) => c.clusterName === options.name)) {
-      throw new Error(`AgentFleet: addCluster: two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
+      throw new ValidationError(`${constructWhere(this, 'AgentFleet')}: addCluster`, `two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
     }
     const cluster = new FleetCluster(this, options.name, {
       ...options,
@@ -445,7 +446,7 @@ export class AgentFleet extends App {
     for (const cluster of this.clusters) {
       for (const agent of cluster.node.findAll().filter((c: IConstruct): c is NodeAgentDaemonSet => c instanceof NodeAgentDaemonSet)) {
         if (!allowed.includes(agent.namespace)) {
-          problems.push(`NodeAgentDaemonSet ${agent.node.path} runs in namespace "${agent.namespace}", but the Application of cluster "${cluster.clusterName}" has destination namespace "${this.destinationNamespace}"; use that namespace or list "${agent.namespace}" in additionalNamespaces`);
+          problems.push(`${constructWhere(agent, 'NodeAgentDaemonSet')} runs in namespace "${agent.namespace}", but the Application of cluster "${cluster.clusterName}" has destination namespace "${this.destinationNamespace}"; use that namespace or list "${agent.namespace}" in additionalNamespaces`);
         }
       }
     }

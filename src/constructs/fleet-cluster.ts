@@ -4,6 +4,7 @@ import { Promotion } from '../agent/rollout';
 import { defaultClusterFolder, folderProblems } from '../fleet/names';
 import { clusterPromotion, DEFAULT_CLUSTER_WAVE, DEFAULT_CLUSTER_WAVES, FleetStageSpec } from '../fleet/waves';
 import { brand } from '../validation/brand';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkArgs, checkStruct } from '../validation/struct-check';
 import { checkDnsLabel, checkLabelValue } from '../validation/values';
 
@@ -132,7 +133,7 @@ export class FleetCluster extends Construct {
   public constructor(scope: Construct, id: string, props: FleetClusterProps) {
     super(scope, id);
     Object.defineProperty(this, CLUSTER_SCOPE_KEY, { value: true });
-    checkStruct(`FleetCluster ${this.node.path}`, 'FleetClusterProps', props);
+    checkStruct(constructWhere(this, 'FleetCluster'), 'FleetClusterProps', props);
     this.clusterName = props.name;
     this.environment = props.environment;
     this.region = props.region;
@@ -151,9 +152,7 @@ export class FleetCluster extends Construct {
       ...folderProblems(this.folder).map((p) => `folder: ${p}`),
       ...checkDnsLabel('namespace', this.namespace),
     ];
-    if (problems.length > 0) {
-      throw new Error(`FleetCluster ${this.node.path}: invalid props:\n  - ${problems.join('\n  - ')}`);
-    }
+    throwIfProblems(constructWhere(this, 'FleetCluster'), problems, 'invalid props');
     this.chart = this.addChart('node-agents');
   }
 
@@ -163,7 +162,7 @@ export class FleetCluster extends Construct {
    */
   public addChart(id: string, props: ChartProps = {}): Chart {
     const problems = checkDnsLabel('chart id', id);
-    if (problems.length > 0) throw new Error(`FleetCluster ${this.node.path}: ${problems.join('; ')}: it names the chart's file`);
+    if (problems.length > 0) throw new ValidationError(constructWhere(this, 'FleetCluster'), `${problems.join('; ')}: it names the chart's file`);
     return new Chart(this, id, { namespace: this.namespace, ...props });
   }
 
@@ -174,13 +173,13 @@ export class FleetCluster extends Construct {
 
   /** The rollout promotion this cluster's agents use at a fleet stage (see FleetStage.through). */
   public promotion(stage: FleetStage): Promotion {
-    const where = `FleetCluster ${this.node.path}: promotion`;
+    const where = `${constructWhere(this, 'FleetCluster')}: promotion`;
     checkArgs('FleetCluster.promotion', [stage], where);
     let p: ReturnType<typeof clusterPromotion>;
     try {
       p = clusterPromotion(stage._spec(), this.clusterWaveOrder, this.wave);
     } catch (e) {
-      throw new Error(`${where}: ${(e as Error).message}`);
+      throw new ValidationError(where, `${(e as Error).message}`);
     }
     if (p.kind === 'all') return Promotion.all();
     if (p.kind === 'none') return Promotion.none();

@@ -31,10 +31,10 @@ import {
 import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { registerKind } from '../validation/owner';
 import { checkArgs, checkStruct, typeProblems } from '../validation/struct-check';
 import {
-  throwIfProblems,
   checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
   checkTolerations, checkWholeNumber, sortedRecord,
 } from '../validation/values';
@@ -510,10 +510,10 @@ export class GpuDriverDaemonSet extends Construct {
     super(scope, id);
     registerKind(this, 'GpuDriverDaemonSet');
     // Types first: JavaScript callers and props from parsed YAML get a message instead of a TypeError.
-    checkStruct(`GpuDriverDaemonSet ${this.node.path}`, 'GpuDriverDaemonSetProps', props);
+    checkStruct(constructWhere(this, 'GpuDriverDaemonSet'), 'GpuDriverDaemonSetProps', props);
     this.props = props;
     const shape = props.shape ?? GpuDriverShape.driverContainer();
-    throwIfProblems(`GpuDriverDaemonSet ${this.node.path}`, typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
+    throwIfProblems(constructWhere(this, 'GpuDriverDaemonSet'), typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
       { ref: shape.kind === GpuDriverShapeKind.INSTALLER ? 'GpuDriverInstallerOptions' : 'GpuDriverContainerOptions' }));
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
@@ -530,9 +530,7 @@ export class GpuDriverDaemonSet extends Construct {
     const problems = this.checkProps(strategy);
     const driverOptions = shape.driverContainerOptions ?? {};
     const startup = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER ? this.startupTiming(driverOptions, problems) : undefined;
-    if (problems.length > 0) {
-      throw new Error(`GpuDriverDaemonSet ${this.node.path}: invalid props:\n  - ${problems.join('\n  - ')}`);
-    }
+    throwIfProblems(constructWhere(this, 'GpuDriverDaemonSet'), problems, 'invalid props');
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
@@ -664,10 +662,10 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     // The driver's own rules ride on the same render as the size and API checks: one render per synthesis.
-    addObjectSizeValidation(this, `GpuDriverDaemonSet ${this.node.path}`, { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
+    addObjectSizeValidation(this, constructWhere(this, 'GpuDriverDaemonSet'), { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
     if (props.alerts) {
       const waves = props.rollout?.waves.map((w) => w.name);
-      const where = `GpuDriverDaemonSet ${this.node.path}`;
+      const where = constructWhere(this, 'GpuDriverDaemonSet');
       const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
       // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
       const options = { ...props.alerts, rolloutStuckFor: props.alerts.rolloutStuckFor ?? '24h' };
@@ -684,7 +682,7 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
-    checkArgs('GpuDriverDaemonSet.runbook', [options], `GpuDriverDaemonSet ${this.node.path}: runbook`);
+    checkArgs('GpuDriverDaemonSet.runbook', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`);
     if (!this.props.rollout) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
     const promoted = this.agent.promotedGroups;
@@ -703,11 +701,11 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
-    checkArgs('GpuDriverDaemonSet.runbookScript', [options], `GpuDriverDaemonSet ${this.node.path}: runbookScript`);
+    checkArgs('GpuDriverDaemonSet.runbookScript', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`);
     const groups = this.agent.promotedGroups;
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
-      throw new Error(`GpuDriverDaemonSet ${this.node.path}: runbookScript group "${group}" is not a promoted rollout group; `
+      throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
         + `choose one of ${groups.map((g) => `"${g}"`).join(', ')}`);
     }
     return renderRunbookScript(this.runbookInput(options, group));
@@ -849,7 +847,7 @@ export class GpuDriverDaemonSet extends Construct {
     if (strategy?.type === 'RollingUpdate' && surge !== undefined && surge !== 0 && surge !== '0%') {
       problems.push(`updateStrategy: RollingUpdate with maxSurge ${surge} would start a second driver pod beside the running one`);
     }
-    return problems.map((m) => `GpuDriverDaemonSet ${this.node.path} (DaemonSet ${manifest.metadata?.name}): ${m}`);
+    return problems.map((m) => `${constructWhere(this, 'GpuDriverDaemonSet')} (DaemonSet ${manifest.metadata?.name}): ${m}`);
   }
 }
 brand(GpuDriverDaemonSet, 'GpuDriverDaemonSet');

@@ -28,12 +28,13 @@ import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { brand } from '../validation/brand';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkObjectSize } from '../validation/object-size';
 import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
-  checkTolerations, throwIfProblems,
+  checkTolerations,
 } from '../validation/values';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
@@ -537,7 +538,7 @@ export class LogCollectorDaemonSet extends Construct {
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
     registerKind(this, 'LogCollectorDaemonSet');
-    const where = `LogCollectorDaemonSet ${this.node.path}`;
+    const where = constructWhere(this, 'LogCollectorDaemonSet');
     // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
     checkStruct(where, 'LogCollectorDaemonSetProps', props);
     throwIfProblems(where, [
@@ -565,23 +566,23 @@ export class LogCollectorDaemonSet extends Construct {
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
     if (strategy.surges) {
-      throw new Error(`${where}: updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
+      throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
         + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
         + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
     }
     const runAsUser = props.runAsUser ?? 0;
     if (!Number.isInteger(runAsUser) || runAsUser < 0) {
-      throw new Error(`${where}: runAsUser ${runAsUser} must be a whole number >= 0.`);
+      throw new ValidationError(where, `runAsUser ${runAsUser} must be a whole number >= 0.`);
     }
     if (props.runAsGroup !== undefined && runAsUser === 0) {
-      throw new Error(`${where}: runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.`);
+      throw new ValidationError(where, 'runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.');
     }
 
     this.stateDir = props.stateDir ?? `/var/lib/${name}`;
     this.terminationGracePeriodSeconds = props.terminationGracePeriodSeconds ?? 60;
     const systemdUnits = props.systemdInput ? (props.systemdUnits ?? ['kubelet.service', RUNTIME_UNIT[runtime]]) : [];
     if (props.systemdUnits !== undefined && !props.systemdInput) {
-      throw new Error(`${where}: systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.`);
+      throw new ValidationError(where, 'systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.');
     }
     const config: FluentBitConfig = generateFluentBitConfig({
       context: where,
@@ -633,7 +634,7 @@ export class LogCollectorDaemonSet extends Construct {
     if (runAsUser !== 0) {
       const low = config.containerPorts.find((p) => p.port < 1024);
       if (low) {
-        throw new Error(`${where}: port ${low.port} (${low.name}) is below 1024, which a non-root fluent-bit cannot bind `
+        throw new ValidationError(where, `port ${low.port} (${low.name}) is below 1024, which a non-root fluent-bit cannot bind `
           + '(all capabilities are dropped); choose a port >= 1024.');
       }
     }
@@ -729,7 +730,7 @@ export class LogCollectorDaemonSet extends Construct {
       adopt: props.adopt,
     });
 
-    addObjectSizeValidation(this, `LogCollectorDaemonSet ${this.node.path}`);
+    addObjectSizeValidation(this, constructWhere(this, 'LogCollectorDaemonSet'));
     if (props.metrics) {
       const rendered = this.renderMonitor(props.metrics, where);
       this.metricsService = rendered.service;
@@ -756,7 +757,7 @@ export class LogCollectorDaemonSet extends Construct {
     for (const dir of dirs) {
       if (covered.some((c) => dir === c || dir.startsWith(c + '/'))) continue;
       if (dir === '/' || dir === this.stateDir || this.stateDir.startsWith(dir + '/') || dir.startsWith(this.stateDir + '/')) {
-        throw new Error(`${where}: inputs read ${dir}, which would mount ${dir === '/' ? 'the host root' : 'over the state directory'}; `
+        throw new ValidationError(where, `inputs read ${dir}, which would mount ${dir === '/' ? 'the host root' : 'over the state directory'}; `
           + 'give the tail input paths in a dedicated directory, e.g. /var/log/myapp/*.log.');
       }
       covered.push(dir);
@@ -798,7 +799,7 @@ export class LogCollectorDaemonSet extends Construct {
   private renderMonitor(options: LogCollectorMetricsOptions, where: string): { service?: ApiObject; monitor: ApiObject } {
     const interval = options.interval ?? '30s';
     if (!/^([0-9]+(ms|s|m|h))+$/.test(interval)) {
-      throw new Error(`${where}: metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
+      throw new ValidationError(where, `metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
     }
     const podSelector = { ...this.agent.identityLabels };
     const labels = sorted({ ...podSelector, 'app.kubernetes.io/component': 'log-collector', ...options.labels });

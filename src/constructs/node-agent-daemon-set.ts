@@ -23,7 +23,8 @@ import { addObjectSizeValidation } from '../render/late-checks';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
-import { describeConstruct, registerKind } from '../validation/owner';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import { sortedRecord } from '../validation/values';
 
@@ -31,7 +32,6 @@ export { configChecksum } from '../agent/agent-spec';
 
 const CRITICAL_PRIORITY_CLASSES = ['system-node-critical', 'system-cluster-critical'];
 
-export { NodeAgentDaemonSetProps } from '../agent/props';
 
 /**
  * A node agent: a DaemonSet running one pod on every eligible node, with the defaults a careful SRE
@@ -191,7 +191,7 @@ export class NodeAgentDaemonSet extends Construct {
       this.daemonSets.push(primary.ds);
     }
     if (!primary) {
-      throw new Error(`${this.describe()}: rollout: no DaemonSet would be rendered; promote at least the first wave`);
+      throw new ValidationError(this.describe(), 'rollout: no DaemonSet would be rendered; promote at least the first wave');
     }
     this.daemonSet = primary.ds;
     this.mainContainer = primary.main;
@@ -223,7 +223,7 @@ export class NodeAgentDaemonSet extends Construct {
 
   /** The construct the user built: this one, or the agent construct this one is part of. */
   private describe(): string {
-    return describeConstruct(this, 'NodeAgentDaemonSet');
+    return constructWhere(this, 'NodeAgentDaemonSet');
   }
 
   /** The name and namespace a release's props give the agent (both releases must give the same). */
@@ -245,7 +245,7 @@ export class NodeAgentDaemonSet extends Construct {
   }
 
   private throwIfProblems(problems: string[]): void {
-    if (problems.length > 0) throw new Error(`${this.describe()}: invalid props:\n  - ${problems.join('\n  - ')}`);
+    throwIfProblems(this.describe(), problems, 'invalid props');
   }
 
   /** The previous release, resolved and checked exactly like the current one. */
@@ -253,7 +253,7 @@ export class NodeAgentDaemonSet extends Construct {
     const release = rollout?.previous;
     if (!release) return undefined;
     if (release.kind !== BASE_RELEASE_KIND) {
-      throw new Error(`${this.describe()}: rollout.previous was made by ${release.kind}.release(); a NodeAgentDaemonSet's previous release is `
+      throw new ValidationError(this.describe(), `rollout.previous was made by ${release.kind}.release(); a NodeAgentDaemonSet's previous release is `
         + 'AgentRelease.fromProps(previousProps), with the props the previous version gave this construct');
     }
     const props = release._agentProps({ id, chartNamespace: Chart.of(this).namespace });

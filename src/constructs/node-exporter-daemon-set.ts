@@ -25,11 +25,11 @@ import { CollectorName, DEFAULT_ENABLED_COLLECTORS, isKnownCollector, NODE_EXPOR
 import { collectorHostPaths, TEXTFILE_DIR, textfileDirectoryProblems } from '../node-exporter/host-mounts';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { brand } from '../validation/brand';
+import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
-  throwIfProblems,
 } from '../validation/values';
 
 /** Default kube-rbac-proxy image (pinned). */
@@ -620,7 +620,7 @@ export class NodeExporterDaemonSet extends Construct {
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
     registerKind(this, 'NodeExporterDaemonSet');
-    const where = `NodeExporterDaemonSet ${this.node.path}`;
+    const where = constructWhere(this, 'NodeExporterDaemonSet');
     // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
     checkStruct(where, 'NodeExporterDaemonSetProps', props);
     throwIfProblems(where, [
@@ -644,7 +644,7 @@ export class NodeExporterDaemonSet extends Construct {
     validatePort(port, 'port', where);
     this.port = port;
     if (props.listenAddress !== undefined && !Object.values(NodeExporterListenAddress).includes(props.listenAddress)) {
-      throw new Error(`${where}: listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
+      throw new ValidationError(where, `listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
     }
     const listen: ListenMode = props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
 
@@ -653,12 +653,12 @@ export class NodeExporterDaemonSet extends Construct {
     if (proxy) {
       validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
       if (upstreamPort === port) {
-        throw new Error(`${where}: kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
+        throw new ValidationError(where, `kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
           + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
           + `(${port + 1}, as kube-prometheus) or pick another free port.`);
       }
       if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
-        throw new Error(`${where}: kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ` +
+        throw new ValidationError(where, 'kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ' +
           'name a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) in the agent\'s namespace, or drop requireTlsSecret ' +
           'to let the proxy use a self-signed certificate.');
       }
@@ -682,21 +682,21 @@ export class NodeExporterDaemonSet extends Construct {
       context: where,
     });
     if (props.serviceMonitor && props.podMonitor) {
-      throw new Error(`${where}: serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.`);
+      throw new ValidationError(where, 'serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.');
     }
     if (props.podMonitor && proxy) {
       // PodMetricsEndpoint has no bearerTokenFile: Prometheus could not present its own token to kube-rbac-proxy.
-      throw new Error(`${where}: podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus' own `
+      throw new ValidationError(where, 'podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus\' own '
         + 'ServiceAccount token (no bearerTokenFile). Use serviceMonitor with kubeRbacProxy, or drop kubeRbacProxy.');
     }
     if (props.extraEnv && HOST_IP_ENV in props.extraEnv) {
-      throw new Error(`${where}: extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
+      throw new ValidationError(where, `extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
     }
     const textfile = this.textfileMounts(props.textfileCollector, where);
     for (const sidecar of props.sidecars ?? []) {
       for (const mount of sidecar.mounts ?? []) {
         if (['root', 'proc', 'sys', 'dbus', 'textfile'].includes(mount.volume) && mount.readOnly === false) {
-          throw new Error(`${where}: sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
+          throw new ValidationError(where, `sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
             + `${mount.volume === 'textfile' ? 'textfile directory, read-only by design: give the writer as textfileCollector.writer' : `${mount.volume === 'root' ? 'root filesystem' : mount.volume}, never writable`}.`);
         }
       }
@@ -737,7 +737,7 @@ export class NodeExporterDaemonSet extends Construct {
     const resources = props.resources ?? {};
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'monitoring';
     if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
-      throw new Error(`${where}: createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs `
+      throw new ValidationError(where, 'createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs '
         + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
         + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
     }
@@ -803,7 +803,7 @@ export class NodeExporterDaemonSet extends Construct {
       },
     });
 
-    addObjectSizeValidation(this, `NodeExporterDaemonSet ${this.node.path}`);
+    addObjectSizeValidation(this, constructWhere(this, 'NodeExporterDaemonSet'));
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
@@ -843,7 +843,7 @@ export class NodeExporterDaemonSet extends Construct {
     if (!options) return { volumes: [], sidecars: [] };
     const dir = options.hostDirectory ?? '/var/lib/node-exporter/textfile';
     const problems = textfileDirectoryProblems(dir, options.writer !== undefined);
-    if (problems.length > 0) throw new Error(`${where}: textfileCollector.${problems[0]}.`);
+    if (problems.length > 0) throw new ValidationError(where, `textfileCollector.${problems[0]}.`);
     // DirectoryOrCreate: a node without the directory still runs the exporter (empty textfile metrics).
     const volumes: HostPathVolume[] = [{ name: 'textfile', hostPath: dir, mountPath: TEXTFILE_DIR, readOnly: true, type: HostPathType.DIRECTORY_OR_CREATE }];
     const sidecars: AgentContainer[] = [];
@@ -886,16 +886,16 @@ export class NodeExporterDaemonSet extends Construct {
     options: NodeExporterServiceMonitorOptions, labels: { [key: string]: string }, selector: { [key: string]: string },
     portName: string, proxy: NodeExporterKubeRbacProxyOptions | undefined, podMonitor = false,
   ): ApiObject {
-    const where = `NodeExporterDaemonSet ${this.node.path}`;
+    const where = constructWhere(this, 'NodeExporterDaemonSet');
     const prop = podMonitor ? 'podMonitor' : 'serviceMonitor';
     const interval = options.interval ?? '30s';
     for (const [field, value] of [[`${prop}.interval`, interval], [`${prop}.scrapeTimeout`, options.scrapeTimeout]] as const) {
       if (value !== undefined && !/^(\d+(ms|s|m|h|d|w|y))+$/.test(value)) {
-        throw new Error(`${where}: ${field} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
+        throw new ValidationError(where, `${field} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
       }
     }
     if (options.scrapeTimeout !== undefined && durationMs(options.scrapeTimeout) > durationMs(interval)) {
-      throw new Error(`${where}: ${prop}.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
+      throw new ValidationError(where, `${prop}.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
     }
     const endpoint: { [key: string]: unknown } = {
       port: portName,
@@ -960,25 +960,25 @@ function renderRelabelings(where: string, configs: PrometheusRelabelConfig[] | u
     const at = `${where}[${i}]`;
     const action = c.action ?? RelabelAction.REPLACE;
     if (!Object.values(RelabelAction).includes(action)) {
-      throw new Error(`${at}: action "${action}" is not a relabel action; use RelabelAction.REPLACE, KEEP, DROP, …`);
+      throw new ValidationError(at, `action "${action}" is not a relabel action; use RelabelAction.REPLACE, KEEP, DROP, …`);
     }
     for (const label of c.sourceLabels ?? []) {
-      if (!RELABEL_LABEL.test(label)) throw new Error(`${at}: sourceLabels "${label}" is not a label name`);
+      if (!RELABEL_LABEL.test(label)) throw new ValidationError(at, `sourceLabels "${label}" is not a label name`);
     }
     const needsTarget = [RelabelAction.REPLACE, RelabelAction.HASHMOD, RelabelAction.LOWERCASE, RelabelAction.UPPERCASE,
       RelabelAction.KEEP_EQUAL, RelabelAction.DROP_EQUAL].includes(action);
-    if (needsTarget && c.targetLabel === undefined) throw new Error(`${at}: action ${action} needs targetLabel`);
+    if (needsTarget && c.targetLabel === undefined) throw new ValidationError(at, `action ${action} needs targetLabel`);
     if (c.targetLabel !== undefined && !(action === RelabelAction.REPLACE ? /^[a-zA-Z_$][a-zA-Z0-9_${}]*$/ : RELABEL_LABEL).test(c.targetLabel)) {
-      throw new Error(`${at}: targetLabel "${c.targetLabel}" is not a label name`);
+      throw new ValidationError(at, `targetLabel "${c.targetLabel}" is not a label name`);
     }
     if (action === RelabelAction.HASHMOD && !(c.modulus !== undefined && Number.isInteger(c.modulus) && c.modulus > 0)) {
-      throw new Error(`${at}: hashmod needs a whole modulus >= 1`);
+      throw new ValidationError(at, 'hashmod needs a whole modulus >= 1');
     }
     if (c.regex !== undefined) {
       try {
         new RegExp(c.regex);
       } catch (e) {
-        throw new Error(`${at}: regex ${JSON.stringify(c.regex)} does not compile: ${(e as Error).message}`);
+        throw new ValidationError(at, `regex ${JSON.stringify(c.regex)} does not compile: ${(e as Error).message}`);
       }
     }
     const out: { [key: string]: unknown } = { action };
@@ -1001,14 +1001,14 @@ function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[
     for (const p of c.ports ?? []) {
       const containerKey = `${p.containerPort}/${p.protocol ?? 'TCP'}`;
       if (own.has(containerKey)) {
-        throw new Error(`${where}: port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
+        throw new ValidationError(where, `port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
       }
       own.add(containerKey);
       for (const n of new Set([p.containerPort, p.hostPort ?? p.containerPort])) {
         const key = `${n}/${p.protocol ?? 'TCP'}`;
         const owner = owners.get(key);
         if (owner !== undefined && owner !== c.name) {
-          throw new Error(`${where}: port ${key} is used by two containers, "${owner}" and "${c.name}"; with hostNetwork ` +
+          throw new ValidationError(where, `port ${key} is used by two containers, "${owner}" and "${c.name}"; with hostNetwork ` +
             'they share the node\'s ports. Give one of them another port.');
         }
         owners.set(key, c.name);

@@ -8,6 +8,8 @@ import {
   SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
 import { WaveGateCheck } from '../alerts/options';
+import { constructWhere, ValidationError } from '../validation/errors';
+import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
 import { FLEET_GROUP, gateSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
@@ -42,9 +44,9 @@ export function renderWaveGates(
 ): ApiObject[] {
   const gates = rollout?.gates ?? [];
   if (gates.length === 0) return [];
-  const where = `${scope.constructor.name} ${scope.node.path}`;
+  const where = constructWhere(scope, kindOf(scope));
   if (!rollout!.argoCdSyncWaves) {
-    throw new Error(`${where}: rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves' sync waves`);
+    throw new ValidationError(where, 'rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves\' sync waves');
   }
   const waves = rollout!.waves.map((w) => w.name);
   const seen = new Set<string>();
@@ -54,28 +56,28 @@ export function renderWaveGates(
   for (const gate of gates) {
     const index = waves.indexOf(gate.afterWave);
     if (gate.afterWave === FLEET_GROUP) {
-      throw new Error(`${where}: rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead`);
+      throw new ValidationError(where, 'rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead');
     }
     if (index < 0) {
-      throw new Error(`${where}: rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
+      throw new ValidationError(where, `rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
     }
-    if (seen.has(gate.afterWave)) throw new Error(`${where}: rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
+    if (seen.has(gate.afterWave)) throw new ValidationError(where, `rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
     seen.add(gate.afterWave);
     const timeout = gate.timeoutSeconds ?? 300;
     if (!Number.isInteger(timeout) || timeout < 30 || timeout > GATE_MAX_TIMEOUT_SECONDS) {
-      throw new Error(`${where}: rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
+      throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
         + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
     }
     if (gate.image !== undefined) {
       const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
-      if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
+      if (problems.length > 0) throw new ValidationError(where, `${problems.join('; ')}`);
     }
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
 
     const daemonSet = groupResourceName(agent.name, gate.afterWave);
     const jobName = `${agent.name}-gate-${gate.afterWave}`;
     if (jobName.length > 63) {
-      throw new Error(`${where}: gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
+      throw new ValidationError(where, `gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
     }
     const bake = bakeSeconds(gate, where);
     const target: GateTarget = {

@@ -16,6 +16,7 @@ import { FluentBitOutput } from './outputs';
 import { BUILTIN_MULTILINE_PARSERS, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
 import { FluentBitMultilineParser, FluentBitParser } from './parsers';
 import { SecretEnvVar } from './rendered-output';
+import { ValidationError } from '../validation/errors';
 import { isPort } from '../validation/values';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
@@ -216,19 +217,19 @@ export interface FluentBitConfig {
  */
 export function graceSecondsFor(terminationGracePeriodSeconds: number, flushSeconds: number, explicitGrace?: number, context = 'LogCollector'): number {
   if (!Number.isInteger(terminationGracePeriodSeconds) || terminationGracePeriodSeconds < 0) {
-    throw new Error(`${context}: terminationGracePeriodSeconds ${terminationGracePeriodSeconds} must be a whole number of seconds >= 0.`);
+    throw new ValidationError(context, `terminationGracePeriodSeconds ${terminationGracePeriodSeconds} must be a whole number of seconds >= 0.`);
   }
   const grace = explicitGrace ?? terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS;
   if (!Number.isInteger(grace)) {
-    throw new Error(`${context}: graceSeconds ${grace} must be a whole number of seconds.`);
+    throw new ValidationError(context, `graceSeconds ${grace} must be a whole number of seconds.`);
   }
   const minGrace = Math.ceil(flushSeconds) + GRACE_MARGIN_SECONDS;
   if (grace < minGrace) {
-    throw new Error(`${context}: fluent-bit Grace would be ${grace}s, below one flush (${flushSeconds}s) plus a ${GRACE_MARGIN_SECONDS}s margin; `
+    throw new ValidationError(context, `fluent-bit Grace would be ${grace}s, below one flush (${flushSeconds}s) plus a ${GRACE_MARGIN_SECONDS}s margin; `
       + `raise terminationGracePeriodSeconds to at least ${minGrace + GRACE_MARGIN_SECONDS} (now ${terminationGracePeriodSeconds}) or lower flushSeconds.`);
   }
   if (grace + GRACE_MARGIN_SECONDS > terminationGracePeriodSeconds) {
-    throw new Error(`${context}: graceSeconds ${grace} plus a ${GRACE_MARGIN_SECONDS}s margin exceeds terminationGracePeriodSeconds `
+    throw new ValidationError(context, `graceSeconds ${grace} plus a ${GRACE_MARGIN_SECONDS}s margin exceeds terminationGracePeriodSeconds `
       + `${terminationGracePeriodSeconds}: the kubelet would SIGKILL fluent-bit mid-flush. Lower graceSeconds to at most `
       + `${terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS} or raise terminationGracePeriodSeconds.`);
   }
@@ -242,7 +243,7 @@ const UNIT_PATTERN = /^[A-Za-z0-9@._:\\-]+$/;
 export function generateFluentBitConfig(options: FluentBitConfigOptions): FluentBitConfig {
   const ctx = options.context ?? 'LogCollector';
   const fail = (msg: string): never => {
-    throw new Error(`${ctx}: ${msg}`);
+    throw new ValidationError(ctx, `${msg}`);
   };
 
   if (options.outputs.length === 0) {

@@ -5,6 +5,7 @@
  * Pure module: no cdk8s imports.
  */
 import { ClassicSection } from './classic-format';
+import { ValidationError } from '../validation/errors';
 
 /**
  * Parsers fluent-bit 5.1.1 has without any file: the built-in multiline parsers, the names
@@ -35,17 +36,17 @@ export function checkName(kind: string, name: string): void {
 
 export function checkFieldName(what: string, prop: string, field: string): void {
   if (!FIELD_PATTERN.test(field)) {
-    throw new Error(`${what}: ${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`);
+    throw new ValidationError(what, `${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`);
   }
 }
 
 export function checkValue(what: string, prop: string, value: string, envTranslated = true): void {
   if (value.trim() !== value || value === '' || /[\r\n]/.test(value)) {
-    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
+    throw new ValidationError(what, `${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
   }
   // fluent-bit replaces ${NAME} in parser values with the environment variable (get_parser_key).
   if (envTranslated && value.includes('${')) {
-    throw new Error(`${what}: ${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
+    throw new ValidationError(what, `${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
   }
 }
 
@@ -76,7 +77,7 @@ export function checkRegex(what: string, prop: string, pattern: string, envTrans
   try {
     new RegExp(toJsPattern(body));
   } catch (e) {
-    throw new Error(`${what}: ${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
+    throw new ValidationError(what, `${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
       + 'fluent-bit would refuse to start.');
   }
 }

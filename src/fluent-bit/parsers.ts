@@ -10,6 +10,7 @@
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
 import { checkFieldName, checkName, checkRegex, checkValue, STATE_PATTERN } from './parser-checks';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** Type a parser casts a field to (`Types key:type`). */
@@ -185,12 +186,12 @@ export class FluentBitParser {
     this.name = options.name;
     this.format = format;
     if ((options.timeKey === undefined) !== (options.timeFormat === undefined)) {
-      throw new Error(`${what}: timeKey and timeFormat go together (fluent-bit cannot read a time without its format); set both or neither.`);
+      throw new ValidationError(what, 'timeKey and timeFormat go together (fluent-bit cannot read a time without its format); set both or neither.');
     }
     if (options.timeKey !== undefined) checkFieldName(what, 'timeKey', options.timeKey);
     if (options.timeFormat !== undefined) checkValue(what, 'timeFormat', options.timeFormat);
     if (options.timeOffset !== undefined && !/^[+-][0-9]{4}$/.test(options.timeOffset)) {
-      throw new Error(`${what}: timeOffset ${JSON.stringify(options.timeOffset)} must be a UTC offset such as '+0200' or '-0500'.`);
+      throw new ValidationError(what, `timeOffset ${JSON.stringify(options.timeOffset)} must be a UTC offset such as '+0200' or '-0500'.`);
     }
     const types = options.types ?? {};
     const typePairs = Object.keys(types).sort().map((field) => {
@@ -211,7 +212,7 @@ export class FluentBitParser {
     for (const d of options.decoders ?? []) {
       checkFieldName(what, 'decoders[].field', d.field);
       if (d.merge && d.decoder !== FluentBitDecoder.JSON) {
-        throw new Error(`${what}: decoder ${d.decoder} on '${d.field}' cannot merge (Decode_Field merges JSON only); remove merge or use FluentBitDecoder.JSON.`);
+        throw new ValidationError(what, `decoder ${d.decoder} on '${d.field}' cannot merge (Decode_Field merges JSON only); remove merge or use FluentBitDecoder.JSON.`);
       }
       pairs.push([d.merge ? 'Decode_Field' : 'Decode_Field_As', [d.decoder, d.field, d.action].filter((x) => x !== undefined).join(' ')]);
     }
@@ -284,17 +285,17 @@ export class FluentBitMultilineParser {
     this.name = options.name;
     this.parser = options.parser;
     if (options.rules.length === 0) {
-      throw new Error(`${what}: rules is empty; a regex multiline parser needs at least a 'start_state' rule.`);
+      throw new ValidationError(what, 'rules is empty; a regex multiline parser needs at least a \'start_state\' rule.');
     }
     // flb_ml_rule.c: the first rule must be a start_state, every next state must be a rule's state.
     if (options.rules[0].state !== 'start_state') {
-      throw new Error(`${what}: the first rule's state is '${options.rules[0].state}'; fluent-bit requires 'start_state' there.`);
+      throw new ValidationError(what, `the first rule's state is '${options.rules[0].state}'; fluent-bit requires 'start_state' there.`);
     }
     const states = new Set(options.rules.map((r) => r.state));
     const entries: [string, string][] = [['name', options.name], ['type', 'regex']];
     if (options.flushTimeoutMs !== undefined) {
       if (!Number.isInteger(options.flushTimeoutMs) || options.flushTimeoutMs < 1) {
-        throw new Error(`${what}: flushTimeoutMs ${options.flushTimeoutMs} must be a whole number of milliseconds >= 1.`);
+        throw new ValidationError(what, `flushTimeoutMs ${options.flushTimeoutMs} must be a whole number of milliseconds >= 1.`);
       }
       entries.push(['flush_timeout', String(options.flushTimeoutMs)]);
     }
@@ -309,11 +310,11 @@ export class FluentBitMultilineParser {
     options.rules.forEach((rule, i) => {
       for (const [prop, state] of [['state', rule.state], ['nextState', rule.nextState]]) {
         if (!STATE_PATTERN.test(state)) {
-          throw new Error(`${what}: rules[${i}].${prop} ${JSON.stringify(state)} must match ${STATE_PATTERN}.`);
+          throw new ValidationError(what, `rules[${i}].${prop} ${JSON.stringify(state)} must match ${STATE_PATTERN}.`);
         }
       }
       if (!states.has(rule.nextState)) {
-        throw new Error(`${what}: rules[${i}].nextState '${rule.nextState}' is no rule's state (fluent-bit: "to_state is not registered"); `
+        throw new ValidationError(what, `rules[${i}].nextState '${rule.nextState}' is no rule's state (fluent-bit: "to_state is not registered"); `
           + `add a rule in state '${rule.nextState}' or use one of ${[...states].join(', ')}.`);
       }
       // Rule values are read raw: no ${VAR} replacement there (multiline_load_regex_rules).
@@ -321,7 +322,7 @@ export class FluentBitMultilineParser {
       // Classic rules are quoted tokens; fluent-bit ends a token at a '"' not preceded by '\'
       // and turns '\"' into '"' (flb_slist.c), so a '"' is written '\"' and a final '\' cannot be.
       if (rule.regex.endsWith('\\')) {
-        throw new Error(`${what}: rules[${i}].regex ends with '\\', which would escape the closing quote of the rule; end it otherwise (e.g. '[\\\\]').`);
+        throw new ValidationError(what, `rules[${i}].regex ends with '\\', which would escape the closing quote of the rule; end it otherwise (e.g. '[\\\\]').`);
       }
       entries.push(['rule', [rule.state, rule.regex, rule.nextState].map((t) => `"${t.replace(/"/g, '\\"')}"`).join(' ')]);
     });

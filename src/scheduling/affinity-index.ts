@@ -1,5 +1,6 @@
 import { termMatches } from './node-affinity';
 import { NodeIdentity, NodeSelectorTermJson } from './types';
+import { ValidationError } from '../validation/errors';
 
 /**
  * Requirement checks one coverage run may make on node affinity after indexing. Terms with an `In`
@@ -75,7 +76,7 @@ export class AffinityIndex<N extends { readonly identity: NodeIdentity }> {
     if (everyNode) return new IndexedNodes(this, this.nodes, undefined);
     this.used += cost;
     if (this.used > this.budget) {
-      throw new Error(`${what}: its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
+      throw new ValidationError(what, `its required node affinity (${terms.length} nodeSelectorTerms) on ${this.nodes.length} nodes needs more than `
         + `${this.budget.toExponential(0)} requirement checks even indexed (a term without an In requirement is checked on every node): `
         + 'merge repeated terms, or give each term an In requirement on a node label');
     }

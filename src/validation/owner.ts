@@ -27,6 +27,13 @@ export function describeConstruct(construct: IConstruct, kind: string): string {
   return described;
 }
 
+/** The kind a library construct registered; throws for a construct that registered none. */
+export function kindOf(construct: IConstruct): string {
+  const kind = kinds.get(construct);
+  if (kind === undefined) throw new Error(`${construct.node.path}: not a construct of this library (no registerKind)`);
+  return kind;
+}
+
 /** Whether a library construct built `construct` (so its props are the library's, not the user's). */
 export function builtByLibrary(construct: IConstruct): boolean {
   const scope = construct.node.scope;

@@ -14,10 +14,11 @@ import * as cdk8s from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as constructs from 'constructs';
 import { hasBrand, isOwnType } from './brand';
+import { throwIfProblems, ValidationError } from './errors';
 import { TYPES } from './struct-shapes.generated';
 import { FieldType, TypeRef } from './type-table';
 
-import { describeValue, throwIfProblems } from './values';
+import { describeValue } from './values';
 
 /** The names of every struct the assembly declares (for tests: each has a check). */
 export function structNames(): string[] {
@@ -267,7 +268,8 @@ export function namedBy<T>(factory: string, build: () => T): T {
   try {
     return build();
   } catch (e) {
-    if (e instanceof Error && e.constructor === Error && !e.message.startsWith(factory)) throw new Error(`${factory}: ${e.message}`);
+    const ours = e instanceof ValidationError || (e instanceof Error && e.constructor === Error);
+    if (ours && !(e as Error).message.startsWith(factory)) throw new ValidationError(factory, (e as Error).message);
     throw e;
   }
 }

@@ -385,12 +385,6 @@ export function checkResources(prop: string, resources: unknown): string[] {
   ];
 }
 
-/** Throws one Error for all problems, prefixed by `where` (the construct kind and path). */
-export function throwIfProblems(where: string, problems: readonly string[]): void {
-  if (problems.length === 1) throw new Error(`${where}: ${problems[0]}`);
-  if (problems.length > 1) throw new Error(`${where}: ${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
-}
-
 /**
  * A name a Service gets from the agent's name: Service names are DNS-1035 labels (starting with a
  * letter), stricter than the DNS-1123 labels other objects accept.

@@ -12,9 +12,23 @@ import { validateManifests } from './manifests';
 import {
   MountPropagation, NodeRequirement, Promotion, RolloutBudget, RolloutWave, TaintEffect, TolerationOperator, UpdateStrategy,
 } from '../../src';
+import { ValidationError } from '../../src/validation/errors';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Props = any;
+
+/**
+ * The name of the class of what was thrown: "ValidationError" for the library's refusals, "Error" for
+ * cdk8s' and constructs' own; anything else (TypeError, RangeError) is a crash.
+ */
+export function thrownClass(e: unknown): string {
+  return (e as Error)?.constructor?.name ?? typeof e;
+}
+
+/** Whether `e` is a refusal (the library's ValidationError, or a plain Error), not a crash. */
+export function isRefusal(e: unknown): e is Error {
+  return e instanceof ValidationError || (e instanceof Error && e.constructor === Error);
+}
 
 /** What one run did. */
 export type Outcome =
@@ -40,8 +54,8 @@ function buildOnce(kind: string, build: (chart: Chart, props: Props) => void, pr
     build(chart, props);
     yaml = app.synthYaml();
   } catch (e) {
-    if (!(e instanceof Error) || e.constructor !== Error) {
-      return { outcome: { kind: 'failure', reason: `${(e as Error)?.constructor?.name ?? typeof e}: ${(e as Error)?.message ?? String(e)}` } };
+    if (!isRefusal(e)) {
+      return { outcome: { kind: 'failure', reason: `${thrownClass(e)}: ${(e as Error)?.message ?? String(e)}` } };
     }
     if (!startsWithPath(e.message, kind, 'chart/agent')) {
       return { outcome: { kind: 'failure', reason: `message without "${kind} chart/agent": ${e.message}` } };
