@@ -6,9 +6,10 @@
 import { createHash } from 'crypto';
 import * as kplus from 'cdk8s-plus-28';
 import {
-  AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentVolume, AgentVolumeMount, HostPathVolume,
-  PodSecurityLevel,
+  AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentToleration, AgentVolume, AgentVolumeMount,
+  HostPathType, HostPathVolume, PodSecurityLevel, TaintEffect, TolerationOperator,
 } from './options';
+import { AgentDnsConfig, AgentDnsPolicy, AgentEnvSource } from './pod-options';
 import type { NodeAgentDaemonSetProps } from './props';
 import { UpdateStrategy } from './update-strategy';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
@@ -32,12 +33,51 @@ export const VIRTUAL_NODE_EXCLUSIONS: NodeSelectorRequirementJson[] = [
   { key: 'type', operator: 'NotIn', values: ['virtual-kubelet'] },
 ];
 
-/** One container of the pod, with every mount it gets. */
+/** One container of the pod, with every mount it gets, every default applied. */
 export interface ResolvedContainer {
   readonly name: string;
+  /** The container's settings as given: for the checks, which report what the user wrote. */
   readonly settings: AgentContainerSettings;
+  /** Every mount, `readOnly` resolved (true unless given false). */
   readonly mounts: AgentVolumeMount[];
   readonly fieldEnv: { [name: string]: kplus.EnvFieldPaths };
+  readonly image: string;
+  readonly command?: string[];
+  readonly args?: string[];
+  /** The downward-API variables, then `env` (which wins on a shared name), sorted by name. */
+  readonly env: { [name: string]: kplus.EnvValue };
+  /** The ports, `hostPort` resolved: with hostNetwork every container port is a host port. */
+  readonly ports: AgentPort[];
+  readonly readiness?: kplus.Probe;
+  readonly liveness?: kplus.Probe;
+  readonly startup?: kplus.Probe;
+  readonly preStop?: kplus.Handler;
+  readonly resources: ResolvedResources;
+  /** Extended resources (request equals limit). */
+  readonly extendedResources: { [resource: string]: string };
+  readonly security: ResolvedSecurity;
+}
+
+/** A container's security settings, every default applied. */
+export interface ResolvedSecurity {
+  readonly privileged: boolean;
+  readonly runAsRoot: boolean;
+  /** Given, else 0 for a root container. */
+  readonly runAsUser?: number;
+  readonly runAsGroup?: number;
+  readonly readOnlyRootFilesystem: boolean;
+  /** Added capabilities, sorted. */
+  readonly capabilities: string[];
+  readonly seLinuxLevel?: string;
+}
+
+/** A toleration as the pod carries it: the operator resolved (Equal unless given). */
+export interface ResolvedToleration {
+  readonly key?: string;
+  readonly operator: TolerationOperator;
+  readonly value?: string;
+  readonly effect?: TaintEffect;
+  readonly tolerationSeconds?: number;
 }
 
 /** Identity every release of an agent shares: the names of its objects. */
@@ -60,9 +100,12 @@ export function identityLabels(identity: AgentIdentity): { [key: string]: string
 export interface AgentSpec extends AgentIdentity {
   /** The release's props, as given. */
   readonly props: NodeAgentDaemonSetProps;
+  // The resolved fields below are all render reads; `props` stays for the checks that report what was
+  // given and compare two releases' props.
   /** Main container first, then the sidecars. */
   readonly containers: ResolvedContainer[];
   readonly initContainers: ResolvedContainer[];
+  /** The host paths by volume name, `type` resolved (Directory unless given). */
   readonly hostPathVolumes: ReadonlyMap<string, HostPathVolume>;
   readonly volumes: ReadonlyMap<string, AgentVolume>;
   /** The ConfigMap data, if the release has config. */
@@ -78,6 +121,29 @@ export interface AgentSpec extends AgentIdentity {
   readonly rbacRules: AgentPolicyRule[];
   readonly automountServiceAccountToken: boolean;
   readonly podSecurityLevel: PodSecurityLevel;
+  /** Labels of every object besides the identity, version and app.kubernetes.io ones. */
+  readonly labels: { [key: string]: string };
+  /** `app.kubernetes.io/component`. */
+  readonly component: string;
+  /** `app.kubernetes.io/part-of`. */
+  readonly partOf: string;
+  readonly podLabels: { [key: string]: string };
+  readonly podAnnotations: { [key: string]: string };
+  readonly minReadySeconds: number;
+  readonly revisionHistoryLimit: number;
+  readonly terminationGracePeriodSeconds: number;
+  readonly hostNetwork: boolean;
+  readonly hostPid: boolean;
+  /** Given, else ClusterFirstWithHostNet with hostNetwork (so the agent still resolves cluster names). */
+  readonly dnsPolicy?: AgentDnsPolicy;
+  readonly dnsConfig?: AgentDnsConfig;
+  /** Every toleration the pod carries, in order: the control plane's (unless turned off), then the given ones. */
+  readonly tolerations: ResolvedToleration[];
+  /** Components whose pods this agent's pods never share a node with. */
+  readonly exclusiveComponents: string[];
+  readonly imagePullSecrets: string[];
+  /** The main container's envFrom sources. */
+  readonly envFrom: AgentEnvSource[];
 }
 
 /** Resolves one release's props (the identity comes from the current release). */
@@ -87,7 +153,7 @@ export function resolveAgentSpec(props: NodeAgentDaemonSetProps, identity: Agent
     ...identity,
     props,
     ...resolveContainers(props, identity.name),
-    hostPathVolumes: new Map((props.hostPaths ?? []).map((v) => [v.name, v])),
+    hostPathVolumes: new Map((props.hostPaths ?? []).map((v) => [v.name, { ...v, type: v.type ?? HostPathType.DIRECTORY }])),
     volumes: new Map((props.volumes ?? []).map((v) => [v.name, v])),
     configData: props.configData,
     nodeSelector: sortedRecord(props.nodeSelector ?? (props.os === '' ? {} : { 'kubernetes.io/os': props.os ?? 'linux' })),
@@ -101,8 +167,46 @@ export function resolveAgentSpec(props: NodeAgentDaemonSetProps, identity: Agent
     priorityClassName: props.priorityClass ? (props.priorityClass.name ?? `${identity.name}-critical`) : (props.priorityClassName ?? 'system-node-critical'),
     rbacRules,
     automountServiceAccountToken: props.automountServiceAccountToken ?? rbacRules.length > 0,
+    ...resolvePodSettings(props),
   };
   return { ...spec, podSecurityLevel: podSecurityLevel(spec) };
+}
+
+/** The pod's and the objects' settings, every default applied. */
+function resolvePodSettings(props: NodeAgentDaemonSetProps) {
+  const hostNetwork = props.hostNetwork ?? false;
+  return {
+    labels: { ...props.labels },
+    component: props.component ?? 'node-agent',
+    partOf: props.partOf ?? 'node-agents',
+    podLabels: { ...props.podLabels },
+    podAnnotations: { ...props.podAnnotations },
+    minReadySeconds: props.minReadySeconds ?? 10,
+    revisionHistoryLimit: props.revisionHistoryLimit ?? 10,
+    terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 30,
+    hostNetwork,
+    hostPid: props.hostPid ?? false,
+    dnsPolicy: props.dnsPolicy ?? (hostNetwork ? AgentDnsPolicy.CLUSTER_FIRST_WITH_HOST_NET : undefined),
+    dnsConfig: props.dnsConfig,
+    tolerations: resolveTolerations(props),
+    exclusiveComponents: [...props.exclusiveComponents ?? []],
+    imagePullSecrets: [...props.imagePullSecrets ?? []],
+    envFrom: [...props.envFrom ?? []],
+  };
+}
+
+/** The control plane's NoSchedule taints, which a node agent tolerates unless told otherwise. */
+const CONTROL_PLANE_TOLERATIONS: AgentToleration[] = [
+  { key: 'node-role.kubernetes.io/control-plane', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE },
+  { key: 'node-role.kubernetes.io/master', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE },
+];
+
+function resolveTolerations(props: NodeAgentDaemonSetProps): ResolvedToleration[] {
+  if (props.tolerateAllTaints) return [{ operator: TolerationOperator.EXISTS }];
+  const list = [...(props.tolerateControlPlane ?? true ? CONTROL_PLANE_TOLERATIONS : []), ...props.tolerations ?? []];
+  return list.map((t) => ({
+    key: t.key, operator: t.operator ?? TolerationOperator.EQUAL, value: t.value, effect: t.effect, tolerationSeconds: t.tolerationSeconds,
+  }));
 }
 
 /**
@@ -127,11 +231,11 @@ export function releaseImage(spec: AgentSpec): string {
  */
 export function commonLabels(spec: AgentSpec, image?: string): { [key: string]: string } {
   return sortedRecord({
-    ...spec.props.labels,
+    ...spec.labels,
     ...identityLabels(spec),
     ...(image ? { 'app.kubernetes.io/version': versionLabel(image) } : {}),
-    'app.kubernetes.io/component': spec.props.component ?? 'node-agent',
-    'app.kubernetes.io/part-of': spec.props.partOf ?? 'node-agents',
+    'app.kubernetes.io/component': spec.component,
+    'app.kubernetes.io/part-of': spec.partOf,
     'app.kubernetes.io/managed-by': 'cdk8s',
   });
 }
@@ -175,15 +279,51 @@ function resolveContainers(p: NodeAgentDaemonSetProps, name: string): { containe
   const withOverride = <T extends AgentContainerSettings>(containerName: string, settings: T): T =>
     overrides.has(containerName) ? { ...settings, resources: overrides.get(containerName) } : settings;
   const mainName = p.containerName ?? name;
-  const main: ResolvedContainer = {
-    name: mainName,
-    settings: withOverride(mainName, { ...p, env: p.extraEnv ? { ...p.env, ...p.extraEnv } : p.env }),
-    mounts: mainMounts,
-    fieldEnv: p.fieldEnv ?? {},
-  };
+  const hostNetwork = p.hostNetwork ?? false;
+  const main = resolveContainer(mainName, withOverride(mainName, { ...p, env: p.extraEnv ? { ...p.env, ...p.extraEnv } : p.env }),
+    mainMounts, p.fieldEnv ?? {}, hostNetwork);
   const extra = (list: AgentContainer[] | undefined) => (list ?? [])
-    .map((c) => ({ name: c.name, settings: withOverride(c.name, c), mounts: c.mounts ?? [], fieldEnv: {} }));
+    .map((c) => resolveContainer(c.name, withOverride(c.name, c), c.mounts ?? [], {}, hostNetwork));
   return { containers: [main, ...extra(p.sidecars)], initContainers: extra(p.initContainers) };
+}
+
+function resolveContainer(
+  name: string, s: AgentContainerSettings, mounts: AgentVolumeMount[], fieldEnv: { [name: string]: kplus.EnvFieldPaths }, hostNetwork: boolean,
+): ResolvedContainer {
+  const env: { [name: string]: kplus.EnvValue } = {};
+  for (const [envName, path] of Object.entries(fieldEnv)) env[envName] = kplus.EnvValue.fromFieldRef(path);
+  Object.assign(env, s.env ?? {});
+  return {
+    name,
+    settings: s,
+    mounts: mounts.map((m) => ({ ...m, readOnly: m.readOnly ?? true })),
+    fieldEnv,
+    image: s.image,
+    command: s.command,
+    args: s.args,
+    env: sortedRecord(env),
+    ports: (s.ports ?? []).map((port) => ({ ...port, hostPort: effectiveHostPort(port, hostNetwork) })),
+    readiness: s.readiness,
+    liveness: s.liveness,
+    startup: s.startup,
+    preStop: s.preStop,
+    resources: resolveResources(s.resources),
+    extendedResources: { ...s.extendedResources },
+    security: {
+      privileged: s.privileged ?? false,
+      runAsRoot: s.runAsRoot ?? false,
+      runAsUser: s.runAsUser ?? (s.runAsRoot ? 0 : undefined),
+      runAsGroup: s.runAsGroup,
+      readOnlyRootFilesystem: s.readOnlyRootFilesystem ?? true,
+      capabilities: [...(s.capabilities ?? [])].sort(),
+      seLinuxLevel: s.seLinuxLevel,
+    },
+  };
+}
+
+/** The host port a container port binds: given, else (with hostNetwork) the container port itself, as the API server defaults it. */
+function effectiveHostPort(port: AgentPort, hostNetwork: boolean | undefined): number | undefined {
+  return port.hostPort ?? (hostNetwork ? port.containerPort : undefined);
 }
 
 function collectHostPorts(props: NodeAgentDaemonSetProps): AgentHostPort[] {
@@ -194,7 +334,7 @@ function collectHostPorts(props: NodeAgentDaemonSetProps): AgentHostPort[] {
   ];
   for (const c of containers) {
     for (const port of c.ports ?? []) {
-      const hostPort = port.hostPort ?? (props.hostNetwork ? port.containerPort : undefined);
+      const hostPort = effectiveHostPort(port, props.hostNetwork);
       if (hostPort !== undefined) result.push({ port: hostPort, protocol: port.protocol ?? 'TCP', container: c.name });
     }
   }
@@ -203,12 +343,11 @@ function collectHostPorts(props: NodeAgentDaemonSetProps): AgentHostPort[] {
 
 /** Computed from what the pods use, not hard-coded. */
 function podSecurityLevel(spec: Omit<AgentSpec, 'podSecurityLevel'>): PodSecurityLevel {
-  const p = spec.props;
-  const all = [...spec.containers, ...spec.initContainers].map((c) => c.settings);
-  const hostAccess = spec.hostPathVolumes.size > 0 || p.hostNetwork || p.hostPid || spec.hostPorts.length > 0
-    || all.some((c) => c.privileged || (c.capabilities ?? []).some((cap) => !BASELINE_CAPABILITIES.has(cap)));
+  const all = [...spec.containers, ...spec.initContainers].map((c) => c.security);
+  const hostAccess = spec.hostPathVolumes.size > 0 || spec.hostNetwork || spec.hostPid || spec.hostPorts.length > 0
+    || all.some((c) => c.privileged || c.capabilities.some((cap) => !BASELINE_CAPABILITIES.has(cap)));
   if (hostAccess) return PodSecurityLevel.PRIVILEGED;
-  const restricted = all.every((c) => !c.runAsRoot && (c.capabilities ?? []).every((cap) => cap === 'NET_BIND_SERVICE'));
+  const restricted = all.every((c) => !c.runAsRoot && c.capabilities.every((cap) => cap === 'NET_BIND_SERVICE'));
   return restricted ? PodSecurityLevel.RESTRICTED : PodSecurityLevel.BASELINE;
 }
 

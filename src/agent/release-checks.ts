@@ -164,7 +164,7 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
     if (portNames.filter((n) => n === port.name).length > 1) problems.push(`${where}: the port name "${port.name}" is used twice`);
     problems.push(...checkPort(`${where} port "${port.name}" containerPort`, port.containerPort));
     problems.push(...checkPort(`${where} port "${port.name}" hostPort`, port.hostPort));
-    if (spec.props.hostNetwork && port.hostPort !== undefined && port.hostPort !== port.containerPort) {
+    if (spec.hostNetwork && port.hostPort !== undefined && port.hostPort !== port.containerPort) {
       problems.push(`${where} port "${port.name}": with hostNetwork the hostPort (${port.hostPort}) must equal the containerPort (${port.containerPort}); drop hostPort or make them equal`);
     }
   }
@@ -335,13 +335,13 @@ function checkHostPortsOnce(spec: AgentSpec): string[] {
   const owners = new Map<string, string>();
   const problems: string[] = [];
   for (const c of spec.containers) {
-    for (const port of c.settings.ports ?? []) {
-      const hostPort = port.hostPort ?? (spec.props.hostNetwork ? port.containerPort : undefined);
+    for (const port of c.ports) {
+      const hostPort = port.hostPort;
       if (hostPort === undefined) continue;
       const key = `${hostPort}/${port.protocol ?? 'TCP'}`;
       const owner = owners.get(key);
       if (owner !== undefined && owner !== c.name) {
-        problems.push(`host port ${key} is bound by two containers, "${owner}" and "${c.name}"${spec.props.hostNetwork ? ' (with hostNetwork every container port is a host port)' : ''}; give one of them another port`);
+        problems.push(`host port ${key} is bound by two containers, "${owner}" and "${c.name}"${spec.hostNetwork ? ' (with hostNetwork every container port is a host port)' : ''}; give one of them another port`);
       }
       owners.set(key, c.name);
     }

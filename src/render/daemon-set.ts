@@ -6,9 +6,11 @@ import { ApiObject, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ContainerPatch, patchDaemonSet } from './daemon-set-patches';
-import { AgentSpec, commonLabels, identityLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, resolveResources } from '../agent/agent-spec';
-import { AgentContainerSettings, AgentPort, AgentToleration, AgentVolumeKind, HostPathType, TaintEffect, TolerationOperator } from '../agent/options';
-import { AgentDnsPolicy, AgentEnvSourceKind } from '../agent/pod-options';
+import {
+  AgentSpec, commonLabels, identityLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, ResolvedSecurity,
+} from '../agent/agent-spec';
+import { AgentVolumeKind } from '../agent/options';
+import { AgentEnvSourceKind } from '../agent/pod-options';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 import { sortedRecord } from '../validation/values';
@@ -48,24 +50,23 @@ export function selectorLabels(agent: string | { [key: string]: string }, group:
 
 export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds: kplus.DaemonSet; main: kplus.Container } {
   const spec = r.spec;
-  const p = spec.props;
-  const podAnnotations: { [key: string]: string } = { ...p.podAnnotations };
+  const podAnnotations: { [key: string]: string } = { ...spec.podAnnotations };
   if (spec.configData) podAnnotations['checksum/config'] = configChecksum(spec.configData);
   const labels = commonLabels(spec, releaseImage(spec));
 
   const ds = new kplus.DaemonSet(scope, r.id, {
     metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(r.annotations) },
     podMetadata: {
-      labels: sortedRecord({ ...p.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group, ...r.adoptedSelector }),
+      labels: sortedRecord({ ...spec.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group, ...r.adoptedSelector }),
       annotations: sortedRecord(podAnnotations),
     },
     select: false,
-    minReadySeconds: p.minReadySeconds ?? 10,
+    minReadySeconds: spec.minReadySeconds,
     serviceAccount: r.serviceAccount,
     automountServiceAccountToken: spec.automountServiceAccountToken,
-    hostNetwork: p.hostNetwork ?? false,
+    hostNetwork: spec.hostNetwork,
     dns: renderDns(spec),
-    terminationGracePeriod: Duration.seconds(p.terminationGracePeriodSeconds ?? 30),
+    terminationGracePeriod: Duration.seconds(spec.terminationGracePeriodSeconds),
   });
   // An adopted selector matches the pods of the agent's wave DaemonSets too (they carry the same identity labels):
   // the DaemonSet controller claims only pods without a controller owner (ClaimObject in
@@ -84,10 +85,10 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
 
   const patches: ContainerPatch[] = [];
   const render = (c: ResolvedContainer, index: number, init: boolean): kplus.Container => {
-    const container = init ? ds.addInitContainer(containerProps(spec, c)) : ds.addContainer(containerProps(spec, c));
+    const container = init ? ds.addInitContainer(containerProps(c)) : ds.addContainer(containerProps(c));
     for (const mount of c.mounts) {
       container.mount(mount.mountPath, volumeFor(mount.volume), {
-        readOnly: mount.readOnly ?? true,
+        readOnly: mount.readOnly,
         propagation: mount.propagation as unknown as kplus.MountPropagation | undefined,
         subPath: mount.subPath,
       });
@@ -95,8 +96,8 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
     patches.push({
       index,
       init,
-      resources: renderResources(c.settings),
-      securityContext: renderSecurityContext(c.settings),
+      resources: renderResources(c),
+      securityContext: renderSecurityContext(c.security),
       envFrom: c === spec.containers[0] ? renderEnvFrom(spec) : undefined,
     });
     return container;
@@ -107,12 +108,12 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
 
   const antiAffinity = [
     ...(r.rollout ? [otherGroupsTerm(identityLabels(spec), r.group)] : []),
-    ...((p.exclusiveComponents ?? []).length > 0 ? [exclusiveComponentsTerm(p.exclusiveComponents!)] : []),
+    ...(spec.exclusiveComponents.length > 0 ? [exclusiveComponentsTerm(spec.exclusiveComponents)] : []),
   ];
   patchDaemonSet(ApiObject.of(ds), {
     updateStrategy: renderUpdateStrategy(r.strategy),
-    revisionHistoryLimit: p.revisionHistoryLimit ?? 10,
-    hostPid: p.hostPid ?? false,
+    revisionHistoryLimit: spec.revisionHistoryLimit,
+    hostPid: spec.hostPid,
     priorityClassName: spec.priorityClassName,
     nodeSelector: spec.nodeSelector,
     affinity: r.terms.length > 0 || antiAffinity.length > 0 ? {
@@ -122,28 +123,28 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
       podAntiAffinity: antiAffinity.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: antiAffinity } : undefined,
     } : undefined,
     tolerations: renderTolerations(spec),
-    podSecurityContext: renderPodSecurityContext(spec.containers[0].settings),
+    podSecurityContext: renderPodSecurityContext(spec.containers[0].security),
     containers: patches,
-    imagePullSecrets: (p.imagePullSecrets ?? []).map((name) => ({ name })),
+    imagePullSecrets: spec.imagePullSecrets.map((name) => ({ name })),
     removeTemplateLabels: [kplus.Pod.ADDRESS_LABEL],
   });
   return { ds, main };
 }
 
 function renderDns(spec: AgentSpec): kplus.PodDnsProps | undefined {
-  const p = spec.props;
-  const policy = p.dnsPolicy ?? (p.hostNetwork ? AgentDnsPolicy.CLUSTER_FIRST_WITH_HOST_NET : undefined);
-  if (policy === undefined && !p.dnsConfig) return undefined;
+  const policy = spec.dnsPolicy;
+  const config = spec.dnsConfig;
+  if (policy === undefined && !config) return undefined;
   return {
     policy: policy as unknown as kplus.DnsPolicy | undefined,
-    nameservers: p.dnsConfig?.nameservers,
-    searches: p.dnsConfig?.searches,
-    options: Object.entries(sortedRecord(p.dnsConfig?.options)).map(([name, value]) => ({ name, value: value === '' ? undefined : value })),
+    nameservers: config?.nameservers,
+    searches: config?.searches,
+    options: Object.entries(sortedRecord(config?.options)).map(([name, value]) => ({ name, value: value === '' ? undefined : value })),
   };
 }
 
 function renderEnvFrom(spec: AgentSpec): kplus.k8s.EnvFromSource[] {
-  return (spec.props.envFrom ?? []).map((source) => ({
+  return spec.envFrom.map((source) => ({
     prefix: source.prefix,
     secretRef: source.kind === AgentEnvSourceKind.SECRET ? { name: source.name, optional: source.optional } : undefined,
     configMapRef: source.kind === AgentEnvSourceKind.CONFIG_MAP ? { name: source.name, optional: source.optional } : undefined,
@@ -154,7 +155,7 @@ function renderVolume(ds: kplus.DaemonSet, spec: AgentSpec, name: string, config
   if (name === CONFIG_VOLUME) return kplus.Volume.fromConfigMap(ds, 'ConfigVolume', configMap!, { name: CONFIG_VOLUME });
   const host = spec.hostPathVolumes.get(name);
   if (host) {
-    return kplus.Volume.fromHostPath(ds, `HostPath-${name}`, name, { path: host.hostPath, type: (host.type ?? HostPathType.DIRECTORY) as unknown as kplus.HostPathVolumeType });
+    return kplus.Volume.fromHostPath(ds, `HostPath-${name}`, name, { path: host.hostPath, type: host.type as unknown as kplus.HostPathVolumeType });
   }
   const volume = spec.volumes.get(name)!;
   switch (volume.kind) {
@@ -180,44 +181,25 @@ function mebibytes(quantity: string): number {
   return Number(m[1]) * { Mi: 1, Gi: 1024, Ti: 1024 * 1024 }[m[2] as 'Mi' | 'Gi' | 'Ti'];
 }
 
-function containerProps(spec: AgentSpec, c: ResolvedContainer): kplus.ContainerProps {
-  const s = c.settings;
-  const env: { [name: string]: kplus.EnvValue } = {};
-  for (const [name, path] of Object.entries(c.fieldEnv)) env[name] = kplus.EnvValue.fromFieldRef(path);
-  Object.assign(env, s.env ?? {});
+function containerProps(c: ResolvedContainer): kplus.ContainerProps {
   return {
     name: c.name,
-    image: s.image,
+    image: c.image,
     imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-    command: s.command,
-    args: s.args,
-    envVariables: sortedRecord(env),
+    command: c.command,
+    args: c.args,
+    envVariables: c.env,
     // `ports`, not `portNumber`: cdk8s-plus adds a TCP startup probe for `portNumber`.
-    ports: (s.ports ?? []).map((port: AgentPort) => ({
-      name: port.name,
-      number: port.containerPort,
-      hostPort: port.hostPort ?? (spec.props.hostNetwork ? port.containerPort : undefined),
-      protocol: port.protocol,
-    })),
-    readiness: s.readiness,
-    liveness: s.liveness,
-    startup: s.startup,
-    lifecycle: s.preStop ? { preStop: s.preStop } : undefined,
+    ports: c.ports.map((port) => ({ name: port.name, number: port.containerPort, hostPort: port.hostPort, protocol: port.protocol })),
+    readiness: c.readiness,
+    liveness: c.liveness,
+    startup: c.startup,
+    lifecycle: c.preStop ? { preStop: c.preStop } : undefined,
   };
 }
 
 function renderTolerations(spec: AgentSpec): kplus.k8s.Toleration[] {
-  const p = spec.props;
-  if (p.tolerateAllTaints) return [{ operator: 'Exists' }];
-  const list: AgentToleration[] = [];
-  if (p.tolerateControlPlane ?? true) {
-    list.push({ key: 'node-role.kubernetes.io/control-plane', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE });
-    list.push({ key: 'node-role.kubernetes.io/master', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE });
-  }
-  list.push(...(p.tolerations ?? []));
-  return list.map((t) => ({
-    key: t.key, operator: t.operator ?? TolerationOperator.EQUAL, value: t.value, effect: t.effect, tolerationSeconds: t.tolerationSeconds,
-  }));
+  return spec.tolerations.map((t) => ({ ...t }));
 }
 
 /**
@@ -254,8 +236,8 @@ function exclusiveComponentsTerm(components: string[]): kplus.k8s.PodAffinityTer
   };
 }
 
-function renderResources(s: AgentContainerSettings): kplus.k8s.ResourceRequirements {
-  const res = resolveResources(s.resources);
+function renderResources(c: ResolvedContainer): kplus.k8s.ResourceRequirements {
+  const res = c.resources;
   const requests: { [key: string]: kplus.k8s.Quantity } = {
     cpu: kplus.k8s.Quantity.fromString(res.cpuRequest),
     memory: kplus.k8s.Quantity.fromString(res.memoryRequest),
@@ -263,23 +245,23 @@ function renderResources(s: AgentContainerSettings): kplus.k8s.ResourceRequireme
   const limits: { [key: string]: kplus.k8s.Quantity } = { memory: kplus.k8s.Quantity.fromString(res.memoryLimit) };
   if (res.cpuLimit) limits.cpu = kplus.k8s.Quantity.fromString(res.cpuLimit);
   // Extended resources cannot be overcommitted: the API requires the request to equal the limit.
-  for (const [resource, quantity] of Object.entries(s.extendedResources ?? {})) {
+  for (const [resource, quantity] of Object.entries(c.extendedResources)) {
     requests[resource] = kplus.k8s.Quantity.fromString(quantity);
     limits[resource] = kplus.k8s.Quantity.fromString(quantity);
   }
   return { requests: sortedRecord(requests), limits: sortedRecord(limits) };
 }
 
-function renderSecurityContext(s: AgentContainerSettings): kplus.k8s.SecurityContext {
-  const added = [...(s.capabilities ?? [])].sort();
+function renderSecurityContext(s: ResolvedSecurity): kplus.k8s.SecurityContext {
+  const added = s.capabilities;
   // The API rejects allowPrivilegeEscalation: false together with privileged or CAP_SYS_ADMIN.
-  const escalation = (s.privileged ?? false) || added.includes('SYS_ADMIN');
+  const escalation = s.privileged || added.includes('SYS_ADMIN');
   return {
-    privileged: s.privileged ?? false,
+    privileged: s.privileged,
     allowPrivilegeEscalation: escalation,
-    readOnlyRootFilesystem: s.readOnlyRootFilesystem ?? true,
-    runAsNonRoot: !(s.runAsRoot ?? false),
-    runAsUser: s.runAsUser ?? (s.runAsRoot ? 0 : undefined),
+    readOnlyRootFilesystem: s.readOnlyRootFilesystem,
+    runAsNonRoot: !s.runAsRoot,
+    runAsUser: s.runAsUser,
     runAsGroup: s.runAsGroup,
     // A privileged container gets every capability and no seccomp filter from containerd's CRI whatever
     // it asks, so a dropped set and RuntimeDefault are inert there at best; a runtime set up otherwise
@@ -293,9 +275,9 @@ function renderSecurityContext(s: AgentContainerSettings): kplus.k8s.SecurityCon
   };
 }
 
-function renderPodSecurityContext(main: AgentContainerSettings): kplus.k8s.PodSecurityContext {
+function renderPodSecurityContext(main: ResolvedSecurity): kplus.k8s.PodSecurityContext {
   return {
-    runAsNonRoot: !(main.runAsRoot ?? false),
+    runAsNonRoot: !main.runAsRoot,
     seccompProfile: { type: 'RuntimeDefault' },
   };
 }
