@@ -2,9 +2,9 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
+import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
-import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
@@ -14,7 +14,7 @@ import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
-import { daemonSetAlertGroup, logCollectorAlertGroup } from '../alerts/rules';
+import { logCollectorAlertGroup } from '../alerts/rules';
 import { parseClassicConfig, ParsedClassicSection } from '../fluent-bit/classic-format';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
@@ -28,10 +28,8 @@ import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { throwIfProblems, ValidationError } from '../validation/errors';
 import { checkObjectSize } from '../validation/object-size';
-import { registerKind } from '../validation/owner';
-import { checkStruct } from '../validation/struct-check';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
   checkTolerations,
@@ -537,89 +535,18 @@ export class LogCollectorDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
-    registerKind(this, 'LogCollectorDaemonSet');
-    const where = constructWhere(this, 'LogCollectorDaemonSet');
-    // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
-    checkStruct(where, 'LogCollectorDaemonSetProps', props);
-    throwIfProblems(where, [
-      ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
-      // Checked here as well as in the base: the namespace goes into the fluent-bit config, rendered first.
-      ...(props.namespace !== undefined ? checkDnsLabel('namespace', props.namespace) : []),
-      ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
-        ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
-      ...(props.image !== undefined ? checkImage('image', props.image) : []),
-      ...checkLabels('labels', props.labels),
-      ...checkLabels('metrics.labels', props.metrics?.labels),
-      ...checkPrometheusDuration('metrics.interval', props.metrics?.interval),
-      ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
-      ...checkTolerations('tolerations', props.tolerations),
-      ...checkResources('resources', props.resources),
-      // The API server's IsValidUserID / IsValidGroupID: 0 to 2^31 - 1.
-      ...checkInt32('runAsUser', props.runAsUser),
-      ...checkInt32('runAsGroup', props.runAsGroup),
-      ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
-      ...stateDirProblems(props),
-      ...kubeletTlsProblems(props),
-    ]);
+    const where = startAgentConstruct(this, 'LogCollectorDaemonSet', 'LogCollectorDaemonSetProps', props);
+    // Then the values the base does not see.
+    throwIfProblems(where, valueProblems(props));
     const name = props.name ?? props.adopt?.daemonSetName ?? 'log-collector';
     const namespace = props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'observability';
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
-    if (strategy.surges) {
-      throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
-        + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
-        + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
-    }
-    const runAsUser = props.runAsUser ?? 0;
-    if (!Number.isInteger(runAsUser) || runAsUser < 0) {
-      throw new ValidationError(where, `runAsUser ${runAsUser} must be a whole number >= 0.`);
-    }
-    if (props.runAsGroup !== undefined && runAsUser === 0) {
-      throw new ValidationError(where, 'runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.');
-    }
+    const runAsUser = collectorUser(where, props, strategy);
 
     this.stateDir = props.stateDir ?? `/var/lib/${name}`;
     this.terminationGracePeriodSeconds = props.terminationGracePeriodSeconds ?? 60;
-    const systemdUnits = props.systemdInput ? (props.systemdUnits ?? ['kubelet.service', RUNTIME_UNIT[runtime]]) : [];
-    if (props.systemdUnits !== undefined && !props.systemdInput) {
-      throw new ValidationError(where, 'systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.');
-    }
-    const config: FluentBitConfig = generateFluentBitConfig({
-      context: where,
-      stateDir: this.stateDir,
-      collectorName: name,
-      collectorNamespace: namespace,
-      outputs: props.outputs,
-      httpPort: props.httpPort,
-      flushSeconds: props.flushSeconds,
-      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
-      graceSeconds: props.graceSeconds,
-      logLevel: props.logLevel,
-      memBufLimit: props.memBufLimit,
-      storageMaxChunksUp: props.storageMaxChunksUp,
-      storagePauseOnChunksOverlimit: props.storagePauseOnChunksOverlimit,
-      parsers: props.parsers,
-      multilineParsers: props.multilineParsers,
-      storageBacklogMemLimit: props.storageBacklogMemLimit,
-      refreshIntervalSeconds: props.refreshIntervalSeconds,
-      // Adopting a collector that kept no offsets: no second copy of the logs on disk (see `adopt`).
-      readFromHead: props.readFromHead ?? (props.adopt !== undefined && !props.adopt.completed ? false : undefined),
-      systemdUnits,
-      useKubelet: props.useKubelet,
-      kubeletPort: props.kubeletPort,
-      kubernetesTlsVerify: props.kubernetesTlsVerify,
-      forwardInputPort: props.forwardInputPort,
-      inputs: props.inputs,
-      filters: props.filters,
-      kubernetesFilterPosition: props.kubernetesFilter?.position,
-      kubernetesFilter: props.kubernetesFilter,
-      excludeNamespaces: props.excludeNamespaces,
-      excludePods: props.excludePods,
-      excludeContainerLogPaths: props.excludeContainerLogPaths,
-      extraConfig: props.extraConfig,
-    });
-    throwIfProblems(where, unsetEnvProblems(config, props));
-    throwIfProblems(where, olderImageProblems(config, props.image, props.extraConfig));
+    const config = this.renderConfig(where, props, name, namespace, runtime);
     this.configText = config.text;
     this.configData = {
       [CONFIG_FILE_NAME]: config.text,
@@ -639,7 +566,102 @@ export class LogCollectorDaemonSet extends Construct {
       }
     }
 
-    const hostPaths: HostPathVolume[] = [
+    const hostPaths = this.hostPaths(config, runtime, where);
+    const { env, fieldEnv } = this.containerEnv(config);
+    this.agent = new NodeAgentDaemonSet(this, 'Agent', {
+      ...podOptionsOf(props),
+      name,
+      namespace,
+      createNamespace: props.createNamespace,
+      component: 'log-collector',
+      ...collectorContainer(props, config, runAsUser),
+      env: Object.keys(env).length > 0 ? env : undefined,
+      fieldEnv: Object.keys(fieldEnv).length > 0 ? fieldEnv : undefined,
+      hostPaths,
+      configData: this.configData,
+      configMountPath: CONFIG_DIR,
+      updateStrategy: strategy,
+      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
+      tolerateAllTaints: props.tolerateAllTaints ?? true,
+      tolerations: props.tolerations,
+      priorityClassName: props.priorityClassName,
+      nodeSelector: props.nodeSelector,
+      nodeRequirements: props.nodeRequirements,
+      rbacRules: collectorRbacRules(props),
+      automountServiceAccountToken: true,
+      labels: props.labels,
+      rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
+      adopt: props.adopt,
+    });
+
+    addObjectSizeValidation(this, where);
+    if (props.metrics) {
+      const rendered = this.renderMonitor(props.metrics, where);
+      this.metricsService = rendered.service;
+      this.monitor = rendered.monitor;
+    }
+    const finished = finishAgentConstruct(this, {
+      where,
+      agent: this.agent,
+      rollout: props.rollout,
+      alerts: props.alerts,
+      gateChecks: logCollectorGateChecks,
+      alertGroups: (target, alerts) => [logCollectorAlertGroup(target, alerts)],
+    });
+    this.alerts = finished.alerts;
+    this.gates = finished.gates;
+  }
+
+  /** The fluent-bit configuration of these props, checked against the image and the env it reads. */
+  private renderConfig(
+    where: string, props: LogCollectorDaemonSetProps, name: string, namespace: string, runtime: NodeContainerRuntime,
+  ): FluentBitConfig {
+    const systemdUnits = props.systemdInput ? (props.systemdUnits ?? ['kubelet.service', RUNTIME_UNIT[runtime]]) : [];
+    if (props.systemdUnits !== undefined && !props.systemdInput) {
+      throw new ValidationError(where, 'systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.');
+    }
+    const config: FluentBitConfig = generateFluentBitConfig({
+      context: where,
+      stateDir: this.stateDir,
+      collectorName: name,
+      collectorNamespace: namespace,
+      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
+      systemdUnits,
+      outputs: props.outputs,
+      httpPort: props.httpPort,
+      flushSeconds: props.flushSeconds,
+      graceSeconds: props.graceSeconds,
+      logLevel: props.logLevel,
+      memBufLimit: props.memBufLimit,
+      storageMaxChunksUp: props.storageMaxChunksUp,
+      storagePauseOnChunksOverlimit: props.storagePauseOnChunksOverlimit,
+      parsers: props.parsers,
+      multilineParsers: props.multilineParsers,
+      storageBacklogMemLimit: props.storageBacklogMemLimit,
+      refreshIntervalSeconds: props.refreshIntervalSeconds,
+      // Adopting a collector that kept no offsets: no second copy of the logs on disk (see `adopt`).
+      readFromHead: props.readFromHead ?? (props.adopt !== undefined && !props.adopt.completed ? false : undefined),
+      useKubelet: props.useKubelet,
+      kubeletPort: props.kubeletPort,
+      kubernetesTlsVerify: props.kubernetesTlsVerify,
+      forwardInputPort: props.forwardInputPort,
+      inputs: props.inputs,
+      filters: props.filters,
+      kubernetesFilterPosition: props.kubernetesFilter?.position,
+      kubernetesFilter: props.kubernetesFilter,
+      excludeNamespaces: props.excludeNamespaces,
+      excludePods: props.excludePods,
+      excludeContainerLogPaths: props.excludeContainerLogPaths,
+      extraConfig: props.extraConfig,
+    });
+    throwIfProblems(where, unsetEnvProblems(config, props));
+    throwIfProblems(where, olderImageProblems(config, props.image, props.extraConfig));
+    return config;
+  }
+
+  /** The host paths the collector reads (the logs, the journal, what extra inputs read) and its writable state directory. */
+  private hostPaths(config: FluentBitConfig, runtime: NodeContainerRuntime, where: string): HostPathVolume[] {
+    return [
       { name: 'varlog', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: true },
       ...(runtime === NodeContainerRuntime.DOCKER
         ? [{ name: 'docker-containers', hostPath: '/var/lib/docker/containers', type: HostPathType.DIRECTORY, readOnly: true }]
@@ -656,7 +678,10 @@ export class LogCollectorDaemonSet extends Construct {
       // The only writable mount: tail/systemd databases and the filesystem buffer.
       { name: 'state', hostPath: this.stateDir, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
     ];
+  }
 
+  /** The outputs' credentials from Secrets and the downward-API variables the config reads. */
+  private containerEnv(config: FluentBitConfig): { env: { [name: string]: kplus.EnvValue }; fieldEnv: { [name: string]: kplus.EnvFieldPaths } } {
     const env: { [name: string]: kplus.EnvValue } = {};
     for (const s of config.secretEnv) {
       const secret = kplus.Secret.fromSecretName(this, `Secret-${s.envName}`, s.secretName);
@@ -666,88 +691,7 @@ export class LogCollectorDaemonSet extends Construct {
     for (const f of config.fieldEnv) {
       fieldEnv[f.envName] = FIELD_PATHS[f.fieldPath];
     }
-
-    const rbacRules: AgentPolicyRule[] = [
-      // The kubernetes filter's metadata lookups.
-      { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
-      // Kubelet mode: the kubelet authorizes GET /pods as `get` on nodes/proxy.
-      ...(props.useKubelet ? [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }] : []),
-    ];
-
-    this.agent = new NodeAgentDaemonSet(this, 'Agent', {
-      ...podOptionsOf(props),
-      name,
-      namespace,
-      createNamespace: props.createNamespace,
-      containerName: CONTAINER_NAME,
-      component: 'log-collector',
-      image: props.image ?? FLUENT_BIT_IMAGE,
-      command: ['/fluent-bit/bin/fluent-bit'],
-      args: ['-c', `${CONFIG_DIR}/${CONFIG_FILE_NAME}`],
-      env: Object.keys(env).length > 0 ? env : undefined,
-      fieldEnv: Object.keys(fieldEnv).length > 0 ? fieldEnv : undefined,
-      ports: config.containerPorts.map((p) => ({ name: p.name, containerPort: p.port })),
-      resources: props.resources,
-      runAsRoot: runAsUser === 0,
-      runAsUser,
-      runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
-      readOnlyRootFilesystem: true,
-      // Ready = the outputs do not refuse records (fluent-bit's health check counts output errors,
-      // see HEALTH_PATH): a bad config or version shows as unready pods and pauses a rollout. A
-      // destination outage only makes outputs retry: pods stay ready (an outage must not take every
-      // collector out at once) and LogCollectorOutputStalled fires.
-      readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
-        port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
-      }),
-      // Lenient: only a hung process (HTTP server silent for a minute) is restarted.
-      liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
-        port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
-      }),
-      // The HTTP server listens only once every plugin is initialized, and the kubernetes filter
-      // first waits for DNS (up to KUBERNETES_DNS_RETRIES × KUBERNETES_DNS_WAIT_SECONDS): liveness
-      // starts after this probe succeeds, so a node booting before CoreDNS answers does not
-      // restart-loop its collector.
-      startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
-        port: config.httpPort,
-        periodSeconds: secs(STARTUP_PERIOD_SECONDS),
-        timeoutSeconds: secs(5),
-        failureThreshold: Math.ceil((KUBERNETES_DNS_RETRIES * KUBERNETES_DNS_WAIT_SECONDS + STARTUP_MARGIN_SECONDS) / STARTUP_PERIOD_SECONDS),
-      }),
-      hostPaths,
-      configData: this.configData,
-      configMountPath: CONFIG_DIR,
-      updateStrategy: strategy,
-      terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
-      tolerateAllTaints: props.tolerateAllTaints ?? true,
-      tolerations: props.tolerations,
-      priorityClassName: props.priorityClassName,
-      nodeSelector: props.nodeSelector,
-      nodeRequirements: props.nodeRequirements,
-      rbacRules,
-      automountServiceAccountToken: true,
-      labels: props.labels,
-      rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
-      adopt: props.adopt,
-    });
-
-    addObjectSizeValidation(this, constructWhere(this, 'LogCollectorDaemonSet'));
-    if (props.metrics) {
-      const rendered = this.renderMonitor(props.metrics, where);
-      this.metricsService = rendered.service;
-      this.monitor = rendered.monitor;
-    }
-    if (props.alerts) {
-      const waves = props.rollout?.waves.map((w) => w.name);
-      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
-      this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...props.alerts,
-        agent: this.agent,
-        waves,
-        daemonSetAlerts: false,
-        additionalGroups: [daemonSetAlertGroup(target, props.alerts), logCollectorAlertGroup(target, props.alerts)],
-      });
-    }
-    this.gates = renderWaveGates(this, this.agent, props.rollout, logCollectorGateChecks);
+    return { env, fieldEnv };
   }
 
   /** Read-only mounts for what the extra inputs read outside the directories mounted already. */
@@ -926,6 +870,97 @@ function stateDirProblems(props: LogCollectorDaemonSetProps): string[] {
   ]);
   const what = taken.get(dir.replace(/\/+$/, ''));
   return what ? [`stateDir "${dir}" is ${what}, which the collector already mounts; choose a directory of its own, e.g. "/var/lib/${props.name ?? 'log-collector'}"`] : [];
+}
+
+/** The refusals of values the base agent does not see (names, labels, the monitor, the user, the state directory). */
+function valueProblems(props: LogCollectorDaemonSetProps): string[] {
+  return [
+    ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+    // Checked here as well as in the base: the namespace goes into the fluent-bit config, rendered first.
+    ...(props.namespace !== undefined ? checkDnsLabel('namespace', props.namespace) : []),
+    ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
+      ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
+    ...(props.image !== undefined ? checkImage('image', props.image) : []),
+    ...checkLabels('labels', props.labels),
+    ...checkLabels('metrics.labels', props.metrics?.labels),
+    ...checkPrometheusDuration('metrics.interval', props.metrics?.interval),
+    ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
+    ...checkTolerations('tolerations', props.tolerations),
+    ...checkResources('resources', props.resources),
+    // The API server's IsValidUserID / IsValidGroupID: 0 to 2^31 - 1.
+    ...checkInt32('runAsUser', props.runAsUser),
+    ...checkInt32('runAsGroup', props.runAsGroup),
+    ...checkInt64('terminationGracePeriodSeconds', props.terminationGracePeriodSeconds),
+    ...stateDirProblems(props),
+    ...kubeletTlsProblems(props),
+  ];
+}
+
+/**
+ * The user fluent-bit runs as (root unless given), refusing a surging update strategy and a group
+ * without a non-root user.
+ */
+function collectorUser(where: string, props: LogCollectorDaemonSetProps, strategy: UpdateStrategy): number {
+  if (strategy.surges) {
+    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
+      + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
+      + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
+  }
+  const runAsUser = props.runAsUser ?? 0;
+  if (!Number.isInteger(runAsUser) || runAsUser < 0) {
+    throw new ValidationError(where, `runAsUser ${runAsUser} must be a whole number >= 0.`);
+  }
+  if (props.runAsGroup !== undefined && runAsUser === 0) {
+    throw new ValidationError(where, 'runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.');
+  }
+  return runAsUser;
+}
+
+/** The fluent-bit container: image, command, ports, resources, user and probes. */
+function collectorContainer(props: LogCollectorDaemonSetProps, config: FluentBitConfig, runAsUser: number) {
+  return {
+    containerName: CONTAINER_NAME,
+    image: props.image ?? FLUENT_BIT_IMAGE,
+    command: ['/fluent-bit/bin/fluent-bit'],
+    args: ['-c', `${CONFIG_DIR}/${CONFIG_FILE_NAME}`],
+    ports: config.containerPorts.map((p) => ({ name: p.name, containerPort: p.port })),
+    resources: props.resources,
+    runAsRoot: runAsUser === 0,
+    runAsUser,
+    runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
+    readOnlyRootFilesystem: true,
+    // Ready = the outputs do not refuse records (fluent-bit's health check counts output errors,
+    // see HEALTH_PATH): a bad config or version shows as unready pods and pauses a rollout. A
+    // destination outage only makes outputs retry: pods stay ready (an outage must not take every
+    // collector out at once) and LogCollectorOutputStalled fires.
+    readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
+      port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
+    }),
+    // Lenient: only a hung process (HTTP server silent for a minute) is restarted.
+    liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+      port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
+    }),
+    // The HTTP server listens only once every plugin is initialized, and the kubernetes filter
+    // first waits for DNS (up to KUBERNETES_DNS_RETRIES × KUBERNETES_DNS_WAIT_SECONDS): liveness
+    // starts after this probe succeeds, so a node booting before CoreDNS answers does not
+    // restart-loop its collector.
+    startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+      port: config.httpPort,
+      periodSeconds: secs(STARTUP_PERIOD_SECONDS),
+      timeoutSeconds: secs(5),
+      failureThreshold: Math.ceil((KUBERNETES_DNS_RETRIES * KUBERNETES_DNS_WAIT_SECONDS + STARTUP_MARGIN_SECONDS) / STARTUP_PERIOD_SECONDS),
+    }),
+  };
+}
+
+/** The kubernetes filter's metadata lookups, and the kubelet's pod list in kubelet mode. */
+function collectorRbacRules(props: LogCollectorDaemonSetProps): AgentPolicyRule[] {
+  return [
+    // The kubernetes filter's metadata lookups.
+    { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
+    // Kubelet mode: the kubelet authorizes GET /pods as `get` on nodes/proxy.
+    ...(props.useKubelet ? [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }] : []),
+  ];
 }
 
 const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {

@@ -2,9 +2,9 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
+import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
-import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
@@ -17,7 +17,7 @@ import { AgentRollout } from '../agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../agent/update-strategy';
 import { nodeExporterGateChecks } from '../alerts/gate';
 import { NodeExporterAlertsOptions } from '../alerts/options';
-import { daemonSetAlertGroup, nodeExporterAlertGroups } from '../alerts/rules';
+import { nodeExporterAlertGroups } from '../alerts/rules';
 import {
   exporterArgs, HOST_IP_ENV, HOST_PROC, HOST_ROOT, HOST_SYS, ListenMode, listenAddress, validatePort,
 } from '../node-exporter/args';
@@ -26,8 +26,6 @@ import { collectorHostPaths, TEXTFILE_DIR, textfileDirectoryProblems } from '../
 import { addObjectSizeValidation } from '../render/late-checks';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
-import { registerKind } from '../validation/owner';
-import { checkStruct } from '../validation/struct-check';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
 } from '../validation/values';
@@ -619,88 +617,24 @@ export class NodeExporterDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
-    registerKind(this, 'NodeExporterDaemonSet');
-    const where = constructWhere(this, 'NodeExporterDaemonSet');
-    // Types first (JavaScript callers, props from parsed YAML), then the values the base does not see.
-    checkStruct(where, 'NodeExporterDaemonSetProps', props);
-    throwIfProblems(where, [
-      ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
-      ...(typeof props.name === 'string' ? checkServiceName('name', props.name, props.name) : []),
-      ...checkLabels('labels', props.labels),
-      ...checkLabels('serviceMonitor.labels', props.serviceMonitor?.labels),
-      ...checkPrometheusDuration('serviceMonitor.interval', props.serviceMonitor?.interval),
-      ...checkPrometheusDuration('serviceMonitor.scrapeTimeout', props.serviceMonitor?.scrapeTimeout),
-      ...checkLabels('podMonitor.labels', props.podMonitor?.labels),
-      ...checkPrometheusDuration('podMonitor.interval', props.podMonitor?.interval),
-      ...checkPrometheusDuration('podMonitor.scrapeTimeout', props.podMonitor?.scrapeTimeout),
-      ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
-      ...checkTolerations('tolerations', props.tolerations),
-      ...checkResources('resources', props.resources),
-      ...checkResources('kubeRbacProxy.resources', props.kubeRbacProxy?.resources),
-      ...(props.kubeRbacProxy?.image !== undefined ? checkImage('kubeRbacProxy.image', props.kubeRbacProxy.image) : []),
-      ...(props.kubeRbacProxy?.tlsSecretName !== undefined ? checkDnsSubdomain('kubeRbacProxy.tlsSecretName', props.kubeRbacProxy.tlsSecretName) : []),
-    ]);
+    const where = startAgentConstruct(this, 'NodeExporterDaemonSet', 'NodeExporterDaemonSetProps', props);
+    // Then the values the base does not see.
+    throwIfProblems(where, valueProblems(props));
     const port = props.port ?? 9100;
     validatePort(port, 'port', where);
     this.port = port;
-    if (props.listenAddress !== undefined && !Object.values(NodeExporterListenAddress).includes(props.listenAddress)) {
-      throw new ValidationError(where, `listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
-    }
-    const listen: ListenMode = props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
-
+    const listen = listenMode(where, props);
     const proxy = props.kubeRbacProxy;
     const upstreamPort = proxy?.upstreamPort ?? port + 1;
-    if (proxy) {
-      validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
-      if (upstreamPort === port) {
-        throw new ValidationError(where, `kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
-          + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
-          + `(${port + 1}, as kube-prometheus) or pick another free port.`);
-      }
-      if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
-        throw new ValidationError(where, 'kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ' +
-          'name a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) in the agent\'s namespace, or drop requireTlsSecret ' +
-          'to let the proxy use a self-signed certificate.');
-      }
-    }
+    if (proxy) checkProxy(where, proxy, port, upstreamPort, listen);
     // Surge is refused by the base: the host port keeps the surge pod Pending.
     const strategy = props.updateStrategy ?? UpdateStrategy.rollingUpdate({
       maxUnavailable: RolloutBudget.percent(10), maxSurge: RolloutBudget.count(0),
     });
-    this.exporterArgs = exporterArgs({
-      port: proxy ? upstreamPort : port,
-      listen: proxy ? 'localhost' : listen,
-      enableCollectors: props.enableCollectors,
-      disableCollectors: props.disableCollectors,
-      mountPointsExclude: props.mountPointsExclude,
-      fsTypesExclude: props.fsTypesExclude,
-      netDevicesExclude: props.netDevicesExclude,
-      textfileDirectory: props.textfileCollector ? TEXTFILE_DIR : undefined,
-      extraArgs: props.extraArgs,
-      // A tag vX.Y.Z names the version; anything else is taken for the pinned one.
-      imageVersion: /:v?([0-9]+\.[0-9]+\.[0-9]+)(@.*)?$/.exec(props.image ?? '')?.[1],
-      context: where,
-    });
-    if (props.serviceMonitor && props.podMonitor) {
-      throw new ValidationError(where, 'serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.');
-    }
-    if (props.podMonitor && proxy) {
-      // PodMetricsEndpoint has no bearerTokenFile: Prometheus could not present its own token to kube-rbac-proxy.
-      throw new ValidationError(where, 'podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus\' own '
-        + 'ServiceAccount token (no bearerTokenFile). Use serviceMonitor with kubeRbacProxy, or drop kubeRbacProxy.');
-    }
-    if (props.extraEnv && HOST_IP_ENV in props.extraEnv) {
-      throw new ValidationError(where, `extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
-    }
+    this.exporterArgs = exporterArgsOf(where, props, proxy ? upstreamPort : port, proxy ? 'localhost' : listen);
+    checkMonitorsAndEnv(where, props);
     const textfile = this.textfileMounts(props.textfileCollector, where);
-    for (const sidecar of props.sidecars ?? []) {
-      for (const mount of sidecar.mounts ?? []) {
-        if (['root', 'proc', 'sys', 'dbus', 'textfile'].includes(mount.volume) && mount.readOnly === false) {
-          throw new ValidationError(where, `sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
-            + `${mount.volume === 'textfile' ? 'textfile directory, read-only by design: give the writer as textfileCollector.writer' : `${mount.volume === 'root' ? 'root filesystem' : mount.volume}, never writable`}.`);
-        }
-      }
-    }
+    checkSidecarMounts(where, props.sidecars ?? []);
 
     // The exporter declares its port, the loopback one behind the proxy too (so the scheduler and
     // the host-port checks know it is taken).
@@ -714,33 +648,12 @@ export class NodeExporterDaemonSet extends Construct {
     ];
     checkPortsUnique(where, 'node-exporter', exporterPorts, sidecars);
 
-    const probe = kplus.Probe.fromHttpGet('/', {
-      port: proxy ? upstreamPort : port,
-      // Behind the proxy the exporter is only on loopback; with hostNetwork kubelet reaches it there.
-      host: proxy ? '127.0.0.1' : undefined,
-      initialDelaySeconds: Duration.seconds(0),
-      periodSeconds: Duration.seconds(10),
-      timeoutSeconds: Duration.seconds(5),
-      failureThreshold: 3,
-    });
     const name = props.name ?? props.adopt?.daemonSetName ?? 'node-exporter';
-    const hostPaths: HostPathVolume[] = [
-      { name: 'proc', hostPath: '/proc', mountPath: HOST_PROC, readOnly: true },
-      { name: 'sys', hostPath: '/sys', mountPath: HOST_SYS, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
-      { name: 'root', hostPath: '/', mountPath: HOST_ROOT, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
-      // Collectors that talk to the host beyond /proc and /sys (systemd, logind: the D-Bus socket).
-      ...collectorHostPaths(this.enabledCollectors()).map((h): HostPathVolume => ({
-        name: h.name, hostPath: h.hostPath, mountPath: h.mountPath, readOnly: true, type: h.socket ? HostPathType.SOCKET : HostPathType.DIRECTORY,
-      })),
-      ...textfile.volumes,
-    ];
+    const hostPaths = this.hostPaths(textfile.volumes);
     const resources = props.resources ?? {};
     const namespace = props.namespace ?? Chart.of(this).namespace ?? 'monitoring';
-    if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
-      throw new ValidationError(where, 'createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs '
-        + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
-        + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
-    }
+    checkNamespace(where, props, namespace);
+    const probe = exporterProbe(proxy ? upstreamPort : port, proxy !== undefined);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
@@ -788,10 +701,47 @@ export class NodeExporterDaemonSet extends Construct {
       podAnnotations: { 'kubectl.kubernetes.io/default-container': 'node-exporter', ...props.podAnnotations },
     });
 
-    const portName = proxy ? 'https' : 'metrics';
+    const { service, labels, serviceSelector, portName } = this.renderService(props, port, proxy !== undefined);
+    this.service = service;
+    addObjectSizeValidation(this, where);
+    if (props.serviceMonitor) {
+      this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
+    }
+    if (props.podMonitor) {
+      this.podMonitor = this.renderServiceMonitor(props.podMonitor, labels, serviceSelector, portName, proxy, true);
+    }
+    const finished = finishAgentConstruct(this, {
+      where,
+      agent: this.agent,
+      rollout: props.rollout,
+      alerts: props.alerts,
+      gateChecks: nodeExporterGateChecks,
+      alertGroups: (target, alerts) => nodeExporterAlertGroups(target, alerts),
+    });
+    this.alerts = finished.alerts;
+    this.gates = finished.gates;
+  }
+
+  /** The host's /proc, /sys and root, the sockets of the collectors that talk to the host, and the textfile directory. */
+  private hostPaths(textfileVolumes: HostPathVolume[]): HostPathVolume[] {
+    return [
+      { name: 'proc', hostPath: '/proc', mountPath: HOST_PROC, readOnly: true },
+      { name: 'sys', hostPath: '/sys', mountPath: HOST_SYS, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
+      { name: 'root', hostPath: '/', mountPath: HOST_ROOT, readOnly: true, propagation: MountPropagation.HOST_TO_CONTAINER },
+      // Collectors that talk to the host beyond /proc and /sys (systemd, logind: the D-Bus socket).
+      ...collectorHostPaths(this.enabledCollectors()).map((h): HostPathVolume => ({
+        name: h.name, hostPath: h.hostPath, mountPath: h.mountPath, readOnly: true, type: h.socket ? HostPathType.SOCKET : HostPathType.DIRECTORY,
+      })),
+      ...textfileVolumes,
+    ];
+  }
+
+  /** The headless Service Prometheus discovers the exporters through, with the labels the monitors select. */
+  private renderService(props: NodeExporterDaemonSetProps, port: number, proxied: boolean) {
+    const portName = proxied ? 'https' : 'metrics';
     const serviceSelector = { ...this.agent.identityLabels };
     const labels = { ...props.labels, ...serviceSelector, 'app.kubernetes.io/component': 'exporter' };
-    this.service = new kplus.k8s.KubeService(this, 'Service', {
+    const service = new kplus.k8s.KubeService(this, 'Service', {
       metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted(labels) },
       spec: {
         // Headless: Prometheus scrapes every pod (every node), never a load-balanced one. An adopted chart's Service
@@ -803,25 +753,7 @@ export class NodeExporterDaemonSet extends Construct {
       },
     });
 
-    addObjectSizeValidation(this, constructWhere(this, 'NodeExporterDaemonSet'));
-    if (props.serviceMonitor) {
-      this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
-    }
-    if (props.podMonitor) {
-      this.podMonitor = this.renderServiceMonitor(props.podMonitor, labels, serviceSelector, portName, proxy, true);
-    }
-    if (props.alerts) {
-      const waves = props.rollout?.waves.map((w) => w.name);
-      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
-      this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...props.alerts,
-        agent: this.agent,
-        waves,
-        daemonSetAlerts: false,
-        additionalGroups: [daemonSetAlertGroup(target, props.alerts), ...nodeExporterAlertGroups(target, props.alerts)],
-      });
-    }
-    this.gates = renderWaveGates(this, this.agent, props.rollout, nodeExporterGateChecks);
+    return { service, labels, serviceSelector, portName };
   }
 
   /** Collectors that will run: on by default or enabled, minus disabled (read back from the args). */
@@ -953,6 +885,118 @@ export class NodeExporterDaemonSet extends Construct {
 brand(NodeExporterDaemonSet, 'NodeExporterDaemonSet');
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** The refusals of values the base agent does not see (names, labels, the monitors, the proxy). */
+function valueProblems(props: NodeExporterDaemonSetProps): string[] {
+  return [
+    ...(props.name !== undefined ? checkDnsLabel('name', props.name) : []),
+    ...(typeof props.name === 'string' ? checkServiceName('name', props.name, props.name) : []),
+    ...checkLabels('labels', props.labels),
+    ...checkLabels('serviceMonitor.labels', props.serviceMonitor?.labels),
+    ...checkPrometheusDuration('serviceMonitor.interval', props.serviceMonitor?.interval),
+    ...checkPrometheusDuration('serviceMonitor.scrapeTimeout', props.serviceMonitor?.scrapeTimeout),
+    ...checkLabels('podMonitor.labels', props.podMonitor?.labels),
+    ...checkPrometheusDuration('podMonitor.interval', props.podMonitor?.interval),
+    ...checkPrometheusDuration('podMonitor.scrapeTimeout', props.podMonitor?.scrapeTimeout),
+    ...(props.priorityClassName !== undefined ? checkDnsSubdomain('priorityClassName', props.priorityClassName) : []),
+    ...checkTolerations('tolerations', props.tolerations),
+    ...checkResources('resources', props.resources),
+    ...checkResources('kubeRbacProxy.resources', props.kubeRbacProxy?.resources),
+    ...(props.kubeRbacProxy?.image !== undefined ? checkImage('kubeRbacProxy.image', props.kubeRbacProxy.image) : []),
+    ...(props.kubeRbacProxy?.tlsSecretName !== undefined ? checkDnsSubdomain('kubeRbacProxy.tlsSecretName', props.kubeRbacProxy.tlsSecretName) : []),
+  ];
+}
+
+/** Where the exporter listens: the node's IP unless told all interfaces. */
+function listenMode(where: string, props: NodeExporterDaemonSetProps): ListenMode {
+  if (props.listenAddress !== undefined && !Object.values(NodeExporterListenAddress).includes(props.listenAddress)) {
+    throw new ValidationError(where, `listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
+  }
+  return props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
+}
+
+/** kube-rbac-proxy's port must differ from the exporter's, and a required TLS Secret must be named. */
+function checkProxy(where: string, proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): void {
+  validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
+  if (upstreamPort === port) {
+    throw new ValidationError(where, `kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
+      + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
+      + `(${port + 1}, as kube-prometheus) or pick another free port.`);
+  }
+  if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
+    throw new ValidationError(where, 'kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ' +
+      'name a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) in the agent\'s namespace, or drop requireTlsSecret ' +
+      'to let the proxy use a self-signed certificate.');
+  }
+}
+
+/** node_exporter's arguments: the listen address, the collectors, the exclusions and the extra flags. */
+function exporterArgsOf(where: string, props: NodeExporterDaemonSetProps, port: number, listen: ListenMode): string[] {
+  return exporterArgs({
+    port,
+    listen,
+    enableCollectors: props.enableCollectors,
+    disableCollectors: props.disableCollectors,
+    mountPointsExclude: props.mountPointsExclude,
+    fsTypesExclude: props.fsTypesExclude,
+    netDevicesExclude: props.netDevicesExclude,
+    textfileDirectory: props.textfileCollector ? TEXTFILE_DIR : undefined,
+    extraArgs: props.extraArgs,
+    // A tag vX.Y.Z names the version; anything else is taken for the pinned one.
+    imageVersion: /:v?([0-9]+\.[0-9]+\.[0-9]+)(@.*)?$/.exec(props.image ?? '')?.[1],
+    context: where,
+  });
+}
+
+/** One monitor at most, a PodMonitor never behind the proxy, and the listen address's variable kept for it. */
+function checkMonitorsAndEnv(where: string, props: NodeExporterDaemonSetProps): void {
+  const proxy = props.kubeRbacProxy;
+  if (props.serviceMonitor && props.podMonitor) {
+    throw new ValidationError(where, 'serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.');
+  }
+  if (props.podMonitor && proxy) {
+    // PodMetricsEndpoint has no bearerTokenFile: Prometheus could not present its own token to kube-rbac-proxy.
+    throw new ValidationError(where, 'podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus\' own '
+      + 'ServiceAccount token (no bearerTokenFile). Use serviceMonitor with kubeRbacProxy, or drop kubeRbacProxy.');
+  }
+  if (props.extraEnv && HOST_IP_ENV in props.extraEnv) {
+    throw new ValidationError(where, `extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
+  }
+}
+
+/** A sidecar may read the exporter's host volumes, never write them. */
+function checkSidecarMounts(where: string, sidecars: readonly AgentContainer[]): void {
+  for (const sidecar of sidecars) {
+    for (const mount of sidecar.mounts ?? []) {
+      if (['root', 'proc', 'sys', 'dbus', 'textfile'].includes(mount.volume) && mount.readOnly === false) {
+        throw new ValidationError(where, `sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
+          + `${mount.volume === 'textfile' ? 'textfile directory, read-only by design: give the writer as textfileCollector.writer' : `${mount.volume === 'root' ? 'root filesystem' : mount.volume}, never writable`}.`);
+      }
+    }
+  }
+}
+
+/** "monitoring" is usually another install's namespace: creating it needs ownMonitoringNamespace. */
+function checkNamespace(where: string, props: NodeExporterDaemonSetProps, namespace: string): void {
+  if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
+    throw new ValidationError(where, 'createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs '
+      + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
+      + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
+  }
+}
+
+/** The exporter's HTTP probe (readiness and liveness), on loopback behind the proxy. */
+function exporterProbe(port: number, proxied: boolean): kplus.Probe {
+  return kplus.Probe.fromHttpGet('/', {
+    port,
+    // Behind the proxy the exporter is only on loopback; with hostNetwork kubelet reaches it there.
+    host: proxied ? '127.0.0.1' : undefined,
+    initialDelaySeconds: Duration.seconds(0),
+    periodSeconds: Duration.seconds(10),
+    timeoutSeconds: Duration.seconds(5),
+    failureThreshold: 3,
+  });
+}
 
 /** prometheus-operator RelabelConfig objects, checked where Prometheus would reject them at load. */
 function renderRelabelings(where: string, configs: PrometheusRelabelConfig[] | undefined): { [key: string]: unknown }[] {
