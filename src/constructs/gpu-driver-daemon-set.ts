@@ -2,21 +2,22 @@ import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
+import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
-import { renderWaveGates } from './wave-gates';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
 } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
+import { NodeAgentDaemonSetProps } from '../agent/props';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
 import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
-import { daemonSetAlertGroup, gpuDriverAlertGroup } from '../alerts/rules';
+import { gpuDriverAlertGroup } from '../alerts/rules';
 import {
   bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
@@ -32,8 +33,7 @@ import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
-import { registerKind } from '../validation/owner';
-import { checkArgs, checkStruct, typeProblems } from '../validation/struct-check';
+import { checkArgs, typeProblems } from '../validation/struct-check';
 import {
   checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
   checkTolerations, checkWholeNumber, sortedRecord,
@@ -508,12 +508,10 @@ export class GpuDriverDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: GpuDriverDaemonSetProps) {
     super(scope, id);
-    registerKind(this, 'GpuDriverDaemonSet');
-    // Types first: JavaScript callers and props from parsed YAML get a message instead of a TypeError.
-    checkStruct(constructWhere(this, 'GpuDriverDaemonSet'), 'GpuDriverDaemonSetProps', props);
+    const where = startAgentConstruct(this, 'GpuDriverDaemonSet', 'GpuDriverDaemonSetProps', props);
     this.props = props;
     const shape = props.shape ?? GpuDriverShape.driverContainer();
-    throwIfProblems(constructWhere(this, 'GpuDriverDaemonSet'), typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
+    throwIfProblems(where, typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
       { ref: shape.kind === GpuDriverShapeKind.INSTALLER ? 'GpuDriverInstallerOptions' : 'GpuDriverContainerOptions' }));
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
@@ -530,25 +528,42 @@ export class GpuDriverDaemonSet extends Construct {
     const problems = this.checkProps(strategy);
     const driverOptions = shape.driverContainerOptions ?? {};
     const startup = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER ? this.startupTiming(driverOptions, problems) : undefined;
-    throwIfProblems(constructWhere(this, 'GpuDriverDaemonSet'), problems, 'invalid props');
+    throwIfProblems(where, problems, 'invalid props');
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
 
     const manager = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER && (props.driverManager ?? true);
     const volumes = this.volumes(shape.kind === GpuDriverShapeKind.INSTALLER, manager);
-    const driverEnv: { [name: string]: kplus.EnvValue } = { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
-    const driverResources: AgentResources = {
-      cpuRequest: props.resources?.cpuRequest ?? '100m',
-      cpuLimit: props.resources?.cpuLimit,
-      memoryRequest: props.resources?.memoryRequest ?? '256Mi',
-      // gpu-operator sets no resources (assets/state-driver/0500_daemonset.yaml). A limit stays here: a
-      // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
-      // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
-      // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
-      memoryLimit: props.resources?.memoryLimit ?? '4Gi',
-    };
-    const common = {
+    const common = this.commonAgentProps(strategy, volumes);
+    if (shape.kind === GpuDriverShapeKind.INSTALLER) {
+      this.agent = new NodeAgentDaemonSet(this, 'Agent', installerAgentProps(props, common, shape.installerOptions ?? {}, volumes));
+    } else {
+      this.agent = new NodeAgentDaemonSet(this, 'Agent', driverContainerAgentProps(props, common, driverOptions, startup!, manager));
+      this.validation = driverOptions.readinessCheck === DriverReadinessCheck.MODULE_LOADED
+        ? { containerName: 'nvidia-driver', command: ['cat', '/sys/module/nvidia/refcnt'] }
+        : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
+    }
+
+    // The driver's own rules ride on the same render as the size and API checks: one render per synthesis.
+    addObjectSizeValidation(this, where, { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
+    const finished = finishAgentConstruct(this, {
+      where,
+      agent: this.agent,
+      rollout: props.rollout,
+      // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
+      alerts: props.alerts ? { ...props.alerts, rolloutStuckFor: props.alerts.rolloutStuckFor ?? '24h' } : undefined,
+      alertGroups: (target, options) => [gpuDriverAlertGroup(target, options, this.nodeTerms())],
+      gateChecks: gpuDriverGateChecks,
+    });
+    this.alerts = finished.alerts;
+    this.gates = finished.gates;
+  }
+
+  /** The props both shapes' NodeAgentDaemonSet share: its identity, placement, host paths and update strategy. */
+  private commonAgentProps(strategy: UpdateStrategy, volumes: Volumes): CommonAgentProps {
+    const props = this.props;
+    return {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'GpuDriverDaemonSet', props.rollout),
       name: props.name ?? 'gpu-driver',
@@ -576,108 +591,6 @@ export class GpuDriverDaemonSet extends Construct {
       // (the DaemonSet controller creates it, the scheduler never binds it).
       exclusiveComponents: [...DRIVER_COMPONENTS],
     };
-    // Only the driver container gets the extended resources and the SELinux level.
-    const driverSecurity = { extendedResources: props.extendedResources, seLinuxLevel: props.seLinuxLevel };
-
-    if (shape.kind === GpuDriverShapeKind.INSTALLER) {
-      const o = shape.installerOptions ?? {};
-      this.agent = new NodeAgentDaemonSet(this, 'Agent', {
-        ...common,
-        containerName: 'pause',
-        image: o.pauseImage ?? DEFAULT_PAUSE_IMAGE,
-        runAsUser: PAUSE_UID,
-        env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') },
-        resources: { cpuRequest: '10m', memoryRequest: '16Mi', memoryLimit: '32Mi' },
-        initContainers: [
-          {
-            name: 'nvidia-driver-installer',
-            image: props.image,
-            command: o.command,
-            args: o.args,
-            env: sortedRecord(driverEnv),
-            resources: driverResources,
-            privileged: true,
-            runAsRoot: true,
-            readOnlyRootFilesystem: false,
-            ...driverSecurity,
-            mounts: volumes.driverMounts,
-          },
-          ...(o.extraInitContainers ?? []),
-          ...(props.initContainers ?? []),
-        ],
-      });
-    } else {
-      const o = driverOptions;
-      const marker = o.readyMarker ?? DEFAULT_READY_MARKER;
-      const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
-      // As upstream's startup-probe.sh (assets/state-driver/0400_configmap.yaml): the module is loaded, and the
-      // daemons the driver starts (persistenced, fabricmanager) report Ready when the driver writes their status.
-      const daemonsStatus = DRIVER_DAEMONS_STATUS;
-      const startupCheck = 'test -f /sys/module/nvidia/refcnt'
-        + ` && { [ ! -f ${daemonsStatus} ] || [ "$(cat ${daemonsStatus})" = Ready ]; }`
-        + (o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? '' : ' && nvidia-smi');
-      const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
-      const timeout = Duration.seconds(timeoutSeconds);
-      // What decides the install, digested for the manager's and the driver image's fast path.
-      const digest = driverConfigDigest({
-        image: props.image,
-        command: o.command ?? null,
-        args: o.args ?? null,
-        env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name].value ?? null, driverEnv[name].valueFrom ?? null]),
-      });
-      this.agent = new NodeAgentDaemonSet(this, 'Agent', {
-        ...common,
-        containerName: 'nvidia-driver',
-        image: props.image,
-        command: o.command,
-        args: o.args,
-        env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(digest) } : driverEnv),
-        resources: driverResources,
-        privileged: true,
-        runAsRoot: true,
-        readOnlyRootFilesystem: false,
-        ...driverSecurity,
-        startup: kplus.Probe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
-          initialDelaySeconds: Duration.seconds(startup!.delay),
-          periodSeconds: Duration.seconds(startup!.period),
-          failureThreshold: startup!.threshold,
-          timeoutSeconds: timeout,
-        }),
-        readiness: kplus.Probe.fromCommand(['sh', '-c', check], {
-          // Never probe again before the previous probe may have timed out.
-          periodSeconds: Duration.seconds(Math.max(30, timeoutSeconds)),
-          failureThreshold: 3,
-          timeoutSeconds: timeout,
-        }),
-        preStop: kplus.Handler.fromCommand(['rm', '-f', marker, daemonsStatus]),
-        initContainers: [
-          ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE, digest)] : []),
-          ...(props.initContainers ?? []),
-        ],
-        rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
-      });
-      this.validation = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED
-        ? { containerName: 'nvidia-driver', command: ['cat', '/sys/module/nvidia/refcnt'] }
-        : { containerName: 'nvidia-driver', command: ['nvidia-smi'] };
-    }
-
-    // The driver's own rules ride on the same render as the size and API checks: one render per synthesis.
-    addObjectSizeValidation(this, constructWhere(this, 'GpuDriverDaemonSet'), { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
-    if (props.alerts) {
-      const waves = props.rollout?.waves.map((w) => w.name);
-      const where = constructWhere(this, 'GpuDriverDaemonSet');
-      const target = { agent: this.agent.name, namespace: this.agent.namespace, waves: waves ?? [], where };
-      // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
-      const options = { ...props.alerts, rolloutStuckFor: props.alerts.rolloutStuckFor ?? '24h' };
-      this.alerts = new AgentAlerts(this, 'Alerts', {
-        ...options,
-        agent: this.agent,
-        waves,
-        daemonSetAlerts: false,
-        additionalGroups: [daemonSetAlertGroup(target, options), gpuDriverAlertGroup(target, options, this.nodeTerms())],
-      });
-    }
-    this.gates = renderWaveGates(this, this.agent, props.rollout, gpuDriverGateChecks);
   }
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
@@ -913,6 +826,127 @@ const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
 /** Names of the driver's own volumes in either shape; extraHostPaths may not reuse them. */
 const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MANAGER_VOLUMES, ...INSTALLER_VOLUMES].map((v) => v.name))].sort();
+
+/** What both shapes' NodeAgentDaemonSet props share; each shape adds its containers. */
+type CommonAgentProps = Omit<NodeAgentDaemonSetProps, 'image'>;
+
+/** The driver's environment: the user's, with no GPU made visible to the driver itself. */
+function driverEnvOf(props: GpuDriverDaemonSetProps): { [name: string]: kplus.EnvValue } {
+  return { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
+}
+
+/** The resources of the container that holds the driver, with their defaults. */
+function driverResourcesOf(props: GpuDriverDaemonSetProps): AgentResources {
+  return {
+    cpuRequest: props.resources?.cpuRequest ?? '100m',
+    cpuLimit: props.resources?.cpuLimit,
+    memoryRequest: props.resources?.memoryRequest ?? '256Mi',
+    // gpu-operator sets no resources (assets/state-driver/0500_daemonset.yaml). A limit stays here: a
+    // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
+    // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
+    // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
+    memoryLimit: props.resources?.memoryLimit ?? '4Gi',
+  };
+}
+
+/** Only the driver container gets the extended resources and the SELinux level. */
+function driverSecurityOf(props: GpuDriverDaemonSetProps): Pick<AgentContainer, 'extendedResources' | 'seLinuxLevel'> {
+  return { extendedResources: props.extendedResources, seLinuxLevel: props.seLinuxLevel };
+}
+
+/** The installer shape: a pause container, the driver installed by a privileged init container. */
+function installerAgentProps(
+  props: GpuDriverDaemonSetProps, common: CommonAgentProps, o: GpuDriverInstallerOptions, volumes: Volumes,
+): NodeAgentDaemonSetProps {
+  return {
+    ...common,
+    containerName: 'pause',
+    image: o.pauseImage ?? DEFAULT_PAUSE_IMAGE,
+    runAsUser: PAUSE_UID,
+    env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') },
+    resources: { cpuRequest: '10m', memoryRequest: '16Mi', memoryLimit: '32Mi' },
+    initContainers: [
+      {
+        name: 'nvidia-driver-installer',
+        image: props.image,
+        command: o.command,
+        args: o.args,
+        env: sortedRecord(driverEnvOf(props)),
+        resources: driverResourcesOf(props),
+        privileged: true,
+        runAsRoot: true,
+        readOnlyRootFilesystem: false,
+        ...driverSecurityOf(props),
+        mounts: volumes.driverMounts,
+      },
+      ...(o.extraInitContainers ?? []),
+      ...(props.initContainers ?? []),
+    ],
+  };
+}
+
+/** The startup, readiness and preStop commands of the driver container. */
+function driverProbes(o: GpuDriverContainerOptions, startup: { period: number; threshold: number; delay: number }) {
+  const marker = o.readyMarker ?? DEFAULT_READY_MARKER;
+  const check = o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? 'test -e /sys/module/nvidia/refcnt' : 'nvidia-smi';
+  // As upstream's startup-probe.sh (assets/state-driver/0400_configmap.yaml): the module is loaded, and the
+  // daemons the driver starts (persistenced, fabricmanager) report Ready when the driver writes their status.
+  const daemonsStatus = DRIVER_DAEMONS_STATUS;
+  const startupCheck = 'test -f /sys/module/nvidia/refcnt'
+    + ` && { [ ! -f ${daemonsStatus} ] || [ "$(cat ${daemonsStatus})" = Ready ]; }`
+    + (o.readinessCheck === DriverReadinessCheck.MODULE_LOADED ? '' : ' && nvidia-smi');
+  const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
+  const timeout = Duration.seconds(timeoutSeconds);
+  return {
+    startup: kplus.Probe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
+      initialDelaySeconds: Duration.seconds(startup.delay),
+      periodSeconds: Duration.seconds(startup.period),
+      failureThreshold: startup.threshold,
+      timeoutSeconds: timeout,
+    }),
+    readiness: kplus.Probe.fromCommand(['sh', '-c', check], {
+      // Never probe again before the previous probe may have timed out.
+      periodSeconds: Duration.seconds(Math.max(30, timeoutSeconds)),
+      failureThreshold: 3,
+      timeoutSeconds: timeout,
+    }),
+    preStop: kplus.Handler.fromCommand(['rm', '-f', marker, daemonsStatus]),
+  };
+}
+
+/** The driver-container shape: the driver image runs as the main container, after the driver manager. */
+function driverContainerAgentProps(
+  props: GpuDriverDaemonSetProps, common: CommonAgentProps, o: GpuDriverContainerOptions,
+  startup: { period: number; threshold: number; delay: number }, manager: boolean,
+): NodeAgentDaemonSetProps {
+  const driverEnv = driverEnvOf(props);
+  // What decides the install, digested for the manager's and the driver image's fast path.
+  const digest = driverConfigDigest({
+    image: props.image,
+    command: o.command ?? null,
+    args: o.args ?? null,
+    env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name].value ?? null, driverEnv[name].valueFrom ?? null]),
+  });
+  return {
+    ...common,
+    containerName: 'nvidia-driver',
+    image: props.image,
+    command: o.command,
+    args: o.args,
+    env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(digest) } : driverEnv),
+    resources: driverResourcesOf(props),
+    privileged: true,
+    runAsRoot: true,
+    readOnlyRootFilesystem: false,
+    ...driverSecurityOf(props),
+    ...driverProbes(o, startup),
+    initContainers: [
+      ...(manager ? [driverManagerContainer(props.driverManagerImage ?? DEFAULT_DRIVER_MANAGER_IMAGE, digest)] : []),
+      ...(props.initContainers ?? []),
+    ],
+    rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
+  };
+}
 
 function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';
