@@ -26,9 +26,9 @@ import { runCli } from '../src/cli/run';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuNodeSelection } from '../src/constructs/gpu-driver-daemon-set';
 import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
 import { daemonSetInfo } from '../src/coverage/manifests';
+import { antiAffinitySeparates } from '../src/coverage/pod-affinity';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
-import { antiAffinitySeparates } from '../src/plan/pod-affinity';
 import { termsMatch } from '../src/scheduling/node-affinity';
 
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04';
@@ -88,7 +88,7 @@ describe('point 4: never two driver pods on one node, gpu-operator\'s included',
 
   // The scheduler's InterPodAffinity filter (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go:
   // satisfyPodAntiAffinity for the incoming pod's terms, satisfyExistingPodsAntiAffinity for the existing pods'),
-  // as src/plan/pod-affinity.ts models it.
+  // as src/coverage/pod-affinity.ts models it.
   test('gpu-operator\'s driver pod in another namespace and ours exclude each other, whichever comes first', () => {
     expect(ours.namespace).not.toBe(operatorDriver.namespace);
     expect(antiAffinitySeparates(ours, operatorDriver)).toBe(true);

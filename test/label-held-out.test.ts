@@ -6,8 +6,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../src/cli/run';
+import { assignWaves } from '../src/coverage/labelling';
 import { NodeJson } from '../src/scheduling/types';
-import { assignWaves } from '../src/waves/labelling';
 
 const healthy = (name: string): NodeJson => ({ metadata: { name, labels: { 'topology.kubernetes.io/zone': 'a' } } });
 const notReady = (name: string): NodeJson => ({ metadata: { name, labels: { 'topology.kubernetes.io/zone': 'a' } }, status: { conditions: [{ type: 'Ready', status: 'False' }] } });

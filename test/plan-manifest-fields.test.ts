@@ -2,7 +2,7 @@
 import { Manifest } from './util/manifests';
 import { daemonSet } from './util/plan';
 import { canonicalHash, daemonSetInfo, DaemonSetInfo } from '../src/coverage/manifests';
-import { antiAffinitySeparates, selectorMatches } from '../src/plan/pod-affinity';
+import { antiAffinitySeparates, selectorMatches } from '../src/coverage/pod-affinity';
 
 function info(object: Manifest): DaemonSetInfo {
   return daemonSetInfo(object, 'test');

@@ -3,6 +3,9 @@ import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { analyzeCoverage } from '../coverage/analysis';
+import {
+  assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
+} from '../coverage/labelling';
 import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts, nodeFacts } from '../coverage/nodes';
@@ -10,9 +13,6 @@ import { podStartupBudgetSeconds, readyWaitSeconds } from '../gpu/startup-budget
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
 import { checkLabelKey } from '../validation/values';
-import {
-  assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
-} from '../waves/labelling';
 import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
 
 const FORMATS = ['commands', 'json', 'nodepool'];

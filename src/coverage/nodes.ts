@@ -32,7 +32,7 @@ export interface NodeFacts {
   /**
    * Why a rollout cannot count on this node (empty when it can): NotReady, unreachable, cordoned, a
    * NoExecute taint. A rolling update with maxUnavailable 1 waits for a pod that never gets Ready
-   * there, so rollout waves keep such nodes out (see waves/labelling.ts). One phrase per reason.
+   * there, so rollout waves keep such nodes out (see coverage/labelling.ts). One phrase per reason.
    */
   readonly rolloutHazards: readonly string[];
   readonly platform: Platform;

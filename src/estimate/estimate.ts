@@ -1,6 +1,6 @@
 import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
-import { antiAffinitySeparates } from '../plan/pod-affinity';
+import { antiAffinitySeparates } from '../coverage/pod-affinity';
 import { entryOf } from '../util/maps';
 
 /**

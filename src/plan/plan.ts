@@ -1,12 +1,12 @@
 import { inLastSyncStep } from './argo-sync';
 import { gatesOf, renderedGates } from './gates';
-import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from './pod-affinity';
 import {
   AgentCoverage, analyzeCoverage, CoverageReport, coversName, DaemonSetCoverage, hostPortsOverlap, idList, orderWaves, placementExplainer,
   positionByName,
 } from '../coverage/analysis';
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
+import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-affinity';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';

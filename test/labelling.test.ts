@@ -3,11 +3,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import fc from 'fast-check';
-import { NodeJson } from '../src/scheduling/types';
 import {
   assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts,
   WaveFraction,
-} from '../src/waves/labelling';
+} from '../src/coverage/labelling';
+import { NodeJson } from '../src/scheduling/types';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 
 const ZONE = 'topology.kubernetes.io/zone';

@@ -1,4 +1,4 @@
-import { DaemonSetInfo, LabelSelectorJson, PodAffinityTermJson } from '../coverage/manifests';
+import { DaemonSetInfo, LabelSelectorJson, PodAffinityTermJson } from './manifests';
 
 /** The topology key of a term that keeps two pods off one node. */
 export const HOSTNAME_TOPOLOGY_KEY = 'kubernetes.io/hostname';
