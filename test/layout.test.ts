@@ -132,3 +132,28 @@ test('render/ reads the resolved spec: no props type, no .props', () => {
   }
   expect(found).toEqual([]);
 });
+
+/** The folders that build constructs or read their tree; every other folder is pure logic on plain data. */
+const CDK8S_FOLDERS = ['validation', 'agent', 'render', 'gpu', 'constructs'];
+
+/** The imports of cdk8s, cdk8s-plus or constructs in the given files, as `file imports package`. */
+function cdk8sImports(files: string[], root = SRC): string[] {
+  return files.flatMap((file) => importsOf(file)
+    .filter((i) => /^(cdk8s|cdk8s-plus-\d+|constructs)(\/|$)/.test(i.from))
+    .map((i) => `${path.relative(root, file)} imports ${i.from}`));
+}
+
+test('the pure-logic folders (waves, coverage, plan, estimate, fluent-bit, alerts...) import no cdk8s', () => {
+  const pure = files.filter((f) => { const folder = folderOf(f); return folder !== undefined && !CDK8S_FOLDERS.includes(folder); });
+  expect(pure.map((f) => folderOf(f))).toEqual(expect.arrayContaining(['waves', 'coverage', 'plan', 'estimate', 'fluent-bit', 'alerts', 'cli']));
+  expect(cdk8sImports(pure)).toEqual([]);
+  // the check itself sees each package's import
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'layout-'));
+  try {
+    const bad = path.join(root, 'bad.ts');
+    fs.writeFileSync(bad, "import * as a from 'cdk8s';\nimport * as b from 'cdk8s-plus-28';\nimport { IConstruct } from 'constructs';\nimport * as c from 'cdk8s-foo';\n");
+    expect(cdk8sImports([bad], root)).toEqual(['bad.ts imports cdk8s', 'bad.ts imports cdk8s-plus-28', 'bad.ts imports constructs']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
