@@ -137,8 +137,8 @@ test('render/ reads the resolved spec: no props type, no .props', () => {
 const CDK8S_FOLDERS = ['validation', 'agent', 'render', 'gpu', 'constructs'];
 
 /** The imports of cdk8s, cdk8s-plus or constructs in the given files, as `file imports package`. */
-function cdk8sImports(files: string[], root = SRC): string[] {
-  return files.flatMap((file) => importsOf(file)
+function cdk8sImports(checked: string[], root = SRC): string[] {
+  return checked.flatMap((file) => importsOf(file)
     .filter((i) => /^(cdk8s|cdk8s-plus-\d+|constructs)(\/|$)/.test(i.from))
     .map((i) => `${path.relative(root, file)} imports ${i.from}`));
 }
