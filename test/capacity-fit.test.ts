@@ -96,6 +96,27 @@ describe('SelectVictimsOnNode (default preemption, simplified)', () => {
   test('equal priority is never a victim', () => {
     expect(selectVictims(request, [], 0, alloc, [rec('same', '9Gi', 0)])).toBeUndefined();
   });
+  // default_preemption_test.go TestSelectCandidate... "mixed priority pods are preempted, pick later StartTime one when
+  // priorities are equal": node capacity veryLargeRes (500m, 500), small 100, medium 200, large 300; epochTime1 < ... < 5
+  test('mixed priority pods are preempted, pick later StartTime one when priorities are equal (upstream row)', () => {
+    const at = (n: number) => new Date(n * 1000).toISOString().replace('.000', '');
+    const res = { small: ['100m', '100'], medium: ['200m', '200'], large: ['300m', '300'] } as const;
+    const p = (name: string, size: keyof typeof res, priority: number, start: number) =>
+      podRecord(pod(name, { node: 'node1', cpu: res[size][0], memory: res[size][1], priority, startTime: at(start) }))!;
+    const [low, mid, high] = [0, 100, 1000];
+    const pods = [p('p1.1', 'small', low, 5), p('p1.2', 'small', low, 4), p('p1.3', 'medium', mid, 3), p('p1.4', 'small', high, 2)];
+    const victims = selectVictims({ cpu: 300, memory: 300 }, [], high, { cpu: 500, memory: 500, pods: 32 }, pods)!;
+    expect(victims.map((v) => v.name).sort()).toEqual(['p1.1', 'p1.3']);
+  });
+  test('a bound pod without status.startTime starts "now" (util.GetPodStartTime): it goes before a started pod of its priority, whatever its creationTimestamp', () => {
+    const unstarted = pod('unstarted', { node: 'n1', memory: '3584Mi', priority: 0, startTime: '2025-01-01T00:00:00Z', status: { startTime: undefined } });
+    const started = pod('started', { node: 'n1', memory: '3584Mi', priority: 0, startTime: '2026-06-01T00:00:00Z' });
+    const records = [podRecord(started)!, podRecord(unstarted)!];
+    expect(records[1].startTime).toBeUndefined();
+    // 7Gi of 10 used; 4Gi more needs one of the two gone: the started one is reprieved first
+    expect(selectVictims(request, [], 10, alloc, records)!.map((v) => v.name)).toEqual(['unstarted']);
+    expect(selectVictims(request, [], 10, alloc, [...records].reverse())!.map((v) => v.name)).toEqual(['unstarted']);
+  });
 });
 
 describe('PodIndex interner: records read through an index share equal values and hold what they would alone', () => {

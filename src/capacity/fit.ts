@@ -131,12 +131,17 @@ export function selectVictims(request: ResourceList, ports: readonly HostPort[],
   return victims;
 }
 
-/** util.MoreImportantPod: higher priority first; equal priority, the pod started earlier first. */
+/**
+ * util.MoreImportantPod (pkg/scheduler/util/utils.go): higher priority first; equal priority, the pod started
+ * earlier first, where a pod without status.startTime starts "now" (GetPodStartTime), so after every started
+ * pod. Two unstarted pods of one priority keep their order (upstream compares two readings of the clock).
+ */
 function moreImportantFirst(a: PodRecord, b: PodRecord): number {
   if (a.priority !== b.priority) return b.priority - a.priority;
-  const at = a.startTime ?? '';
-  const bt = b.startTime ?? '';
-  return at < bt ? -1 : at > bt ? 1 : 0;
+  if (a.startTime === undefined || b.startTime === undefined) {
+    return a.startTime === b.startTime ? 0 : a.startTime === undefined ? 1 : -1;
+  }
+  return a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : 0;
 }
 
 /** `memory: needs 512Mi, 300Mi free of 8Gi allocatable (short 212Mi)` */

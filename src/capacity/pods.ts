@@ -19,7 +19,10 @@ export interface PodRecord {
   readonly hostPorts: readonly HostPort[];
   /** `namespace/name` of the DaemonSet controlling it, if one does */
   readonly owner?: string;
-  /** status.startTime (else creationTimestamp): the preemption order's tie-break */
+  /**
+   * status.startTime, the preemption order's tie-break; undefined for a pod not started yet (bound or not),
+   * which the scheduler's util.GetPodStartTime takes as now: later than every started pod, never its creation time
+   */
   readonly startTime?: string;
   /**
    * What doctor reads of the pod object, kept only for pods a DaemonSet controls: metadata.labels and
@@ -90,7 +93,7 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     requests: interner.requests(podRequests(spec)),
     hostPorts: portsOf(spec),
     owner: interner.string(owner),
-    startTime: typeof status.startTime === 'string' ? status.startTime : typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
+    startTime: typeof status.startTime === 'string' ? status.startTime : undefined,
     object: keepObject(owner) ? keptOf(meta, spec, item.status) : undefined,
   };
 }
