@@ -158,7 +158,34 @@ export function capacityFindings(input: CapacityInput): CapacityFinding[] {
       });
     }
   }
+  findings.push(...podLevelAssumption(input));
   return findings;
+}
+
+/**
+ * A warning when pods or agents set pod-level spec.resources and whether the scheduler counts them is an assumption
+ * (PodLevelResources: beta and on by default since Kubernetes 1.34, alpha and off in 1.32 and 1.33).
+ */
+function podLevelAssumption(input: CapacityInput): CapacityFinding[] {
+  const gate = input.pods.gate;
+  const agents = input.daemonSets.filter((d) => input.templates.get(d.info.id)?.podLevelResources === true);
+  if (gate.certain || (input.pods.withPodLevelResources === 0 && agents.length === 0)) return [];
+  const who = [
+    ...(input.pods.withPodLevelResources > 0 ? [`${input.pods.withPodLevelResources} running pod${input.pods.withPodLevelResources === 1 ? '' : 's'}`] : []),
+    ...agents.map((d) => d.info.id),
+  ].join(', ');
+  return [{
+    kind: 'never-starts',
+    severity: 'warning',
+    cause: 'pod-level-resources',
+    agent: agents[0]?.info.agent ?? '',
+    daemonSets: agents.map((d) => d.info.id),
+    nodes: [],
+    message: `pod-level resources (spec.resources) set by ${who} are counted ${gate.enabled ? 'over' : 'as'} the containers' requests, `
+      + `assuming the scheduler's PodLevelResources feature is ${gate.enabled ? 'on' : 'off'} (${gate.basis}); `
+      + 'it is on by default from Kubernetes 1.34, off before',
+    fix: 'pass --kubernetes-version with the control plane\'s version (kubectl version), or list nodes whose status.nodeInfo.kubeletVersion shows it',
+  }];
 }
 
 function count(n: number): string {

@@ -1,4 +1,5 @@
-import { podRequests, ResourceList } from './resources';
+import { PodLevelResourcesGate } from './pod-level';
+import { hasPodLevelResources, podRequests, ResourceList } from './resources';
 import { HostPort, hostPorts, isObject } from '../coverage/manifests';
 
 /** What capacity checks and `doctor` need of one pod, read once from `kubectl get pods -A -o json`. */
@@ -14,8 +15,10 @@ export interface PodRecord {
   readonly deleting: boolean;
   /** spec.priority as the Priority admission plugin resolved it (0 when absent) */
   readonly priority: number;
-  /** the requests the scheduler counts (podRequests) */
+  /** the requests the scheduler counts (podRequests, with or without the pod-level resources its index was read for) */
   readonly requests: ResourceList;
+  /** true when the pod sets pod-level spec.resources (whether they count depends on the PodLevelResources gate) */
+  readonly podLevelResources?: true;
   readonly hostPorts: readonly HostPort[];
   /** `namespace/name` of the DaemonSet controlling it, if one does */
   readonly owner?: string;
@@ -69,7 +72,7 @@ const NO_PORTS: readonly HostPort[] = Object.freeze([]);
  * record shares the strings and request lists other pods hold.
  */
 export function podRecord(item: unknown, keepObject: (owner: string | undefined) => boolean = () => false,
-  interner: Pick<Interner, 'string' | 'requests'> = UNSHARED): PodRecord | undefined {
+  interner: Pick<Interner, 'string' | 'requests'> = UNSHARED, podLevel = true): PodRecord | undefined {
   if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Pod')) return undefined;
   const meta = isObject(item.metadata) ? item.metadata : {};
   if (typeof meta.name !== 'string' || meta.name === '') return undefined;
@@ -90,7 +93,8 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     terminal: phase === 'Succeeded' || phase === 'Failed',
     deleting: typeof meta.deletionTimestamp === 'string',
     priority: typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
-    requests: interner.requests(podRequests(spec)),
+    requests: interner.requests(podRequests(spec, podLevel)),
+    podLevelResources: hasPodLevelResources(spec) || undefined,
     hostPorts: portsOf(spec),
     owner: interner.string(owner),
     startTime: typeof status.startTime === 'string' ? status.startTime : undefined,
@@ -107,15 +111,27 @@ function keptOf(meta: Record<string, any>, spec: Record<string, any>, status: un
   };
 }
 
+/** The gate of an index read without a version: on, as Kubernetes 1.34 and later run it, not certain. */
+const ASSUMED_ON: PodLevelResourcesGate = { enabled: true, basis: 'no Kubernetes version given', certain: false };
+
 /** The pods bound to each node that the scheduler counts: non-terminal (NodeInfo.Pods of its cache). */
 export class PodIndex {
   /** shared by the records read into this index (podRecord's interner) */
   readonly interner = new Interner();
   private readonly byNode = new Map<string, PodRecord[]>();
   private count = 0;
+  private podLevelCount = 0;
+
+  /** @param gate whether the pods' pod-level spec.resources count (the scheduler's PodLevelResources gate), and why */
+  constructor(readonly gate: PodLevelResourcesGate = ASSUMED_ON) {}
+
+  get podLevel(): boolean {
+    return this.gate.enabled;
+  }
 
   add(pod: PodRecord): void {
     this.count++;
+    if (pod.podLevelResources) this.podLevelCount++;
     if (pod.node === undefined || pod.terminal) return;
     const list = this.byNode.get(pod.node);
     if (list === undefined) this.byNode.set(pod.node, [pod]);
@@ -125,6 +141,11 @@ export class PodIndex {
   /** pods counted on a node (empty when none) */
   on(node: string): readonly PodRecord[] {
     return this.byNode.get(node) ?? [];
+  }
+
+  /** how many pods read set pod-level resources */
+  get withPodLevelResources(): number {
+    return this.podLevelCount;
   }
 
   /** how many pod objects were read, bound or not */
@@ -143,7 +164,7 @@ export function parsePodList(value: unknown, source: string, into = new PodIndex
     throw new Error(`${source}: not a pod list; ${hint}`);
   }
   value.items.forEach((item: unknown, index: number) => {
-    const pod = podRecord(item, undefined, into.interner);
+    const pod = podRecord(item, undefined, into.interner, into.podLevel);
     if (pod === undefined) throw new Error(`${source}: items[${index}] is not a Pod with metadata.name; ${hint}`);
     into.add(pod);
   });

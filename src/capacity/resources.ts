@@ -62,6 +62,32 @@ function containerLimits(container: unknown): ResourceList {
 }
 
 /**
+ * The resources pod-level `spec.resources` may set (component-helpers resource/helpers.go,
+ * IsSupportedPodLevelResource): cpu, memory and hugepages-*. Others at pod level are ignored.
+ */
+export function podLevelResource(name: string): boolean {
+  return name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+}
+
+/** spec.resources' requests and limits of the supported resources (IsPodLevelResourcesSet when either is non-empty). */
+function podLevelOf(spec: Record<string, any>): { requests: ResourceList; limits: ResourceList } {
+  const keep = (list: ResourceList) => {
+    const out: ResourceList = {};
+    for (const name in list) if (podLevelResource(name)) out[name] = list[name];
+    return out;
+  };
+  const resources = isObject(spec.resources) ? spec.resources : {};
+  return { requests: keep(resourceList(resources.requests)), limits: keep(resourceList(resources.limits)) };
+}
+
+/** Whether a pod spec sets pod-level resources the scheduler reads (IsPodLevelResourcesSet). */
+export function hasPodLevelResources(spec: unknown): boolean {
+  if (!isObject(spec)) return false;
+  const { requests, limits } = podLevelOf(spec);
+  return Object.keys(requests).length + Object.keys(limits).length > 0;
+}
+
+/**
  * What the scheduler counts a pod as requesting: kube-scheduler's NodeResourcesFit computePodResourceRequest
  * (pkg/scheduler/framework/plugins/noderesources/fit.go) through PodRequests (k8s.io/component-helpers/resource,
  * formerly pkg/api/v1/resource/helpers.go):
@@ -69,19 +95,46 @@ function containerLimits(container: unknown): ResourceList {
  * - restartable init containers (sidecars, restartPolicy Always) add to that sum, and each one and every later
  *   init container runs beside the sidecars started before it;
  * - the result is the larger, per resource, of that sum and the largest init container step;
+ * - with the PodLevelResources feature (`podLevel`: beta and on by default since Kubernetes 1.34, alpha and off
+ *   in 1.32 and 1.33), spec.resources.requests replace that result for cpu, memory and hugepages-*
+ *   (applyPodLevelResources); a pod-level limit without a request requests the limit, as the API server defaults
+ *   a pod (pkg/apis/core/v1/defaults.go defaultPodRequests; for hugepages-* the containers' requests when they
+ *   set one); templates of manifests are not defaulted, pods read from a cluster are;
  * - spec.overhead (RuntimeClass pod overhead) is added on top.
  */
-export function podRequests(spec: unknown): ResourceList {
-  return aggregate(spec, containerRequests, true);
-}
-
-/** The same aggregation over limits (for the cost table: a container without a limit adds nothing). */
-export function podLimits(spec: unknown): ResourceList {
-  return aggregate(spec, containerLimits, true);
-}
-
-function aggregate(spec: unknown, of: (container: unknown) => ResourceList, overhead: boolean): ResourceList {
+export function podRequests(spec: unknown, podLevel = true): ResourceList {
   if (!isObject(spec)) return {};
+  const total = aggregate(spec, containerRequests);
+  if (podLevel) {
+    const { requests, limits } = podLevelOf(spec);
+    for (const name in limits) {
+      const fromContainers = name.startsWith('hugepages-') && total[name] !== undefined;
+      if (requests[name] === undefined && !fromContainers) total[name] = limits[name];
+    }
+    for (const name in requests) total[name] = requests[name];
+  }
+  add(total, resourceList(spec.overhead));
+  return total;
+}
+
+/**
+ * The same over limits (PodLimits; for the cost table: a container without a limit adds nothing): pod-level
+ * limits replace the containers' for the supported resources, and the overhead is added to non-zero limits only.
+ */
+export function podLimits(spec: unknown, podLevel = true): ResourceList {
+  if (!isObject(spec)) return {};
+  const total = aggregate(spec, containerLimits);
+  if (podLevel) {
+    const { limits } = podLevelOf(spec);
+    for (const name in limits) total[name] = limits[name];
+  }
+  const overhead = resourceList(spec.overhead);
+  for (const name in overhead) if ((total[name] ?? 0) !== 0) total[name] += overhead[name];
+  return total;
+}
+
+/** The containers' aggregate (AggregateContainerRequests / AggregateContainerLimits), without pod level or overhead. */
+function aggregate(spec: Record<string, any>, of: (container: unknown) => ResourceList): ResourceList {
   const total: ResourceList = {};
   for (const container of Array.isArray(spec.containers) ? spec.containers : []) add(total, of(container));
   const sidecars: ResourceList = {};
@@ -99,7 +152,6 @@ function aggregate(spec: unknown, of: (container: unknown) => ResourceList, over
     }
   }
   max(total, initMax);
-  if (overhead) add(total, resourceList(spec.overhead));
   return total;
 }
 

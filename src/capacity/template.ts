@@ -1,4 +1,4 @@
-import { podLimits, podRequests, ResourceList, resourceList } from './resources';
+import { hasPodLevelResources, podLimits, podRequests, ResourceList, resourceList } from './resources';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NO_ALLOCATABLE, NodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
@@ -27,6 +27,8 @@ export interface AgentPodTemplate {
   readonly priorityClassName?: string;
   /** preemptionPolicy Never (of the pod or its class): the scheduler never evicts for it */
   readonly preemptNever: boolean;
+  /** the template sets pod-level spec.resources (counted in requests and limits when `podLevel` was on) */
+  readonly podLevelResources: boolean;
 }
 
 /** The PriorityClasses of a manifest set: value and preemptionPolicy by name, and the globalDefault one. */
@@ -41,8 +43,11 @@ function priorityClasses(set: ManifestSet): { byName: Map<string, { value: numbe
   return { byName, globalDefault };
 }
 
-/** The pod templates of a manifest set's DaemonSets, by id. */
-export function podTemplates(set: ManifestSet): Map<string, AgentPodTemplate> {
+/**
+ * The pod templates of a manifest set's DaemonSets, by id; `podLevel`: the scheduler's PodLevelResources gate
+ * (pod-level spec.resources counted, see podRequests).
+ */
+export function podTemplates(set: ManifestSet, podLevel = true): Map<string, AgentPodTemplate> {
   const classes = priorityClasses(set);
   const byId = new Map<string, AgentPodTemplate>();
   const ids = new Set(set.daemonSets.map((d: DaemonSetInfo) => d.id));
@@ -58,11 +63,12 @@ export function podTemplates(set: ManifestSet): Map<string, AgentPodTemplate> {
       : className !== undefined ? found?.value : classes.globalDefault ?? 0;
     byId.set(id, {
       id,
-      requests: podRequests(spec),
-      limits: podLimits(spec),
+      requests: podRequests(spec, podLevel),
+      limits: podLimits(spec, podLevel),
       priority,
       priorityClassName: className,
       preemptNever: spec.preemptionPolicy === 'Never' || found?.never === true,
+      podLevelResources: hasPodLevelResources(spec),
     });
   }
   return byId;

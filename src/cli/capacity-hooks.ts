@@ -2,10 +2,12 @@
  * The `--pods FILE` and `--cost` flags of coverage, estimate and plan: small hooks the commands call, the logic
  * being in src/capacity (pure, no cdk8s).
  */
+import { UsageError } from './args';
 import { plural, table } from './format';
 import { capacityFindings, CapacityFinding } from '../capacity/check';
 import { agentCost, InstanceTypeCost } from '../capacity/cost';
 import { readJsonFile } from '../capacity/input';
+import { PodLevelResourcesGate, podLevelResourcesGate } from '../capacity/pod-level';
 import { parsePodList, PodIndex } from '../capacity/pods';
 import { formatAmount } from '../capacity/resources';
 import { podTemplates } from '../capacity/template';
@@ -21,13 +23,30 @@ export const PODS_FLAG_HELP = `  --pods FILE         the pods running now: \`kub
                       resources; host ports of other pods), as kube-scheduler's Fit filter does.
                       never-starts insufficient-resources / host-port: an error naming node and
                       shortfall; preemption: a warning naming the pods the scheduler would evict
+  --kubernetes-version MAJOR.MINOR
+                      the control plane's version, which decides whether pod-level resources
+                      (spec.resources) count: from 1.34 on, as PodLevelResources is on by default.
+                      Without it, the newest kubelet of --nodes is taken; with older kubelets the
+                      pod-level requests are counted and a warning says so
 `;
 export const COST_FLAG_HELP = `  --cost              the agents' cost per instance type (node.kubernetes.io/instance-type):
                       allocatable, the agents' requests and limits, and their share of the nodes
 `;
 
-export function loadPods(file: string, cwd: string): PodIndex {
-  return parsePodList(readJsonFile(file, cwd, 'the output of `kubectl get pods -A -o json`'), file);
+/** The `--kubernetes-version` flag's spec, beside `--pods` in each command that takes it. */
+export const KUBERNETES_VERSION_OPTION = { 'kubernetes-version': { type: 'string' } } as const;
+
+/** The scheduler's PodLevelResources gate from `--kubernetes-version` or the inventory (podLevelResourcesGate). */
+export function capacityGate(inventory: readonly NodeJson[], kubernetesVersion: string | undefined, command: string): PodLevelResourcesGate {
+  try {
+    return podLevelResourcesGate(inventory, kubernetesVersion);
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
+}
+
+export function loadPods(file: string, cwd: string, gate?: PodLevelResourcesGate): PodIndex {
+  return parsePodList(readJsonFile(file, cwd, 'the output of `kubectl get pods -A -o json`'), file, new PodIndex(gate));
 }
 
 /**
@@ -52,7 +71,7 @@ export function treeCapacity(tree: ManifestSet, coverage: CoverageReport, pods: 
   return capacityFindings({
     nodes: coverage.nodes,
     daemonSets: coverage.daemonSets.filter((d) => touched === undefined || touched.has(d.info.agent)),
-    templates: podTemplates(tree),
+    templates: podTemplates(tree, pods.podLevel),
     pods,
     agentDaemonSets,
     replaces: (id) => {
@@ -73,14 +92,14 @@ export function planCapacity(before: ManifestSet, after: ManifestSet, nodes: rea
 }
 
 /** The cost table of one tree. */
-export function treeCost(tree: ManifestSet, coverage: CoverageReport, inventory: readonly NodeJson[]): InstanceTypeCost[] {
-  return agentCost(inventory, coverage.daemonSets.map((d) => ({ id: d.info.id, covered: d.covered })), podTemplates(tree));
+export function treeCost(tree: ManifestSet, coverage: CoverageReport, inventory: readonly NodeJson[], podLevel = true): InstanceTypeCost[] {
+  return agentCost(inventory, coverage.daemonSets.map((d) => ({ id: d.info.id, covered: d.covered })), podTemplates(tree, podLevel));
 }
 
 /** The cost table of one tree of a plan (`coverage`: the tree's, already computed by the caller on `nodes`). */
 export function planCost(tree: ManifestSet, nodes: readonly NodeFacts[], inventory: readonly NodeJson[],
-  coverage: CoverageReport = analyzeCoverage(tree.daemonSets, nodes)): InstanceTypeCost[] {
-  return treeCost(tree, coverage, inventory);
+  coverage: CoverageReport = analyzeCoverage(tree.daemonSets, nodes), podLevel = true): InstanceTypeCost[] {
+  return treeCost(tree, coverage, inventory, podLevel);
 }
 
 function perNode(total: number, nodes: number, resource: string): string {

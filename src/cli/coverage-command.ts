@@ -1,5 +1,5 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
-import { capacityText, COST_FLAG_HELP, costText, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
+import { capacityGate, capacityText, COST_FLAG_HELP, costText, KUBERNETES_VERSION_OPTION, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
@@ -56,6 +56,7 @@ const OPTIONS = {
   'json': { type: 'boolean' },
   'node': { type: 'string' },
   'pods': { type: 'string' },
+  ...KUBERNETES_VERSION_OPTION,
   'cost': { type: 'boolean' },
   'agent': { type: 'string', multiple: true },
   'label-key': { type: 'string' },
@@ -85,7 +86,8 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const manifests = loadManifests(parsed.positionals, io.cwd);
   requireDaemonSets(manifests, parsed.positionals);
   const podsFile = stringValue(parsed, 'pods');
-  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
+  const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'coverage');
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
 
   const report = analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
@@ -99,7 +101,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
 
   // --pods / --cost (src/capacity): does each agent's pod fit where it is not running yet; the agents' tax
   const capacity = pods === undefined ? [] : treeCapacity(manifests, view, pods);
-  const cost = flag(parsed, 'cost') ? treeCost(manifests, view, inventory) : undefined;
+  const cost = flag(parsed, 'cost') ? treeCost(manifests, view, inventory, gate.enabled) : undefined;
   if (flag(parsed, 'json')) {
     // streamed: at 50k nodes the document as one string (and the objects behind it) took about 1 GB
     const extra = { ...(pods === undefined ? {} : { capacity }), ...(cost === undefined ? {} : { cost }) };

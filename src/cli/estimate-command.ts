@@ -1,5 +1,5 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
-import { capacityText, loadPods, treeCapacity } from './capacity-hooks';
+import { capacityGate, capacityText, KUBERNETES_VERSION_OPTION, loadPods, treeCapacity } from './capacity-hooks';
 import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
@@ -44,6 +44,8 @@ Flags:
   --json                   print the estimates as JSON
   --pods FILE              \`kubectl get pods -A -o json\` output: check each agent's pod fits on
                            every node it targets (as coverage --pods does)
+  --kubernetes-version MAJOR.MINOR
+                           the control plane's version for --pods (as coverage --pods takes it)
   -h, --help               this help
 
 A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
@@ -67,6 +69,7 @@ const OPTIONS = {
   'agent': { type: 'string', multiple: true },
   'json': { type: 'boolean' },
   'pods': { type: 'string' },
+  ...KUBERNETES_VERSION_OPTION,
   'help': { type: 'boolean', short: 'h' },
 } as const;
 
@@ -115,7 +118,7 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
   // --pods (src/capacity): a pod that never starts stalls its wave
   const podsFile = stringValue(parsed, 'pods');
-  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, loadPods(podsFile, io.cwd));
+  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate')));
 
   if (flag(parsed, 'json')) {
     io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates, ...(podsFile === undefined ? {} : { capacity }) }, null, 2) + '\n');

@@ -1,5 +1,5 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
-import { COST_FLAG_HELP, costMarkdown, costText, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
+import { capacityGate, COST_FLAG_HELP, costMarkdown, costText, KUBERNETES_VERSION_OPTION, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
@@ -79,6 +79,7 @@ const OPTIONS = {
   'markdown': { type: 'boolean' },
   'json': { type: 'boolean' },
   'pods': { type: 'string' },
+  ...KUBERNETES_VERSION_OPTION,
   'cost': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
 } as const;
@@ -122,7 +123,8 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const inventory = loadInventory(nodesFile, io.cwd);
   const nodes = nodeFacts(inventory);
   const podsFile = stringValue(parsed, 'pods');
-  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd);
+  const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'plan');
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
   if (loaded.every((set) => set.daemonSets.length === 0)) {
@@ -143,8 +145,8 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
     beforeCoverage = afterCoverage;
   }
-  const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory, firstCoverage) },
-    { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory, beforeCoverage) }] : undefined;
+  const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory, firstCoverage, gate.enabled) },
+    { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory, beforeCoverage, gate.enabled) }] : undefined;
 
   if (flag(parsed, 'json')) io.stdout.write(cost === undefined ? planJson(steps) : JSON.stringify({ ...JSON.parse(planJson(steps)), cost }, null, 2) + '\n');
   else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)));
