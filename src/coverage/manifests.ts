@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import * as YAML from 'yaml';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
+import { isLabelKey } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** The pod template label the wave construct puts on each wave's DaemonSet (`fleet` for the remainder). */
@@ -338,7 +339,8 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     rolloutGroup: podLabels[ROLLOUT_GROUP_LABEL],
     syncWave,
     nodeName: typeof podSpec.nodeName === 'string' && podSpec.nodeName !== '' ? podSpec.nodeName : undefined,
-    nodeSelector: stringMap(podSpec.nodeSelector, `${where}: nodeSelector`),
+    // ValidatePodSpec checks nodeSelector with ValidateLabels: a key the API server refuses is refused here, never dropped
+    nodeSelector: labelMap(podSpec.nodeSelector, `${where}: nodeSelector`),
     requiredTerms,
     tolerations: tolerations(podSpec.tolerations, `${where}: tolerations`),
     hostNetwork,
@@ -516,8 +518,6 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A label value (IsValidLabelValue): empty, or at most 63 alphanumerics, "-", "_", "." starting and ending alphanumeric. */
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-/** A qualified name (IsQualifiedName): an optional DNS subdomain prefix and "/", then a name like a label value. */
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 /** A value for an error message: JSON-quoted, cut short (the output escaper makes it printable). */
 function shown(value: unknown): string {
@@ -559,7 +559,8 @@ function stringMap(value: unknown, what: string): Record<string, string> {
     if (typeof v !== 'string') {
       throw new Error(`${what}: the value of ${shown(key)} is ${shown(v)}, not a string; quote it (YAML reads yes, on, true and numbers as other types)`);
     }
-    result[key] = v;
+    // a key "__proto__" stays a key (an assignment would set the prototype and drop it), so the checks see it
+    Object.defineProperty(result, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return result;
 }
@@ -568,7 +569,7 @@ function stringMap(value: unknown, what: string): Record<string, string> {
 function labelMap(value: unknown, what: string): Record<string, string> {
   const labels = stringMap(value, what);
   for (const [key, v] of Object.entries(labels)) {
-    if (key.length > 316 || !QUALIFIED_NAME.test(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it`);
+    if (!isLabelKey(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it`);
     if (v.length > 63 || !LABEL_VALUE.test(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
   }
   return labels;
@@ -590,6 +591,14 @@ function nodeSelectorTerm(term: unknown, where: string): NodeSelectorTermJson {
     list.forEach((requirement: unknown, i: number) => {
       const at = `${where}.${field}[${i}]`;
       if (!isObject(requirement) || typeof requirement.key !== 'string' || requirement.key === '') throw new Error(`${at}: needs a key`);
+      if (field === 'matchFields') {
+        fieldRequirement(requirement, at);
+        return;
+      }
+      // ValidateNodeSelectorRequirement: the key is a label name (ValidateLabelName, IsQualifiedName)
+      if (!isLabelKey(requirement.key)) {
+        throw new Error(`${at}: key ${shown(requirement.key)} is not a valid label key; the API server refuses it`);
+      }
       if (!SELECTOR_OPERATORS.includes(requirement.operator)) {
         throw new Error(`${at}: operator ${shown(requirement.operator)} is not one of ${SELECTOR_OPERATORS.join(', ')}`);
       }
@@ -606,6 +615,22 @@ function nodeSelectorTerm(term: unknown, where: string): NodeSelectorTermJson {
     });
   }
   return term as NodeSelectorTermJson;
+}
+
+/**
+ * A matchFields requirement as ValidateNodeFieldSelectorRequirement checks it: the only key is metadata.name,
+ * the operator In or NotIn with exactly one value, a node name.
+ */
+function fieldRequirement(requirement: Record<string, any>, at: string): void {
+  if (requirement.key !== 'metadata.name') throw new Error(`${at}: key ${shown(requirement.key)} is not a valid field selector key (only metadata.name); the API server refuses it`);
+  if (requirement.operator !== 'In' && requirement.operator !== 'NotIn') {
+    throw new Error(`${at}: operator ${shown(requirement.operator)} is not a valid field selector operator (In or NotIn); the API server refuses it`);
+  }
+  const values = requirement.values;
+  if (!Array.isArray(values) || values.length !== 1 || typeof values[0] !== 'string') {
+    throw new Error(`${at}: values must be a list of exactly one node name for operator ${requirement.operator} of a field selector; the API server refuses it`);
+  }
+  if (values[0].length > 253 || !DNS_SUBDOMAIN.test(values[0])) throw new Error(`${at}: ${shown(values[0])} is not a node name; the API server refuses it`);
 }
 
 const TOLERATION_OPERATORS = ['Exists', 'Equal', ''];

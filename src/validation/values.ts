@@ -59,16 +59,23 @@ export function checkDnsSubdomain(prop: string, value: unknown): string[] {
   return [];
 }
 
+/**
+ * Whether a label key is a qualified name (apimachinery pkg/util/validation IsQualifiedName): an optional
+ * DNS-1123 subdomain prefix of at most 253 characters and "/", then a name of at most 63.
+ */
+export function isLabelKey(key: string): boolean {
+  const parts = key.split('/');
+  const name = parts[parts.length - 1];
+  const prefix = parts.length === 2 ? parts[0] : undefined;
+  return parts.length <= 2 && LABEL_NAME.test(name) && name.length <= 63
+    && (prefix === undefined || (DNS1123_SUBDOMAIN.test(prefix) && prefix.length <= 253));
+}
+
 /** A label key such as `app.kubernetes.io/name`. */
 export function checkLabelKey(prop: string, key: unknown): string[] {
   const typeProblem = notString(prop, key, 'app.kubernetes.io/name');
   if (typeProblem) return [typeProblem];
-  const parts = (key as string).split('/');
-  const name = parts[parts.length - 1];
-  const prefix = parts.length === 2 ? parts[0] : undefined;
-  const valid = parts.length <= 2 && LABEL_NAME.test(name) && name.length <= 63
-    && (prefix === undefined || (DNS1123_SUBDOMAIN.test(prefix) && prefix.length <= 253));
-  return valid ? [] : [`${prop}: "${key}" is not a valid label key (optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or ".")`];
+  return isLabelKey(key as string) ? [] : [`${prop}: "${key}" is not a valid label key (optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or ".")`];
 }
 
 /** A label value: at most 63 characters, letters, digits, "-", "_" and ".", alphanumeric at both ends. */
