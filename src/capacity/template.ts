@@ -1,17 +1,9 @@
 import { hasPodLevelResources, podLimits, podRequests, ResourceList, resourceList } from './resources';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NO_ALLOCATABLE, NodeFacts } from '../coverage/nodes';
+import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { NodeJson } from '../scheduling/types';
 import { entryOf } from '../util/maps';
-
-/**
- * Values of the built-in priority classes (pkg/apis/scheduling/types.go: SystemCriticalPriority = 2000000000,
- * system-node-critical = SystemCriticalPriority + 1000).
- */
-export const BUILT_IN_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
-  'system-cluster-critical': 2_000_000_000,
-  'system-node-critical': 2_000_001_000,
-};
 
 /** What a capacity check needs of a DaemonSet's pod template. */
 export interface AgentPodTemplate {
@@ -19,28 +11,17 @@ export interface AgentPodTemplate {
   readonly requests: ResourceList;
   readonly limits: ResourceList;
   /**
-   * The pod's priority as the Priority admission plugin resolves it: spec.priority, else the named class
-   * (built-in, or a PriorityClass of the manifests), else a globalDefault PriorityClass of the manifests, else 0.
-   * Undefined when the class is named but not found: preemption cannot be judged.
+   * The pod's priority as the Priority admission plugin resolves it (coverage/priority.ts resolvePriority): the
+   * named class (built-in, or a PriorityClass of the manifests), else a globalDefault PriorityClass of the
+   * manifests, else 0. Undefined when the class is named but not found: preemption cannot be judged.
    */
   readonly priority?: number;
+  /** the class named, or the globalDefault class admission gives a pod that names none */
   readonly priorityClassName?: string;
-  /** preemptionPolicy Never (of the pod or its class): the scheduler never evicts for it */
+  /** preemptionPolicy Never (of its class; a pod's own differing value is refused by admission): the scheduler never evicts for it */
   readonly preemptNever: boolean;
   /** the template sets pod-level spec.resources (counted in requests and limits when `podLevel` was on) */
   readonly podLevelResources: boolean;
-}
-
-/** The PriorityClasses of a manifest set: value and preemptionPolicy by name, and the globalDefault one. */
-function priorityClasses(set: ManifestSet): { byName: Map<string, { value: number; never: boolean }>; globalDefault?: number } {
-  const byName = new Map<string, { value: number; never: boolean }>();
-  let globalDefault: number | undefined;
-  for (const { object } of set.documents) {
-    if (object.kind !== 'PriorityClass' || typeof object.metadata?.name !== 'string' || typeof object.value !== 'number') continue;
-    byName.set(object.metadata.name, { value: object.value, never: object.preemptionPolicy === 'Never' });
-    if (object.globalDefault === true) globalDefault = object.value;
-  }
-  return { byName, globalDefault };
 }
 
 /**
@@ -48,7 +29,7 @@ function priorityClasses(set: ManifestSet): { byName: Map<string, { value: numbe
  * (pod-level spec.resources counted, see podRequests).
  */
 export function podTemplates(set: ManifestSet, podLevel = true): Map<string, AgentPodTemplate> {
-  const classes = priorityClasses(set);
+  const classes = priorityClassesOf(set);
   const byId = new Map<string, AgentPodTemplate>();
   const ids = new Set(set.daemonSets.map((d: DaemonSetInfo) => d.id));
   for (const { object } of set.documents) {
@@ -56,18 +37,14 @@ export function podTemplates(set: ManifestSet, podLevel = true): Map<string, Age
     const id = `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name}`;
     if (!ids.has(id)) continue;
     const spec = isObject(object.spec) && isObject(object.spec.template) && isObject(object.spec.template.spec) ? object.spec.template.spec : {};
-    const className = typeof spec.priorityClassName === 'string' && spec.priorityClassName !== '' ? spec.priorityClassName : undefined;
-    const found = className === undefined ? undefined : BUILT_IN_PRIORITY_CLASSES[className] !== undefined
-      ? { value: BUILT_IN_PRIORITY_CLASSES[className], never: false } : classes.byName.get(className);
-    const priority = typeof spec.priority === 'number' ? spec.priority
-      : className !== undefined ? found?.value : classes.globalDefault ?? 0;
+    const resolved = resolvePriority(spec, classes);
     byId.set(id, {
       id,
       requests: podRequests(spec, podLevel),
       limits: podLimits(spec, podLevel),
-      priority,
-      priorityClassName: className,
-      preemptNever: spec.preemptionPolicy === 'Never' || found?.never === true,
+      priority: resolved.priority,
+      priorityClassName: resolved.className,
+      preemptNever: resolved.preemptNever,
       podLevelResources: hasPodLevelResources(spec),
     });
   }

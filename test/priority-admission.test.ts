@@ -1,0 +1,53 @@
+/**
+ * The Priority admission plugin on pod create (kubernetes plugin/pkg/admission/priority/admission.go admitPod and
+ * establishPriority → coverage/priority.ts resolvePriority), the cases of its admission_test.go TestPodAdmission
+ * that read a pod's own fields: no class and no default (priority 0), the globalDefault class, a named class, a
+ * class not found, a spec.priority or spec.preemptionPolicy equal to or differing from the class's.
+ */
+import { manifestSet, parseManifestText } from '../src/coverage/manifests';
+import { priorityClassesOf, resolvePriority } from '../src/coverage/priority';
+
+const classes = (yaml: string) => priorityClassesOf(manifestSet(parseManifestText(yaml, 'classes.yaml')));
+const NONE = classes('');
+const WITH_DEFAULT = classes([
+  'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: default1}\nvalue: 1000\nglobalDefault: true',
+  'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: nonpreempting}\nvalue: 500\npreemptionPolicy: Never',
+].join('\n---\n'));
+
+test.each([
+  ['pod with no priority class and no default class', {}, NONE, { priority: 0, preemptNever: false }],
+  ['pod without priority class, the globalDefault class applies', {}, WITH_DEFAULT, { priority: 1000, className: 'default1', preemptNever: false }],
+  ['pod with system-node-critical', { priorityClassName: 'system-node-critical' }, NONE, { priority: 2000001000, className: 'system-node-critical', preemptNever: false }],
+  ['pod with a non-preempting class', { priorityClassName: 'nonpreempting' }, WITH_DEFAULT, { priority: 500, className: 'nonpreempting', preemptNever: true }],
+  ['pod with a priority equal to its class\'s', { priorityClassName: 'system-node-critical', priority: 2000001000 }, NONE, { priority: 2000001000, preemptNever: false }],
+  ['pod with preemptionPolicy equal to its class\'s', { priorityClassName: 'nonpreempting', preemptionPolicy: 'Never' }, WITH_DEFAULT, { priority: 500, preemptNever: true }],
+])('%s', (_name, spec, known, expected) => {
+  const resolved = resolvePriority(spec, known);
+  expect(resolved).toMatchObject(expected);
+  expect(resolved.refusal).toBeUndefined();
+});
+
+test.each([
+  ['system-node-critical with preemptionPolicy Never', { priorityClassName: 'system-node-critical', preemptionPolicy: 'Never' }, NONE,
+    'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name'],
+  ['system-node-critical with another priority', { priorityClassName: 'system-node-critical', priority: 1000 }, NONE,
+    'the integer value of priority (1000) must not be provided in pod spec; priority admission controller computed 2000001000 from the given PriorityClass name'],
+  ['no class, a priority (no default class: 0)', { priority: 100 }, NONE,
+    'the integer value of priority (100) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name'],
+  ['no class, preemptionPolicy Never (the default is PreemptLowerPriority)', { preemptionPolicy: 'Never' }, NONE,
+    'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name'],
+])('refused: %s', (_name, spec, known, refusal) => {
+  expect(resolvePriority(spec, known).refusal).toBe(refusal);
+});
+
+test('a class neither built in nor in the manifests: priority unknown, no refusal claimed (the cluster may hold it)', () => {
+  expect(resolvePriority({ priorityClassName: 'agents-critical' }, NONE)).toEqual({ className: 'agents-critical', preemptNever: false });
+});
+
+test('several globalDefault classes: the lowest value wins (getDefaultPriorityClass)', () => {
+  const two = classes([
+    'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 900\nglobalDefault: true',
+    'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 100\nglobalDefault: true',
+  ].join('\n---\n'));
+  expect(resolvePriority({}, two)).toMatchObject({ priority: 100, className: 'low' });
+});
