@@ -27,15 +27,16 @@ test.each([
   expect(resolved.refusal).toBeUndefined();
 });
 
+const POLICY_NEVER = 'the string value of PreemptionPolicy (Never) must not be provided in pod spec; '
+  + 'priority admission controller computed PreemptLowerPriority from the given PriorityClass name';
+const priorityRefused = (given: number, computed: number) => `the integer value of priority (${given}) must not be provided in pod spec; `
+  + `priority admission controller computed ${computed} from the given PriorityClass name`;
+
 test.each([
-  ['system-node-critical with preemptionPolicy Never', { priorityClassName: 'system-node-critical', preemptionPolicy: 'Never' }, NONE,
-    'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name'],
-  ['system-node-critical with another priority', { priorityClassName: 'system-node-critical', priority: 1000 }, NONE,
-    'the integer value of priority (1000) must not be provided in pod spec; priority admission controller computed 2000001000 from the given PriorityClass name'],
-  ['no class, a priority (no default class: 0)', { priority: 100 }, NONE,
-    'the integer value of priority (100) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name'],
-  ['no class, preemptionPolicy Never (the default is PreemptLowerPriority)', { preemptionPolicy: 'Never' }, NONE,
-    'the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name'],
+  ['system-node-critical with preemptionPolicy Never', { priorityClassName: 'system-node-critical', preemptionPolicy: 'Never' }, NONE, POLICY_NEVER],
+  ['system-node-critical with another priority', { priorityClassName: 'system-node-critical', priority: 1000 }, NONE, priorityRefused(1000, 2000001000)],
+  ['no class, a priority (no default class: 0)', { priority: 100 }, NONE, priorityRefused(100, 0)],
+  ['no class, preemptionPolicy Never (the default is PreemptLowerPriority)', { preemptionPolicy: 'Never' }, NONE, POLICY_NEVER],
 ])('refused: %s', (_name, spec, known, refusal) => {
   expect(resolvePriority(spec, known).refusal).toBe(refusal);
 });
