@@ -179,8 +179,13 @@ function paceText(pace: Pace): string {
   return pace.mode === 'surge' ? `maxSurge ${pace.maxSurge}` : `maxUnavailable ${pace.maxUnavailable}`;
 }
 
+/** `1.12.1` and `v1.12.1` are one version (charts label without the "v", image tags often carry it). */
+function sameVersion(a: string | undefined, b: string | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.replace(/^v(?=\d)/, '') === b.replace(/^v(?=\d)/, ''));
+}
+
 function versionText(ds: DaemonSetPlan): string {
-  if (ds.versionBefore === ds.versionAfter) return ds.versionAfter ?? '-';
+  if (sameVersion(ds.versionBefore, ds.versionAfter)) return ds.versionAfter ?? '-';
   return `${ds.versionBefore ?? '-'} -> ${ds.versionAfter ?? '-'}`;
 }
 
