@@ -5,7 +5,7 @@ import { PodRecord } from '../capacity/pods';
 import { allocatableReader } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
-import { nodeFacts } from '../coverage/nodes';
+import { nodeFacts, NodeFacts } from '../coverage/nodes';
 import { paceOf, scaledValue } from '../estimate/estimate';
 import { entryOf } from '../util/maps';
 
@@ -78,6 +78,18 @@ const FIX: Record<DoctorCause, string> = {
   'terminating': 'the node is unreachable, so the pod cannot finish terminating: delete the Node object if the machine is gone (the pod goes with it), or force-delete the pod',
 };
 
+/** What every DaemonSet's diagnosis reads: the dump, the nodes by position (coverage.nodes, name order) and the models. */
+interface Diagnosis {
+  readonly state: ClusterState;
+  readonly nodes: readonly NodeFacts[];
+  readonly nodeIndex: ReadonlyMap<string, number>;
+  readonly explain: ReturnType<typeof placementExplainer>;
+  /** a node's allocatable is read only for a Pending pod's node (few), each distinct listing parsed once */
+  readonly allocatableOf: ReturnType<typeof allocatableReader>;
+}
+
+type AddFinding = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity?: 'error' | 'warning') => void;
+
 /**
  * Why each DaemonSet's rollout waits and why each node it should cover has no healthy pod of the current revision.
  * Which nodes a DaemonSet should cover comes from coverage's analyzeCoverage (the controller's
@@ -91,175 +103,223 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
   // Nodes by position in coverage.nodes (name order): one name-keyed map for the whole run,
   // per-DaemonSet tables are arrays by position (maps of 130k names per DaemonSet cost more than the diagnosis).
   const nodes = coverage.nodes;
-  const nodeIndex = new Map(nodes.map((n, i) => [n.name, i]));
-  const explain = placementExplainer(coverage);
-  // a node's allocatable is read only for a Pending pod's node (few), each distinct listing parsed once
-  const allocatableOf = allocatableReader();
-
+  const run: Diagnosis = {
+    state, nodes, nodeIndex: new Map(nodes.map((n, i) => [n.name, i])), explain: placementExplainer(coverage), allocatableOf: allocatableReader(),
+  };
   const findings: DoctorFinding[] = [];
   const coverageOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d]));
   const health = selected.map((ds): DaemonSetHealth => {
-    const id = ds.info.id;
-    const { covered, positions } = coverageOf.get(id)!;
-    const isCovered = new Uint8Array(nodes.length);
-    for (const at of positions) isCovered[at] = 1;
-    // the DaemonSet's pods by the position of the node they run on or, Pending, the node the controller made them
-    // for (one pod, or a list when a node has several); pods for a node not in the dump by name
-    const podsAt: (PodRecord | PodRecord[] | undefined)[] = new Array(nodes.length);
-    const elsewhere = new Map<string, PodRecord[]>();
-    for (const pod of state.daemonSetPods.get(id) ?? NO_PODS) {
-      if (pod.terminal) continue;
-      const node = pod.node ?? targetNode(pod);
-      if (node === undefined) continue;
-      const at = nodeIndex.get(node);
-      if (at === undefined) {
-        entryOf(elsewhere, node, () => []).push(pod);
-        continue;
-      }
-      const held = podsAt[at];
-      if (held === undefined) podsAt[at] = pod;
-      else if (Array.isArray(held)) held.push(pod);
-      else podsAt[at] = [held, pod];
-    }
-    const podsOn = (at: number): readonly PodRecord[] => {
-      const held = podsAt[at];
-      return held === undefined ? NO_PODS : Array.isArray(held) ? held : [held];
-    };
-    const isCurrent = (p: PodRecord) => ds.currentHash === undefined || labelOf(p, 'controller-revision-hash') === ds.currentHash;
-    const healthy = (p: PodRecord) => p.node !== undefined && !p.deleting && p.phase === 'Running' && podReady(p);
-    const dsFindings: DoctorFinding[] = [];
-    const oldReady: { node: string; pod: PodRecord }[] = [];
-    // the update budget's holders: unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others)
-    const holders: string[] = [];
-    const add = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity: 'error' | 'warning' = 'error') =>
-      dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
-
-    // one pass over the nodes in order (large clusters: 130k nodes per DaemonSet)
-    let currentPods = 0;
-    let updatedPods = 0;
-    let readyPods = 0;
-    for (let at = 0; at < nodes.length; at++) {
-      if (isCovered[at] === 0) continue;
-      const n = nodes[at];
-      const node = n.name;
-      const pods = podsOn(at);
-      if (pods.some((p) => p.node !== undefined)) currentPods++;
-      if (pods.some((p) => p.node !== undefined && isCurrent(p))) updatedPods++;
-      if (pods.some((p) => healthy(p))) readyPods++;
-      if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
-      const before = dsFindings.length;
-      const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
-      const nodeDown = n.notReady || n.unreachable;
-      if (pod !== undefined && pod.deleting) {
-        add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)}${nodeDown ? ` on a node that is ${n.unreachable ? 'unreachable' : 'NotReady'}: the kubelet never confirms` : ''}`);
-      } else if (nodeDown) {
-        add('node-not-ready', node, pod, `the node is ${n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady'}${pod ? `; pod ${podName(pod)} is not Ready there` : '; no pod there'}`);
-      } else if (pod === undefined) {
-        add('no-pod', node, undefined, `the DaemonSet targets the node (nodeSelector, affinity and taints match) but has no pod there${ds.object.status === undefined ? '' : ` (status: desired ${num(ds.object, 'desiredNumberScheduled')}, current ${num(ds.object, 'currentNumberScheduled')})`}`);
-      } else if (pod.node === undefined) {
-        pending(ds, pod, node, add, true);
-      } else {
-        const problem = containerProblem(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []);
-        if (problem !== undefined) add(problem.cause, node, pod, problem.message);
-        else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, state.events.get(`${pod.namespace}/${pod.name}`) ?? []));
-        else oldReady.push({ node, pod });
-      }
-      for (const f of dsFindings.slice(before)) holders.push(`${displayName(f.node)} (${f.cause})`);
-    }
-    // pods on nodes the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled
-    const untargeted = (node: string, at: number | undefined, pods: readonly PodRecord[]) => {
-      const n = at === undefined ? undefined : nodes[at];
-      const blockers = () => explain(ds.info.agent, at!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ');
-      for (const pod of pods) {
-        if (pod.node === undefined && n !== undefined) {
-          pending(ds, pod, node, add, false, blockers());
-        } else if (pod.node !== undefined && n !== undefined && (n.notReady || n.unreachable)) {
-          // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod
-          // counts as misscheduled there and is kept: shouldContinueRunning); what the operator needs is the node's state
-          const down = n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady';
-          if (pod.deleting) add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)} on a node that is ${down}: the kubelet never confirms`);
-          else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there (the controller no longer counts the node in its rollout)`);
-        } else if (pod.node !== undefined) {
-          add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${blockers() ?? 'no longer selected'}`}`);
-        }
-      }
-    };
-    for (let at = 0; at < nodes.length; at++) {
-      if (isCovered[at] === 0 && podsAt[at] !== undefined) untargeted(nodes[at].name, at, podsOn(at));
-    }
-    for (const [node, pods] of elsewhere) untargeted(node, undefined, pods);
-
-    const strategy = ds.info.updateStrategy;
-    const pace = paceOf(strategy, covered.length);
-    if (oldReady.length > 0) {
-      const budget = pace.type === 'OnDelete' ? 0 : pace.mode === 'surge' ? scaledValue(pace.maxSurge, covered.length, 'maxSurge') : pace.batch;
-      for (const { node, pod } of oldReady) {
-        if (pace.type === 'OnDelete') {
-          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision; updateStrategy OnDelete replaces it only when it is deleted`);
-        } else if (holders.length >= budget) {
-          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(holders)}`);
-        } else {
-          add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision, waiting for its turn (${paceText(pace)})`, 'warning');
-        }
-      }
-    }
-    findings.push(...dsFindings);
-
-    const status = isObject(ds.object.status) ? ds.object.status : undefined;
-    const counted = (field: string, fallback: number) => (status !== undefined && typeof status[field] === 'number' ? status[field] as number : fallback);
-    const causes = new Map<string, number>();
-    for (const f of dsFindings) causes.set(f.cause, (causes.get(f.cause) ?? 0) + 1);
-    const waitsOn = dsFindings.length === 0 ? 'nothing: every targeted node runs a ready pod of the current revision'
-      : `${[...causes.entries()].sort(([a], [b]) => DOCTOR_CAUSES.indexOf(a as DoctorCause) - DOCTOR_CAUSES.indexOf(b as DoctorCause))
-        .map(([c, k]) => `${k} ${c}`).join(', ')}${ds.currentHash === undefined ? ' (no ControllerRevision in the dump: revisions not compared)' : ''}`;
-    return {
-      daemonSet: id,
-      agent: ds.info.agent,
-      desired: counted('desiredNumberScheduled', covered.length),
-      current: counted('currentNumberScheduled', currentPods),
-      updated: counted('updatedNumberScheduled', updatedPods),
-      ready: counted('numberReady', readyPods),
-      available: counted('numberAvailable', readyPods),
-      misscheduled: counted('numberMisscheduled', dsFindings.filter((f) => f.cause === 'misscheduled').length),
-      strategy: paceText(pace),
-      waitsOn,
-    };
+    const { covered, positions } = coverageOf.get(ds.info.id)!;
+    const result = diagnoseDaemonSet(run, ds, covered.length, positions);
+    findings.push(...result.findings);
+    return result.health;
   });
   findings.sort((a, b) => compare(a.daemonSet, b.daemonSet) || compare(a.node, b.node)
     || DOCTOR_CAUSES.indexOf(a.cause) - DOCTOR_CAUSES.indexOf(b.cause));
   return { daemonSets: health, findings };
+}
 
-  /** A Pending pod (not bound): the same Fit / NodePorts / taint semantics as coverage and plan, then the scheduler's events. */
-  function pending(ds: DaemonSetState, pod: PodRecord, node: string,
-    add: (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity?: 'error' | 'warning') => void,
-    targeted: boolean, blockers?: string): void {
-    const events = state.events.get(`${pod.namespace}/${pod.name}`) ?? [];
-    const said = schedulerWords(pod, events);
-    const quoted = said === undefined ? '' : `; the scheduler: "${said}"`;
-    if (!targeted) {
-      const taint = blockers !== undefined && /taint/.test(blockers);
-      add(taint ? 'pending-taint' : 'pending-affinity', node, pod, `pod ${podName(pod)} is Pending: ${blockers ?? 'the node no longer matches'}${quoted}`);
+/** One DaemonSet: its pods by node, the targeted nodes, the nodes it no longer targets, the old revision's pods. */
+function diagnoseDaemonSet(run: Diagnosis, ds: DaemonSetState, coveredCount: number, positions: readonly number[]):
+{ findings: DoctorFinding[]; health: DaemonSetHealth } {
+  const id = ds.info.id;
+  const isCovered = new Uint8Array(run.nodes.length);
+  for (const at of positions) isCovered[at] = 1;
+  const { podsAt, elsewhere } = podsByNode(run, ds);
+  const podsOn = (at: number): readonly PodRecord[] => {
+    const held = podsAt[at];
+    return held === undefined ? NO_PODS : Array.isArray(held) ? held : [held];
+  };
+  const dsFindings: DoctorFinding[] = [];
+  const add: AddFinding = (cause, node, pod, message, severity = 'error') =>
+    dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
+
+  const walk = walkTargeted(run, ds, isCovered, podsOn, add, dsFindings);
+  for (let at = 0; at < run.nodes.length; at++) {
+    if (isCovered[at] === 0 && podsAt[at] !== undefined) untargeted(run, ds, run.nodes[at].name, at, podsOn(at), add);
+  }
+  for (const [node, pods] of elsewhere) untargeted(run, ds, node, undefined, pods, add);
+
+  const pace = paceOf(ds.info.updateStrategy, coveredCount);
+  oldRevisionFindings(pace, coveredCount, walk.oldReady, walk.holders, add);
+  return { findings: dsFindings, health: healthOf(ds, pace, coveredCount, walk.counts, dsFindings) };
+}
+
+/**
+ * The DaemonSet's pods by the position of the node they run on or, Pending, the node the controller made them
+ * for (one pod, or a list when a node has several); pods for a node not in the dump by name.
+ */
+function podsByNode(run: Diagnosis, ds: DaemonSetState): { podsAt: (PodRecord | PodRecord[] | undefined)[]; elsewhere: Map<string, PodRecord[]> } {
+  const podsAt: (PodRecord | PodRecord[] | undefined)[] = new Array(run.nodes.length);
+  const elsewhere = new Map<string, PodRecord[]>();
+  for (const pod of run.state.daemonSetPods.get(ds.info.id) ?? NO_PODS) {
+    if (pod.terminal) continue;
+    const node = pod.node ?? targetNode(pod);
+    if (node === undefined) continue;
+    const at = run.nodeIndex.get(node);
+    if (at === undefined) {
+      entryOf(elsewhere, node, () => []).push(pod);
+      continue;
+    }
+    const held = podsAt[at];
+    if (held === undefined) podsAt[at] = pod;
+    else if (Array.isArray(held)) held.push(pod);
+    else podsAt[at] = [held, pod];
+  }
+  return { podsAt, elsewhere };
+}
+
+function isCurrentOf(ds: DaemonSetState): (p: PodRecord) => boolean {
+  return (p) => ds.currentHash === undefined || labelOf(p, 'controller-revision-hash') === ds.currentHash;
+}
+
+function healthy(p: PodRecord): boolean {
+  return p.node !== undefined && !p.deleting && p.phase === 'Running' && podReady(p);
+}
+
+interface TargetedWalk {
+  readonly counts: { readonly current: number; readonly updated: number; readonly ready: number };
+  /** nodes whose pod is an old revision, ready: the rolling update's candidates */
+  readonly oldReady: readonly { node: string; pod: PodRecord }[];
+  /** the update budget's holders: unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others) */
+  readonly holders: readonly string[];
+}
+
+/** One pass over the targeted nodes in order (large clusters: 130k nodes per DaemonSet): each one without a healthy current pod, and why. */
+function walkTargeted(run: Diagnosis, ds: DaemonSetState, isCovered: Uint8Array, podsOn: (at: number) => readonly PodRecord[],
+  add: AddFinding, dsFindings: readonly DoctorFinding[]): TargetedWalk {
+  const isCurrent = isCurrentOf(ds);
+  const oldReady: { node: string; pod: PodRecord }[] = [];
+  const holders: string[] = [];
+  let current = 0;
+  let updated = 0;
+  let ready = 0;
+  for (let at = 0; at < run.nodes.length; at++) {
+    if (isCovered[at] === 0) continue;
+    const n = run.nodes[at];
+    const pods = podsOn(at);
+    if (pods.some((p) => p.node !== undefined)) current++;
+    if (pods.some((p) => p.node !== undefined && isCurrent(p))) updated++;
+    if (pods.some((p) => healthy(p))) ready++;
+    if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
+    const before = dsFindings.length;
+    const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
+    if (targetedNodeFinding(run, ds, n, pod, add)) oldReady.push({ node: n.name, pod: pod! });
+    for (const f of dsFindings.slice(before)) holders.push(`${displayName(f.node)} (${f.cause})`);
+  }
+  return { counts: { current, updated, ready }, oldReady, holders };
+}
+
+/** Why a targeted node has no healthy current pod; true when its pod is a ready one of an old revision (no finding yet). */
+function targetedNodeFinding(run: Diagnosis, ds: DaemonSetState, n: NodeFacts, pod: PodRecord | undefined, add: AddFinding): boolean {
+  const node = n.name;
+  const nodeDown = n.notReady || n.unreachable;
+  if (pod !== undefined && pod.deleting) {
+    add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)}${nodeDown ? ` on a node that is ${n.unreachable ? 'unreachable' : 'NotReady'}: the kubelet never confirms` : ''}`);
+  } else if (nodeDown) {
+    add('node-not-ready', node, pod, `the node is ${n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady'}${pod ? `; pod ${podName(pod)} is not Ready there` : '; no pod there'}`);
+  } else if (pod === undefined) {
+    add('no-pod', node, undefined, `the DaemonSet targets the node (nodeSelector, affinity and taints match) but has no pod there${ds.object.status === undefined ? '' : ` (status: desired ${num(ds.object, 'desiredNumberScheduled')}, current ${num(ds.object, 'currentNumberScheduled')})`}`);
+  } else if (pod.node === undefined) {
+    pending(run, ds, pod, node, add, true);
+  } else {
+    const events = run.state.events.get(`${pod.namespace}/${pod.name}`) ?? [];
+    const problem = containerProblem(pod, events);
+    if (problem !== undefined) add(problem.cause, node, pod, problem.message);
+    else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, events));
+    else return true;
+  }
+  return false;
+}
+
+/** Pods on a node the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled. */
+function untargeted(run: Diagnosis, ds: DaemonSetState, node: string, at: number | undefined, pods: readonly PodRecord[], add: AddFinding): void {
+  const id = ds.info.id;
+  const n = at === undefined ? undefined : run.nodes[at];
+  const blockers = () => run.explain(ds.info.agent, at!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ');
+  for (const pod of pods) {
+    if (pod.node === undefined && n !== undefined) {
+      pending(run, ds, pod, node, add, false, blockers());
+    } else if (pod.node !== undefined && n !== undefined && (n.notReady || n.unreachable)) {
+      // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod
+      // counts as misscheduled there and is kept: shouldContinueRunning); what the operator needs is the node's state
+      const down = n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady';
+      if (pod.deleting) add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)} on a node that is ${down}: the kubelet never confirms`);
+      else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there (the controller no longer counts the node in its rollout)`);
+    } else if (pod.node !== undefined) {
+      add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${blockers() ?? 'no longer selected'}`}`);
+    }
+  }
+}
+
+/** The old revision's ready pods: OnDelete waits for a deletion; a rolling update is blocked when the holders fill its budget. */
+function oldRevisionFindings(pace: ReturnType<typeof paceOf>, coveredCount: number, oldReady: TargetedWalk['oldReady'],
+  holders: readonly string[], add: AddFinding): void {
+  if (oldReady.length === 0) return;
+  const budget = pace.type === 'OnDelete' ? 0 : pace.mode === 'surge' ? scaledValue(pace.maxSurge, coveredCount, 'maxSurge') : pace.batch;
+  for (const { node, pod } of oldReady) {
+    if (pace.type === 'OnDelete') {
+      add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision; updateStrategy OnDelete replaces it only when it is deleted`);
+    } else if (holders.length >= budget) {
+      add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision and the rollout is blocked: the update budget (${paceText(pace)}) is held by ${list(holders)}`);
+    } else {
+      add('old-revision', node, pod, `pod ${podName(pod)} runs an old revision, waiting for its turn (${paceText(pace)})`, 'warning');
+    }
+  }
+}
+
+/** The DaemonSet's counts (its status's, else ours) and what its rollout waits on, one line. */
+function healthOf(ds: DaemonSetState, pace: ReturnType<typeof paceOf>, coveredCount: number, counts: TargetedWalk['counts'],
+  dsFindings: readonly DoctorFinding[]): DaemonSetHealth {
+  const status = isObject(ds.object.status) ? ds.object.status : undefined;
+  const counted = (field: string, fallback: number) => (status !== undefined && typeof status[field] === 'number' ? status[field] as number : fallback);
+  const causes = new Map<string, number>();
+  for (const f of dsFindings) causes.set(f.cause, (causes.get(f.cause) ?? 0) + 1);
+  const waitsOn = dsFindings.length === 0 ? 'nothing: every targeted node runs a ready pod of the current revision'
+    : `${[...causes.entries()].sort(([a], [b]) => DOCTOR_CAUSES.indexOf(a as DoctorCause) - DOCTOR_CAUSES.indexOf(b as DoctorCause))
+      .map(([c, k]) => `${k} ${c}`).join(', ')}${ds.currentHash === undefined ? ' (no ControllerRevision in the dump: revisions not compared)' : ''}`;
+  return {
+    daemonSet: ds.info.id,
+    agent: ds.info.agent,
+    desired: counted('desiredNumberScheduled', coveredCount),
+    current: counted('currentNumberScheduled', counts.current),
+    updated: counted('updatedNumberScheduled', counts.updated),
+    ready: counted('numberReady', counts.ready),
+    available: counted('numberAvailable', counts.ready),
+    misscheduled: counted('numberMisscheduled', dsFindings.filter((f) => f.cause === 'misscheduled').length),
+    strategy: paceText(pace),
+    waitsOn,
+  };
+}
+
+/** A Pending pod (not bound): the same Fit / NodePorts / taint semantics as coverage and plan, then the scheduler's events. */
+function pending(run: Diagnosis, ds: DaemonSetState, pod: PodRecord, node: string, add: AddFinding, targeted: boolean, blockers?: string): void {
+  const events = run.state.events.get(`${pod.namespace}/${pod.name}`) ?? [];
+  const said = schedulerWords(pod, events);
+  const quoted = said === undefined ? '' : `; the scheduler: "${said}"`;
+  if (!targeted) {
+    const taint = blockers !== undefined && /taint/.test(blockers);
+    add(taint ? 'pending-taint' : 'pending-affinity', node, pod, `pod ${podName(pod)} is Pending: ${blockers ?? 'the node no longer matches'}${quoted}`);
+    return;
+  }
+  const at = run.nodeIndex.get(node);
+  const alloc = at === undefined ? undefined : run.allocatableOf(run.nodes[at]);
+  const others = run.state.pods.on(node).filter((p) => p.owner !== ds.info.id);
+  if (alloc !== undefined) {
+    const fit = checkFit(pod.requests, pod.hostPorts, alloc, others);
+    if (fit.portConflicts.length > 0) {
+      const { pod: holder, port } = fit.portConflicts[0];
+      add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending: host port ${port.protocol}/${port.port} is held by ${podName(holder)}${quoted}`);
       return;
     }
-    const at = nodeIndex.get(node);
-    const alloc = at === undefined ? undefined : allocatableOf(nodes[at]);
-    const others = state.pods.on(node).filter((p) => p.owner !== ds.info.id);
-    if (alloc !== undefined) {
-      const fit = checkFit(pod.requests, pod.hostPorts, alloc, others);
-      if (fit.portConflicts.length > 0) {
-        const { pod: holder, port } = fit.portConflicts[0];
-        add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending: host port ${port.protocol}/${port.port} is held by ${podName(holder)}${quoted}`);
-        return;
-      }
-      if (fit.insufficient.length > 0) {
-        add('pending-resources', node, pod, `pod ${podName(pod)} is Pending: ${fit.insufficient.map(describeShortfall).join(', ')}${quoted}`);
-        return;
-      }
+    if (fit.insufficient.length > 0) {
+      add('pending-resources', node, pod, `pod ${podName(pod)} is Pending: ${fit.insufficient.map(describeShortfall).join(', ')}${quoted}`);
+      return;
     }
-    const text = said ?? '';
-    if (/Insufficient|Too many pods/.test(text)) {add('pending-resources', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/free ports/.test(text)) {add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/taint/.test(text)) {add('pending-taint', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/affinity|selector/.test(text)) {add('pending-affinity', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else {
-      add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
-    }
+  }
+  const text = said ?? '';
+  if (/Insufficient|Too many pods/.test(text)) {add('pending-resources', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/free ports/.test(text)) {add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/taint/.test(text)) {add('pending-taint', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/affinity|selector/.test(text)) {add('pending-affinity', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else {
+    add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
   }
 }
 
