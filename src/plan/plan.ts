@@ -175,154 +175,203 @@ function podOwners(coverage: AgentCoverage | undefined, index: number): readonly
   return [];
 }
 
+/** What planning one change reads: both trees by id, both coverage reports, the after-tree's gates. */
+interface PlanContext {
+  readonly before: ManifestSet;
+  readonly after: ManifestSet;
+  readonly podSeconds: number;
+  readonly beforeReport: CoverageReport;
+  readonly afterReport: CoverageReport;
+  /** the nodes, in name order (the coverage reports' positions point into it) */
+  readonly sorted: readonly NodeFacts[];
+  readonly beforeById: ReadonlyMap<string, DaemonSetInfo>;
+  readonly afterById: ReadonlyMap<string, DaemonSetInfo>;
+  readonly afterGates: ReturnType<typeof renderedGates>;
+}
+
 /**
  * What applying `after` over `before` does on every node: the before-tree is taken as converged (every node it
  * covers runs its pod template), and the DaemonSet controller and scheduler are simulated on the inventory with
  * the coverage semantics. Pure: no cluster, no cdk8s.
  */
 export function planChange(before: ManifestSet, after: ManifestSet, nodes: readonly NodeFacts[], options: PlanOptions = {}): PlanReport {
-  const podSeconds = options.podSeconds ?? DEFAULT_POD_SECONDS;
   const beforeReport = options.coverage?.before ?? analyzeCoverage(before.daemonSets, nodes);
   const afterReport = options.coverage?.after ?? analyzeCoverage(after.daemonSets, nodes);
-  const sorted = afterReport.nodes;
-  const beforeById = new Map(before.daemonSets.map((d) => [d.id, d]));
-  const afterById = new Map(after.daemonSets.map((d) => [d.id, d]));
+  const ctx: PlanContext = {
+    before,
+    after,
+    podSeconds: options.podSeconds ?? DEFAULT_POD_SECONDS,
+    beforeReport,
+    afterReport,
+    sorted: afterReport.nodes,
+    beforeById: new Map(before.daemonSets.map((d) => [d.id, d])),
+    afterById: new Map(after.daemonSets.map((d) => [d.id, d])),
+    afterGates: renderedGates(after),
+  };
   const beforeAgents = new Map(beforeReport.agents.map((a) => [a.agent, a]));
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
-  const afterCovered = new Map(afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
-  const afterCoverage = new Map(afterReport.daemonSets.map((d) => [d.info.id, d]));
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
-  const afterGates = renderedGates(after);
-
-  const findings: Finding[] = [];
-  const touched = new Set<string>();
-  // the few nodes findings name are found by binary search in the name-ordered nodes (no map of 130k names)
-  const facts = (name: string): NodeFacts => sorted[positionByName(sorted, name)];
-  const agents = agentNames.map((agent): AgentPlan => {
-    const b = beforeAgents.get(agent);
-    const a = afterAgents.get(agent);
-    // the nodes whose pod each DaemonSet replaces, as positions in `sorted`
-    const replacedAt = new Map<string, number[]>();
-    const moved: NodeMove[] = [];
-    const gained: { node: string; to: string }[] = [];
-    const lost: { node: string; from: string }[] = [];
-    const countBefore = new Map<string, number>();
-    const countAfter = new Map<string, number>();
-    let untouched = 0;
-    sorted.forEach((node, i) => {
-      const was = podOwners(b, i);
-      const will = podOwners(a, i);
-      for (const id of was) countBefore.set(id, (countBefore.get(id) ?? 0) + 1);
-      for (const id of will) countAfter.set(id, (countAfter.get(id) ?? 0) + 1);
-      if (was.length === 0 && will.length === 0) return;
-      if (was.length === 0) {
-        gained.push({ node: node.name, to: will[0] });
-      } else if (will.length === 0) {
-        lost.push({ node: node.name, from: was[0] });
-      } else {
-        const arriving = will.find((id) => !was.includes(id));
-        const leaving = was.find((id) => !will.includes(id));
-        if (arriving !== undefined && leaving !== undefined) {
-          moved.push({ node: node.name, from: leaving, to: arriving });
-          return;
-        }
-        // the same DaemonSets, or one more or one fewer beside them (a duplicate: see the findings)
-        let replaced = false;
-        for (const id of will) {
-          if (was.includes(id) && beforeById.get(id)!.templateHash !== afterById.get(id)!.templateHash) {
-            entryOf(replacedAt, id, () => []).push(i);
-            replaced = true;
-          }
-        }
-        if (!replaced) untouched++;
-      }
-    });
-
-    const afterMembers = orderWaves(after.daemonSets.filter((d) => d.agent === agent));
-    const deleted = before.daemonSets.filter((d) => d.agent === agent && !afterById.has(d.id));
-    const daemonSets = [...afterMembers, ...deleted].map((info): DaemonSetPlan => {
-      const was = beforeById.get(info.id);
-      const will = afterById.get(info.id);
-      const change: DaemonSetChange = was === undefined ? 'created' : will === undefined ? 'deleted'
-        : was.objectHash === will.objectHash ? 'unchanged' : 'changed';
-      const positions = replacedAt.get(info.id) ?? [];
-      const replaced = positions.map((at) => sorted[at].name);
-      return {
-        id: info.id,
-        rolloutGroup: info.rolloutGroup,
-        syncWave: info.syncWave,
-        change,
-        podTemplateChanged: was !== undefined && will !== undefined && was.templateHash !== will.templateHash,
-        versionBefore: was?.version,
-        versionAfter: will?.version,
-        nodesBefore: countBefore.get(info.id) ?? 0,
-        nodesAfter: countAfter.get(info.id) ?? 0,
-        replaced,
-        rollout: replaced.length > 0 ? rolloutPlan(will!, afterCoverage.get(info.id)!, positions, podSeconds, sorted) : undefined,
-      };
-    });
-    if (daemonSets.some((d) => d.change !== 'unchanged')) touched.add(agent);
-
-    const rolling = daemonSets.filter((d) => d.rollout !== undefined);
-    const sequential = rolling.length > 1 && rolling.every((d) => d.syncWave !== undefined);
-    const times = rolling.map((d) => d.rollout!.seconds ?? 0);
-    let seconds = sequential ? times.reduce((sum, t) => sum + t, 0) : Math.max(0, ...times);
-    const arriving = [...moved.map((m) => m.to), ...gained.map((g) => g.to)];
-    if (arriving.length > 0) {
-      seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => podSeconds + afterById.get(id)!.minReadySeconds));
-    }
-    // Every gate of the agent bakes during a sync of the change (hooks run on every sync), one after the other
-    // between the sync waves: the sync takes its rollouts plus the gates' bakes.
-    const gates = gatesOf(afterGates, agent, new Set(afterMembers.map((d) => d.namespace)))
-      .map((g) => ({ job: g.job, afterWave: g.afterWave, bakeSeconds: g.bakeSeconds, deadlineSeconds: g.deadlineSeconds }));
-    const changes = daemonSets.some((d) => d.change !== 'unchanged') || moved.length + gained.length + lost.length > 0;
-    const gateSeconds = changes ? gates.reduce((sum, g) => sum + g.bakeSeconds, 0) : 0;
-    seconds += gateSeconds;
-    return {
-      agent,
-      daemonSets,
-      replaced: daemonSets.flatMap((d) => d.replaced).sort(compare),
-      moved,
-      gained,
-      lost,
-      untouched,
-      seconds,
-      sequential,
-      gates,
-      gateSeconds,
-      manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
-    };
-  });
-
-  for (const agent of agents) {
-    if (!touched.has(agent.agent)) continue;
-    findings.push(...moveFindings(agent, beforeById, afterById));
-    findings.push(...stallFindings(agent, afterById, afterReport, facts, after));
-    findings.push(...heldWaveFindings(agent, before, after));
-    findings.push(...selectorFindings(agent, before, after));
-    findings.push(...lossFindings(agent, after, options.allowNarrowing ?? []));
-  }
-  // What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
-  // not the change's doing, and is a warning marked standing.
-  const restarting = new Set(agents.flatMap((a) => a.daemonSets.filter((d) => d.podTemplateChanged || d.change === 'created').map((d) => d.id)));
-  const beforeCovered = new Map(beforeReport.daemonSets.map((d) => [d.info.id, d.covered]));
-  const standing = new Set([
-    ...steadyStateFindings(beforeReport, beforeById, touched),
-    ...referenceFindings(before, before, touched, new Set(), beforeCovered),
-  ].map(findingKey));
-  const found = [...steadyStateFindings(afterReport, afterById, touched), ...referenceFindings(before, after, touched, restarting, afterCovered)];
-  for (const finding of found) {
-    findings.push(standing.has(findingKey(finding))
-      ? { ...finding, severity: 'warning', standing: true, message: `${finding.message} (already so before the change)` }
-      : finding);
-  }
+  const agents = agentNames.map((agent) => agentPlan(ctx, agent, beforeAgents.get(agent), afterAgents.get(agent)));
+  const touched = new Set(agents.filter((a) => a.daemonSets.some((d) => d.change !== 'unchanged')).map((a) => a.agent));
+  const findings = [...changeFindings(ctx, agents, touched, options.allowNarrowing ?? []), ...afterTreeFindings(ctx, agents, touched)];
   return {
-    podSeconds,
-    nodes: sorted.length,
+    podSeconds: ctx.podSeconds,
+    nodes: ctx.sorted.length,
     agents,
     findings: findings.sort((x, y) => FINDING_KINDS.indexOf(x.kind) - FINDING_KINDS.indexOf(y.kind)
       || compare(x.agent ?? '', y.agent ?? '') || compare(x.message, y.message)),
   };
+}
+
+/** What the change does to each node of one agent: the nodes gained, lost, moved between its DaemonSets, replaced in place. */
+interface NodeWalk {
+  /** the nodes whose pod each DaemonSet replaces, as positions in `sorted` */
+  readonly replacedAt: ReadonlyMap<string, number[]>;
+  readonly moved: NodeMove[];
+  readonly gained: { node: string; to: string }[];
+  readonly lost: { node: string; from: string }[];
+  readonly countBefore: ReadonlyMap<string, number>;
+  readonly countAfter: ReadonlyMap<string, number>;
+  readonly untouched: number;
+}
+
+function walkNodes(ctx: PlanContext, b: AgentCoverage | undefined, a: AgentCoverage | undefined): NodeWalk {
+  const replacedAt = new Map<string, number[]>();
+  const moved: NodeMove[] = [];
+  const gained: { node: string; to: string }[] = [];
+  const lost: { node: string; from: string }[] = [];
+  const countBefore = new Map<string, number>();
+  const countAfter = new Map<string, number>();
+  let untouched = 0;
+  ctx.sorted.forEach((node, i) => {
+    const was = podOwners(b, i);
+    const will = podOwners(a, i);
+    for (const id of was) countBefore.set(id, (countBefore.get(id) ?? 0) + 1);
+    for (const id of will) countAfter.set(id, (countAfter.get(id) ?? 0) + 1);
+    if (was.length === 0 && will.length === 0) return;
+    if (was.length === 0) {
+      gained.push({ node: node.name, to: will[0] });
+    } else if (will.length === 0) {
+      lost.push({ node: node.name, from: was[0] });
+    } else {
+      const arriving = will.find((id) => !was.includes(id));
+      const leaving = was.find((id) => !will.includes(id));
+      if (arriving !== undefined && leaving !== undefined) {
+        moved.push({ node: node.name, from: leaving, to: arriving });
+        return;
+      }
+      // the same DaemonSets, or one more or one fewer beside them (a duplicate: see the findings)
+      let replaced = false;
+      for (const id of will) {
+        if (was.includes(id) && ctx.beforeById.get(id)!.templateHash !== ctx.afterById.get(id)!.templateHash) {
+          entryOf(replacedAt, id, () => []).push(i);
+          replaced = true;
+        }
+      }
+      if (!replaced) untouched++;
+    }
+  });
+  return { replacedAt, moved, gained, lost, countBefore, countAfter, untouched };
+}
+
+/** One DaemonSet of the agent, in the after-tree or deleted: its change, version, node counts and rollout. */
+function daemonSetPlan(ctx: PlanContext, info: DaemonSetInfo, walk: NodeWalk): DaemonSetPlan {
+  const was = ctx.beforeById.get(info.id);
+  const will = ctx.afterById.get(info.id);
+  const change: DaemonSetChange = was === undefined ? 'created' : will === undefined ? 'deleted'
+    : was.objectHash === will.objectHash ? 'unchanged' : 'changed';
+  const positions = walk.replacedAt.get(info.id) ?? [];
+  const replaced = positions.map((at) => ctx.sorted[at].name);
+  const coverage = ctx.afterReport.daemonSets.find((d) => d.info.id === info.id);
+  return {
+    id: info.id,
+    rolloutGroup: info.rolloutGroup,
+    syncWave: info.syncWave,
+    change,
+    podTemplateChanged: was !== undefined && will !== undefined && was.templateHash !== will.templateHash,
+    versionBefore: was?.version,
+    versionAfter: will?.version,
+    nodesBefore: walk.countBefore.get(info.id) ?? 0,
+    nodesAfter: walk.countAfter.get(info.id) ?? 0,
+    replaced,
+    rollout: replaced.length > 0 ? rolloutPlan(will!, coverage!, positions, ctx.podSeconds, ctx.sorted) : undefined,
+  };
+}
+
+/** One agent's plan: its DaemonSets in wave order (then the deleted ones), the nodes it moves, and how long it takes. */
+function agentPlan(ctx: PlanContext, agent: string, b: AgentCoverage | undefined, a: AgentCoverage | undefined): AgentPlan {
+  const walk = walkNodes(ctx, b, a);
+  const { moved, gained, lost } = walk;
+  const afterMembers = orderWaves(ctx.after.daemonSets.filter((d) => d.agent === agent));
+  const deleted = ctx.before.daemonSets.filter((d) => d.agent === agent && !ctx.afterById.has(d.id));
+  const daemonSets = [...afterMembers, ...deleted].map((info) => daemonSetPlan(ctx, info, walk));
+
+  const rolling = daemonSets.filter((d) => d.rollout !== undefined);
+  const sequential = rolling.length > 1 && rolling.every((d) => d.syncWave !== undefined);
+  const times = rolling.map((d) => d.rollout!.seconds ?? 0);
+  let seconds = sequential ? times.reduce((sum, t) => sum + t, 0) : Math.max(0, ...times);
+  const arriving = [...moved.map((m) => m.to), ...gained.map((g) => g.to)];
+  if (arriving.length > 0) {
+    seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => ctx.podSeconds + ctx.afterById.get(id)!.minReadySeconds));
+  }
+  // Every gate of the agent bakes during a sync of the change (hooks run on every sync), one after the other
+  // between the sync waves: the sync takes its rollouts plus the gates' bakes.
+  const gates = gatesOf(ctx.afterGates, agent, new Set(afterMembers.map((d) => d.namespace)))
+    .map((g) => ({ job: g.job, afterWave: g.afterWave, bakeSeconds: g.bakeSeconds, deadlineSeconds: g.deadlineSeconds }));
+  const changes = daemonSets.some((d) => d.change !== 'unchanged') || moved.length + gained.length + lost.length > 0;
+  const gateSeconds = changes ? gates.reduce((sum, g) => sum + g.bakeSeconds, 0) : 0;
+  seconds += gateSeconds;
+  return {
+    agent,
+    daemonSets,
+    replaced: daemonSets.flatMap((d) => d.replaced).sort(compare),
+    moved,
+    gained,
+    lost,
+    untouched: walk.untouched,
+    seconds,
+    sequential,
+    gates,
+    gateSeconds,
+    manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
+  };
+}
+
+/** The findings of what the change does to each touched agent: moves, stalls, held waves, selectors, nodes lost. */
+function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched: ReadonlySet<string>, allowNarrowing: readonly string[]): Finding[] {
+  // the few nodes findings name are found by binary search in the name-ordered nodes (no map of 130k names)
+  const facts = (name: string): NodeFacts => ctx.sorted[positionByName(ctx.sorted, name)];
+  const findings: Finding[] = [];
+  for (const agent of agents) {
+    if (!touched.has(agent.agent)) continue;
+    findings.push(...moveFindings(agent, ctx.beforeById, ctx.afterById));
+    findings.push(...stallFindings(agent, ctx.afterById, ctx.afterReport, facts, ctx.after));
+    findings.push(...heldWaveFindings(agent, ctx.before, ctx.after));
+    findings.push(...selectorFindings(agent, ctx.before, ctx.after));
+    findings.push(...lossFindings(agent, ctx.after, allowNarrowing));
+  }
+  return findings;
+}
+
+/**
+ * What is wrong in the after-tree alone: a finding the before-tree has too (same DaemonSets, same nodes) is
+ * not the change's doing, and is a warning marked standing.
+ */
+function afterTreeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched: ReadonlySet<string>): Finding[] {
+  const restarting = new Set(agents.flatMap((a) => a.daemonSets.filter((d) => d.podTemplateChanged || d.change === 'created').map((d) => d.id)));
+  const beforeCovered = new Map(ctx.beforeReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const afterCovered = new Map(ctx.afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
+  const standing = new Set([
+    ...steadyStateFindings(ctx.beforeReport, ctx.beforeById, touched),
+    ...referenceFindings(ctx.before, ctx.before, touched, new Set(), beforeCovered),
+  ].map(findingKey));
+  const found = [
+    ...steadyStateFindings(ctx.afterReport, ctx.afterById, touched),
+    ...referenceFindings(ctx.before, ctx.after, touched, restarting, afterCovered),
+  ];
+  return found.map((finding) => (standing.has(findingKey(finding))
+    ? { ...finding, severity: 'warning' as const, standing: true, message: `${finding.message} (already so before the change)` }
+    : finding));
 }
 
 /**
