@@ -813,6 +813,15 @@ function selectorFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
 
 /** In the after-tree: pods that never start on a node (host port, anti-affinity, untolerated taint) and two pods of one agent for good. */
 function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, DaemonSetInfo>, touched: ReadonlySet<string>): Finding[] {
+  return [
+    ...hostPortClashFindings(report, byId, touched),
+    ...coLocationGroups(report, touched).map(coLocationFinding),
+    ...tolerationFindings(report, touched),
+  ];
+}
+
+/** Two DaemonSets binding one host port on a node (coverage's host-port-clash problems) of a touched agent. */
+function hostPortClashFindings(report: CoverageReport, byId: ReadonlyMap<string, DaemonSetInfo>, touched: ReadonlySet<string>): Finding[] {
   const result: Finding[] = [];
   for (const problem of report.problems) {
     if (problem.kind !== 'host-port-clash' || !problem.daemonSets.some((id) => touched.has(byId.get(id)!.agent))) continue;
@@ -827,6 +836,11 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
       fix: 'give one of them another host port, or keep them off each other\'s nodes (nodeSelector / affinity)',
     });
   }
+  return result;
+}
+
+/** DaemonSets placed together on nodes, one group per cause and set of DaemonSets with its nodes, in the report's order. */
+function coLocationGroups(report: CoverageReport, touched: ReadonlySet<string>): CoLocationGroup[] {
   // DaemonSets on one node whose anti-affinity keeps a pod Pending; of one agent without it, or of two agents
   // running one program, they run twice. Decided per node from the DaemonSets covering it (once per distinct
   // set of them), not for every pair of DaemonSets: one finding per cause and set of DaemonSets, listing its nodes.
@@ -835,7 +849,7 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   report.daemonSets.forEach(({ info, positions }, d) => {
     for (const at of positions) sets.add(at, d, info);
   });
-  const groups = new Map<string, { cause: CoLocation['cause']; members: DaemonSetInfo[]; program?: string; nodes: string[] }>();
+  const groups = new Map<string, CoLocationGroup>();
   // per distinct set of DaemonSets: its findings' groups (a touched agent among their DaemonSets)
   const memo = new Map<number, { nodes: string[] }[]>();
   report.nodes.forEach((node, i) => {
@@ -854,56 +868,62 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
     }
     for (const group of found) group.nodes.push(node.name);
   });
-  const ordered = [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
-  for (const { cause, members, program, nodes } of ordered) {
-    const [a, b] = members;
-    const two = members.length === 2;
-    const agents = new Set(members.map((d) => d.agent));
-    const ids = members.map((d) => d.id);
-    if (cause === 'same-program') {
-      result.push({
-        kind: 'two-pods-per-node',
-        severity: 'error',
-        cause: 'same-program',
-        agent: a.agent,
-        daemonSets: ids,
-        nodes,
-        message: (two ? `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run`
-          : `${members.length} DaemonSets of ${agents.size} agents (${idList(members.map((d) => `${d.id} (${d.agent})`))}) all run`)
-          + ` ${program} on ${nodeList(nodes)} for good: ${two ? 'two copies' : 'several copies'} of one agent on each node (a log collector ships every line ${two ? 'twice' : 'several times'})`,
-        fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; `
-          + 'if both are meant to run, keep their node selections disjoint',
-      });
-    } else if (cause === 'anti-affinity') {
-      result.push({
-        kind: 'never-starts',
-        severity: 'error',
-        cause: 'anti-affinity',
-        agent: agents.size === 1 ? a.agent : undefined,
-        daemonSets: ids,
-        nodes,
-        message: two
-          ? `${a.id} and ${b.id} both place a pod on ${nodeList(nodes)}, and a required pod anti-affinity keeps them apart: one of the two stays Pending for good`
-          : `${members.length} DaemonSets (${idList(ids)}) all place a pod on ${nodeList(nodes)}, and required pod anti-affinity keeps them apart: `
-            + 'all but one of them stay Pending for good',
-        fix: 'make their node selections disjoint (nodeSelector / affinity, or the wave labels), or drop one of them',
-      });
-    } else {
-      result.push({
-        kind: 'two-pods-per-node',
-        severity: 'error',
-        cause: 'duplicate',
-        agent: a.agent,
-        daemonSets: ids,
-        nodes,
-        message: two
-          ? `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`
-          : `${a.agent} runs ${members.length} pods on ${nodeList(nodes)} for good: ${members.length} of its DaemonSets (${idList(ids)}) all cover them`,
-        fix: `make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
-      });
-    }
+  return [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
+}
+
+/** The finding of one co-location group: one program twice, an anti-affinity that keeps a pod Pending, or a duplicate. */
+function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup): Finding {
+  const [a, b] = members;
+  const two = members.length === 2;
+  const agents = new Set(members.map((d) => d.agent));
+  const ids = members.map((d) => d.id);
+  if (cause === 'same-program') {
+    return {
+      kind: 'two-pods-per-node',
+      severity: 'error',
+      cause: 'same-program',
+      agent: a.agent,
+      daemonSets: ids,
+      nodes,
+      message: (two ? `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run`
+        : `${members.length} DaemonSets of ${agents.size} agents (${idList(members.map((d) => `${d.id} (${d.agent})`))}) all run`)
+        + ` ${program} on ${nodeList(nodes)} for good: ${two ? 'two copies' : 'several copies'} of one agent on each node (a log collector ships every line ${two ? 'twice' : 'several times'})`,
+      fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; `
+        + 'if both are meant to run, keep their node selections disjoint',
+    };
+  } else if (cause === 'anti-affinity') {
+    return {
+      kind: 'never-starts',
+      severity: 'error',
+      cause: 'anti-affinity',
+      agent: agents.size === 1 ? a.agent : undefined,
+      daemonSets: ids,
+      nodes,
+      message: two
+        ? `${a.id} and ${b.id} both place a pod on ${nodeList(nodes)}, and a required pod anti-affinity keeps them apart: one of the two stays Pending for good`
+        : `${members.length} DaemonSets (${idList(ids)}) all place a pod on ${nodeList(nodes)}, and required pod anti-affinity keeps them apart: `
+          + 'all but one of them stay Pending for good',
+      fix: 'make their node selections disjoint (nodeSelector / affinity, or the wave labels), or drop one of them',
+    };
+  } else {
+    return {
+      kind: 'two-pods-per-node',
+      severity: 'error',
+      cause: 'duplicate',
+      agent: a.agent,
+      daemonSets: ids,
+      nodes,
+      message: two
+        ? `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`
+        : `${a.agent} runs ${members.length} pods on ${nodeList(nodes)} for good: ${members.length} of its DaemonSets (${idList(ids)}) all cover them`,
+      fix: `make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
+    };
   }
-  // Targeted nodes an untolerated (non-condition) taint keeps the agent off.
+}
+
+/** Targeted nodes an untolerated (non-condition) taint keeps a touched agent off. */
+function tolerationFindings(report: CoverageReport, touched: ReadonlySet<string>): Finding[] {
+  const result: Finding[] = [];
   const explain = placementExplainer(report);
   for (const agent of report.agents) {
     if (!touched.has(agent.agent)) continue;
@@ -934,6 +954,9 @@ function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, D
   }
   return result;
 }
+
+/** A co-location on the nodes it happens on. */
+type CoLocationGroup = CoLocation & { nodes: string[] };
 
 /** DaemonSets placed together on a node that cannot (anti-affinity) or should not (two pods of one program) be. */
 interface CoLocation {
