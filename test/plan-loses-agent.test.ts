@@ -12,7 +12,7 @@ import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave 
 import { Manifest, synthManifests } from './util/manifests';
 import { daemonSet, inventory, rolloutStage, tree } from './util/plan';
 import { runCli } from '../src/cli/run';
-import { NARROWING_ANNOTATION, planChange, PlanReport } from '../src/plan/plan';
+import { NARROWING_ANNOTATION, planChange, PlanReport, REMOVAL_ANNOTATION } from '../src/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' },
@@ -76,11 +76,25 @@ describe('a narrowed DaemonSet', () => {
     expect(report.findings[0].message).toContain(`(acknowledged by the ${NARROWING_ANNOTATION} annotation)`);
   });
 
-  test('removing the agent altogether is a removal, not a loss to report', () => {
+  // issue 35 case 2: a commit deleting the log collector listed "2 lose it" then "No findings: safe to apply"
+  test('removing the agent altogether is a finding: every node loses it', () => {
     const other = daemonSet('other');
     const report = plan([daemonSet('agent'), other], [other]);
     expect(report.agents.find((a) => a.agent === 'agent')!.lost).toHaveLength(6);
-    expect(report.findings).toEqual([]);
+    expect(summary(report)).toEqual([['loses-agent', 'removed', 'error', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+    expect(report.findings[0].message).toContain('lose agent, which the change removes altogether (agents/agent deleted)');
+    expect(report.findings[0].fix).toContain(`plan --allow-narrowing agent, or annotate an object the change keeps (a Namespace, a ConfigMap) ${REMOVAL_ANNOTATION}: "agent"`);
+  });
+  test('a removal is acknowledged by --allow-narrowing or by the after-tree\'s removed-agents annotation on any object (then a warning)', () => {
+    const other = daemonSet('other');
+    expect(summary(plan([daemonSet('agent'), other], [other], ['agent']))).toEqual([['loses-agent', 'removed', 'warning', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'agents', annotations: { [REMOVAL_ANNOTATION]: 'exporter, agent' } } };
+    const acknowledged = plan([daemonSet('agent'), other], [other, namespace]);
+    expect(summary(acknowledged)).toEqual([['loses-agent', 'removed', 'warning', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+    expect(acknowledged.findings[0].message).toContain(`(acknowledged by the ${REMOVAL_ANNOTATION} annotation)`);
+    // another agent's name does not acknowledge this one
+    const wrong = { ...namespace, metadata: { name: 'agents', annotations: { [REMOVAL_ANNOTATION]: 'agents' } } };
+    expect(summary(plan([daemonSet('agent'), other], [other, wrong]))[0][2]).toBe('error');
   });
 });
 
@@ -113,5 +127,27 @@ describe('plan --allow-narrowing', () => {
     const acknowledged = run('--allow-narrowing', 'agent');
     expect(acknowledged.code).toBe(0);
     expect(acknowledged.stdout).toContain('~ [loses-agent narrowed]');
+  });
+
+  test('an agent removed: exit 1 in text, JSON and markdown, never "safe to apply"; acknowledged: exit 0', () => {
+    fs.writeFileSync(path.join(dir, 'removed.yaml'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'agents' }, data: {} }));
+    const removed = (...extra: string[]) => {
+      let stdout = '';
+      const code = runCli(['plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'removed.yaml', ...extra], {
+        stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined }, cwd: dir,
+      });
+      return { code, stdout };
+    };
+    const text = removed();
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('! [loses-agent removed] 6 nodes (n-1, n-2, n-3, n-4, n-5, … 1 more) lose agent');
+    expect(text.stdout).not.toContain('safe to apply');
+    const json = removed('--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).steps[0].findings.map((f: any) => [f.kind, f.cause, f.severity])).toEqual([['loses-agent', 'removed', 'error']]);
+    const markdown = removed('--markdown');
+    expect(markdown.code).toBe(1);
+    expect(markdown.stdout).not.toContain('**Safe**');
+    expect(removed('--allow-narrowing', 'agent').code).toBe(0);
   });
 });

@@ -18,6 +18,12 @@ import { FLEET_GROUP } from '../waves/partition';
  */
 export const NARROWING_ANNOTATION = 'node-agents.cdk8s.io/narrowing-acknowledged';
 
+/**
+ * The annotation that acknowledges, on any object of the after-tree (the agent's DaemonSets are gone with it), that
+ * the change removes agents altogether: a comma-separated list of their names (`"logs, node-exporter"`).
+ */
+export const REMOVAL_ANNOTATION = 'node-agents.cdk8s.io/removed-agents';
+
 export interface PlanOptions {
   /** one pod's cycle (pull + start + ready + termination of the old pod), as `estimate` takes it (default 30) */
   readonly podSeconds?: number;
@@ -759,7 +765,7 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
 function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly string[]): Finding[] {
   if (agent.lost.length === 0) return [];
   const remaining = agent.daemonSets.filter((d) => d.change !== 'deleted');
-  if (remaining.length === 0) return [];
+  if (remaining.length === 0) return [removalFinding(agent, after, allowed)];
   const objects = daemonSetObjects(after);
   const annotated = remaining.some((d) => {
     const metadata = objects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined;
@@ -786,6 +792,40 @@ function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly st
         : `keep the nodes selected, or acknowledge the narrowing: plan --allow-narrowing ${agent.agent}, or annotate a DaemonSet of the agent ${NARROWING_ANNOTATION}: "true"`,
     };
   });
+}
+
+/** The agents the after-tree's REMOVAL_ANNOTATION names, on any object. */
+function acknowledgedRemovals(after: ManifestSet): Set<string> {
+  const names = new Set<string>();
+  for (const { object } of after.documents) {
+    const value = (object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[REMOVAL_ANNOTATION];
+    if (typeof value === 'string') for (const name of value.split(',')) if (name.trim() !== '') names.add(name.trim());
+  }
+  return names;
+}
+
+/**
+ * The agent is removed altogether: every node that ran it loses it when its DaemonSets are deleted (the garbage
+ * collector deletes their pods at once, outside any update budget; with Argo CD, when it prunes them). An error
+ * unless acknowledged: --allow-narrowing AGENT, or REMOVAL_ANNOTATION naming it on an object of the after-tree.
+ */
+function removalFinding(agent: AgentPlan, after: ManifestSet, allowed: readonly string[]): Finding {
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-narrowing'
+    : acknowledgedRemovals(after).has(agent.agent) ? `the ${REMOVAL_ANNOTATION} annotation` : undefined;
+  const ids = agent.daemonSets.map((d) => d.id);
+  const nodes = agent.lost.map((l) => l.node);
+  return {
+    kind: 'loses-agent',
+    severity: acknowledged === undefined ? 'error' : 'warning',
+    cause: 'removed',
+    agent: agent.agent,
+    daemonSets: ids,
+    nodes,
+    message: `${nodeList(nodes)} lose ${agent.agent}, which the change removes altogether (${ids.join(', ')} deleted): their pods are deleted at once `
+      + `(the garbage collector; with Argo CD when it prunes), outside any update budget${acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`}`,
+    fix: `keep the agent, or acknowledge its removal: plan --allow-narrowing ${agent.agent}, or annotate an object the change keeps (a Namespace, a ConfigMap) `
+      + `${REMOVAL_ANNOTATION}: "${agent.agent}"`,
+  };
 }
 
 /** The DaemonSet objects of a tree by id. */
