@@ -8,12 +8,12 @@
  *
  * Pure module: no cdk8s imports, no clock, no randomness.
  */
-import { ClassicEntry, ClassicSection, onOff, parseClassicConfig, renderClassicConfig } from './classic-format';
+import { ClassicEntry, ClassicSection, onOff, ParsedClassicConfig, ParsedClassicSection, parseClassicConfig, renderClassicConfig } from './classic-format';
 import { extraSectionKeyProblems } from './extra-config-keys';
 import { FluentBitFilter } from './filters';
 import { FluentBitInput } from './inputs';
 import { FluentBitOutput } from './outputs';
-import { BUILTIN_MULTILINE_PARSERS, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
+import { BUILTIN_MULTILINE_PARSERS, ParserCatalog, parserCatalog, parserReferences, STOCK_PARSERS } from './parser-checks';
 import { FluentBitMultilineParser, FluentBitParser } from './parsers';
 import { SecretEnvVar } from './rendered-output';
 import { ValidationError } from '../validation/errors';
@@ -239,126 +239,132 @@ export function graceSecondsFor(terminationGracePeriodSeconds: number, flushSeco
 const SIZE_PATTERN = /^[0-9]+(\.[0-9]+)?([KMG]B?)?$/i;
 const UNIT_PATTERN = /^[A-Za-z0-9@._:\\-]+$/;
 
+/** Throws a ValidationError under the collector's context. */
 type Fail = (msg: string) => never;
-type Pair = [string, string];
 
-/** The [SERVICE] and storage settings, each checked: what the sections and the pod are built from. */
-interface ServiceSettings {
+/** The checked [SERVICE] and buffering settings the sections are rendered from. */
+interface CheckedSettings {
+  /** stateDir without trailing slashes. */
   readonly stateDir: string;
   readonly httpPort: number;
   readonly flushSeconds: number;
+  /** fluent-bit Grace (seconds). */
   readonly grace: number;
-  readonly memBufLimit?: string;
   readonly maxChunksUp: number;
-  readonly pauseOnOverlimit: string;
+  /** storage.backlog.mem_limit. */
   readonly backlog: string;
+  /** Refresh_Interval of the container-log input. */
   readonly refresh: number;
+  /** The filesystem-buffering entries every input carries. */
+  readonly inputStorage: readonly (readonly [string, string])[];
 }
 
-/** What the steps build up together: the sections in order, the paths, the parser references and the aliases. */
-interface ConfigBuild {
-  readonly options: FluentBitConfigOptions;
-  readonly fail: Fail;
-  readonly settings: ServiceSettings;
-  readonly sections: ClassicSection[];
-  readonly writePaths: string[];
-  readonly readDirs: string[];
-  readonly fieldEnv: FieldEnvVar[];
-  readonly parserRefs: { what: string; name: string; multiline: boolean }[];
-  readonly aliases: Set<string>;
-  readsJournal: boolean;
+/** Files and directories under stateDir that fluent-bit writes. */
+interface StatePaths {
+  readonly storage: string;
+  readonly containersDb: string;
+  readonly systemdDb: string;
 }
+
+/** Claims a plugin alias for `what`, failing when it is taken. */
+type ClaimAlias = (alias: string, what: string) => void;
+
+/** A parser name a plugin refers to, and where (for the error message). */
+interface ParserRef {
+  readonly what: string;
+  readonly name: string;
+  readonly multiline: boolean;
+}
+
+/** The env var the kubernetes filter reaches the node's kubelet by. */
+const KUBELET_NODE_IP_ENV: FieldEnvVar = { envName: 'NODE_IP', fieldPath: 'status.hostIP' };
+
+/** The kubelet's port when kubeletPort is unset. */
+const DEFAULT_KUBELET_PORT = 10250;
 
 /** Build the configuration. Throws on inconsistent options, naming the option and the fix. */
 export function generateFluentBitConfig(options: FluentBitConfigOptions): FluentBitConfig {
   const ctx = options.context ?? 'LogCollector';
-  const fail: Fail = (msg) => {
+  const fail = (msg: string): never => {
     throw new ValidationError(ctx, `${msg}`);
   };
-  checkOutputs(options, fail);
-  const settings = serviceSettings(options, fail, ctx);
-  const parsers = options.parsers ?? [];
-  const multilineParsers = options.multilineParsers ?? [];
-  checkCustomParsers(parsers, multilineParsers, fail);
-  const catalog = parserCatalog(parsers, multilineParsers);
-  const customParserSections: ClassicSection[] = [...parsers.map((p) => p._section()), ...multilineParsers.map((m) => m._section())];
-  const containerPorts = containerPortsOf(options, settings.httpPort, fail);
 
-  const { stateDir } = settings;
-  const build: ConfigBuild = {
-    options,
-    fail,
-    settings,
-    sections: [],
-    writePaths: [`${stateDir}/flb-storage/`, `${stateDir}/tail-containers.db`],
-    readDirs: [],
-    fieldEnv: [],
-    parserRefs: [],
-    aliases: new Set(),
-    readsJournal: false,
-  };
-  build.sections.push(
-    { name: 'SERVICE', entries: serviceEntries(options, settings, customParserSections.length > 0) },
-    { name: 'INPUT', entries: tailEntries(options, settings, excludePaths(options, fail)) },
-  );
-  addSystemdInput(build);
-  addForwardInput(build);
-  for (const s of build.sections) {
-    const alias = s.entries.find((e) => e.key === 'Alias')?.value;
-    if (alias !== undefined) build.aliases.add(alias);
+  checkOutputs(fail, options.outputs);
+  const settings = checkSettings(fail, options, ctx);
+  const parsers = checkCustomParsers(fail, options.parsers ?? [], options.multilineParsers ?? []);
+  const containerPorts = containerPortsFor(fail, settings.httpPort, options.forwardInputPort);
+  const paths = statePaths(settings.stateDir);
+  const writePaths = [paths.storage, paths.containersDb];
+  const sections: ClassicSection[] = [
+    renderService(options, settings, paths.storage, parsers.sections.length > 0),
+    renderContainerLogInput(options, settings, paths.containersDb, containerLogExcludes(fail, options)),
+  ];
+  const units = options.systemdUnits ?? [];
+  checkSystemdUnits(fail, units);
+  if (units.length > 0) {
+    writePaths.push(paths.systemdDb);
+    sections.push(renderSystemdInput(units, paths.systemdDb, settings));
   }
-  build.aliases.add('kubernetes_metadata');
-  addExtraInputs(build);
-  const kubernetesFilter = kubernetesFilterSection(build);
-  const { filterSections, extraFiles } = userFilterSections(build);
+  if (options.forwardInputPort !== undefined) {
+    sections.push(renderForwardInput(options.forwardInputPort, settings));
+  }
+
+  const claimAlias = aliasClaimer(fail, sections);
+  const inputs = renderExtraInputs(options.inputs ?? [], claimAlias, settings);
+  sections.push(...inputs.sections);
+  writePaths.push(...inputs.writePaths);
+  const useKubelet = checkKubelet(fail, options);
+  const kubernetesFilter = renderKubernetesFilter(fail, options, useKubelet);
+  const filters = renderUserFilters(fail, options.filters ?? [], claimAlias);
+  // User filters, in the order given; the kubernetes filter before them (they can use
+  // $kubernetes['...']) or after them (they see the raw record, and records they drop are never looked up).
   if ((options.kubernetesFilterPosition ?? 'before-user-filters') === 'before-user-filters') {
-    build.sections.push(kubernetesFilter, ...filterSections);
+    sections.push(kubernetesFilter, ...filters.sections);
   } else {
-    build.sections.push(...filterSections, kubernetesFilter);
+    sections.push(...filters.sections, kubernetesFilter);
   }
-  checkParserReferences(build.parserRefs, catalog, fail);
-  const secretEnv = addOutputs(build);
+  checkParserRefs(fail, [...inputs.parserRefs, ...filters.parserRefs], parsers.catalog);
+  const outputs = renderOutputs(fail, options.outputs, claimAlias, settings.stateDir);
+  sections.push(...outputs.sections);
+  writePaths.push(...outputs.writePaths);
 
-  const text = renderClassicConfig(build.sections, [
-    'fluent-bit configuration generated by cdk8s-node-agents (LogCollectorDaemonSet).',
-    // No image here: an image-only upgrade must leave the config (and its ConfigMap) unchanged.
-    `State (tail DB, filesystem buffer): ${stateDir}.`,
-  ]) + extraConfigText(options, catalog, fail);
-  const parsersText = customParserSections.length > 0
-    ? renderClassicConfig(customParserSections, ['Custom parsers generated by cdk8s-node-agents (LogCollectorDaemonSet), named by Parsers_File.'])
+  const text = renderMainConfig(sections, settings.stateDir) + extraConfigText(fail, options.extraConfig, parsers.catalog);
+  const parsersText = parsers.sections.length > 0
+    ? renderClassicConfig(parsers.sections, ['Custom parsers generated by cdk8s-node-agents (LogCollectorDaemonSet), named by Parsers_File.'])
     : undefined;
 
   return {
     text,
     parsersText,
-    parserSections: customParserSections,
-    sections: build.sections,
+    parserSections: parsers.sections,
+    sections,
     graceSeconds: settings.grace,
     flushSeconds: settings.flushSeconds,
     httpPort: settings.httpPort,
     containerPorts,
-    secretEnv,
-    fieldEnv: build.fieldEnv,
-    writePaths: build.writePaths,
-    extraFiles,
-    readDirs: [...new Set(build.readDirs)].sort(),
-    readsJournal: build.readsJournal,
+    secretEnv: outputs.secretEnv,
+    fieldEnv: useKubelet ? [KUBELET_NODE_IP_ENV] : [],
+    writePaths,
+    extraFiles: filters.extraFiles,
+    readDirs: [...new Set(inputs.readDirs)].sort(),
+    readsJournal: units.length > 0 || inputs.readsJournal,
   };
 }
 
-/** At least one output, and none with problems of its own (named by the option as written in the factory call). */
-function checkOutputs(options: FluentBitConfigOptions, fail: Fail): void {
-  if (options.outputs.length === 0) {
+/** At least one output, and none with problems of its own. */
+function checkOutputs(fail: Fail, outputs: readonly FluentBitOutput[]): void {
+  if (outputs.length === 0) {
     fail('outputs is empty: the collector would read every log on the node and drop it. '
       + 'Add at least one output, e.g. FluentBitOutput.loki({ host: "loki-gateway.monitoring.svc" }).');
   }
-  const outputProblems = options.outputs.flatMap((o, i) => o._problems().map((m) => `outputs[${i}] (FluentBitOutput ${o.kind}): ${m}`));
+  // The outputs' own problems, named by the option as written in the factory call.
+  const outputProblems = outputs.flatMap((o, i) => o._problems().map((m) => `outputs[${i}] (FluentBitOutput ${o.kind}): ${m}`));
   if (outputProblems.length === 1) fail(outputProblems[0]);
   if (outputProblems.length > 1) fail(`${outputProblems.length} problems:\n  - ${outputProblems.join('\n  - ')}`);
 }
 
-/** The state directory, ports, flush and grace, and the storage limits, each checked in turn. */
-function serviceSettings(options: FluentBitConfigOptions, fail: Fail, ctx: string): ServiceSettings {
+/** The state directory, the HTTP port, flush, Grace, buffering and refresh settings, checked and defaulted. */
+function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string): CheckedSettings {
   if (!/^\/[^\s]*$/.test(options.stateDir) || options.stateDir === '/' || /\/\.\.?(\/|$)/.test(options.stateDir)) {
     fail(`stateDir ${JSON.stringify(options.stateDir)} must be an absolute path below / without spaces or '..'.`);
   }
@@ -376,28 +382,35 @@ function serviceSettings(options: FluentBitConfigOptions, fail: Fail, ctx: strin
     fail(`storageMaxChunksUp ${maxChunksUp} must be a whole number >= 1 (chunks of about 2 MB each).`);
   }
   const pauseOnOverlimit = onOff(options.storagePauseOnChunksOverlimit ?? false);
+  // The settings that bound an input's memory with filesystem buffering (storage.type must come
+  // first: setting it to anything but filesystem resets pause_on_chunks_overlimit).
+  const inputStorage: [string, string][] = [
+    ['storage.type', 'filesystem'],
+    ['storage.pause_on_chunks_overlimit', pauseOnOverlimit],
+    ...(memBufLimit === undefined ? [] : [['Mem_Buf_Limit', memBufLimit] as [string, string]]),
+  ];
   const backlog = checkSize(fail, 'storageBacklogMemLimit', options.storageBacklogMemLimit ?? '5M');
   const refresh = options.refreshIntervalSeconds ?? 10;
   if (!Number.isInteger(refresh) || refresh < 1) {
     fail(`refreshIntervalSeconds ${refresh} must be a whole number >= 1.`);
   }
-  return { stateDir, httpPort, flushSeconds, grace, memBufLimit, maxChunksUp, pauseOnOverlimit, backlog, refresh };
+  return { stateDir, httpPort, flushSeconds, grace, maxChunksUp, backlog, refresh, inputStorage };
 }
 
-/**
- * The settings that bound an input's memory with filesystem buffering (storage.type must come
- * first: setting it to anything but filesystem resets pause_on_chunks_overlimit).
- */
-function inputStorage(settings: ServiceSettings): Pair[] {
-  return [
-    ['storage.type', 'filesystem'],
-    ['storage.pause_on_chunks_overlimit', settings.pauseOnOverlimit],
-    ...(settings.memBufLimit === undefined ? [] : [['Mem_Buf_Limit', settings.memBufLimit] as Pair]),
-  ];
+/** The custom parsers, checked against the image's and the built-in ones: the names a config may use, and the parsers file's sections. */
+function checkCustomParsers(fail: Fail, parsers: readonly FluentBitParser[], multilineParsers: readonly FluentBitMultilineParser[]): {
+  catalog: ParserCatalog; sections: ClassicSection[];
+} {
+  checkParserNames(fail, parsers);
+  checkMultilineParserNames(fail, multilineParsers, new Set(parsers.map((p) => p.name)));
+  return {
+    catalog: parserCatalog(parsers, multilineParsers),
+    sections: [...parsers.map((p) => p._section()), ...multilineParsers.map((m) => m._section())],
+  };
 }
 
-/** Custom [PARSER] and [MULTILINE_PARSER] names: unique, not the image's stock or built-in ones; multiline parsers' parser known. */
-function checkCustomParsers(parsers: readonly FluentBitParser[], multilineParsers: readonly FluentBitMultilineParser[], fail: Fail): void {
+/** Custom [PARSER] names: none of the image's, none twice. */
+function checkParserNames(fail: Fail, parsers: readonly FluentBitParser[]): void {
   const seenParsers = new Set<string>();
   for (const p of parsers) {
     // fluent-bit compares [PARSER] names case-sensitively and refuses a second one, which also
@@ -411,6 +424,10 @@ function checkCustomParsers(parsers: readonly FluentBitParser[], multilineParser
     }
     seenParsers.add(p.name);
   }
+}
+
+/** Custom [MULTILINE_PARSER] names: none built in, none twice, and their `parser` a stock or custom one. */
+function checkMultilineParserNames(fail: Fail, multilineParsers: readonly FluentBitMultilineParser[], customParsers: ReadonlySet<string>): void {
   const seenMultiline = new Set<string>();
   for (const m of multilineParsers) {
     const lower = m.name.toLowerCase();
@@ -422,118 +439,134 @@ function checkCustomParsers(parsers: readonly FluentBitParser[], multilineParser
       fail(`multilineParsers: '${m.name}' is defined twice (names compare case-insensitively).`);
     }
     seenMultiline.add(lower);
-    if (m.parser !== undefined && !STOCK_PARSERS.includes(m.parser) && !seenParsers.has(m.parser)) {
+    if (m.parser !== undefined && !STOCK_PARSERS.includes(m.parser) && !customParsers.has(m.parser)) {
       fail(`multilineParsers: '${m.name}' names parser '${m.parser}', which is neither in ${STOCK_PARSERS_FILE} nor in parsers; add it to parsers.`);
     }
   }
 }
 
-/** The container's ports: the HTTP server's, and the forward input's when there is one. */
-function containerPortsOf(options: FluentBitConfigOptions, httpPort: number, fail: Fail): { name: string; port: number }[] {
+/** The ports fluent-bit listens on: the HTTP server, and the forward input when there is one. */
+function containerPortsFor(fail: Fail, httpPort: number, forwardInputPort: number | undefined): { name: string; port: number }[] {
   const containerPorts = [{ name: 'http', port: httpPort }];
-  if (options.forwardInputPort !== undefined) {
-    checkPort(fail, 'forwardInputPort', options.forwardInputPort);
-    if (options.forwardInputPort === httpPort) {
-      fail(`forwardInputPort ${options.forwardInputPort} clashes with the HTTP server port ${httpPort} (health checks and metrics); `
+  if (forwardInputPort !== undefined) {
+    checkPort(fail, 'forwardInputPort', forwardInputPort);
+    if (forwardInputPort === httpPort) {
+      fail(`forwardInputPort ${forwardInputPort} clashes with the HTTP server port ${httpPort} (health checks and metrics); `
         + 'choose different ports, e.g. 24224 for forward.');
     }
-    containerPorts.push({ name: 'forward', port: options.forwardInputPort });
+    containerPorts.push({ name: 'forward', port: forwardInputPort });
   }
   return containerPorts;
 }
 
-/** The [SERVICE] section: flush and grace, the parsers files, the HTTP server and health check, storage. */
-function serviceEntries(options: FluentBitConfigOptions, settings: ServiceSettings, customParsers: boolean): ClassicEntry[] {
-  return entries([
-    ['Flush', String(settings.flushSeconds)],
-    // Seconds fluent-bit keeps flushing after SIGTERM; kept below the pod's grace period.
-    ['Grace', String(settings.grace)],
-    ['Daemon', 'Off'],
-    ['Log_Level', options.logLevel ?? 'info'],
-    // Several Parsers_File lines are all loaded, in order (each [SERVICE] property is applied);
-    // the stock file stays usable because the ConfigMap is mounted beside it, not over it.
-    ['Parsers_File', STOCK_PARSERS_FILE],
-    ...(customParsers ? [['Parsers_File', `${CONFIG_DIR}/${CUSTOM_PARSERS_FILE_NAME}`] as Pair] : []),
-    ['HTTP_Server', 'On'],
-    ['HTTP_Listen', '0.0.0.0'],
-    ['HTTP_Port', String(settings.httpPort)],
-    // Without Health_Check the health endpoint always answers ok. Unready after more than 5
-    // output errors in 60 s. Failed retries are not counted (the highest int fluent-bit reads):
-    // they are how an outage ends with a retryLimit, and would take every collector out of
-    // ready at once; LogCollectorOutputRetriesFailed reports them.
-    ['Health_Check', 'On'],
-    ['HC_Errors_Count', String(HC_ERRORS_COUNT)],
-    ['HC_Retry_Failure_Count', String(HC_RETRY_FAILURE_COUNT)],
-    ['HC_Period', String(HC_PERIOD_SECONDS)],
-    ['storage.path', `${settings.stateDir}/flb-storage/`],
-    ['storage.sync', 'normal'],
-    ['storage.checksum', 'off'],
-    ['storage.backlog.mem_limit', settings.backlog],
-    // With filesystem buffering this, not Mem_Buf_Limit, bounds the chunks in memory (fluent-bit's default is 128).
-    ['storage.max_chunks_up', String(settings.maxChunksUp)],
-    ['storage.metrics', 'on'],
-  ]);
+/** The filesystem buffer and the collector's own inputs' offset databases, under stateDir. */
+function statePaths(stateDir: string): StatePaths {
+  return {
+    storage: `${stateDir}/flb-storage/`,
+    containersDb: `${stateDir}/tail-containers.db`,
+    systemdDb: `${stateDir}/systemd.db`,
+  };
 }
 
-/** The container log files the tail input skips: the collector's own, then the excluded namespaces, pods and globs. */
-function excludePaths(options: FluentBitConfigOptions, fail: Fail): string[] {
-  const paths = [`/var/log/containers/${options.collectorName}-*_${options.collectorNamespace}_*.log`];
+/** The [SERVICE] section: flush, Grace, parsers files, HTTP server with health check, filesystem storage. */
+function renderService(options: FluentBitConfigOptions, settings: CheckedSettings, storagePath: string, hasCustomParsers: boolean): ClassicSection {
+  return {
+    name: 'SERVICE',
+    entries: entries([
+      ['Flush', String(settings.flushSeconds)],
+      // Seconds fluent-bit keeps flushing after SIGTERM; kept below the pod's grace period.
+      ['Grace', String(settings.grace)],
+      ['Daemon', 'Off'],
+      ['Log_Level', options.logLevel ?? 'info'],
+      // Several Parsers_File lines are all loaded, in order (each [SERVICE] property is applied);
+      // the stock file stays usable because the ConfigMap is mounted beside it, not over it.
+      ['Parsers_File', STOCK_PARSERS_FILE],
+      ...(hasCustomParsers ? [['Parsers_File', `${CONFIG_DIR}/${CUSTOM_PARSERS_FILE_NAME}`] as [string, string]] : []),
+      ['HTTP_Server', 'On'],
+      ['HTTP_Listen', '0.0.0.0'],
+      ['HTTP_Port', String(settings.httpPort)],
+      // Without Health_Check the health endpoint always answers ok. Unready after more than 5
+      // output errors in 60 s. Failed retries are not counted (the highest int fluent-bit reads):
+      // they are how an outage ends with a retryLimit, and would take every collector out of
+      // ready at once; LogCollectorOutputRetriesFailed reports them.
+      ['Health_Check', 'On'],
+      ['HC_Errors_Count', String(HC_ERRORS_COUNT)],
+      ['HC_Retry_Failure_Count', String(HC_RETRY_FAILURE_COUNT)],
+      ['HC_Period', String(HC_PERIOD_SECONDS)],
+      ['storage.path', storagePath],
+      ['storage.sync', 'normal'],
+      ['storage.checksum', 'off'],
+      ['storage.backlog.mem_limit', settings.backlog],
+      // With filesystem buffering this, not Mem_Buf_Limit, bounds the chunks in memory (fluent-bit's default is 128).
+      ['storage.max_chunks_up', String(settings.maxChunksUp)],
+      ['storage.metrics', 'on'],
+    ]),
+  };
+}
+
+/** The container-log files not read: the collector's own, then the excluded namespaces, pods and globs, checked. */
+function containerLogExcludes(fail: Fail, options: FluentBitConfigOptions): string[] {
+  const excludePaths = [`/var/log/containers/${options.collectorName}-*_${options.collectorNamespace}_*.log`];
   for (const ns of options.excludeNamespaces ?? []) {
     checkDnsLabel(fail, 'excludeNamespaces', ns);
-    paths.push(`/var/log/containers/*_${ns}_*.log`);
+    excludePaths.push(`/var/log/containers/*_${ns}_*.log`);
   }
   for (const pod of options.excludePods ?? []) {
     checkDnsLabel(fail, 'excludePods.namespace', pod.namespace);
     if (!/^[a-z0-9]([-a-z0-9.]*)?$/.test(pod.podNamePrefix)) {
       fail(`excludePods.podNamePrefix ${JSON.stringify(pod.podNamePrefix)} must be the start of a pod name (lower-case letters, digits, '-', '.').`);
     }
-    paths.push(`/var/log/containers/${pod.podNamePrefix}*_${pod.namespace}_*.log`);
+    excludePaths.push(`/var/log/containers/${pod.podNamePrefix}*_${pod.namespace}_*.log`);
   }
   for (const glob of options.excludeContainerLogPaths ?? []) {
     if (!/^\/var\/log\/containers\/[^\s,]+$/.test(glob)) {
       fail(`excludeContainerLogPaths ${JSON.stringify(glob)} must be a glob under /var/log/containers/ without spaces or commas `
         + '(file names are <pod>_<namespace>_<container>-<id>.log), e.g. /var/log/containers/*_kube-system_*.log.');
     }
-    paths.push(glob);
+    excludePaths.push(glob);
   }
-  return paths;
+  return excludePaths;
 }
 
-/** The tail input of the containers' logs. */
-function tailEntries(options: FluentBitConfigOptions, settings: ServiceSettings, excluded: readonly string[]): ClassicEntry[] {
-  return entries([
-    ['Name', 'tail'],
-    ['Alias', 'tail_containers'],
-    ['Tag', 'kube.*'],
-    ['Path', '/var/log/containers/*.log'],
-    // The collector's own logs (shipping them would loop with a stdout output, or amplify errors),
-    // then the excluded namespaces and pods: skipped at the source, before any filter or enrichment.
-    // File names are <pod>_<namespace>_<container>-<container id>.log; Exclude_Path is one comma list.
-    ['Exclude_Path', excluded.join(',')],
-    ['multiline.parser', 'docker, cri'],
-    // Offsets survive restarts and upgrades: the DB is on the host, not in the container.
-    ['DB', `${settings.stateDir}/tail-containers.db`],
-    ['DB.locking', 'true'],
-    ['Read_from_Head', onOff(options.readFromHead ?? true)],
-    ...inputStorage(settings),
-    ['Skip_Long_Lines', 'On'],
-    ['Refresh_Interval', String(settings.refresh)],
-  ]);
+/** The tail [INPUT] of the node's container logs (tail_containers). */
+function renderContainerLogInput(
+  options: FluentBitConfigOptions, settings: CheckedSettings, containersDb: string, excludePaths: readonly string[],
+): ClassicSection {
+  return {
+    name: 'INPUT',
+    entries: entries([
+      ['Name', 'tail'],
+      ['Alias', 'tail_containers'],
+      ['Tag', 'kube.*'],
+      ['Path', '/var/log/containers/*.log'],
+      // The collector's own logs (shipping them would loop with a stdout output, or amplify errors),
+      // then the excluded namespaces and pods: skipped at the source, before any filter or enrichment.
+      // File names are <pod>_<namespace>_<container>-<container id>.log; Exclude_Path is one comma list.
+      ['Exclude_Path', excludePaths.join(',')],
+      ['multiline.parser', 'docker, cri'],
+      // Offsets survive restarts and upgrades: the DB is on the host, not in the container.
+      ['DB', containersDb],
+      ['DB.locking', 'true'],
+      ['Read_from_Head', onOff(options.readFromHead ?? true)],
+      ...settings.inputStorage,
+      ['Skip_Long_Lines', 'On'],
+      ['Refresh_Interval', String(settings.refresh)],
+    ]),
+  };
 }
 
-/** The systemd input of the journal, for the units given (none: no input). */
-function addSystemdInput(build: ConfigBuild): void {
-  const units = build.options.systemdUnits ?? [];
-  if (units.length === 0) return;
+/** The systemd units to read from the journal, checked. */
+function checkSystemdUnits(fail: Fail, units: readonly string[]): void {
   for (const unit of units) {
     if (!UNIT_PATTERN.test(unit)) {
-      build.fail(`systemd unit ${JSON.stringify(unit)} is not a unit name (e.g. 'kubelet.service').`);
+      fail(`systemd unit ${JSON.stringify(unit)} is not a unit name (e.g. 'kubelet.service').`);
     }
   }
-  const systemdDb = `${build.settings.stateDir}/systemd.db`;
-  build.writePaths.push(systemdDb);
-  build.readsJournal = true;
-  build.sections.push({
+}
+
+/** The systemd [INPUT] of the given units (systemd_journal). */
+function renderSystemdInput(units: readonly string[], systemdDb: string, settings: CheckedSettings): ClassicSection {
+  return {
     name: 'INPUT',
     entries: entries([
       ['Name', 'systemd'],
@@ -544,71 +577,99 @@ function addSystemdInput(build: ConfigBuild): void {
       // journal wherever it is, /var/log/journal (persistent) or /run/log/journal (volatile),
       // while Path /var/log/journal fails to open on a volatile-journal node, and an input that
       // fails to initialize stops the whole engine, container logs included.
-      ...[...units].sort().map((u): Pair => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
+      ...[...units].sort().map((u): [string, string] => ['Systemd_Filter', `_SYSTEMD_UNIT=${u}`]),
       ['DB', systemdDb],
       ['DB.Sync', 'Normal'],
       ['Read_From_Tail', 'On'],
       ['Strip_Underscores', 'On'],
-      ...inputStorage(build.settings),
+      ...settings.inputStorage,
     ]),
-  });
+  };
 }
 
-/** The forward input, when forwardInputPort is set. */
-function addForwardInput(build: ConfigBuild): void {
-  const port = build.options.forwardInputPort;
-  if (port === undefined) return;
-  build.sections.push({
+/** The forward [INPUT] applications push logs to (forward_input). */
+function renderForwardInput(port: number, settings: CheckedSettings): ClassicSection {
+  return {
     name: 'INPUT',
     entries: entries([
       ['Name', 'forward'],
       ['Alias', 'forward_input'],
       ['Listen', '0.0.0.0'],
       ['Port', String(port)],
-      ...inputStorage(build.settings),
+      ...settings.inputStorage,
     ]),
+  };
+}
+
+/**
+ * Claims aliases against those of `sections` (the collector's own inputs), the kubernetes filter's
+ * and every earlier claim: aliases name metrics and must be unique across every plugin instance.
+ */
+function aliasClaimer(fail: Fail, sections: readonly ClassicSection[]): ClaimAlias {
+  const aliases = new Set<string>(sections.map((s) => s.entries.find((e) => e.key === 'Alias')?.value).filter((a): a is string => a !== undefined));
+  aliases.add('kubernetes_metadata');
+  return (alias, what) => {
+    if (aliases.has(alias)) {
+      fail(`${what}: alias '${alias}' is used twice (inputs use tail_containers, systemd_journal, forward_input; the filter kubernetes_metadata); give each plugin a distinct alias.`);
+    }
+    aliases.add(alias);
+  };
+}
+
+/** Aliases of plugin instances: given, else the plugin name, numbered (<plugin>_<n>) when a plugin repeats. */
+function pluginAliases(plugins: readonly { readonly pluginName: string; readonly alias?: string }[]): string[] {
+  const perKind = new Map<string, number>();
+  for (const p of plugins) {
+    perKind.set(p.pluginName, (perKind.get(p.pluginName) ?? 0) + 1);
+  }
+  const seenKind = new Map<string, number>();
+  return plugins.map((p) => {
+    const n = seenKind.get(p.pluginName) ?? 0;
+    seenKind.set(p.pluginName, n + 1);
+    return p.alias ?? ((perKind.get(p.pluginName) ?? 0) > 1 ? `${p.pluginName}_${n}` : p.pluginName);
   });
 }
 
-/** Aliases name metrics and must be unique across every plugin instance. */
-function claimAlias(build: ConfigBuild, alias: string, what: string): void {
-  if (build.aliases.has(alias)) {
-    build.fail(`${what}: alias '${alias}' is used twice (inputs use tail_containers, systemd_journal, forward_input; the filter kubernetes_metadata); give each plugin a distinct alias.`);
-  }
-  build.aliases.add(alias);
-}
-
-/** Extra inputs: their aliases default to <plugin>_<n>, in the order given. */
-function addExtraInputs(build: ConfigBuild): void {
+/** The extra inputs' sections, in the order given (aliases default to <plugin>_<n>), and what they read, write and parse with. */
+function renderExtraInputs(inputs: readonly FluentBitInput[], claimAlias: ClaimAlias, settings: CheckedSettings): {
+  sections: ClassicSection[]; writePaths: string[]; readDirs: string[]; readsJournal: boolean; parserRefs: ParserRef[];
+} {
+  const sections: ClassicSection[] = [];
+  const writePaths: string[] = [];
+  const readDirs: string[] = [];
+  let readsJournal = false;
+  const parserRefs: ParserRef[] = [];
   const inputCount = new Map<string, number>();
-  for (const input of build.options.inputs ?? []) {
+  for (const input of inputs) {
     const n = inputCount.get(input.pluginName) ?? 0;
     inputCount.set(input.pluginName, n + 1);
     const alias = input.alias ?? `${input.pluginName}_${n}`;
-    claimAlias(build, alias, `inputs (${input.pluginName})`);
-    const storage = inputStorage(build.settings).map(([key, value]) => ({ key, value }));
-    const rendered = input._render(alias, { stateDir: build.settings.stateDir, storage });
-    build.writePaths.push(...rendered.writePaths);
-    build.readDirs.push(...rendered.readDirs);
-    build.readsJournal = build.readsJournal || rendered.journal;
-    rendered.parsers.forEach((name) => build.parserRefs.push({ what: `inputs '${alias}' parser`, name, multiline: false }));
-    rendered.multilineParsers.forEach((name) => build.parserRefs.push({ what: `inputs '${alias}' multilineParsers`, name, multiline: true }));
-    build.sections.push({ name: 'INPUT', entries: rendered.entries });
+    claimAlias(alias, `inputs (${input.pluginName})`);
+    const rendered = input._render(alias, { stateDir: settings.stateDir, storage: entries(settings.inputStorage) });
+    writePaths.push(...rendered.writePaths);
+    readDirs.push(...rendered.readDirs);
+    readsJournal = readsJournal || rendered.journal;
+    rendered.parsers.forEach((name) => parserRefs.push({ what: `inputs '${alias}' parser`, name, multiline: false }));
+    rendered.multilineParsers.forEach((name) => parserRefs.push({ what: `inputs '${alias}' multilineParsers`, name, multiline: true }));
+    sections.push({ name: 'INPUT', entries: rendered.entries });
   }
+  return { sections, writePaths, readDirs, readsJournal, parserRefs };
 }
 
-/** The kubernetes filter: the API server's metadata, or the node's kubelet with useKubelet. */
-function kubernetesFilterSection(build: ConfigBuild): ClassicSection {
-  const { options, fail } = build;
+/** Whether the kubernetes filter asks the kubelet, with kubeletPort only set alongside useKubelet. */
+function checkKubelet(fail: Fail, options: FluentBitConfigOptions): boolean {
   const useKubelet = options.useKubelet ?? false;
-  const kubeletPort = options.kubeletPort ?? 10250;
   if (options.kubeletPort !== undefined && !useKubelet) {
     fail('kubeletPort is set but useKubelet is off; set useKubelet: true or remove kubeletPort.');
   }
   if (useKubelet) {
-    checkPort(fail, 'kubeletPort', kubeletPort);
-    build.fieldEnv.push({ envName: 'NODE_IP', fieldPath: 'status.hostIP' });
+    checkPort(fail, 'kubeletPort', options.kubeletPort ?? DEFAULT_KUBELET_PORT);
   }
+  return useKubelet;
+}
+
+/** The kubernetes [FILTER] (kubernetes_metadata): pod metadata from the API server or the kubelet. */
+function renderKubernetesFilter(fail: Fail, options: FluentBitConfigOptions, useKubelet: boolean): ClassicSection {
   const k8s = options.kubernetesFilter ?? {};
   const bufferSize = k8s.bufferSize === undefined ? undefined : checkSize(fail, 'kubernetesFilter.bufferSize', k8s.bufferSize);
   return {
@@ -628,129 +689,142 @@ function kubernetesFilterSection(build: ConfigBuild): ClassicSection {
       ['Keep_Log', onOff(k8s.keepLog ?? false)],
       ['K8S-Logging.Parser', onOff(k8s.allowParserAnnotation ?? true)],
       ['K8S-Logging.Exclude', onOff(k8s.allowExcludeAnnotation ?? true)],
-      ...(k8s.labels === false ? [['Labels', 'Off'] as Pair] : []),
-      ...(k8s.annotations === false ? [['Annotations', 'Off'] as Pair] : []),
-      ...(options.kubernetesTlsVerify === false ? [['tls.verify', 'Off'] as Pair] : []),
+      ...(k8s.labels === false ? [['Labels', 'Off'] as [string, string]] : []),
+      ...(k8s.annotations === false ? [['Annotations', 'Off'] as [string, string]] : []),
+      ...(options.kubernetesTlsVerify === false ? [['tls.verify', 'Off'] as [string, string]] : []),
       ...(useKubelet ? [
         ['Use_Kubelet', 'On'],
         // The node's own kubelet, reached on the node IP: no hostNetwork needed.
-        ['Kubelet_Host', '${NODE_IP}'],
-        ['Kubelet_Port', String(kubeletPort)],
-      ] as Pair[] : []),
+        ['Kubelet_Host', '${' + KUBELET_NODE_IP_ENV.envName + '}'],
+        ['Kubelet_Port', String(options.kubeletPort ?? DEFAULT_KUBELET_PORT)],
+      ] as [string, string][] : []),
       // Kubelet's /pods returns every pod of the node in one response; 32k is far too small.
-      ...(bufferSize !== undefined || useKubelet ? [['Buffer_Size', bufferSize ?? '0'] as Pair] : []),
+      ...(bufferSize !== undefined || useKubelet ? [['Buffer_Size', bufferSize ?? '0'] as [string, string]] : []),
     ]),
   };
 }
 
-/**
- * User filters, in the order given (the caller places the kubernetes filter before them, so they can use
- * $kubernetes['...'], or after them: they see the raw record, and records they drop are never looked up).
- */
-function userFilterSections(build: ConfigBuild): { filterSections: ClassicSection[]; extraFiles: { [name: string]: string } } {
-  const filters = build.options.filters ?? [];
+/** The user filters' sections, in the order given, the files they add to the ConfigMap and the parsers they name. */
+function renderUserFilters(fail: Fail, filters: readonly FluentBitFilter[], claimAlias: ClaimAlias): {
+  sections: ClassicSection[]; extraFiles: { [name: string]: string }; parserRefs: ParserRef[];
+} {
+  const sections: ClassicSection[] = [];
   const extraFiles: { [name: string]: string } = {};
-  const filterSections: ClassicSection[] = [];
-  const filterCount = new Map<string, number>();
-  for (const filter of filters) filterCount.set(filter.pluginName, (filterCount.get(filter.pluginName) ?? 0) + 1);
-  const filterSeen = new Map<string, number>();
-  for (const filter of filters) {
-    const n = filterSeen.get(filter.pluginName) ?? 0;
-    filterSeen.set(filter.pluginName, n + 1);
-    const alias = filter.alias ?? ((filterCount.get(filter.pluginName) ?? 0) > 1 ? `${filter.pluginName}_${n}` : filter.pluginName);
-    claimAlias(build, alias, `filters (${filter.pluginName})`);
+  const parserRefs: ParserRef[] = [];
+  const aliases = pluginAliases(filters);
+  filters.forEach((filter, i) => {
+    const alias = aliases[i];
+    claimAlias(alias, `filters (${filter.pluginName})`);
     const rendered = filter._render(alias, { configDir: CONFIG_DIR });
-    rendered.extraAliases.forEach((a) => claimAlias(build, a, `filters (${filter.pluginName} emitter)`));
-    rendered.multilineParsers.forEach((name) => build.parserRefs.push({ what: `filters '${alias}' parsers`, name, multiline: true }));
+    rendered.extraAliases.forEach((a) => claimAlias(a, `filters (${filter.pluginName} emitter)`));
+    rendered.multilineParsers.forEach((name) => parserRefs.push({ what: `filters '${alias}' parsers`, name, multiline: true }));
     for (const [file, content] of Object.entries(rendered.files)) {
       if (file === CONFIG_FILE_NAME || file === CUSTOM_PARSERS_FILE_NAME) {
-        build.fail(`filters: alias '${alias}' would write ${file}, a file of the ConfigMap already; choose another alias.`);
+        fail(`filters: alias '${alias}' would write ${file}, a file of the ConfigMap already; choose another alias.`);
       }
       extraFiles[file] = content;
     }
-    filterSections.push({ name: 'FILTER', entries: rendered.entries });
-  }
-  return { filterSections, extraFiles };
+    sections.push({ name: 'FILTER', entries: rendered.entries });
+  });
+  return { sections, extraFiles, parserRefs };
 }
 
-/** Every parser a plugin names is one fluent-bit knows: stock, built-in, or defined by the parsers props. */
-function checkParserReferences(refs: ConfigBuild['parserRefs'], catalog: ReturnType<typeof parserCatalog>, fail: Fail): void {
+/** Every parser the inputs and filters name is one fluent-bit knows. */
+function checkParserRefs(fail: Fail, refs: readonly ParserRef[], catalog: ParserCatalog): void {
   for (const ref of refs) {
-    const known = ref.multiline ? catalog.multilineParsers.has(ref.name.toLowerCase()) : catalog.parsers.has(ref.name);
-    if (!known) {
-      fail(`${ref.what}: '${ref.name}' is no ${ref.multiline ? 'multiline ' : ''}parser fluent-bit knows `
-        + `(${ref.multiline ? `built-in: ${BUILTIN_MULTILINE_PARSERS.join(', ')}` : `stock: ${STOCK_PARSERS_FILE}`}); `
-        + `define it with the ${ref.multiline ? 'multilineParsers' : 'parsers'} prop or fix the name.`);
+    if (!knowsParser(catalog, ref.name, ref.multiline)) {
+      fail(`${ref.what}: ${unknownParser(ref.name, ref.multiline)}`);
     }
   }
 }
 
-/**
- * The outputs' sections and the Secrets' environment variables they read. Aliases: given, else the plugin name,
- * numbered when a plugin repeats.
- */
-function addOutputs(build: ConfigBuild): SecretEnvVar[] {
-  const outputs = build.options.outputs;
-  const perKind = new Map<string, number>();
-  for (const o of outputs) perKind.set(o.pluginName, (perKind.get(o.pluginName) ?? 0) + 1);
-  const seenKind = new Map<string, number>();
-  const envNames = new Set<string>();
+/** Whether fluent-bit knows a parser name (multiline parser names compare case-insensitively). */
+function knowsParser(catalog: ParserCatalog, name: string, multiline: boolean): boolean {
+  return multiline ? catalog.multilineParsers.has(name.toLowerCase()) : catalog.parsers.has(name);
+}
+
+/** The error text for a parser name fluent-bit does not know: where it looked, and the fix. */
+function unknownParser(name: string, multiline: boolean): string {
+  return `'${name}' is no ${multiline ? 'multiline ' : ''}parser fluent-bit knows `
+    + `(${multiline ? `built-in: ${BUILTIN_MULTILINE_PARSERS.join(', ')}` : `stock: ${STOCK_PARSERS_FILE}`}); `
+    + `define it with the ${multiline ? 'multilineParsers' : 'parsers'} prop or fix the name.`;
+}
+
+/** The outputs' sections, in the order given, the Secrets they read credentials from and the paths they write. */
+function renderOutputs(fail: Fail, outputs: readonly FluentBitOutput[], claimAlias: ClaimAlias, stateDir: string): {
+  sections: ClassicSection[]; secretEnv: SecretEnvVar[]; writePaths: string[];
+} {
+  const sections: ClassicSection[] = [];
   const secretEnv: SecretEnvVar[] = [];
-  for (const output of outputs) {
-    const n = seenKind.get(output.pluginName) ?? 0;
-    seenKind.set(output.pluginName, n + 1);
-    const alias = output.alias ?? ((perKind.get(output.pluginName) ?? 0) > 1 ? `${output.pluginName}_${n}` : output.pluginName);
-    claimAlias(build, alias, `outputs (${output.pluginName})`);
-    const rendered = output._render(alias, { stateDir: build.settings.stateDir });
-    build.writePaths.push(...rendered.writePaths);
+  const writePaths: string[] = [];
+  const envNames = new Set<string>();
+  const aliases = pluginAliases(outputs);
+  outputs.forEach((output, i) => {
+    const alias = aliases[i];
+    claimAlias(alias, `outputs (${output.pluginName})`);
+    const rendered = output._render(alias, { stateDir });
+    writePaths.push(...rendered.writePaths);
     for (const env of rendered.secretEnv) {
       if (envNames.has(env.envName)) {
-        build.fail(`outputs' aliases map to the same environment variable ${env.envName}; use aliases that differ by more than '-' vs '_'.`);
+        fail(`outputs' aliases map to the same environment variable ${env.envName}; use aliases that differ by more than '-' vs '_'.`);
       }
       envNames.add(env.envName);
       secretEnv.push(env);
     }
-    build.sections.push({ name: 'OUTPUT', entries: rendered.entries });
-  }
-  return secretEnv;
+    sections.push({ name: 'OUTPUT', entries: rendered.entries });
+  });
+  return { sections, secretEnv, writePaths };
 }
 
-/** extraConfig, checked (no [SERVICE], no parser sections, known keys and parsers, no directives), appended verbatim. */
-function extraConfigText(options: FluentBitConfigOptions, catalog: ReturnType<typeof parserCatalog>, fail: Fail): string {
-  if (options.extraConfig === undefined || options.extraConfig.trim() === '') return '';
-  let parsed;
+/** The generated fluent-bit.conf text, with its header. */
+function renderMainConfig(sections: readonly ClassicSection[], stateDir: string): string {
+  return renderClassicConfig(sections, [
+    'fluent-bit configuration generated by cdk8s-node-agents (LogCollectorDaemonSet).',
+    // No image here: an image-only upgrade must leave the config (and its ConfigMap) unchanged.
+    `State (tail DB, filesystem buffer): ${stateDir}.`,
+  ]);
+}
+
+/** The text appended for extraConfig (empty when there is none), checked: classic mode, no [SERVICE], parsers or directives. */
+function extraConfigText(fail: Fail, extraConfig: string | undefined, catalog: ParserCatalog): string {
+  if (extraConfig === undefined || extraConfig.trim() === '') {
+    return '';
+  }
+  let parsed: ParsedClassicConfig;
   try {
-    parsed = parseClassicConfig(options.extraConfig);
+    parsed = parseClassicConfig(extraConfig);
   } catch (e) {
     return fail(`extraConfig is not valid classic-mode fluent-bit config: ${(e as Error).message}`);
   }
-  if (parsed.sections.some((s) => s.name === 'SERVICE')) {
+  checkExtraConfigSections(fail, parsed.sections, catalog);
+  if (parsed.directives.length > 0) {
+    fail(`extraConfig must not contain directives (${parsed.directives.join(', ')}): only the ConfigMap's one file is mounted.`);
+  }
+  return '\n# extraConfig (verbatim)\n' + extraConfig.trim() + '\n';
+}
+
+/** extraConfig's sections: no [SERVICE] or parser section, only keys fluent-bit knows, only parsers it knows. */
+function checkExtraConfigSections(fail: Fail, sections: readonly ParsedClassicSection[], catalog: ParserCatalog): void {
+  if (sections.some((s) => s.name === 'SERVICE')) {
     fail('extraConfig must not contain a [SERVICE] section: the generated one already exists; use the typed props instead.');
   }
-  const parserSection = parsed.sections.find((s) => s.name === 'PARSER' || s.name === 'MULTILINE_PARSER');
+  const parserSection = sections.find((s) => s.name === 'PARSER' || s.name === 'MULTILINE_PARSER');
   if (parserSection) {
     fail(`extraConfig must not contain a [${parserSection.name}] section (line ${parserSection.line}): fluent-bit refuses parser sections in the main `
       + `config file and would not start. Use the ${parserSection.name === 'PARSER' ? 'parsers prop (FluentBitParser.regex/json/logfmt/ltsv)' : 'multilineParsers prop (FluentBitMultilineParser.regex)'} `
       + 'instead: they go into the parsers file the config names with Parsers_File.');
   }
-  for (const section of parsed.sections) {
+  for (const section of sections) {
     for (const problem of extraSectionKeyProblems(section)) fail(problem);
     for (const ref of parserReferences(section)) {
-      const known = ref.multiline ? catalog.multilineParsers.has(ref.name.toLowerCase()) : catalog.parsers.has(ref.name);
-      if (!known) {
-        fail(`extraConfig [${section.name}] at line ${section.line}: ${ref.key} '${ref.name}' is no ${ref.multiline ? 'multiline ' : ''}parser fluent-bit knows `
-          + `(${ref.multiline ? `built-in: ${BUILTIN_MULTILINE_PARSERS.join(', ')}` : `stock: ${STOCK_PARSERS_FILE}`}); `
-          + `define it with the ${ref.multiline ? 'multilineParsers' : 'parsers'} prop or fix the name.`);
+      if (!knowsParser(catalog, ref.name, ref.multiline)) {
+        fail(`extraConfig [${section.name}] at line ${section.line}: ${ref.key} ${unknownParser(ref.name, ref.multiline)}`);
       }
     }
   }
-  if (parsed.directives.length > 0) {
-    fail(`extraConfig must not contain directives (${parsed.directives.join(', ')}): only the ConfigMap's one file is mounted.`);
-  }
-  return '\n# extraConfig (verbatim)\n' + options.extraConfig.trim() + '\n';
 }
 
-function checkDnsLabel(fail: (m: string) => never, name: string, value: string): void {
+function checkDnsLabel(fail: Fail, name: string, value: string): void {
   if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
     fail(`${name} ${JSON.stringify(value)} is not a namespace name (a DNS label: lower-case letters, digits, '-').`);
   }
@@ -760,13 +834,13 @@ function entries(pairs: readonly (readonly [string, string])[]): ClassicEntry[] 
   return pairs.map(([key, value]) => ({ key, value }));
 }
 
-function checkPort(fail: (m: string) => never, name: string, port: number): void {
+function checkPort(fail: Fail, name: string, port: number): void {
   if (!isPort(port)) {
     fail(`${name} ${port} must be an integer from 1 to 65535.`);
   }
 }
 
-function checkSize(fail: (m: string) => never, name: string, size: string): string {
+function checkSize(fail: Fail, name: string, size: string): string {
   if (!SIZE_PATTERN.test(size)) {
     fail(`${name} ${JSON.stringify(size)} must be a fluent-bit size such as '5M' or '50MB'.`);
   }
