@@ -4,8 +4,10 @@
  * that read a pod's own fields: no class and no default (priority 0), the globalDefault class, a named class, a
  * class not found, a spec.priority or spec.preemptionPolicy equal to or differing from the class's.
  */
+import { daemonSet, inventory, tree } from './util/plan';
 import { manifestSet, parseManifestText } from '../src/coverage/manifests';
 import { priorityClassesOf, resolvePriority } from '../src/coverage/priority';
+import { planChange } from '../src/plan/plan';
 
 const classes = (yaml: string) => priorityClassesOf(manifestSet(parseManifestText(yaml, 'classes.yaml')));
 const NONE = classes('');
@@ -51,4 +53,37 @@ test('several globalDefault classes: the lowest value wins (getDefaultPriorityCl
     'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 100\nglobalDefault: true',
   ].join('\n---\n'));
   expect(resolvePriority({}, two)).toMatchObject({ priority: 100, className: 'low' });
+});
+
+describe('plan: a template the Priority admission plugin refuses is a never-starts error (issue: verdicts round 3, case 4)', () => {
+  const nodes = inventory([{ name: 'n1' }, { name: 'n2' }]);
+  const logs = (image: string, spec: Record<string, unknown> = {}) => {
+    const ds = daemonSet('logs', { image });
+    Object.assign(ds.spec.template.spec, spec);
+    return ds;
+  };
+  const findings = (after: Record<string, unknown>, extra: any[] = []) =>
+    planChange(tree([logs('example.com/logs:1')]), tree([logs('example.com/logs:2', after), ...extra]), nodes).findings
+      .map((f) => [f.kind, f.cause, f.severity, [...f.nodes]]);
+
+  test.each([
+    ['system-node-critical plus preemptionPolicy Never', { priorityClassName: 'system-node-critical', preemptionPolicy: 'Never' }],
+    ['system-node-critical plus an explicit priority that differs', { priorityClassName: 'system-node-critical', priority: 1000000 }],
+  ])('%s: refused, and the rolling update has deleted the old pods first', (_name, spec) => {
+    expect(findings(spec)).toEqual([['never-starts', 'priority-admission', 'error', ['n1', 'n2']]]);
+  });
+  test('the refusal is quoted in the API server\'s words, the fix says to drop the fields', () => {
+    const report = planChange(tree([logs('example.com/logs:1')]),
+      tree([logs('example.com/logs:2', { priorityClassName: 'system-node-critical', preemptionPolicy: 'Never' })]), nodes);
+    expect(report.findings[0].message).toContain('"the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority');
+    expect(report.findings[0].fix).toContain('drop spec.priority and spec.preemptionPolicy');
+  });
+  test('an explicit priority equal to the class\'s passes; a class of the manifests passes', () => {
+    expect(findings({ priorityClassName: 'system-node-critical', priority: 2000001000 })).toEqual([]);
+    const agentsCritical = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'agents-critical' }, value: 1000000 };
+    expect(findings({ priorityClassName: 'agents-critical' }, [agentsCritical])).toEqual([]);
+  });
+  test('a class neither built in nor in the trees is a warning', () => {
+    expect(findings({ priorityClassName: 'agents-critical' })).toEqual([['never-starts', 'unknown-priority-class', 'warning', ['n1', 'n2']]]);
+  });
 });

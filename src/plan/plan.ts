@@ -7,6 +7,7 @@ import {
 import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-affinity';
+import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';
@@ -356,6 +357,7 @@ function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched:
     findings.push(...selectorFindings(agent, ctx.before, ctx.after));
     findings.push(...lossFindings(agent, ctx.after, allowNarrowing));
   }
+  findings.push(...admissionFindings(ctx, agents, touched));
   return findings;
 }
 
@@ -826,6 +828,51 @@ function removalFinding(agent: AgentPlan, after: ManifestSet, allowed: readonly 
     fix: `keep the agent, or acknowledge its removal: plan --allow-narrowing ${agent.agent}, or annotate an object the change keeps (a Namespace, a ConfigMap) `
       + `${REMOVAL_ANNOTATION}: "${agent.agent}"`,
   };
+}
+
+/**
+ * The Priority admission plugin on the pods a change creates (coverage/priority.ts resolvePriority): a template it
+ * refuses gets no pod at all (the DaemonSet's FailedCreate), while the rolling update has already deleted the first
+ * node's old pod: an error. A priorityClassName neither built in nor in the trees is a warning: admission refuses
+ * the pods unless the cluster holds that class.
+ */
+function admissionFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched: ReadonlySet<string>): Finding[] {
+  const classes = priorityClassesOf(ctx.after);
+  const objects = daemonSetObjects(ctx.after);
+  const findings: Finding[] = [];
+  for (const agent of agents) {
+    if (!touched.has(agent.agent)) continue;
+    for (const d of agent.daemonSets.filter((x) => x.change === 'created' || x.podTemplateChanged)) {
+      const spec = (objects.get(d.id)?.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+      const resolved = resolvePriority(spec, classes);
+      const arriving = [...agent.gained.filter((g) => g.to === d.id).map((g) => g.node), ...agent.moved.filter((m) => m.to === d.id).map((m) => m.node)];
+      const nodes = [...new Set([...d.replaced, ...arriving])].sort(compare);
+      const base = { agent: agent.agent, daemonSets: [d.id], nodes };
+      if (resolved.refusal !== undefined) {
+        findings.push({
+          ...base,
+          kind: 'never-starts',
+          severity: 'error',
+          cause: 'priority-admission',
+          message: `${d.id}: the Priority admission plugin refuses every pod of the new template ("${resolved.refusal}"): the DaemonSet reports FailedCreate, `
+            + `and no new pod starts on ${nodeList(nodes)}${d.replaced.length > 0 ? ', where the rolling update deletes the old pods first' : ''}`,
+          fix: 'drop spec.priority and spec.preemptionPolicy from the pod template: admission sets both from the PriorityClass '
+            + '(a non-preempting agent needs a PriorityClass with preemptionPolicy: Never)',
+        });
+      } else if (resolved.priority === undefined) {
+        findings.push({
+          ...base,
+          kind: 'never-starts',
+          severity: 'warning',
+          cause: 'unknown-priority-class',
+          message: `${d.id}: priorityClassName ${resolved.className} is neither built in nor a PriorityClass of the manifests: `
+            + 'the Priority admission plugin refuses every pod ("no PriorityClass with name ... was found") unless the cluster holds it',
+          fix: `include the PriorityClass ${resolved.className} in the manifests (or check that the cluster has it)`,
+        });
+      }
+    }
+  }
+  return findings;
 }
 
 /** The DaemonSet objects of a tree by id. */
