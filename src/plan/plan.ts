@@ -845,7 +845,7 @@ function admissionFindings(ctx: PlanContext, agents: readonly AgentPlan[], touch
     for (const d of agent.daemonSets.filter((x) => x.change === 'created' || x.podTemplateChanged)) {
       const spec = (objects.get(d.id)?.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
       const resolved = resolvePriority(spec, classes);
-      const arriving = [...agent.gained.filter((g) => g.to === d.id).map((g) => g.node), ...agent.moved.filter((m) => m.to === d.id).map((m) => m.node)];
+      const arriving = [...agent.gained, ...agent.moved].filter((x) => x.to === d.id).map((x) => x.node);
       const nodes = [...new Set([...d.replaced, ...arriving])].sort(compare);
       const base = { agent: agent.agent, daemonSets: [d.id], nodes };
       if (resolved.refusal !== undefined) {
