@@ -6,6 +6,7 @@ import {
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { nodeSelectorMatches, termsMatch } from '../src/scheduling/node-affinity';
+import { WAVE_INDEX_ANNOTATION } from '../src/waves/partition';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';
 const OLD = { image: 'cr.fluentbit.io/fluent/fluent-bit:3.1.9', configData: { 'fluent-bit.conf': '[SERVICE]\n    Flush 5\n' } };
@@ -209,7 +210,8 @@ describe('stages', () => {
   test('enabling waves keeps the fleet DaemonSet object: only its affinity gains the exclusions', () => {
     const plain = render(agentProps(NEW)).find((m) => m.kind === 'DaemonSet');
     const waved = ds(stage(Promotion.all(), null), 'logs');
-    expect(waved.metadata).toEqual(plain.metadata);
+    // metadata gains only the group's place in the wave order (no pod restarts for metadata)
+    expect(waved.metadata).toEqual({ ...plain.metadata, annotations: { [WAVE_INDEX_ANNOTATION]: '2' } });
     expect(waved.spec.selector).toEqual(plain.spec.selector);
     const strip = (m: Manifest) => JSON.stringify({ ...m.spec.template.spec, affinity: undefined });
     expect(strip(waved)).toBe(strip(plain));
@@ -219,10 +221,10 @@ describe('stages', () => {
 describe('Argo CD gating', () => {
   test('sync waves order the DaemonSets after the shared objects', () => {
     const manifests = stage(Promotion.all(), null, { rollout: { waves: WAVES, promoted: Promotion.all(), argoCdSyncWaves: true } });
-    expect(ds(manifests, 'logs-canary').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '1' });
+    expect(ds(manifests, 'logs-canary').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '1', [WAVE_INDEX_ANNOTATION]: '0' });
     // Two apart: a gate after a wave goes in between (see test/wave-gates.test.ts).
-    expect(ds(manifests, 'logs-wave-1').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '3' });
-    expect(ds(manifests, 'logs').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '5' });
+    expect(ds(manifests, 'logs-wave-1').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '3', [WAVE_INDEX_ANNOTATION]: '1' });
+    expect(ds(manifests, 'logs').metadata.annotations).toEqual({ [ARGOCD_SYNC_WAVE]: '5', [WAVE_INDEX_ANNOTATION]: '2' });
     for (const m of manifests.filter((x) => x.kind !== 'DaemonSet')) {
       expect(Number(m.metadata.annotations?.[ARGOCD_SYNC_WAVE] ?? 0)).toBeLessThan(1);
     }

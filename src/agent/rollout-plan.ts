@@ -5,7 +5,7 @@
 import { AgentRollout, ARGOCD_SYNC_WAVE } from './rollout';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import { NodeSelectorTermJson } from '../scheduling/types';
-import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms } from '../waves/partition';
+import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms, WAVE_INDEX_ANNOTATION } from '../waves/partition';
 
 /** One DaemonSet the rollout renders. */
 export interface RolloutGroupPlan {
@@ -83,7 +83,10 @@ export function planRollout(
       promoted,
       terms: promoted ? group.terms : previousPartition![group.index].terms,
       strategy,
-      annotations: rollout.argoCdSyncWaves ? { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(group.index)}` } : {},
+      annotations: {
+        ...(rollout.argoCdSyncWaves ? { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(group.index)}` } : {}),
+        [WAVE_INDEX_ANNOTATION]: String(group.index),
+      },
     });
   }
   return { groups, problems };

@@ -677,12 +677,12 @@ function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]
 
 /**
  * Wave order of one agent's DaemonSets: Argo CD sync-wave, then wave groups before the fleet and ungrouped
- * DaemonSets, then id.
+ * DaemonSets, then the wave index the construct writes (WAVE_INDEX_ANNOTATION), then id.
  */
 export function orderWaves<T extends DaemonSetInfo>(members: readonly T[]): T[] {
   const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || ds.rolloutGroup === FLEET_GROUP ? 1 : 0);
   return [...members].sort((a, b) => (a.syncWave ?? Number.MAX_SAFE_INTEGER) - (b.syncWave ?? Number.MAX_SAFE_INTEGER)
-    || last(a) - last(b) || compare(a.id, b.id));
+    || last(a) - last(b) || (a.waveIndex ?? Number.MAX_SAFE_INTEGER) - (b.waveIndex ?? Number.MAX_SAFE_INTEGER) || compare(a.id, b.id));
 }
 
 export function describeBlocker(blocker: Blocker): string {

@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import * as YAML from 'yaml';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
 import { isLabelKey } from '../validation/values';
-import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
+import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../waves/partition';
 
 /** The pod template label the wave construct puts on each wave's DaemonSet (`fleet` for the remainder). */
 export { ROLLOUT_GROUP_LABEL };
@@ -79,6 +79,8 @@ export interface DaemonSetInfo {
   readonly rolloutGroup?: string;
   /** `argocd.argoproj.io/sync-wave` annotation, when it is an integer */
   readonly syncWave?: number;
+  /** the rollout group's place in the wave order (WAVE_INDEX_ANNOTATION), when the DaemonSet carries it */
+  readonly waveIndex?: number;
   readonly nodeName?: string;
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** required node affinity terms; undefined when the DaemonSet has none (then every node passes) */
@@ -338,6 +340,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     source,
     rolloutGroup: podLabels[ROLLOUT_GROUP_LABEL],
     syncWave,
+    waveIndex: /^\d{1,4}$/.test(annotations[WAVE_INDEX_ANNOTATION] ?? '') ? Number(annotations[WAVE_INDEX_ANNOTATION]) : undefined,
     nodeName: typeof podSpec.nodeName === 'string' && podSpec.nodeName !== '' ? podSpec.nodeName : undefined,
     // ValidatePodSpec checks nodeSelector with ValidateLabels: a key the API server refuses is refused here, never dropped
     nodeSelector: labelMap(podSpec.nodeSelector, `${where}: nodeSelector`),

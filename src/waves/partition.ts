@@ -19,6 +19,12 @@ export const DEFAULT_WAVE_LABEL_KEY = 'node-agents.cdk8s.io/rollout-wave';
 /** The pod label naming the rollout group of an agent's pod: a wave name, or `fleet`. Part of every selector. */
 export const ROLLOUT_GROUP_LABEL = 'node-agents.cdk8s.io/rollout-group';
 
+/**
+ * The DaemonSet annotation giving its group's place in the rollout order (`"0"` the first wave, the fleet last), so
+ * that `plan` reads the order from the manifests: a change of it moves no pod (metadata only).
+ */
+export const WAVE_INDEX_ANNOTATION = 'node-agents.cdk8s.io/rollout-wave-index';
+
 /** Name of the last group: every node that matches no wave. Reserved as a wave name. */
 export const FLEET_GROUP = 'fleet';
 
