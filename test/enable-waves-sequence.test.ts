@@ -1,7 +1,8 @@
 /**
  * The commit that enables rollout waves on a running agent, and the relabelling after it, as one
  * sequence under `node-agents plan`: in the documented order (enable without Argo CD gating, then
- * label the nodes, then gate later upgrades) nothing wedges and no node runs two pods; enabling
+ * label the nodes, then gate later upgrades) nothing wedges and no node runs two pods, and the moves the labels
+ * cause (each pod restarted at once) are findings to acknowledge; enabling
  * with gating on nodes already labelled would wedge the sync, and plan says so.
  */
 import { Chart, Testing } from 'cdk8s';
@@ -34,11 +35,21 @@ test('1. the enabling commit without gating, before any label: no node changes D
   expect(report.agents[0].moved).toEqual([]);
 });
 
-test('2. labels applied afterwards: the moves are safe (the new pod waits for the old one), under no gating', () => {
+test('2. labels applied afterwards: the new pod waits for the old one (no two pods, no wedge), but each move restarts the pod at once: a finding to acknowledge', () => {
   // the same trees on the labelled inventory: what the controllers do once the labels land
-  const report = planChange(stage(V1), stage(V1, { waves: WAVES, promoted: Promotion.all() }), inventory(LABELLED));
+  const before = stage(V1);
+  const after = stage(V1, { waves: WAVES, promoted: Promotion.all() });
+  const report = planChange(before, after, inventory(LABELLED));
   expect(report.agents[0].moved.map((m) => [m.node, m.to])).toEqual([['n-1', 'kube-system/scanner-canary'], ['n-2', 'kube-system/scanner-wave-1']]);
-  expect(report.findings).toEqual([]);
+  expect(report.findings.map((f) => [f.kind, f.cause, f.severity, [...f.nodes]])).toEqual([
+    ['held-wave-restart', 'wave-move', 'error', ['n-1']],
+    ['held-wave-restart', 'wave-move', 'error', ['n-2']],
+  ]);
+  expect(report.findings[0].message).toContain('1 node (n-1) move from kube-system/scanner to kube-system/scanner-canary: the pods there restart at once, outside any update budget');
+  // acknowledged: warnings
+  const acknowledged = planChange(before, after, inventory(LABELLED), { allowRestart: ['scanner'] });
+  expect(acknowledged.findings.map((f) => f.severity)).toEqual(['warning', 'warning']);
+  expect(acknowledged.findings[0].message).toContain('(acknowledged by --allow-restart)');
 });
 
 test('3. later upgrades may be gated: turning gating on and promoting the canary wedges nothing', () => {

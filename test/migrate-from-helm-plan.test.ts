@@ -25,7 +25,6 @@ describe('the adoption stages', () => {
   test.each([
     ['1-chart', '2-adopt'],
     ['2-adopt', '3-complete'],
-    ['3-complete', '4-waves'],
   ])('%s -> %s: no findings, no node loses an agent, every DaemonSet kept', (before, after) => {
     const report = plan([`${DIST}/${before}`], [`${DIST}/${after}`]);
     expect(report.findings).toEqual([]);
@@ -50,8 +49,17 @@ describe('the adoption stages', () => {
     }
   });
 
-  test('3-complete -> 4-waves: the canary node moves to its wave DaemonSet, held back by the anti-affinity (no two pods)', () => {
+  test('3-complete -> 4-waves: the canary node moves to its wave DaemonSet, held back by the anti-affinity (no two pods); '
+    + 'its pod restarts at once, a held-wave-restart to acknowledge; no node loses an agent', () => {
     const report = plan([`${DIST}/3-complete`], [`${DIST}/4-waves`]);
+    expect(report.findings.map((f) => [f.kind, f.cause, f.agent, [...f.nodes]])).toEqual([
+      ['held-wave-restart', 'wave-move', 'fluent-bit', ['worker-a-1']],
+      ['held-wave-restart', 'wave-move', 'prometheus-node-exporter', ['worker-a-1']],
+    ]);
+    for (const agent of report.agents) {
+      expect(agent.lost).toEqual([]);
+      expect(agent.daemonSets.filter((d) => d.change === 'deleted')).toEqual([]);
+    }
     for (const agent of report.agents) {
       expect(agent.moved.map((m) => m.node)).toEqual(['worker-a-1']);
       expect(agent.daemonSets.map((d) => d.id)).toContain(`${agent.agent === 'fluent-bit' ? 'logging/fluent-bit' : 'monitoring/prometheus-node-exporter'}`);
@@ -67,13 +75,18 @@ describe('the adoption stages', () => {
     }
   });
 
-  test('node-agents plan --stages over the four stages exits 0', () => {
-    let out = '';
-    const code = runCli(['plan', '--nodes', '../inventories/mixed-cluster.json', '--stages', 'dist/1-chart', 'dist/2-adopt', 'dist/3-complete', 'dist/4-waves'], {
-      stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) }, cwd: path.join(ROOT, 'examples', 'migrate-from-helm'),
-    });
-    expect(out).not.toMatch(/two-pods-per-node|lose the agent/);
-    expect(code).toBe(0);
+  test('node-agents plan --stages over the four stages exits 0 once the canary\'s move is acknowledged (1 without)', () => {
+    const stages = (...extra: string[]) => {
+      let out = '';
+      const code = runCli(['plan', '--nodes', '../inventories/mixed-cluster.json', '--stages', 'dist/1-chart', 'dist/2-adopt', 'dist/3-complete', 'dist/4-waves', ...extra], {
+        stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) }, cwd: path.join(ROOT, 'examples', 'migrate-from-helm'),
+      });
+      return { code, out };
+    };
+    const acknowledged = stages('--allow-restart', 'fluent-bit', '--allow-restart', 'prometheus-node-exporter');
+    expect(acknowledged.out).not.toMatch(/two-pods-per-node|lose the agent/);
+    expect(acknowledged.code).toBe(0);
+    expect(stages().code).toBe(1);
   });
 });
 

@@ -46,14 +46,17 @@ describe('two pods of one agent on one node', () => {
   const before = () => scanner('example.com/scanner:1');
   const after = () => scanner('example.com/scanner:1', { waves: WAVES, promoted: Promotion.all() });
 
-  test('the constructs\' anti-affinity holds the new pod Pending until the old one is gone: the move is safe', () => {
+  test('the constructs\' anti-affinity holds the new pod Pending until the old one is gone: no two pods, but each moved pod restarts at once (wave-move)', () => {
     const report = plan(before(), after());
     expect(report.agents[0].moved).toEqual([
       { node: 'n-1', from: 'kube-system/scanner', to: 'kube-system/scanner-canary' },
       { node: 'n-2', from: 'kube-system/scanner', to: 'kube-system/scanner-wave-1' },
       { node: 'n-3', from: 'kube-system/scanner', to: 'kube-system/scanner-wave-1' },
     ]);
-    expect(report.findings).toEqual([]);
+    expect(summary(report)).toEqual([
+      ['held-wave-restart', 'wave-move', ['n-1']],
+      ['held-wave-restart', 'wave-move', ['n-2', 'n-3']],
+    ]);
   });
 
   test('without the anti-affinity: the moved nodes run two pods, and the fix names it', () => {
@@ -65,19 +68,21 @@ describe('two pods of one agent on one node', () => {
     expect(summary(report)).toEqual([
       ['two-pods-per-node', 'move', ['n-1']],
       ['two-pods-per-node', 'move', ['n-2', 'n-3']],
+      // the moves are named once (above); the fleet's template lost its anti-affinity: its nodes restart on the same release
+      ['held-wave-restart', 'wave-layout', ['n-4', 'n-5', 'n-6']],
     ]);
     expect(report.findings[0].daemonSets).toEqual(['kube-system/scanner', 'kube-system/scanner-canary']);
     expect(report.findings[0].fix).toContain('podAntiAffinity on kubernetes.io/hostname');
   });
 
-  test('a shared host port also holds the new pod (NodePorts): no finding', () => {
+  test('a shared host port also holds the new pod (NodePorts): no two pods, the move restarts the pod at once', () => {
     const b = [daemonSet('agent', { hostPort: 9000 })];
     const a = [daemonSet('agent-canary', { agent: 'agent', group: 'canary', hostPort: 9000, nodeSelector: { 'node-agents.cdk8s.io/rollout-wave': 'canary' } })];
     const report = plan(b, a);
     expect(report.agents[0].moved.map((m) => m.node)).toEqual(['n-1']);
     expect(report.agents[0].lost.map((l) => l.node)).toEqual(['n-2', 'n-3', 'n-4', 'n-5', 'n-6']);
     // no two-pods finding; the other nodes losing the agent is one (test/plan-loses-agent.test.ts)
-    expect(summary(report)).toEqual([['loses-agent', 'deleted', ['n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+    expect(summary(report)).toEqual([['loses-agent', 'deleted', ['n-2', 'n-3', 'n-4', 'n-5', 'n-6']], ['held-wave-restart', 'wave-move', ['n-1']]]);
   });
 
   test('two DaemonSets of one agent covering the same nodes, without anti-affinity: two pods for good', () => {

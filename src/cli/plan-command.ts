@@ -60,7 +60,12 @@ Flags:
                       (default ${DEFAULT_POD_SECONDS}, as in estimate)
   --allow-narrowing AGENT  the change takes AGENT off nodes on purpose: its loses-agent
                       findings are warnings (repeatable; or annotate a DaemonSet of the
-                      agent node-agents.cdk8s.io/narrowing-acknowledged: "true")
+                      agent node-agents.cdk8s.io/narrowing-acknowledged: "true"; an agent
+                      removed altogether: node-agents.cdk8s.io/removed-agents on any object)
+  --allow-restart AGENT  the change restarts or moves AGENT's pods outside a promotion on
+                      purpose (waves reordered, added, dropped, enabled): those held-wave-restart
+                      findings are warnings (repeatable; or annotate a DaemonSet of the agent
+                      node-agents.cdk8s.io/restart-acknowledged: "true")
 ${PODS_FLAG_HELP}${COST_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
@@ -76,6 +81,7 @@ const OPTIONS = {
   'stages': { type: 'string', multiple: true },
   'pod-seconds': { type: 'string' },
   'allow-narrowing': { type: 'string', multiple: true },
+  'allow-restart': { type: 'string', multiple: true },
   'markdown': { type: 'boolean' },
   'json': { type: 'boolean' },
   'pods': { type: 'string' },
@@ -119,6 +125,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'plan');
   const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
   const allowNarrowing = listValue(parsed, 'allow-narrowing');
+  const allowRestart = listValue(parsed, 'allow-restart');
 
   const inventory = loadInventory(nodesFile, io.cwd);
   const nodes = nodeFacts(inventory);
@@ -138,7 +145,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   for (let i = 1; i < trees.length; i++) {
     const afterCoverage = analyzeCoverage(loaded[i].daemonSets, nodes);
     const coverage = { before: beforeCoverage, after: afterCoverage };
-    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, coverage });
+    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
     const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };

@@ -25,6 +25,13 @@ export const NARROWING_ANNOTATION = 'node-agents.cdk8s.io/narrowing-acknowledged
  */
 export const REMOVAL_ANNOTATION = 'node-agents.cdk8s.io/removed-agents';
 
+/**
+ * The annotation that acknowledges, on a DaemonSet of the after-tree (value `"true"`), that the change restarts or
+ * moves the agent's pods outside a promotion on purpose: waves reordered, added, dropped or enabled. `plan` then
+ * reports those restarts as warnings.
+ */
+export const RESTART_ANNOTATION = 'node-agents.cdk8s.io/restart-acknowledged';
+
 export interface PlanOptions {
   /** one pod's cycle (pull + start + ready + termination of the old pod), as `estimate` takes it (default 30) */
   readonly podSeconds?: number;
@@ -33,6 +40,12 @@ export interface PlanOptions {
    * @default none: every node losing an agent that still exists is an error
    */
   readonly allowNarrowing?: readonly string[];
+  /**
+   * Agents whose pods the change restarts or moves outside a promotion on purpose (`plan --allow-restart AGENT`):
+   * waves reordered, added, dropped or enabled. Those restarts are a warning.
+   * @default none: each is an error
+   */
+  readonly allowRestart?: readonly string[];
   /**
    * The coverage of the trees on the same nodes, when the caller computed it already (analyzeCoverage of
    * `before.daemonSets` and `after.daemonSets` on `nodes`): a sequence of stages shares each tree's, and
@@ -220,7 +233,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
   const agents = agentNames.map((agent) => agentPlan(ctx, agent, beforeAgents.get(agent), afterAgents.get(agent)));
   const touched = new Set(agents.filter((a) => a.daemonSets.some((d) => d.change !== 'unchanged')).map((a) => a.agent));
-  const findings = [...changeFindings(ctx, agents, touched, options.allowNarrowing ?? []), ...afterTreeFindings(ctx, agents, touched)];
+  const findings = [...changeFindings(ctx, agents, touched, options), ...afterTreeFindings(ctx, agents, touched)];
   return {
     podSeconds: ctx.podSeconds,
     nodes: ctx.sorted.length,
@@ -345,17 +358,19 @@ function agentPlan(ctx: PlanContext, agent: string, b: AgentCoverage | undefined
 }
 
 /** The findings of what the change does to each touched agent: moves, stalls, held waves, selectors, nodes lost. */
-function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched: ReadonlySet<string>, allowNarrowing: readonly string[]): Finding[] {
+function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched: ReadonlySet<string>, options: PlanOptions): Finding[] {
   // the few nodes findings name are found by binary search in the name-ordered nodes (no map of 130k names)
   const facts = (name: string): NodeFacts => ctx.sorted[positionByName(ctx.sorted, name)];
   const findings: Finding[] = [];
   for (const agent of agents) {
     if (!touched.has(agent.agent)) continue;
-    findings.push(...moveFindings(agent, ctx.beforeById, ctx.afterById));
+    const moves = moveFindings(agent, ctx.beforeById, ctx.afterById);
+    findings.push(...moves);
     findings.push(...stallFindings(agent, ctx.afterById, ctx.afterReport, facts, ctx.after));
     findings.push(...heldWaveFindings(agent, ctx.before, ctx.after));
     findings.push(...selectorFindings(agent, ctx.before, ctx.after));
-    findings.push(...lossFindings(agent, ctx.after, allowNarrowing));
+    findings.push(...lossFindings(agent, ctx.after, options.allowNarrowing ?? []));
+    findings.push(...waveRestartFindings(ctx, agent, options.allowRestart ?? [], new Set(moves.flatMap((f) => f.nodes))));
   }
   findings.push(...admissionFindings(ctx, agents, touched));
   return findings;
@@ -758,11 +773,62 @@ function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
 }
 
 /**
+ * Pods a change restarts or moves outside a promotion, which heldWaveFindings (a new template on a held group) does
+ * not see: a group restarting with the release it runs already (only what the wave layout sets changed: the waves
+ * reordered, added, dropped or enabled), a new release led by another group than the one that led before (the
+ * canary skipped), and nodes moving between the agent's DaemonSets (the old DaemonSet's pod is deleted at once,
+ * outside any update budget) that moveFindings does not report already (`moveFound`). Errors unless acknowledged: `--allow-restart AGENT` or RESTART_ANNOTATION.
+ */
+function waveRestartFindings(ctx: PlanContext, agent: AgentPlan, allowed: readonly string[], moveFound: ReadonlySet<string>): Finding[] {
+  const beforeObjects = daemonSetObjects(ctx.before);
+  const afterObjects = daemonSetObjects(ctx.after);
+  const annotated = agent.daemonSets.some((d) => (afterObjects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined)
+    ?.annotations?.[RESTART_ANNOTATION] === 'true');
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-restart' : annotated ? `the ${RESTART_ANNOTATION} annotation` : undefined;
+  const finding = (cause: string, daemonSets: string[], nodes: readonly string[], message: string): Finding => ({
+    kind: 'held-wave-restart',
+    severity: acknowledged === undefined ? 'error' : 'warning',
+    cause,
+    agent: agent.agent,
+    daemonSets,
+    nodes: [...nodes].sort(compare),
+    message: `${message}${acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`}`,
+    fix: 'keep the waves in their order and set (promote through them, then change the layout in a commit of its own), or acknowledge the restart: '
+      + `plan --allow-restart ${agent.agent}, or annotate a DaemonSet of the agent ${RESTART_ANNOTATION}: "true"`,
+  });
+  const findings: Finding[] = [];
+  const kept = agent.daemonSets.filter((d) => d.podTemplateChanged && beforeObjects.has(d.id) && afterObjects.has(d.id)
+    && releaseHash(beforeObjects.get(d.id)!) === releaseHash(afterObjects.get(d.id)!));
+  for (const d of kept) {
+    findings.push(finding('wave-layout', [d.id], d.replaced, `${d.id} restarts its pods on ${nodeList(d.replaced)} with the release it runs already: `
+      + 'only what the wave layout sets in its pod template changed (the waves reordered, added, dropped or enabled)'));
+  }
+  const beforeLead = orderWaves(ctx.before.daemonSets.filter((d) => d.agent === agent.agent))[0];
+  const afterLead = agent.daemonSets.find((d) => d.change !== 'deleted');
+  const ranBefore = new Set(agent.daemonSets.filter((d) => beforeObjects.has(d.id)).map((d) => releaseHash(beforeObjects.get(d.id)!)));
+  if (beforeLead !== undefined && afterLead !== undefined && afterLead.id !== beforeLead.id && afterLead.replaced.length > 0
+    && !ranBefore.has(releaseHash(afterObjects.get(afterLead.id)!))) {
+    findings.push(finding('wave-order', [afterLead.id, beforeLead.id], afterLead.replaced, `a new release reaches ${afterLead.id} (${nodeList(afterLead.replaced)}) first: `
+      + `${beforeLead.id} led the rollout before, and the waves' order changed`));
+  }
+  const moves = new Map<string, { from: string; to: string; nodes: string[] }>();
+  // a move moveFindings reports already (two pods on the node, a wedged sync) is not named twice
+  for (const m of agent.moved.filter((x) => !moveFound.has(x.node))) {
+    entryOf(moves, `${m.from}\0${m.to}`, () => ({ from: m.from, to: m.to, nodes: [] })).nodes.push(m.node);
+  }
+  for (const m of moves.values()) {
+    findings.push(finding('wave-move', [m.from, m.to], m.nodes, `${nodeList(m.nodes)} move from ${m.from} to ${m.to}: the pods there restart at once, `
+      + 'outside any update budget, when the old DaemonSet is deleted or narrowed'));
+  }
+  return findings;
+}
+
+/**
  * Nodes that lose an agent the after-tree still runs elsewhere: a DaemonSet deleted (e.g. the held waves' DaemonSets
  * when `rollout.previous` is dropped mid-upgrade) or narrowed (selector, affinity, tolerations) while the agent
  * remains. The DaemonSet controller deletes those pods at once, outside any update budget. An error unless
  * acknowledged: `--allow-narrowing AGENT`, or the NARROWING_ANNOTATION on a DaemonSet of the agent in the after-tree.
- * An agent the after-tree no longer holds at all is a removal, not a loss to report.
+ * An agent the after-tree no longer holds at all is a removal (removalFinding).
  */
 function lossFindings(agent: AgentPlan, after: ManifestSet, allowed: readonly string[]): Finding[] {
   if (agent.lost.length === 0) return [];
