@@ -252,6 +252,34 @@ export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: strin
   const fs = matchers(exporterSelector, o.filesystemSelector ?? 'fstype!="",mountpoint!=""');
   const pct = (v: number | undefined, d: number, prop: string) => checkNumber(v ?? d, `alerts.nodeMixin.${prop}`, w, 0, 100);
   const skew = checkNumber(o.clockSkewSeconds ?? 0.05, 'alerts.nodeMixin.clockSkewSeconds', w);
+  const spaceWarn = pct(o.spaceFillingUpWarningPercent, 40, 'spaceFillingUpWarningPercent');
+  const spaceCrit = pct(o.spaceFillingUpCriticalPercent, 20, 'spaceFillingUpCriticalPercent');
+  const availWarn = pct(o.spaceAvailableWarningPercent, 5, 'spaceAvailableWarningPercent');
+  const availCrit = pct(o.spaceAvailableCriticalPercent, 3, 'spaceAvailableCriticalPercent');
+  const filesWarn = pct(o.filesFillingUpWarningPercent, 40, 'filesFillingUpWarningPercent');
+  const filesCrit = pct(o.filesFillingUpCriticalPercent, 20, 'filesFillingUpCriticalPercent');
+  const filesAvailWarn = pct(o.filesAvailableWarningPercent, 5, 'filesAvailableWarningPercent');
+  const filesAvailCrit = pct(o.filesAvailableCriticalPercent, 3, 'filesAvailableCriticalPercent');
+  const fsLevels: FilesystemLevels = { spaceWarn, spaceCrit, availWarn, availCrit, filesWarn, filesCrit, filesAvailWarn, filesAvailCrit };
+  const rules: AlertRule[] = [...filesystemRules(fs, fsLevels), ...clockRules(exporterSelector, skew)];
+  return { name: `${target.agent}.node-mixin`, rules };
+}
+
+/** The thresholds (percent) of node-mixin's filesystem alerts. */
+interface FilesystemLevels {
+  readonly spaceWarn: number;
+  readonly spaceCrit: number;
+  readonly availWarn: number;
+  readonly availCrit: number;
+  readonly filesWarn: number;
+  readonly filesCrit: number;
+  readonly filesAvailWarn: number;
+  readonly filesAvailCrit: number;
+}
+
+/** node-mixin's space and inode alerts on the filesystems `fs` selects. */
+function filesystemRules(fs: string, l: FilesystemLevels): AlertRule[] {
+  const { spaceWarn, spaceCrit, availWarn, availCrit, filesWarn, filesCrit, filesAvailWarn, filesAvailCrit } = l;
   const fillingUp = (free: string, total: string, percent: number, hours: number) => [
     '(',
     `  ${free}{${fs}} / ${total}{${fs}} * 100 < ${percent}`,
@@ -271,15 +299,7 @@ export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: strin
   const on = 'on {{ $labels.device }} at {{ $labels.instance }}';
   const space = ['node_filesystem_avail_bytes', 'node_filesystem_size_bytes'] as const;
   const files = ['node_filesystem_files_free', 'node_filesystem_files'] as const;
-  const spaceWarn = pct(o.spaceFillingUpWarningPercent, 40, 'spaceFillingUpWarningPercent');
-  const spaceCrit = pct(o.spaceFillingUpCriticalPercent, 20, 'spaceFillingUpCriticalPercent');
-  const availWarn = pct(o.spaceAvailableWarningPercent, 5, 'spaceAvailableWarningPercent');
-  const availCrit = pct(o.spaceAvailableCriticalPercent, 3, 'spaceAvailableCriticalPercent');
-  const filesWarn = pct(o.filesFillingUpWarningPercent, 40, 'filesFillingUpWarningPercent');
-  const filesCrit = pct(o.filesFillingUpCriticalPercent, 20, 'filesFillingUpCriticalPercent');
-  const filesAvailWarn = pct(o.filesAvailableWarningPercent, 5, 'filesAvailableWarningPercent');
-  const filesAvailCrit = pct(o.filesAvailableCriticalPercent, 3, 'filesAvailableCriticalPercent');
-  const rules: AlertRule[] = [
+  return [
     {
       alert: 'NodeFilesystemSpaceFillingUp',
       expr: fillingUp(space[0], space[1], spaceWarn, 24),
@@ -344,6 +364,12 @@ export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: strin
       summary: `Filesystem has less than ${filesAvailCrit}% inodes left.`,
       description: `Filesystem ${on} has only {{ printf "%.2f" $value }}% available inodes left.`,
     },
+  ];
+}
+
+/** node-mixin's clock alerts. */
+function clockRules(exporterSelector: string, skew: number): AlertRule[] {
+  return [
     {
       alert: 'NodeClockSkewDetected',
       expr: [
@@ -373,7 +399,6 @@ export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: strin
       description: 'Clock on {{ $labels.instance }} is not synchronising. Ensure NTP is configured on this host.',
     },
   ];
-  return { name: `${target.agent}.node-mixin`, rules };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
+import { flag, listValue, parse, Parsed, requiredString, stringValue, UsageError } from './args';
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
@@ -84,16 +84,76 @@ const OPTIONS = {
   'help': { type: 'boolean', short: 'h' },
 } as const;
 
+interface LabelOptions {
+  readonly nodesFile: string;
+  readonly waves: readonly WaveFraction[];
+  readonly labelKey?: string;
+  readonly spreadBy?: readonly string[];
+  readonly format: string;
+  readonly allNodes: boolean;
+  readonly diff: boolean;
+  readonly strict: boolean;
+  readonly manifestPaths: readonly string[];
+}
+
 export function labelCommand(argv: readonly string[], io: CliIo): number {
   const parsed = parse('label', argv, OPTIONS, false);
   if (flag(parsed, 'help')) {
     io.stdout.write(LABEL_HELP);
     return 0;
   }
+  const options = labelOptions(parsed);
+  const all = loadInventory(options.nodesFile, io.cwd);
+  const facts = nodeFacts(all);
+  const factsByName = new Map(facts.map((n) => [n.name, n]));
+  // a Set: `left.includes` per node made this step quadratic on big clusters
+  const leftSet = new Set(options.allNodes ? [] : facts.filter((n) => n.platform !== 'linux').map((n) => n.name));
+  const left = all.filter((n) => leftSet.has(n.metadata.name));
+  const nodes: NodeJson[] = all.filter((n) => !leftSet.has(n.metadata.name));
+  if (nodes.length === 0) {
+    const names = commentList(left.map((n) => n.metadata.name).sort());
+    throw new Error(all.length === 1
+      ? `${options.nodesFile}: the only node (${names}) is Windows or virtual; nothing to label; --all-nodes assigns it too`
+      : `${options.nodesFile}: all ${all.length} nodes are Windows or virtual; nothing to label (${names}); --all-nodes assigns them too`);
+  }
+  const manifests = options.manifestPaths.length === 0 ? undefined : loadManifests(options.manifestPaths, io.cwd);
+
+  let assignment: WaveAssignment;
+  try {
+    assignment = assignWaves(nodes, {
+      waves: options.waves,
+      labelKey: options.labelKey,
+      spreadBy: options.spreadBy,
+      includeControlPlane: flag(parsed, 'include-control-plane'),
+      seed: stringValue(parsed, 'seed'),
+      unreadyInLaterWaves: flag(parsed, 'unready-in-later-waves'),
+    });
+  } catch (error) {
+    // the waves module names the bad option in its terms (waves[0].fraction...): say it in the CLI's.
+    throw new UsageError((error as Error).message, 'label');
+  }
+  const empty = emptyWaves(assignment, options.waves, nodes.length);
+  const warnings = empty.map((e) => emptyWaveMessage(e, assignment, options.allNodes));
+  if (options.strict && warnings.length > 0) {
+    io.stderr.write(warnings.map((w) => `node-agents label: error (--strict): ${terminalSafe(w)}\n`).join(''));
+    return 1;
+  }
+  io.stderr.write(warnings.map((w) => `node-agents label: warning: ${terminalSafe(w)}\n`).join(''));
+
+  const gpu = manifests === undefined ? undefined : gpuMoves(manifests, assignment, nodes, factsByName);
+  const moving = new Set(gpu?.moves.map((m) => m.node) ?? []);
+  const commands = labelChanges(assignment, options.diff ? nodes : undefined, left).filter((c) => !moving.has(c.node)).map((c) => c.command);
+  const labelled: Labelled = { options, assignment, nodes, leftNames: left.map((n) => n.metadata.name).sort(), warnings, gpu, commands, moving };
+  io.stdout.write(options.format === 'json' ? labelJson(labelled) : labelText(labelled));
+  return 0;
+}
+
+/** The flags, checked in the CLI's terms before any node is read or any command line printed. */
+function labelOptions(parsed: Parsed): LabelOptions {
   const nodesFile = requiredString(parsed, 'label', 'nodes', 'the node inventory (kubectl get nodes -o json > nodes.json)');
-  const waves = listValue(parsed, 'wave').map(parseWave);
-  if (waves.length === 0) throw new UsageError('--wave is required: e.g. --wave canary=0.02 --wave wave-1=0.1', 'label');
   const given = listValue(parsed, 'wave');
+  const waves = given.map(parseWave);
+  if (waves.length === 0) throw new UsageError('--wave is required: e.g. --wave canary=0.02 --wave wave-1=0.1', 'label');
   const twice = waves.find((w, i) => waves.findIndex((v) => v.name === w.name) !== i);
   if (twice !== undefined) throw new UsageError(`--wave ${twice.name}: the wave is given twice; give every wave a different name`, 'label');
   const sum = waves.reduce((total, w) => total + w.fraction, 0);
@@ -104,7 +164,7 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   }
   const labelKey = stringValue(parsed, 'label-key');
   const spreadBy = parsed.values['spread-by'] === undefined ? undefined : listValue(parsed, 'spread-by');
-  // Checked here, in the CLI's terms, before any command line is printed: a bad key would make kubectl fail half-way.
+  // a bad key would make kubectl fail half-way
   const keyProblems = [
     ...(labelKey === undefined ? [] : checkLabelKey('--label-key', labelKey)),
     ...(spreadBy ?? []).flatMap((key) => checkLabelKey('--spread-by', key)),
@@ -112,101 +172,84 @@ export function labelCommand(argv: readonly string[], io: CliIo): number {
   if (keyProblems.length > 0) throw new UsageError(keyProblems.join('; '), 'label');
   const format = flag(parsed, 'json') ? 'json' : stringValue(parsed, 'format') ?? 'commands';
   if (!FORMATS.includes(format)) throw new UsageError(`--format ${format}: use one of ${FORMATS.join(', ')}`, 'label');
+  return {
+    nodesFile,
+    waves,
+    labelKey,
+    spreadBy,
+    format,
+    allNodes: flag(parsed, 'all-nodes'),
+    diff: flag(parsed, 'diff'),
+    strict: flag(parsed, 'strict'),
+    manifestPaths: listValue(parsed, 'manifests'),
+  };
+}
 
-  const all = loadInventory(nodesFile, io.cwd);
-  const facts = nodeFacts(all);
-  const factsByName = new Map(facts.map((n) => [n.name, n]));
-  const allNodes = flag(parsed, 'all-nodes');
-  // a Set: `left.includes` per node made this step quadratic on big clusters
-  const leftSet = new Set(allNodes ? [] : facts.filter((n) => n.platform !== 'linux').map((n) => n.name));
-  const left = all.filter((n) => leftSet.has(n.metadata.name));
-  const nodes: NodeJson[] = all.filter((n) => !leftSet.has(n.metadata.name));
-  if (nodes.length === 0) {
-    const names = commentList(left.map((n) => n.metadata.name).sort());
-    throw new Error(all.length === 1
-      ? `${nodesFile}: the only node (${names}) is Windows or virtual; nothing to label; --all-nodes assigns it too`
-      : `${nodesFile}: all ${all.length} nodes are Windows or virtual; nothing to label (${names}); --all-nodes assigns them too`);
-  }
-  const manifestPaths = listValue(parsed, 'manifests');
-  const manifests = manifestPaths.length === 0 ? undefined : loadManifests(manifestPaths, io.cwd);
+/** What the label command decided, for its two outputs. */
+interface Labelled {
+  readonly options: LabelOptions;
+  readonly assignment: WaveAssignment;
+  readonly nodes: readonly NodeJson[];
+  readonly leftNames: readonly string[];
+  readonly warnings: readonly string[];
+  readonly gpu?: GpuPlan;
+  readonly commands: readonly string[];
+  readonly moving: ReadonlySet<string>;
+}
 
-  let assignment: WaveAssignment;
-  try {
-    assignment = assignWaves(nodes, {
-      waves,
-      labelKey,
-      spreadBy,
-      includeControlPlane: flag(parsed, 'include-control-plane'),
-      seed: stringValue(parsed, 'seed'),
-      unreadyInLaterWaves: flag(parsed, 'unready-in-later-waves'),
-    });
-  } catch (error) {
-    // the waves module names the bad option in its terms (waves[0].fraction...): say it in the CLI's.
-    throw new UsageError((error as Error).message, 'label');
-  }
-  const empty = emptyWaves(assignment, waves, nodes.length);
-  const warnings = empty.map((e) => emptyWaveMessage(e, assignment, allNodes));
-  if (flag(parsed, 'strict') && warnings.length > 0) {
-    io.stderr.write(warnings.map((w) => `node-agents label: error (--strict): ${terminalSafe(w)}\n`).join(''));
-    return 1;
-  }
-  io.stderr.write(warnings.map((w) => `node-agents label: warning: ${terminalSafe(w)}\n`).join(''));
+function labelJson(l: Labelled): string {
+  const { assignment, gpu } = l;
+  return JSON.stringify({
+    labelKey: assignment.labelKey,
+    waves: assignment.byWave,
+    fleet: assignment.fleet,
+    // JSON drops undefined values: the fleet is written as null so every node is listed.
+    byNode: Object.fromEntries(Object.entries(assignment.byNode).map(([name, wave]) => [name, wave ?? null])),
+    leftOut: l.leftNames,
+    // nodes a wave passed over because a rollout cannot count on them → why
+    heldOut: assignment.heldOut,
+    warnings: l.warnings,
+    ...(gpu === undefined ? {} : {
+      gpuDriverMoves: gpu.moves.map((m) => ({ node: m.node, from: m.from ?? null, to: m.to ?? null, steps: m.steps })),
+    }),
+    ...(l.options.diff ? { changes: l.commands } : {}),
+  }, null, 2) + '\n';
+}
 
-  const diff = flag(parsed, 'diff');
-  const gpu = manifests === undefined ? undefined : gpuMoves(manifests, assignment, nodes, factsByName);
-  const moving = new Set(gpu?.moves.map((m) => m.node) ?? []);
-  const commands = labelChanges(assignment, diff ? nodes : undefined, left).filter((c) => !moving.has(c.node)).map((c) => c.command);
-  const leftNames = left.map((n) => n.metadata.name).sort();
-
-  if (format === 'json') {
-    io.stdout.write(JSON.stringify({
-      labelKey: assignment.labelKey,
-      waves: assignment.byWave,
-      fleet: assignment.fleet,
-      // JSON drops undefined values: the fleet is written as null so every node is listed.
-      byNode: Object.fromEntries(Object.entries(assignment.byNode).map(([name, wave]) => [name, wave ?? null])),
-      leftOut: leftNames,
-      // nodes a wave passed over because a rollout cannot count on them → why
-      heldOut: assignment.heldOut,
-      warnings,
-      ...(gpu === undefined ? {} : {
-        gpuDriverMoves: gpu.moves.map((m) => ({ node: m.node, from: m.from ?? null, to: m.to ?? null, steps: m.steps })),
-      }),
-      ...(diff ? { changes: commands } : {}),
-    }, null, 2) + '\n');
-    return 0;
-  }
-
+function labelText(l: Labelled): string {
+  const { assignment, gpu, options } = l;
   const summary = [
-    ...waves.map((w) => `${w.name} ${assignment.byWave[w.name].length}`),
+    ...options.waves.map((w) => `${w.name} ${assignment.byWave[w.name].length}`),
     `fleet ${assignment.fleet.length}`,
   ].join(', ');
-  let out = `# ${plural(nodes.length, 'node')}: ${summary}${leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(leftNames)}` : ''}\n`;
+  let out = `# ${plural(l.nodes.length, 'node')}: ${summary}${l.leftNames.length > 0 ? `; left out (Windows/virtual): ${commentList(l.leftNames)}` : ''}\n`;
   const held = Object.entries(assignment.heldOut);
   if (held.length > 0) {
     // every one of them, not a short list: these are the nodes the operator must look at
     out += `# kept in the fleet, out of every wave (the rollout of a wave would wait on them): ${held.map(([name, why]) => commentText(`${name} (${why.join(', ')})`)).join(', ')}\n`;
   }
-  out += warnings.map((w) => `# warning: ${commentText(w)}\n`).join('');
-  if (format === 'nodepool') {
-    for (const wave of waves) {
-      const members = assignment.byWave[wave.name];
-      out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${commentList(members)})` : ''}\n`;
-      out += '# put this label on the template of the node pool(s) that make up this wave:\n';
-      for (const [key, value] of Object.entries(nodePoolLabel(assignment.labelKey, wave.name))) out += `labels:\n  ${key}: ${value}\n`;
-    }
-    out += `\n# fleet: ${plural(assignment.fleet.length, 'node')}: node pools carry no ${assignment.labelKey} label\n`;
-    out += '# (Cluster API copies only labels under node.cluster.x-k8s.io/ to nodes: pick such a --label-key there)\n';
-    if (gpu !== undefined && gpu.moves.length > 0) {
-      out += `# GPU driver nodes change wave (${commentList(gpu.moves.map((m) => m.node))}): replace them through cordon and drain, one node at a time\n`;
-    }
-  } else {
-    if (diff && commands.length === 0 && moving.size === 0) out += '# nothing to change: every node already carries its wave label\n';
-    out += commands.map((c) => `${c}\n`).join('');
-    if (gpu !== undefined) out += gpuText(gpu);
+  out += l.warnings.map((w) => `# warning: ${commentText(w)}\n`).join('');
+  if (options.format === 'nodepool') return out + nodePoolText(options.waves, assignment, gpu);
+  if (options.diff && l.commands.length === 0 && l.moving.size === 0) out += '# nothing to change: every node already carries its wave label\n';
+  out += l.commands.map((c) => `${c}\n`).join('');
+  if (gpu !== undefined) out += gpuText(gpu);
+  return out;
+}
+
+function nodePoolText(waves: readonly WaveFraction[], assignment: WaveAssignment, gpu: GpuPlan | undefined): string {
+  let out = '';
+  for (const wave of waves) {
+    const members = assignment.byWave[wave.name];
+    out += `\n# wave ${wave.name}: ${plural(members.length, 'node')}${members.length > 0 ? ` (${commentList(members)})` : ''}\n`;
+    out += '# put this label on the template of the node pool(s) that make up this wave:\n';
+    for (const [key, value] of Object.entries(nodePoolLabel(assignment.labelKey, wave.name))) out += `labels:\n  ${key}: ${value}\n`;
   }
-  io.stdout.write(out);
-  return 0;
+  out += `\n# fleet: ${plural(assignment.fleet.length, 'node')}: node pools carry no ${assignment.labelKey} label\n`;
+  out += '# (Cluster API copies only labels under node.cluster.x-k8s.io/ to nodes: pick such a --label-key there)\n';
+  if (gpu !== undefined && gpu.moves.length > 0) {
+    out += `# GPU driver nodes change wave (${commentList(gpu.moves.map((m) => m.node))}): replace them through cordon and drain, one node at a time\n`;
+  }
+  return out;
 }
 
 /** One line on a wave with no node: why, and what gives it one. */

@@ -7,7 +7,7 @@ import {
   bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget, KUBERNETES_API,
   SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
-import { WaveGateCheck } from '../alerts/options';
+import { WaveGate, WaveGateCheck } from '../alerts/options';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
@@ -51,121 +51,143 @@ export function renderWaveGates(
   const waves = rollout!.waves.map((w) => w.name);
   const seen = new Set<string>();
   const jobs: ApiObject[] = [];
-  const recordNames: string[] = [];
   const account = `${agent.name}-gate`;
   for (const gate of gates) {
-    const index = waves.indexOf(gate.afterWave);
-    if (gate.afterWave === FLEET_GROUP) {
-      throw new ValidationError(where, 'rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead');
-    }
-    if (index < 0) {
-      throw new ValidationError(where, `rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
-    }
-    if (seen.has(gate.afterWave)) throw new ValidationError(where, `rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
-    seen.add(gate.afterWave);
-    const timeout = gate.timeoutSeconds ?? 300;
-    if (!Number.isInteger(timeout) || timeout < 30 || timeout > GATE_MAX_TIMEOUT_SECONDS) {
-      throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
-        + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
-    }
-    if (gate.image !== undefined) {
-      const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
-      if (problems.length > 0) throw new ValidationError(where, `${problems.join('; ')}`);
-    }
+    const index = checkGate(gate, waves, seen, where);
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
-
-    const daemonSet = groupResourceName(agent.name, gate.afterWave);
-    const jobName = `${agent.name}-gate-${gate.afterWave}`;
-    if (jobName.length > 63) {
-      throw new ValidationError(where, `gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
-    }
-    const bake = bakeSeconds(gate, where);
-    const target: GateTarget = {
-      namespace: agent.namespace,
-      daemonSet,
-      window: `${Math.max(bake / 60, 1)}m`,
-      kubeStateMetricsSelector: gate.kubeStateMetricsSelector,
-    };
-    const checks = [
-      ...(gate.checks ?? [...daemonSetGateChecks(target), ...(kindChecks ? kindChecks(target) : [])]),
-      ...(gate.extraChecks ?? []),
-    ];
-    const env = gateEnvironment(gate.afterWave, gate, checks, where);
-    const waveDaemonSet = ApiObject.of(agent.daemonSets[agent.rolloutGroups.indexOf(gate.afterWave)]);
-    // Resolved at synthesis, once the wave's DaemonSet has every patch.
-    const revision = Lazy.any({
-      produce: () => gateRevision({ name: daemonSet, spec: waveDaemonSet.toJson().spec }, env),
-    });
-    const jobEnv: { [name: string]: unknown } = {
-      ...env,
-      GATE_NAMESPACE: agent.namespace,
-      GATE_REVISION: revision,
-      KUBERNETES_API,
-      RECORD_NAME: jobName,
-      SERVICE_ACCOUNT_DIR,
-    };
-    recordNames.push(jobName);
-    const labels = {
-      'app.kubernetes.io/component': 'rollout-gate',
-      'app.kubernetes.io/instance': agent.name,
-      'app.kubernetes.io/managed-by': 'cdk8s',
-      // Not the agent's own name: the agent's Services and DaemonSets select name + instance.
-      'app.kubernetes.io/name': `${agent.name}-gate`,
-      [ROLLOUT_GROUP_LABEL]: gate.afterWave,
-    };
-    jobs.push(new ApiObject(scope, `Gate-${gate.afterWave}`, {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: {
-        name: jobName,
-        namespace: agent.namespace,
-        labels,
-        annotations: {
-          [ARGOCD_HOOK]: 'Sync',
-          [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation',
-          [ARGOCD_SYNC_WAVE]: `${gateSyncWave(index)}`,
-        },
-      },
-      spec: {
-        // One attempt: a failed gate must stop the sync, not be retried into passing.
-        backoffLimit: 0,
-        activeDeadlineSeconds: bake + timeout,
-        template: {
-          metadata: { labels },
-          spec: {
-            restartPolicy: 'Never',
-            // Its token may only read and write its own record ConfigMaps (the Role below).
-            serviceAccountName: account,
-            automountServiceAccountToken: true,
-            enableServiceLinks: false,
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: GATE_UID,
-              runAsGroup: GATE_GID,
-              seccompProfile: { type: 'RuntimeDefault' },
-            },
-            containers: [{
-              name: 'gate',
-              image: gate.image ?? GATE_IMAGE,
-              command: ['sh', '-c', GATE_SCRIPT],
-              env: Object.keys(jobEnv).sort().map((name) => ({ name, value: jobEnv[name] })),
-              resources: {
-                limits: { memory: '32Mi' },
-                requests: { cpu: '10m', memory: '16Mi' },
-              },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                capabilities: { drop: ['ALL'] },
-                readOnlyRootFilesystem: true,
-              },
-            }],
-          },
-        },
-      },
-    }));
+    jobs.push(gateJob({ scope, agent, gate, index, account, where, kindChecks }));
   }
-  if (jobs.length > 0) recordAccess(scope, agent, account, recordNames);
+  if (jobs.length > 0) recordAccess(scope, agent, account, jobs.map((job) => job.name));
   return jobs;
+}
+
+/** A gate's own props, checked whether or not its wave is rendered yet; its wave's index. */
+function checkGate(gate: WaveGate, waves: readonly string[], seen: Set<string>, where: string): number {
+  const index = waves.indexOf(gate.afterWave);
+  if (gate.afterWave === FLEET_GROUP) {
+    throw new ValidationError(where, 'rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead');
+  }
+  if (index < 0) {
+    throw new ValidationError(where, `rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
+  }
+  if (seen.has(gate.afterWave)) throw new ValidationError(where, `rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
+  seen.add(gate.afterWave);
+  const timeout = gate.timeoutSeconds ?? 300;
+  if (!Number.isInteger(timeout) || timeout < 30 || timeout > GATE_MAX_TIMEOUT_SECONDS) {
+    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
+      + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
+  }
+  if (gate.image !== undefined) {
+    const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
+    if (problems.length > 0) throw new ValidationError(where, `${problems.join('; ')}`);
+  }
+  return index;
+}
+
+interface GateJobInput {
+  readonly scope: Construct;
+  readonly agent: NodeAgentDaemonSet;
+  readonly gate: WaveGate;
+  /** the gated wave's place in rollout.waves */
+  readonly index: number;
+  readonly account: string;
+  readonly where: string;
+  readonly kindChecks?: KindGateChecks;
+}
+
+/** One gate's Sync hook Job, in the sync wave after its wave's DaemonSet. */
+function gateJob(input: GateJobInput): ApiObject {
+  const { scope, agent, gate, where, kindChecks } = input;
+  const daemonSet = groupResourceName(agent.name, gate.afterWave);
+  const jobName = `${agent.name}-gate-${gate.afterWave}`;
+  if (jobName.length > 63) {
+    throw new ValidationError(where, `gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
+  }
+  const bake = bakeSeconds(gate, where);
+  const target: GateTarget = {
+    namespace: agent.namespace,
+    daemonSet,
+    window: `${Math.max(bake / 60, 1)}m`,
+    kubeStateMetricsSelector: gate.kubeStateMetricsSelector,
+  };
+  const checks = [
+    ...(gate.checks ?? [...daemonSetGateChecks(target), ...(kindChecks ? kindChecks(target) : [])]),
+    ...(gate.extraChecks ?? []),
+  ];
+  const env = gateEnvironment(gate.afterWave, gate, checks, where);
+  const waveDaemonSet = ApiObject.of(agent.daemonSets[agent.rolloutGroups.indexOf(gate.afterWave)]);
+  // Resolved at synthesis, once the wave's DaemonSet has every patch.
+  const revision = Lazy.any({
+    produce: () => gateRevision({ name: daemonSet, spec: waveDaemonSet.toJson().spec }, env),
+  });
+  const jobEnv: { [name: string]: unknown } = {
+    ...env,
+    GATE_NAMESPACE: agent.namespace,
+    GATE_REVISION: revision,
+    KUBERNETES_API,
+    RECORD_NAME: jobName,
+    SERVICE_ACCOUNT_DIR,
+  };
+  const labels = {
+    'app.kubernetes.io/component': 'rollout-gate',
+    'app.kubernetes.io/instance': agent.name,
+    'app.kubernetes.io/managed-by': 'cdk8s',
+    // Not the agent's own name: the agent's Services and DaemonSets select name + instance.
+    'app.kubernetes.io/name': `${agent.name}-gate`,
+    [ROLLOUT_GROUP_LABEL]: gate.afterWave,
+  };
+  return new ApiObject(scope, `Gate-${gate.afterWave}`, {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: jobName,
+      namespace: agent.namespace,
+      labels,
+      annotations: {
+        [ARGOCD_HOOK]: 'Sync',
+        [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation',
+        [ARGOCD_SYNC_WAVE]: `${gateSyncWave(input.index)}`,
+      },
+    },
+    spec: {
+      // One attempt: a failed gate must stop the sync, not be retried into passing.
+      backoffLimit: 0,
+      activeDeadlineSeconds: bake + (gate.timeoutSeconds ?? 300),
+      template: { metadata: { labels }, spec: gatePodSpec(input.account, gate.image ?? GATE_IMAGE, jobEnv) },
+    },
+  });
+}
+
+/** The gate's pod: non-root, read-only, its token good only for its record ConfigMaps. */
+function gatePodSpec(account: string, image: string, jobEnv: { [name: string]: unknown }): object {
+  return {
+    restartPolicy: 'Never',
+    // Its token may only read and write its own record ConfigMaps (the Role below).
+    serviceAccountName: account,
+    automountServiceAccountToken: true,
+    enableServiceLinks: false,
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: GATE_UID,
+      runAsGroup: GATE_GID,
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    containers: [{
+      name: 'gate',
+      image,
+      command: ['sh', '-c', GATE_SCRIPT],
+      env: Object.keys(jobEnv).sort().map((name) => ({ name, value: jobEnv[name] })),
+      resources: {
+        limits: { memory: '32Mi' },
+        requests: { cpu: '10m', memory: '16Mi' },
+      },
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        readOnlyRootFilesystem: true,
+      },
+    }],
+  };
 }
 
 /**
