@@ -34,7 +34,9 @@ export function priorityClassesOf(set: ManifestSet): PriorityClasses {
     if (object.kind !== 'PriorityClass' || typeof object.metadata?.name !== 'string' || typeof object.value !== 'number') continue;
     const info: PriorityClassInfo = { value: object.value, preemptionPolicy: object.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority' };
     byName.set(object.metadata.name, info);
-    if (object.globalDefault === true && (globalDefault === undefined || info.value < globalDefault.value)) globalDefault = { name: object.metadata.name, ...info };
+    if (object.globalDefault === true && (globalDefault === undefined || info.value < globalDefault.value)) {
+      globalDefault = { name: object.metadata.name, ...info };
+    }
   }
   return { byName, globalDefault };
 }
