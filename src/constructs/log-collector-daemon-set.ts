@@ -16,6 +16,7 @@ import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
 import { logCollectorAlertGroup } from '../alerts/rules';
 import { parseClassicConfig, ParsedClassicSection } from '../fluent-bit/classic-format';
+import { collectorImageProblems } from '../fluent-bit/collector-image';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
@@ -881,6 +882,7 @@ function valueProblems(props: LogCollectorDaemonSetProps): string[] {
     ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
       ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
     ...(props.image !== undefined ? checkImage('image', props.image) : []),
+    ...(typeof props.image === 'string' ? collectorImageProblems('image', props.image) : []),
     ...checkLabels('labels', props.labels),
     ...checkLabels('metrics.labels', props.metrics?.labels),
     ...checkPrometheusDuration('metrics.interval', props.metrics?.interval),

@@ -190,9 +190,7 @@ export class NodeAgentDaemonSet extends Construct {
       });
       this.daemonSets.push(primary.ds);
     }
-    if (!primary) {
-      throw new ValidationError(this.describe(), 'rollout: no DaemonSet would be rendered; promote at least the first wave');
-    }
+    if (!primary) throw this.nothingRendered();
     this.daemonSet = primary.ds;
     this.mainContainer = primary.main;
     this.configMap = current.configData ? configMaps.get(current.configData) : undefined;
@@ -242,6 +240,14 @@ export class NodeAgentDaemonSet extends Construct {
         'app.kubernetes.io/name': sel['app.kubernetes.io/name'] ?? name,
       },
     };
+  }
+
+  /** Nothing promoted and no previous release: e.g. a fleet stage before this cluster's wave, for an agent whose rollout lacks `previous`. */
+  private nothingRendered(): ValidationError {
+    const kind = this.describe().split(' ')[0];
+    return new ValidationError(this.describe(), 'rollout.previous is unset while rollout.promoted promotes no wave, so no DaemonSet would be rendered '
+      + `and the agent would be deleted from every node: give rollout.previous the release the nodes run now (${kind === 'NodeAgentDaemonSet'
+        ? 'AgentRelease.fromProps(previousProps)' : `${kind}.release(previousProps)`}), or promote at least the first wave`);
   }
 
   private throwIfProblems(problems: string[]): void {
