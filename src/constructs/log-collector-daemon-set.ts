@@ -595,7 +595,7 @@ export class LogCollectorDaemonSet extends Construct {
       adopt: props.adopt,
     });
 
-    addObjectSizeValidation(this, where);
+    addObjectSizeValidation(this, where, { rules: { noSurge: COLLECTOR_SURGE } });
     if (props.metrics) {
       const rendered = this.renderMonitor(props.metrics, where);
       this.metricsService = rendered.service;
@@ -898,14 +898,17 @@ function valueProblems(props: LogCollectorDaemonSetProps): string[] {
   ];
 }
 
+/** Why a log collector never surges: the props refuse it, and so does the late check on a patched DaemonSet. */
+const COLLECTOR_SURGE = 'the new pod would start beside the old one on each node, two fluent-bit processes on one tail database and one filesystem buffer '
+  + '(duplicated logs, corrupted offsets)';
+
 /**
  * The user fluent-bit runs as (root unless given), refusing a surging update strategy and a group
  * without a non-root user.
  */
 function collectorUser(where: string, props: LogCollectorDaemonSetProps, strategy: UpdateStrategy): number {
   if (strategy.surges) {
-    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
-      + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
+    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: ${COLLECTOR_SURGE}. `
       + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
   }
   const runAsUser = props.runAsUser ?? 0;

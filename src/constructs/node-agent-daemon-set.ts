@@ -20,6 +20,7 @@ import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
+import { renderedHostPorts } from '../render/rendered-rules';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
@@ -197,10 +198,12 @@ export class NodeAgentDaemonSet extends Construct {
     this.selectorLabels = props.adopt ? { ...props.adopt.selector } : selectorLabels(name, 'fleet');
 
     const releases = previous ? [current, previous] : [current];
+    const ownPatchCounts = new Map(this.daemonSets.map((ds) => [ds, patchCount(ds)]));
     const crossAgentProblems = registerAgent(this, {
       describe: this.describe(),
       path: this.node.path,
       hostPorts: releases.flatMap((r) => r.hostPorts),
+      renderedHostPorts: () => patchedHostPorts(this.daemonSets, ownPatchCounts),
       // One set per node-affinity term: the agent's nodes are their union.
       requirementSets: releases.flatMap((r) => (r.baseAlternatives.length > 0 ? r.baseAlternatives : [[]]).map((alternative) => [
         ...Object.entries(r.nodeSelector).map(([key, value]): NodeSelectorRequirementJson => ({ key, operator: 'In', values: [value] })),
@@ -271,6 +274,26 @@ export class NodeAgentDaemonSet extends Construct {
   }
 }
 brand(NodeAgentDaemonSet, 'NodeAgentDaemonSet');
+
+/** How many JSON patches a DaemonSet carries (cdk8s' private list, read defensively). */
+function patchCount(ds: kplus.DaemonSet): number {
+  return ((ApiObject.of(ds) as unknown as { patches?: unknown[] }).patches ?? []).length;
+}
+
+/**
+ * The host ports of the DaemonSets a patch was added to after construction (hostNetwork turned on,
+ * a hostPort added), as rendered: the others bind what the spec says. A DaemonSet whose patches do
+ * not render is left to the late check, which names the patch.
+ */
+function patchedHostPorts(daemonSets: readonly kplus.DaemonSet[], own: ReadonlyMap<kplus.DaemonSet, number>): AgentHostPort[] {
+  return daemonSets.filter((ds) => patchCount(ds) > (own.get(ds) ?? 0)).flatMap((ds) => {
+    try {
+      return renderedHostPorts(ApiObject.of(ds).toJson());
+    } catch {
+      return [];
+    }
+  });
+}
 
 function nameFromId(id: string): string {
   return id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').substring(0, 50);

@@ -284,8 +284,8 @@ function checkKnownFlags(options: ExporterArgsOptions): void {
     if (kind === undefined) {
       if (newerImage) return;
       const guess = nearestName(name, [...BOOL_FLAGS, ...VALUE_FLAGS, ...KNOWN_COLLECTORS.map((c) => `collector.${c}`)]);
-      throw new Error(`${where}: --${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'"`
-        + `${guess ? `. Did you mean --${negated ? 'no-' : ''}${guess}?` : ''} For a newer image, give it as image (its tag's version lifts this check).`);
+      throw new Error(`${where}: --${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
+        + `${guess ? ` Did you mean --${negated ? 'no-' : ''}${guess}?` : ''} For a newer image, give it as image (its tag's version lifts this check).`);
     }
     if (negated && kind !== 'bool') {
       throw new Error(`${where}: "--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
