@@ -368,7 +368,7 @@ describe('AgentFleet validation at synth', () => {
 
   test('a cluster in an undeclared wave: its Application would be in no step', () => {
     const f = fleet({ clusterWaves: [{ name: 'canary' }, { name: 'early' }] });
-    expect(() => f.synthFiles()).toThrow(/cluster "prod-eu-1" is in wave "rest", which is not in clusterWaves/);
+    expect(() => f.synthFiles()).toThrow(/cluster "prod-eu-1" is in wave "rest", which is not a cluster wave of the fleet[\s\S]*The cluster waves are "canary", "early" \(clusterWaves\)/);
     expect(() => f.synthFiles()).toThrow(/Application node-agents-prod-eu-1 is matched by 0 RollingSync steps/);
   });
 
@@ -475,7 +475,7 @@ describe('property: random fleets', () => {
         const f = new AgentFleet({ ...props, generator: gitFiles ? ArgoCdGenerator.gitFiles() : ArgoCdGenerator.list() });
         if (!declare && used.includes('late')) {
           // the default waves know canary, early and rest only
-          expect(() => f.synthFiles()).toThrow(/is in wave "late", which is not in clusterWaves/);
+          expect(() => f.synthFiles()).toThrow(/is in wave "late", which is not a cluster wave of the fleet/);
           return;
         }
         const out = f.synthFiles();

@@ -14,6 +14,7 @@ import {
 } from '../src/constructs/gpu-driver-daemon-set';
 import { gpuResourceRequests } from '../src/gpu/driver-checks';
 import { startupBudgetSeconds } from '../src/gpu/startup-budget';
+import { termsMatch } from '../src/scheduling/node-affinity';
 
 const MODULE_AND_DAEMONS = 'test -f /sys/module/nvidia/refcnt && { [ ! -f /run/nvidia/validations/.driver-daemons-status ] '
   + '|| [ "$(cat /run/nvidia/validations/.driver-daemons-status)" = Ready ]; }';
@@ -348,13 +349,42 @@ describe('GPU-node selection', () => {
     expect(() => build({ gpuNodes: GpuNodeSelection.custom([NodeRequirement.notIn('gpu', ['none'])]) })).toThrow(/not restricted to GPU nodes/);
   });
 
-  test('opt-out labels are configurable, and can be dropped', () => {
-    const custom = expressions(build({ optOutRequirements: [NodeRequirement.notIn('example.com/driver', ['preinstalled'])] }).pod);
-    expect(custom).toContainEqual({ key: 'example.com/driver', operator: 'NotIn', values: ['preinstalled'] });
-    expect(custom.map((e: Manifest) => e.key)).not.toContain('cloud.google.com/gke-gpu-driver-version');
-    const none = expressions(build({ optOutRequirements: [] }).pod).map((e: Manifest) => e.key);
-    expect(none).not.toContain('nvidia.com/gpu.deploy.driver');
-    expect(none).toContain('nvidia.com/gpu.present');
+  describe('stepAsideWhen: the nodes that meet a condition get no driver, the others keep it (both directions)', () => {
+    const GPU = { 'nvidia.com/gpu.present': 'true', 'kubernetes.io/os': 'linux' };
+    const runsOn = (pod: Manifest, labels: Record<string, string>) => termsMatch(
+      pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, { name: 'gpu-1', labels: { ...GPU, ...labels } });
+    const { pod } = build({ stepAsideWhen: [NodeRequirement.in('gpu-owner', ['gpu-operator'])] });
+
+    test('a node labelled gpu-owner=gpu-operator gets no driver; one without the label, or with another owner, gets it', () => {
+      expect(runsOn(pod, { 'gpu-owner': 'gpu-operator' })).toBe(false);
+      expect(runsOn(pod, {})).toBe(true);
+      expect(runsOn(pod, { 'gpu-owner': 'us' })).toBe(true);
+    });
+
+    test('the built-in opt-outs still apply beside the given conditions', () => {
+      expect(runsOn(pod, { 'nvidia.com/gpu.deploy.driver': 'pre-installed' })).toBe(false);
+      expect(runsOn(pod, { 'nvidia.com/gpu.deploy.driver': 'false' })).toBe(false);
+      expect(runsOn(pod, { 'cloud.google.com/gke-gpu-driver-version': 'latest' })).toBe(false);
+    });
+
+    test('Exists steps aside where the label is set, DoesNotExist where it is missing', () => {
+      const exists = build({ stepAsideWhen: [NodeRequirement.exists('example.com/managed-driver')] }).pod;
+      expect(runsOn(exists, { 'example.com/managed-driver': 'yes' })).toBe(false);
+      expect(runsOn(exists, {})).toBe(true);
+      const missing = build({ stepAsideWhen: [NodeRequirement.doesNotExist('example.com/our-driver')] }).pod;
+      expect(runsOn(missing, {})).toBe(false);
+      expect(runsOn(missing, { 'example.com/our-driver': 'yes' })).toBe(true);
+    });
+
+    test('Gt and Lt are refused, naming the prop (their negation needs a second term)', () => {
+      expect(() => build({ stepAsideWhen: [NodeRequirement.gt('gpu-count', 8)] }))
+        .toThrow(/GpuDriverDaemonSet chart\/nvidia: invalid props:[\s\S]*stepAsideWhen\[0\]: Gt on "gpu-count" cannot be a condition to step aside on/);
+    });
+
+    test('the old optOutRequirements (requirements a node had to meet) is refused with the migration', () => {
+      expect(() => build({ optOutRequirements: [NodeRequirement.in('gpu-owner', ['gpu-operator'])] }))
+        .toThrow(/optOutRequirements is replaced by stepAsideWhen: despite its name it listed requirements a node had to meet[\s\S]*notIn\(k, v\) becomes in\(k, v\)/);
+    });
   });
 
   test('kernel pinning for precompiled images', () => {

@@ -273,7 +273,7 @@ describe('host access', () => {
   });
 
   test('Bidirectional propagation needs privileged', () => {
-    const hostPaths = [{ name: 'run', hostPath: '/run/scanner', propagation: MountPropagation.BIDIRECTIONAL }];
+    const hostPaths = [{ name: 'run', hostPath: '/run/scanner', readOnly: false, propagation: MountPropagation.BIDIRECTIONAL }];
     expect(() => synth({ hostPaths })).toThrow('Bidirectional propagation, which the API allows only in a privileged container');
     expect(podSpec({ hostPaths, privileged: true, runAsRoot: true }).containers[0].volumeMounts[0].mountPropagation).toBe('Bidirectional');
   });

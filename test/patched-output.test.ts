@@ -23,7 +23,7 @@ test.each<[string, JsonPatch[], RegExp]>([
   ['privileged with allowPrivilegeEscalation false', [JsonPatch.add('/spec/template/spec/containers/0/securityContext/privileged', true)],
     /securityContext sets privileged: true with allowPrivilegeEscalation: false/],
   ['a plain number on the IntOrString maxSurge', [JsonPatch.add('/spec/updateStrategy/rollingUpdate/maxSurge', 1)],
-    /the JSON patch add \/spec\/updateStrategy\/rollingUpdate\/maxSurge is not in the rendered object: cdk8s-plus' converter dropped its value/],
+    /the JSON patch add \/spec\/updateStrategy\/rollingUpdate\/maxSurge is not in the rendered object: "maxSurge" is an IntOrString, which cdk8s-plus' converter reads as k8s.IntOrString, dropping a plain value; set the pace with the updateStrategy prop/],
 ])('%s is refused at synthesis, naming the construct', (_what, patches, message) => {
   const { chart } = collector(...patches);
   let error: Error | undefined;

@@ -19,7 +19,7 @@ import { sortedRecord, versionLabel } from '../validation/values';
 export const CONFIG_VOLUME = 'config';
 
 /** Capabilities the PSA baseline level allows a container to add. */
-const BASELINE_CAPABILITIES = new Set([
+export const BASELINE_CAPABILITIES = new Set([
   'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE',
   'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
 ]);

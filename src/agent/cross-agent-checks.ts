@@ -23,6 +23,8 @@ export interface CrossAgentMember {
   readonly path: string;
   /** Host ports of every release. */
   readonly hostPorts: AgentHostPort[];
+  /** Host ports the rendered objects bind beyond `hostPorts` (a JSON patch turning hostNetwork on), read when the checks run. */
+  readonly renderedHostPorts?: () => AgentHostPort[];
   /** The node requirements of each release (nodeSelector as In requirements, plus the base terms). */
   readonly requirementSets: NodeSelectorRequirementJson[][];
   readonly createsNamespace?: string;
@@ -65,11 +67,12 @@ function computeProblems(members: CrossAgentMember[]): Map<string, string[]> {
   const add = (m: CrossAgentMember, message: string) => entryOf(problems, m.path, () => []).push(message);
 
   const byPort = new Map<string, CrossAgentMember[]>();
+  const portsOf = new Map(members.map((m) => [m, [...m.hostPorts, ...(m.renderedHostPorts?.() ?? [])]]));
   for (const m of members) {
-    for (const key of new Set(m.hostPorts.map((p) => `${p.port}/${p.protocol}`))) entryOf(byPort, key, () => []).push(m);
+    for (const key of new Set(portsOf.get(m)!.map((p) => `${p.port}/${p.protocol}`))) entryOf(byPort, key, () => []).push(m);
   }
   for (const m of members) {
-    for (const mine of uniquePorts(m.hostPorts)) {
+    for (const mine of uniquePorts(portsOf.get(m)!)) {
       for (const other of byPort.get(`${mine.port}/${mine.protocol}`) ?? []) {
         if (other === m || disjoint(m, other)) continue;
         add(m, `${m.describe} and ${other.describe} both bind host port ${mine.port}/${mine.protocol} on nodes they may share; change one port, or give them node requirements that exclude each other`);

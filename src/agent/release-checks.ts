@@ -4,6 +4,7 @@
  * value and the fix; the construct prefixes its path. No constructs here.
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
+import { hostPathTypeProblem } from './host-path-types';
 import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
 import { AgentDnsPolicy } from './pod-options';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
@@ -11,7 +12,7 @@ import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,
   checkSubPath, checkTolerationValue, INT32_MAX,
-  checkLabelValue, checkPort, checkPortName, checkQuantity, checkRequestNotAboveLimit, checkWholeNumber,
+  checkLabelValue, checkMemoryQuantity, checkPort, checkPortName, checkQuantity, checkRenderableKey, checkRequestNotAboveLimit, checkWholeNumber,
 } from '../validation/values';
 
 /** Namespaces every cluster has, owned by Kubernetes itself: never created (nor labelled) by an agent. */
@@ -28,9 +29,15 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
       + 'Pod Security labels, which apply to every pod there (kube-proxy, the CNI and CSI agents in kube-system), and a prune would delete it. '
       + 'Drop createNamespace (the namespace exists), or give the agent a namespace of its own');
   }
+  if (p.createNamespace && p.adopt) {
+    problems.push(`createNamespace with adopt: the adopted DaemonSet runs in "${spec.namespace}", which exists and belongs to whoever installed it; `
+      + 'a Namespace object for it would put this agent\'s Pod Security labels on every pod there, and deleting the agent (or a prune) would delete the namespace '
+      + 'with everything in it. Drop createNamespace');
+  }
   if (p.containerName !== undefined) problems.push(...checkDnsLabel('containerName', p.containerName));
   problems.push(...checkLabels('labels', p.labels));
-  for (const key of Object.keys(p.podAnnotations ?? {})) problems.push(...checkLabelKey('podAnnotations', key));
+  for (const key of Object.keys(p.podAnnotations ?? {})) problems.push(...checkLabelKey('podAnnotations', key), ...checkRenderableKey('podAnnotations', key));
+  problems.push(...checkOwnLabels('labels', p.labels));
   if (p.component !== undefined) problems.push(...checkLabelValue('component', p.component));
   if (p.partOf !== undefined) problems.push(...checkLabelValue('partOf', p.partOf));
 
@@ -54,6 +61,9 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     problems.push(...checkAbsolutePath(`${where}.hostPath`, volume.hostPath));
     if (volume.mountPath !== undefined) problems.push(...checkAbsolutePath(`${where}.mountPath`, volume.mountPath));
     if (volume.type !== undefined && !Object.values(HostPathType).includes(volume.type)) problems.push(`${where}.type "${volume.type}" is not a hostPath type`);
+    // The resolved default (Directory) is checked too: an untyped hostPath is Directory here.
+    const typeProblem = typeof volume.hostPath === 'string' ? hostPathTypeProblem(`${where}.type`, volume.hostPath, volume.type ?? HostPathType.DIRECTORY) : undefined;
+    if (typeProblem) problems.push(typeProblem);
   }
   const allVolumeNames = [...volumeNames, ...(p.volumes ?? []).map((v) => v.name)];
   for (const volume of p.volumes ?? []) {
@@ -87,7 +97,7 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
 
   // scheduling
   for (const [key, value] of Object.entries(p.nodeSelector ?? {})) {
-    problems.push(...checkLabelKey('nodeSelector', key), ...checkLabelValue(`nodeSelector["${key}"]`, value));
+    problems.push(...checkLabelKey('nodeSelector', key), ...checkRenderableKey('nodeSelector', key), ...checkLabelValue(`nodeSelector["${key}"]`, value));
   }
   for (const requirement of p.nodeRequirements ?? []) {
     problems.push(...checkLabelKey('nodeRequirements', requirement.key));
@@ -138,12 +148,16 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
     if (containerPorts.indexOf(key) !== i) problems.push(`${where}: container port ${key} is declared twice; declare each port once`);
   });
   const r = s.resources ?? {};
-  for (const field of ['cpuRequest', 'cpuLimit', 'memoryRequest', 'memoryLimit'] as const) {
-    problems.push(...checkQuantity(`${where} resources.${field}`, r[field]));
-  }
+  for (const field of ['cpuRequest', 'cpuLimit'] as const) problems.push(...checkQuantity(`${where} resources.${field}`, r[field]));
+  const memory = [
+    ...checkMemoryQuantity(`${where} resources.memoryRequest`, r.memoryRequest),
+    ...checkMemoryQuantity(`${where} resources.memoryLimit`, r.memoryLimit),
+  ];
+  problems.push(...memory);
   const res = resolveResources(s.resources);
   problems.push(...checkRequestNotAboveLimit(`${where} resources cpu`, res.cpuRequest, res.cpuLimit));
-  problems.push(...checkRequestNotAboveLimit(`${where} resources memory`, res.memoryRequest, res.memoryLimit));
+  // A memory quantity below the floor is explained above; comparing it with the other would blame the wrong one.
+  if (memory.length === 0) problems.push(...checkRequestNotAboveLimit(`${where} resources memory`, res.memoryRequest, res.memoryLimit));
   (s.capabilities ?? []).forEach((cap) => problems.push(...checkCapability(`${where} capabilities`, cap)));
   for (const key of Object.keys(s.env ?? {})) problems.push(...checkEnvName(`${where} env`, key));
   for (const [resource, quantity] of Object.entries(s.extendedResources ?? {})) {
@@ -179,6 +193,11 @@ function checkContainer(spec: AgentSpec, c: ResolvedContainer, init: boolean): s
     if (mount.subPath !== undefined) problems.push(...checkSubPath(`${where} mount "${mount.volume}" subPath`, mount.subPath));
     if (mount.propagation === MountPropagation.BIDIRECTIONAL && !s.privileged) {
       problems.push(`${where} mounts "${mount.volume}" with Bidirectional propagation, which the API allows only in a privileged container; set privileged: true or use HostToContainer`);
+    }
+    if (mount.propagation === MountPropagation.BIDIRECTIONAL && mount.readOnly) {
+      problems.push(`${where} mounts "${mount.volume}" with Bidirectional propagation but read-only (readOnly defaults to true): Bidirectional is there so that `
+        + 'mounts the container makes below it reach the host, and a read-only mount lets it create nothing there (EROFS on every mkdir); '
+        + 'set readOnly: false on it, or use HostToContainer to only see the host\'s mounts');
     }
   }
   const paths = c.mounts.map((m) => m.mountPath);
@@ -243,6 +262,22 @@ function checkSubdomain(prop: string, value: string): string[] {
   return checkDnsSubdomain(prop, value).length === 0 ? [] : [`${prop} "${value}" is not a valid object name (a DNS-1123 subdomain: lower-case letters, digits, "-" and ".")`];
 }
 
+/**
+ * `labels` go on every object, but the agent's own identity labels win on each of them (the
+ * selector and version tracking rely on them): one given here would be dropped without a word.
+ */
+function checkOwnLabels(prop: string, labels: { [key: string]: string } | undefined): string[] {
+  return Object.keys(labels ?? {}).filter((key) => OWN_POD_LABELS.includes(key)).map((key) => `${prop}: "${key}" is set by the agent itself and would be `
+    + `dropped without a word (selectors and version tracking rely on it); ${OWN_LABEL_PROPS[key] ?? 'use another key'}`);
+}
+
+/** Where the value of each of the agent's own labels comes from, when a prop of every agent sets it. */
+const OWN_LABEL_PROPS: { [key: string]: string } = {
+  'app.kubernetes.io/name': 'set the agent\'s "name" instead (it is both its name and its instance label)',
+  'app.kubernetes.io/instance': 'set the agent\'s "name" instead (it is both its name and its instance label)',
+  'app.kubernetes.io/version': 'the version label is the image\'s tag',
+};
+
 function checkPodOptions(spec: AgentSpec): string[] {
   const p = spec.props;
   const problems: string[] = [];
@@ -251,7 +286,9 @@ function checkPodOptions(spec: AgentSpec): string[] {
     problems.push(...checkSubdomain(`imagePullSecrets[${i}]`, name));
     if (pullSecrets.indexOf(name) !== i) problems.push(`imagePullSecrets names "${name}" twice`);
   });
-  for (const key of Object.keys(p.serviceAccountAnnotations ?? {})) problems.push(...checkLabelKey('serviceAccountAnnotations', key));
+  for (const key of Object.keys(p.serviceAccountAnnotations ?? {})) {
+    problems.push(...checkLabelKey('serviceAccountAnnotations', key), ...checkRenderableKey('serviceAccountAnnotations', key));
+  }
   for (const key of Object.keys(p.extraEnv ?? {})) problems.push(...checkEnvName('extraEnv', key));
   for (const key of Object.keys(p.fieldEnv ?? {})) problems.push(...checkEnvName('fieldEnv', key));
   if (p.serviceAccountName !== undefined) problems.push(...checkSubdomain('serviceAccountName', p.serviceAccountName));

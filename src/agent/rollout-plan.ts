@@ -5,6 +5,7 @@
 import { AgentRollout, ARGOCD_SYNC_WAVE } from './rollout';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import { NodeSelectorTermJson } from '../scheduling/types';
+import { checkLabelKey } from '../validation/values';
 import { argoSyncWave, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP, groupResourceName, partitionTerms, WAVE_INDEX_ANNOTATION } from '../waves/partition';
 
 /** One DaemonSet the rollout renders. */
@@ -41,6 +42,9 @@ export function planRollout(
 ): RolloutPlan {
   const problems: string[] = [];
   const labelKey = rollout.labelKey ?? DEFAULT_WAVE_LABEL_KEY;
+  // Checked here, where the prop is named: each wave's requirement would otherwise report it as its own.
+  const keyProblems = checkLabelKey('rollout.labelKey', labelKey);
+  if (keyProblems.length > 0) return { groups: [], problems: keyProblems.map((m) => `${m}; it is the node label holding each node's wave name, e.g. "${DEFAULT_WAVE_LABEL_KEY}"`) };
   let partition;
   let previousPartition;
   let promotedCount;

@@ -252,6 +252,7 @@ export class AgentFleet extends App {
       ...checkDnsLabel('namespace', this.destinationNamespace),
       ...checkDnsLabel('argoCdNamespace', props.argoCdNamespace ?? 'argocd'),
       ...(props.clusterWaves ?? []).flatMap((w, i) => checkDnsLabel(`clusterWaves[${i}].name`, w.name)),
+      ...repoPathProblems(props.repoPath),
       ...this.generatorProblems(),
     ];
     if (problems.length > 0) throwIfProblems(constructWhere(this, 'AgentFleet'), problems, 'invalid props');
@@ -268,7 +269,7 @@ export class AgentFleet extends App {
     if (this.clusters.some((c) => c.clusterName === options.name)) {
       throw new ValidationError(`${constructWhere(this, 'AgentFleet')}: addCluster`, `two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
     }
-    const cluster = new FleetCluster(this, options.name, {
+    const cluster = new FleetCluster(this, clusterConstructId(options.name), {
       ...options,
       clusterWaveOrder: this.waveOrder,
       namespace: this.destinationNamespace,
@@ -414,7 +415,7 @@ export class AgentFleet extends App {
       problems.push(`folder "${nest.inner}" is inside folder "${nest.outer}": give each cluster a folder outside the others'`);
     }
     problems.push(...this.clusterFilesFolderProblems());
-    problems.push(...waveProblems(input.waves, input.clusters));
+    problems.push(...waveProblems(input.waves, input.clusters, { names: this.waveOrder, defaults: this.props.clusterWaves === undefined }));
     problems.push(...this.stepProblems(input));
     problems.push(...this.namespaceProblems());
     return problems.map((p) => `AgentFleet ${this.fleetName}: ${p}`);
@@ -489,6 +490,29 @@ function chartObjects(chart: Chart, render: (o: ApiObject) => Json): Json[] {
   return new DependencyGraph(chart.node).topology()
     .filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === chart)
     .map(render);
+}
+
+/**
+ * The construct id of a cluster: its name, but for a name Object.prototype has ("constructor", the one
+ * DNS label among them, or "toString", which FleetCluster then refuses as no DNS label): the
+ * constructs library keeps children in a plain object and its `in` test finds the prototype's
+ * member, refusing the id as "already a Construct". "_" is in no DNS label, so the id cannot clash
+ * with another cluster's.
+ */
+function clusterConstructId(name: string): string {
+  return name in Object.prototype ? `${name}_` : name;
+}
+
+/**
+ * repoPath prefixes every path Argo CD reads: each Application's source.path and the git files
+ * generator's pattern, which Argo CD matches as a glob (`?`, `*` and `[` match other paths there, or
+ * break the pattern). So its segments are plain names, as a cluster folder's are.
+ */
+function repoPathProblems(repoPath: string | undefined): string[] {
+  const folder = (repoPath ?? '').replace(/\/+$/, '');
+  if (folder === '') return [];
+  return folderProblems(folder).map((p) => `repoPath: ${p}; Argo CD reads it as a path and, in the git files generator, as a glob where "?", "*" and "[" match `
+    + 'other paths: give the folder of the output in the repository, e.g. "deploy/node-agents"');
 }
 
 /** The fleet's props, type-checked (with every cluster's options) before App's constructor reads them. */

@@ -161,14 +161,16 @@ export class FleetCluster extends Construct {
    * @param id a DNS-1123 label, the file's name
    */
   public addChart(id: string, props: ChartProps = {}): Chart {
-    const problems = checkDnsLabel('chart id', id);
+    // "constructor" is an id the constructs library takes for an existing child (its children are a plain object).
+    const problems = [...checkDnsLabel('chart id', id), ...(id in Object.prototype ? [`chart id "${id}" is a name the constructs library cannot hold; choose another`] : [])];
     if (problems.length > 0) throw new ValidationError(constructWhere(this, 'FleetCluster'), `${problems.join('; ')}: it names the chart's file`);
     return new Chart(this, id, { namespace: this.namespace, ...props });
   }
 
   /** A setting of this cluster, or `fallback` when the cluster has none. */
   public setting(key: string, fallback: string): string {
-    return this.settings[key] ?? fallback;
+    // Own keys only: "constructor" must not find Object's.
+    return Object.prototype.hasOwnProperty.call(this.settings, key) ? this.settings[key] : fallback;
   }
 
   /** The rollout promotion this cluster's agents use at a fleet stage (see FleetStage.through). */
@@ -187,3 +189,4 @@ export class FleetCluster extends Construct {
   }
 }
 brand(FleetCluster, 'FleetCluster');
+

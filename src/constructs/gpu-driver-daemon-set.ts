@@ -5,7 +5,7 @@ import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
-import { NodeRequirement } from '../agent/node-requirement';
+import { NodeOperator, NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
   TaintEffect, TolerationOperator,
@@ -33,11 +33,13 @@ import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { checkLabelSelector } from '../validation/label-selector';
 import { checkArgs, typeProblems } from '../validation/struct-check';
 import {
   checkAbsolutePath, checkDnsSubdomain, checkInt64, checkLabelKey, checkLabels, checkLabelValue, checkQuantity, checkResources,
   checkTolerations, checkWholeNumber, sortedRecord,
 } from '../validation/values';
+import { addWarning } from '../validation/warnings';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /**
@@ -72,6 +74,12 @@ export const DRIVER_DEPLOY_LABEL = 'nvidia.com/gpu.deploy.driver';
  * ours must step aside too, or its init container fails there forever.
  */
 export const DRIVER_OPT_OUT_VALUES = ['false', 'pre-installed'];
+/**
+ * Below this, a `buildTimeSeconds` is taken for minutes written as seconds and warned about: building
+ * the module from source takes minutes on any node (gpu-operator's startupProbe allows 20), only a
+ * precompiled driver loads in less.
+ */
+const MIN_PLAUSIBLE_BUILD_SECONDS = 5 * 60;
 /** gpu-operator's marker: the driver container is ready; other GPU components wait for it. */
 const DEFAULT_READY_MARKER = '/run/nvidia/validations/.driver-ctr-ready';
 /** Where gpu-operator's driver image writes the status of the daemons it starts ("Ready" once they run). */
@@ -307,10 +315,26 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
   readonly gpuNodes?: GpuNodeSelection;
 
   /**
-   * Node requirements under which the driver steps aside because it is managed elsewhere.
-   * @default - GKE-managed drivers (`cloud.google.com/gke-gpu-driver-version` DoesNotExist), nodes opted
-   * out of a containerized driver and nodes whose driver k8s-driver-manager found pre-installed on the host
-   * (`nvidia.com/gpu.deploy.driver` NotIn ["false", "pre-installed"])
+   * Conditions under which the driver steps aside (its driver is managed elsewhere): a node that
+   * meets any one of them gets no driver pod, e.g. `[NodeRequirement.in('gpu-owner', ['gpu-operator'])]`
+   * keeps the driver off the nodes labelled `gpu-owner=gpu-operator`. `In` and `Exists` conditions
+   * name the nodes that opt out; `NotIn` and `DoesNotExist` ones opt out every node lacking the label.
+   * They add to the built-in opt-outs, which always apply: GKE-managed drivers
+   * (`cloud.google.com/gke-gpu-driver-version` set) and nodes opted out of a containerized driver or
+   * whose driver k8s-driver-manager found pre-installed on the host (`nvidia.com/gpu.deploy.driver`
+   * `false` or `pre-installed`). `Gt` and `Lt` conditions are refused (stepping aside on them needs
+   * a second node-affinity term).
+   * @default - the built-in opt-outs only
+   */
+  readonly stepAsideWhen?: NodeRequirement[];
+
+  /**
+   * Replaced by `stepAsideWhen` and refused: despite its name, it listed requirements a node had to
+   * meet for the driver to run, and replaced the built-in opt-outs. To migrate, give each requirement
+   * negated to `stepAsideWhen` (`notIn(k, v)` becomes `in(k, v)`, `doesNotExist(k)` becomes
+   * `exists(k)`, `in` becomes `notIn`, `exists` becomes `doesNotExist`) and drop the built-in ones.
+   * @default - unset
+   * @deprecated use `stepAsideWhen`, with each requirement negated
    */
   readonly optOutRequirements?: NodeRequirement[];
 
@@ -518,17 +542,25 @@ export class GpuDriverDaemonSet extends Construct {
 
     const selection = props.gpuNodes ?? GpuNodeSelection.featureDiscovery();
     this.nodeRequirementAlternatives = selection.nodeRequirementAlternatives.map((alternative) => [...alternative]);
+    const stepAside = (props.stepAsideWhen ?? []).map((r, i) => stepAsideRequirement(`stepAsideWhen[${i}]`, r));
     this.nodeRequirements = [
       ...selection.nodeRequirements,
-      ...(props.optOutRequirements ?? DEFAULT_OPT_OUTS),
+      ...DEFAULT_OPT_OUTS,
+      ...stepAside.filter((r): r is NodeRequirement => typeof r !== 'string'),
       ...(props.kernelVersions ? [NodeRequirement.in(KERNEL_VERSION_LABEL, [...props.kernelVersions])] : []),
     ];
 
     // Own checks first, so the driver-specific explanation wins over the base's generic one.
-    const problems = this.checkProps(strategy);
+    const problems = [...stepAside.filter((r): r is string => typeof r === 'string'), ...this.checkProps(strategy)];
     const driverOptions = shape.driverContainerOptions ?? {};
     const startup = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER ? this.startupTiming(driverOptions, problems) : undefined;
     throwIfProblems(where, problems, 'invalid props');
+    const build = driverOptions.buildTimeSeconds;
+    if (startup && build !== undefined && build < MIN_PLAUSIBLE_BUILD_SECONDS) {
+      addWarning(this, where, `shape buildTimeSeconds ${build} is under ${MIN_PLAUSIBLE_BUILD_SECONDS / 60} minutes: a driver built from source against the node's `
+        + 'kernel headers takes longer (gpu-operator allows 20 minutes), and the kubelet would kill the container mid-build, on every restart. '
+        + `It is seconds: if you meant ${build} minutes, write ${build * 60}. Only a precompiled driver loads this fast`);
+    }
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
@@ -600,6 +632,10 @@ export class GpuDriverDaemonSet extends Construct {
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
     const promoted = this.agent.promotedGroups;
     const held = this.agent.rolloutGroups.filter((g) => !promoted.includes(g));
+    if (promoted.length === 0) {
+      return `# Upgrade runbook over rollout waves: ${this.agent.namespace}/${this.agent.name}\n\nNo rollout group runs the new version yet `
+        + '(rollout.promoted promotes no wave): there is nothing to upgrade. Promote the first wave to get its section.\n';
+    }
     const intro = [
       `# Upgrade runbook over rollout waves: ${this.agent.namespace}/${this.agent.name}`,
       '',
@@ -616,6 +652,11 @@ export class GpuDriverDaemonSet extends Construct {
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
     checkArgs('GpuDriverDaemonSet.runbookScript', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`);
     const groups = this.agent.promotedGroups;
+    if (groups.length === 0) {
+      throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), 'runbookScript: no rollout group runs the new version yet (rollout.promoted promotes '
+        + 'no wave), so there is nothing to upgrade; promote the first wave, e.g. promoted: Promotion.through("'
+        + `${this.agent.rolloutGroups[0]}"), and render the script for it`);
+    }
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
       throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
@@ -668,7 +709,15 @@ export class GpuDriverDaemonSet extends Construct {
     problems.push(...checkLabels('labels', p.labels));
     if (p.priorityClassName !== undefined) problems.push(...checkDnsSubdomain('priorityClassName', p.priorityClassName));
     problems.push(...checkInt64('terminationGracePeriodSeconds', p.terminationGracePeriodSeconds));
-    if (p.upgradeSkipNodeLabel !== undefined) problems.push(...checkLabelKey('upgradeSkipNodeLabel', p.upgradeSkipNodeLabel));
+    if (p.optOutRequirements !== undefined) {
+      problems.push('optOutRequirements is replaced by stepAsideWhen: despite its name it listed requirements a node had to meet for the driver to run '
+        + '(and replaced the built-in opt-outs), so [in("gpu-owner", ["gpu-operator"])] ran the driver only there. stepAsideWhen lists the conditions '
+        + 'under which the driver steps aside, besides the built-in ones; give it each requirement negated (notIn(k, v) becomes in(k, v), '
+        + 'doesNotExist(k) becomes exists(k)) and drop the built-in ones');
+    }
+    if (p.upgradeSkipNodeLabel !== undefined) problems.push(...checkSkipNodeLabel(p.upgradeSkipNodeLabel));
+    // Checked here, not first in runbook(): a bad selector fails the synthesis, not the upgrade day.
+    if (p.upgradeWaitForPodSelector !== undefined) problems.push(...checkLabelSelector('upgradeWaitForPodSelector', p.upgradeWaitForPodSelector));
     for (const [i, volume] of (p.extraHostPaths ?? []).entries()) {
       problems.push(...checkAbsolutePath(`extraHostPaths[${i}].hostPath`, volume.hostPath));
       if (volume.mountPath !== undefined) problems.push(...checkAbsolutePath(`extraHostPaths[${i}].mountPath`, volume.mountPath));
@@ -821,6 +870,25 @@ const DEFAULT_OPT_OUTS = [
   NodeRequirement.notIn(DRIVER_DEPLOY_LABEL, DRIVER_OPT_OUT_VALUES),
 ];
 
+/**
+ * The node requirement under which a node does NOT meet `condition` (the driver runs there), or the
+ * problem. Each operator's negation is one requirement (`NotIn` also matches a node without the
+ * label, as stepping aside on `In` means), except Gt and Lt: "not greater" includes the missing label.
+ */
+function stepAsideRequirement(prop: string, condition: NodeRequirement): NodeRequirement | string {
+  const problems = condition.problems();
+  if (problems.length > 0) return `${prop}: ${problems.join('; ')}`;
+  switch (condition.operator) {
+    case NodeOperator.IN: return NodeRequirement.notIn(condition.key, [...condition.values]);
+    case NodeOperator.NOT_IN: return NodeRequirement.in(condition.key, [...condition.values]);
+    case NodeOperator.EXISTS: return NodeRequirement.doesNotExist(condition.key);
+    case NodeOperator.DOES_NOT_EXIST: return NodeRequirement.exists(condition.key);
+    default:
+      return `${prop}: ${condition.operator} on "${condition.key}" cannot be a condition to step aside on (a node where it does not hold may lack the label `
+        + 'or have a value on the other side, two node-affinity terms); list the values with NodeRequirement.in, or narrow gpuNodes instead';
+  }
+}
+
 /** The `app.kubernetes.io/component` of driver pods: ours (first), and gpu-operator's. */
 const DRIVER_COMPONENTS = ['gpu-driver', 'nvidia-driver'];
 
@@ -946,6 +1014,15 @@ function driverContainerAgentProps(
     ],
     rbacRules: manager ? DRIVER_MANAGER_RBAC : undefined,
   };
+}
+
+/** `key=value` or `key`, as the prop's doc says. */
+function checkSkipNodeLabel(label: string): string[] {
+  const [key, ...value] = label.split('=');
+  return [
+    ...checkLabelKey('upgradeSkipNodeLabel', key),
+    ...(value.length > 0 ? checkLabelValue('upgradeSkipNodeLabel value', value.join('=')) : []),
+  ];
 }
 
 function dirname(path: string): string {

@@ -16,6 +16,7 @@ import { logCollectorGateChecks } from '../alerts/gate';
 import { LogCollectorAlertsOptions } from '../alerts/options';
 import { logCollectorAlertGroup } from '../alerts/rules';
 import { parseClassicConfig, ParsedClassicSection } from '../fluent-bit/classic-format';
+import { collectorImageProblems } from '../fluent-bit/collector-image';
 import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
@@ -594,7 +595,7 @@ export class LogCollectorDaemonSet extends Construct {
       adopt: props.adopt,
     });
 
-    addObjectSizeValidation(this, where);
+    addObjectSizeValidation(this, where, { rules: { noSurge: COLLECTOR_SURGE } });
     if (props.metrics) {
       const rendered = this.renderMonitor(props.metrics, where);
       this.metricsService = rendered.service;
@@ -881,6 +882,7 @@ function valueProblems(props: LogCollectorDaemonSetProps): string[] {
     ...(typeof props.name === 'string' && props.metrics && props.metrics.kind !== LogCollectorMonitorKind.POD_MONITOR
       ? checkServiceName('name', props.name, `${props.name}-metrics`) : []),
     ...(props.image !== undefined ? checkImage('image', props.image) : []),
+    ...(typeof props.image === 'string' ? collectorImageProblems('image', props.image) : []),
     ...checkLabels('labels', props.labels),
     ...checkLabels('metrics.labels', props.metrics?.labels),
     ...checkPrometheusDuration('metrics.interval', props.metrics?.interval),
@@ -896,14 +898,17 @@ function valueProblems(props: LogCollectorDaemonSetProps): string[] {
   ];
 }
 
+/** Why a log collector never surges: the props refuse it, and so does the late check on a patched DaemonSet. */
+const COLLECTOR_SURGE = 'the new pod would start beside the old one on each node, two fluent-bit processes on one tail database and one filesystem buffer '
+  + '(duplicated logs, corrupted offsets)';
+
 /**
  * The user fluent-bit runs as (root unless given), refusing a surging update strategy and a group
  * without a non-root user.
  */
 function collectorUser(where: string, props: LogCollectorDaemonSetProps, strategy: UpdateStrategy): number {
   if (strategy.surges) {
-    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: the new pod would start beside the old one on each node, `
-      + 'two fluent-bit processes on one tail database and one filesystem buffer (duplicated logs, corrupted offsets). '
+    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: ${COLLECTOR_SURGE}. `
       + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
   }
   const runAsUser = props.runAsUser ?? 0;

@@ -20,6 +20,7 @@ import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
+import { renderedHostPorts } from '../render/rendered-rules';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
@@ -190,19 +191,19 @@ export class NodeAgentDaemonSet extends Construct {
       });
       this.daemonSets.push(primary.ds);
     }
-    if (!primary) {
-      throw new ValidationError(this.describe(), 'rollout: no DaemonSet would be rendered; promote at least the first wave');
-    }
+    if (!primary) throw this.nothingRendered();
     this.daemonSet = primary.ds;
     this.mainContainer = primary.main;
     this.configMap = current.configData ? configMaps.get(current.configData) : undefined;
     this.selectorLabels = props.adopt ? { ...props.adopt.selector } : selectorLabels(name, 'fleet');
 
     const releases = previous ? [current, previous] : [current];
+    const ownPatchCounts = new Map(this.daemonSets.map((ds) => [ds, patchCount(ds)]));
     const crossAgentProblems = registerAgent(this, {
       describe: this.describe(),
       path: this.node.path,
       hostPorts: releases.flatMap((r) => r.hostPorts),
+      renderedHostPorts: () => patchedHostPorts(this.daemonSets, ownPatchCounts),
       // One set per node-affinity term: the agent's nodes are their union.
       requirementSets: releases.flatMap((r) => (r.baseAlternatives.length > 0 ? r.baseAlternatives : [[]]).map((alternative) => [
         ...Object.entries(r.nodeSelector).map(([key, value]): NodeSelectorRequirementJson => ({ key, operator: 'In', values: [value] })),
@@ -244,6 +245,14 @@ export class NodeAgentDaemonSet extends Construct {
     };
   }
 
+  /** Nothing promoted and no previous release: e.g. a fleet stage before this cluster's wave, for an agent whose rollout lacks `previous`. */
+  private nothingRendered(): ValidationError {
+    const kind = this.describe().split(' ')[0];
+    return new ValidationError(this.describe(), 'rollout.previous is unset while rollout.promoted promotes no wave, so no DaemonSet would be rendered '
+      + `and the agent would be deleted from every node: give rollout.previous the release the nodes run now (${kind === 'NodeAgentDaemonSet'
+        ? 'AgentRelease.fromProps(previousProps)' : `${kind}.release(previousProps)`}), or promote at least the first wave`);
+  }
+
   private throwIfProblems(problems: string[]): void {
     throwIfProblems(this.describe(), problems, 'invalid props');
   }
@@ -265,6 +274,26 @@ export class NodeAgentDaemonSet extends Construct {
   }
 }
 brand(NodeAgentDaemonSet, 'NodeAgentDaemonSet');
+
+/** How many JSON patches a DaemonSet carries (cdk8s' private list, read defensively). */
+function patchCount(ds: kplus.DaemonSet): number {
+  return ((ApiObject.of(ds) as unknown as { patches?: unknown[] }).patches ?? []).length;
+}
+
+/**
+ * The host ports of the DaemonSets a patch was added to after construction (hostNetwork turned on,
+ * a hostPort added), as rendered: the others bind what the spec says. A DaemonSet whose patches do
+ * not render is left to the late check, which names the patch.
+ */
+function patchedHostPorts(daemonSets: readonly kplus.DaemonSet[], own: ReadonlyMap<kplus.DaemonSet, number>): AgentHostPort[] {
+  return daemonSets.filter((ds) => patchCount(ds) > (own.get(ds) ?? 0)).flatMap((ds) => {
+    try {
+      return renderedHostPorts(ApiObject.of(ds).toJson());
+    } catch {
+      return [];
+    }
+  });
+}
 
 function nameFromId(id: string): string {
   return id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').substring(0, 50);

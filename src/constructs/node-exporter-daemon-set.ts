@@ -472,7 +472,9 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   /**
    * More exporter arguments, appended verbatim. A flag the construct writes (listen address, host
    * paths, excludes, textfile directory, a collector it turns on or off) is refused, as is a flag
-   * given twice: node_exporter exits with "flag ... cannot be repeated".
+   * given twice: node_exporter exits with "flag ... cannot be repeated". Each flag is checked
+   * against node_exporter 1.12.1's (an image with a newer tag lifts the unknown-flag check): an
+   * unknown one, a bool given `=value` or a value flag without one make it exit at start.
    * @default - none
    */
   readonly extraArgs?: string[];

@@ -2,6 +2,7 @@
  * Cluster waves: the order in which a change reaches the fleet's clusters, as Argo CD RollingSync
  * steps, and how it composes with the node waves inside each cluster. No cdk8s: pure data.
  */
+import { nearestName } from '../util/nearest';
 
 /** The Application label carrying the cluster's wave; the RollingSync steps match on it. */
 export const CLUSTER_WAVE_LABEL = 'node-agents.cdk8s.io/cluster-wave';
@@ -46,7 +47,11 @@ export function effectiveWaves(declared: readonly ClusterWaveSpec[] | undefined,
 }
 
 /** Problems with the waves against the clusters: every step matches a cluster, every cluster is in a step. */
-export function waveProblems(waves: readonly ClusterWaveSpec[], clusters: readonly WaveMember[]): string[] {
+export function waveProblems(
+  waves: readonly ClusterWaveSpec[], clusters: readonly WaveMember[],
+  /** The fleet's cluster waves, declared or the defaults, for the message naming the valid ones. */
+  valid: { readonly names: readonly string[]; readonly defaults: boolean } = { names: waves.map((w) => w.name), defaults: false },
+): string[] {
   const problems: string[] = [];
   const names = waves.map((w) => w.name);
   for (const name of new Set(names)) {
@@ -60,7 +65,10 @@ export function waveProblems(waves: readonly ClusterWaveSpec[], clusters: readon
   }
   for (const cluster of clusters) {
     if (!names.includes(cluster.wave)) {
-      problems.push(`cluster "${cluster.name}" is in wave "${cluster.wave}", which is not in clusterWaves (${names.map((n) => `"${n}"`).join(', ') || 'none'}): its Application would be in no RollingSync step and never sync; declare the wave or move the cluster`);
+      const nearest = nearestName(cluster.wave, valid.names);
+      problems.push(`cluster "${cluster.name}" is in wave "${cluster.wave}", which is not a cluster wave of the fleet: its Application would be in no RollingSync step `
+        + `and never sync. The cluster waves are ${valid.names.map((n) => `"${n}"`).join(', ') || 'none'}${valid.defaults ? ' (the defaults, as clusterWaves is unset)' : ' (clusterWaves)'}`
+        + `${nearest ? `; did you mean "${nearest}"?` : '; move the cluster to one of them, or declare the wave in clusterWaves'}`);
     }
   }
   return problems;

@@ -11,6 +11,8 @@ import {
   KUBE_PROMETHEUS_DISABLED_COLLECTORS,
   NODE_EXPORTER_VERSION,
 } from './collectors';
+import { BOOL_FLAGS, EXCLUSIVE_WITH_WRITTEN, EXITING_FLAGS, VALUE_FLAGS } from './flags';
+import { nearestName } from '../util/nearest';
 import { checkPort, describeValue } from '../validation/values';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
@@ -131,6 +133,7 @@ function checkNames(names: readonly string[], prop: string, context?: string): C
 export function exporterArgs(options: ExporterArgsOptions): string[] {
   validatePort(options.port, 'port', options.context);
   checkFlagValues(options);
+  checkKnownFlags(options);
   const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
   const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
   const tooNew = [...collectors.enable, ...collectors.disable].filter((c) => COLLECTORS_ADDED_AFTER_1_9_1.includes(c));
@@ -245,9 +248,60 @@ function checkFlagValues(options: ExporterArgsOptions): void {
   if (extra === undefined) return;
   if (!Array.isArray(extra)) throw new Error(`${prefix(options.context)}extraArgs must be an array of flags, got ${describeValue(extra)}`);
   extra.forEach((arg: unknown, i) => {
-    if (typeof arg !== 'string' || !/^--[a-z][-a-z0-9._]*(=.*)?$/.test(arg) || /[\r\n]/.test(arg)) {
+    if (typeof arg !== 'string' || !/^--[a-z][-a-zA-Z0-9._]*(=.*)?$/.test(arg) || /[\r\n]/.test(arg)) {
       throw new Error(`${prefix(options.context)}extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
         + `got ${describeValue(arg)}`);
+    }
+  });
+}
+
+/** What node_exporter 1.12.1 does with a flag name (without `--`): a bool, a value, print and exit, or unknown. */
+function flagKind(name: string): 'bool' | 'value' | 'exits' | undefined {
+  if (BOOL_FLAGS.includes(name) || (name.startsWith('collector.') && isKnownCollector(name.slice('collector.'.length)))) return 'bool';
+  if (VALUE_FLAGS.includes(name)) return 'value';
+  return EXITING_FLAGS.includes(name) ? 'exits' : undefined;
+}
+
+/**
+ * Each extraArgs flag as kingpin parses it (see ./flags.ts): known to node_exporter 1.12.1, `--no-`
+ * only before a bool, a value exactly for a value flag, and none that exits at once or that
+ * node_exporter refuses beside a flag the construct writes. An image newer than 1.12.1 may have
+ * flags the list lacks: for one, flags it does not know are let through.
+ */
+function checkKnownFlags(options: ExporterArgsOptions): void {
+  const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
+  const newerImage = !atLeast(NODE_EXPORTER_VERSION, version);
+  (options.extraArgs ?? []).forEach((arg, i) => {
+    const [written, ...rest] = arg.slice(2).split('=');
+    const value = rest.length > 0 ? rest.join('=') : undefined;
+    const negated = written.startsWith('no-') && flagKind(written) === undefined;
+    const name = negated ? written.slice('no-'.length) : written;
+    const kind = flagKind(name);
+    const where = `${prefix(options.context)}extraArgs[${i}] "${arg}"`;
+    if (kind === 'exits') {
+      throw new Error(`${where}: --${name} makes node_exporter print and exit at once, so the pod would restart for ever; remove it`);
+    }
+    if (kind === undefined) {
+      if (newerImage) return;
+      const guess = nearestName(name, [...BOOL_FLAGS, ...VALUE_FLAGS, ...KNOWN_COLLECTORS.map((c) => `collector.${c}`)]);
+      throw new Error(`${where}: --${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
+        + `${guess ? ` Did you mean --${negated ? 'no-' : ''}${guess}?` : ''} For a newer image, give it as image (its tag's version lifts this check).`);
+    }
+    if (negated && kind !== 'bool') {
+      throw new Error(`${where}: "--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
+        + `give --${name}=<value>`);
+    }
+    if (kind === 'bool' && value !== undefined) {
+      throw new Error(`${where}: --${name} is a bool flag, which takes no "=${value}": node_exporter would exit with "unexpected ${value}"; `
+        + `write --${name} to turn it on or --no-${name} to turn it off`);
+    }
+    if (kind === 'value' && value === undefined) {
+      throw new Error(`${where}: --${name} takes a value: node_exporter would exit with "expected argument for flag '--${name}'"; write --${name}=<value>`);
+    }
+    const exclusive = EXCLUSIVE_WITH_WRITTEN[name];
+    if (exclusive !== undefined) {
+      throw new Error(`${where}: --${name} and --${exclusive}, which the construct writes, are mutually exclusive: node_exporter would exit at start; `
+        + `set it through ${propOf(`--${exclusive}`)} instead`);
     }
   });
 }

@@ -561,7 +561,8 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
       nodes: rollout.stuck,
       message: `${ds.id} replaces none of its other ${rollout.nodes} pods: ${describe}. Each holds one unit of a budget of ${unit(budget)} at once for good, `
         + 'so the rolling update stops there',
-      fix: `bring the nodes back (or delete the Node objects of machines that are gone: their pods go with them), or raise ${rollout.pace.mode === 'surge' ? 'maxSurge' : 'maxUnavailable'} above ${rollout.stuck.length}`,
+      fix: `bring the nodes back (or delete the Node objects of machines that are gone: their pods go with them), or raise ${rollout.pace.mode !== 'surge' ? 'maxUnavailable'
+        : isLogCollector(after.daemonSets.find((d) => d.id === ds.id)) ? 'maxUnavailable (with maxSurge 0: a log collector must not surge)' : 'maxSurge'} above ${rollout.stuck.length}`,
     });
   } else if (neverAvailable.length > 0 && ds.syncWave !== undefined) {
     const last = inLastSyncStep(after, ds.syncWave);
@@ -676,6 +677,7 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate') {
       result.push(...notReadyFindings(agent.agent, ds, rollout, afterReport, facts, after));
       if (rollout.pace.mode === 'surge') result.push(...surgeResourceFindings(agent.agent, ds, afterById.get(ds.id)!, afterReport, facts));
+      if (rollout.pace.mode === 'surge' && isLogCollector(afterById.get(ds.id))) result.push(surgingCollectorFinding(agent.agent, ds));
     }
     if (rollout !== undefined && rollout.pace.type === 'RollingUpdate' && rollout.seconds === undefined && rollout.batches > 0) {
       result.push({
@@ -720,6 +722,30 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
     }
   }
   return result;
+}
+
+/**
+ * A log collector: a fluent-bit image, or the library's log-collector component label. Two of it on one
+ * node tail the same files into one tail database (the library's LogCollectorDaemonSet refuses surge).
+ */
+function isLogCollector(info: DaemonSetInfo | undefined): boolean {
+  if (info === undefined) return false;
+  return info.podLabels['app.kubernetes.io/component'] === 'log-collector' || info.imageRepositories.some((r) => /(^|\/)fluent-bit$/.test(r));
+}
+
+/** maxSurge on a log collector: every replaced node runs two collectors on one tail database while the new pod starts. */
+function surgingCollectorFinding(agent: string, ds: DaemonSetPlan): Finding {
+  return {
+    kind: 'stall',
+    severity: 'error',
+    cause: 'strategy',
+    agent,
+    daemonSets: [ds.id],
+    nodes: ds.replaced,
+    message: `${ds.id} is a log collector with maxSurge: on each node the new pod starts beside the old one (update.go rollingUpdate), two fluent-bit `
+      + 'processes on one tail database and one filesystem buffer: duplicated logs and corrupted offsets',
+    fix: 'use maxUnavailable with maxSurge 0 (LogCollectorDaemonSet refuses a surging updateStrategy; drop the patch that sets maxSurge)',
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * caught first: the late net of the agents, run at synthesis. Pure: no cdk8s. Each problem names
  * the container and the field; the construct adds its path.
  */
+import { checkRenderedDaemonSetFields, checkRenderedPodFields } from './rendered-fields';
 import { checkDnsLabel, checkEnvName, checkInt32, checkInt64, checkMountPropagation, checkPort, checkQuantity, checkSubPath, INT32_MAX } from './values';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -92,6 +93,8 @@ export function checkRenderedDaemonSet(ds: Json): string[] {
     ...unmatched.map(([k, v]) => `selector ${k}=${v} does not match the pod template's labels (the API server refuses the DaemonSet); keep the template label ${k}: ${JSON.stringify(v)}`),
     ...checkInt32('minReadySeconds', spec.minReadySeconds),
     ...checkInt32('revisionHistoryLimit', spec.revisionHistoryLimit),
+    ...checkRenderedDaemonSetFields(spec),
+    ...checkRenderedPodFields(spec.template?.spec),
     ...checkRenderedPodSpec(spec.template?.spec),
   ].map((p) => `DaemonSet "${ds?.metadata?.name}": ${p}`);
 }

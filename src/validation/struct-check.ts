@@ -19,6 +19,7 @@ import { TYPES } from './struct-shapes.generated';
 import { FieldType, TypeRef } from './type-table';
 
 import { describeValue } from './values';
+import { nearestName } from '../util/nearest';
 
 /** The names of every struct the assembly declares (for tests: each has a check). */
 export function structNames(): string[] {
@@ -69,35 +70,7 @@ function shortName(name: string): string {
   return name.replace(/^cdk8s-plus-28\./, 'kplus.').replace(/^cdk8s\./, '');
 }
 
-/** Levenshtein distance, case-insensitive. */
-function distance(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  let row = Array.from({ length: y.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= x.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= y.length; j++) {
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[y.length];
-}
-
-/** The known name nearest to `key`, if one is near enough to be the meant one. */
-export function nearestName(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const name of [...known].sort()) {
-    const d = distance(key, name);
-    if (d < bestDistance) {
-      best = name;
-      bestDistance = d;
-    }
-  }
-  const tolerance = Math.max(2, Math.floor(key.length / 3));
-  return best !== undefined && bestDistance <= tolerance ? best : undefined;
-}
+export { nearestName };
 
 function unknownKeyProblem(path: string, key: string, struct: string, known: readonly string[]): string {
   const prop = path ? `${path}.${key}` : key;

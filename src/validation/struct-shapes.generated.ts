@@ -467,6 +467,7 @@ export const TYPES: TypeTable = {
         rollout: { type: { ref: "AgentRollout" }, optional: true },
         seLinuxLevel: { type: "string", optional: true },
         shape: { type: { ref: "GpuDriverShape" }, optional: true },
+        stepAsideWhen: { type: { array: { ref: "NodeRequirement" } }, optional: true },
         terminationGracePeriodSeconds: { type: "number", optional: true },
         tolerateControlPlane: { type: "boolean", optional: true },
         tolerations: { type: { array: { ref: "AgentToleration" } }, optional: true },

@@ -93,7 +93,24 @@ export function checkLabels(prop: string, labels: unknown): string[] {
   const typeProblem = notStringMap(prop, labels);
   if (typeProblem) return [typeProblem];
   return Object.entries(labels as { [key: string]: unknown })
-    .flatMap(([k, v]) => [...checkLabelKey(prop, k), ...checkLabelValue(`${prop}["${k}"]`, v)]);
+    .flatMap(([k, v]) => [...(isLabelKey(k) ? checkRenderableKey(prop, k) : checkLabelKey(prop, k)), ...checkLabelValue(`${prop}["${k}"]`, v)]);
+}
+
+/**
+ * A key of a map the library renders through cdk8s (labels, annotations, a node selector, ConfigMap
+ * data). cdk8s' renderer (`sanitizeValue` in cdk8s lib/_util.ts) takes a map for a class instance
+ * when its `constructor` member is not the Object constructor, so a map with the key "constructor"
+ * fails every render with "can't render non-simple object"; and it copies members by assignment,
+ * so a "__proto__" key (a valid ConfigMap key; no label or annotation key starts with "_") is
+ * dropped without a word. The other Object.prototype names ("toString", "valueOf") render as they are.
+ */
+export function checkRenderableKey(prop: string, key: string): string[] {
+  if (key === 'constructor') {
+    return [`${prop}: the key "constructor" cannot be rendered (cdk8s reads a map's "constructor" member to tell a plain map from an object, and refuses this map); `
+      + 'use another key, e.g. "example.com/constructor"'];
+  }
+  if (key === '__proto__') return [`${prop}: the key "__proto__" would be dropped when cdk8s renders the map (it sets the object's prototype instead); use another key`];
+  return [];
 }
 
 function notStringMap(prop: string, value: unknown): string | undefined {
@@ -163,6 +180,29 @@ export function checkQuantity(prop: string, value: unknown): string[] {
   if (Number.isNaN(parsed)) return [`${prop} "${text}" is not a Kubernetes quantity; write it like "100m", "0.5", "128Mi" or "1Gi"`];
   if (parsed < 0) return [`${prop} "${text}" is negative; resources must be 0 or more`];
   return [];
+}
+
+/**
+ * The least memory a container's request or limit may be: dockerd's `linuxMinMemory` (moby
+ * daemon/daemon_unix.go, 6 MiB "to account for overhead during startup"), which it enforces for
+ * both a limit and a reservation. containerd's CRI enforces none, and a container whose cgroup
+ * allows less does not get through runc's init ("container init was OOM-killed (memory limit too
+ * low?)"): the pod restarts for ever. A request that small is a unit slip as surely (`64m` is 0.064
+ * bytes).
+ */
+export const MIN_MEMORY_BYTES = 6 * 2 ** 20;
+
+/** A memory request or limit: a quantity (checkQuantity) of at least MIN_MEMORY_BYTES, with the milli slip explained. */
+export function checkMemoryQuantity(prop: string, value: unknown): string[] {
+  const problems = checkQuantity(prop, value);
+  if (problems.length > 0 || value === undefined) return problems;
+  const text = value as string;
+  const bytes = parseQuantity(text);
+  if (bytes >= MIN_MEMORY_BYTES || bytes === 0) return [];
+  const milli = /^[0-9.]+m$/.exec(text);
+  const slip = milli ? `: for memory "m" means milli, a thousandth of a byte, so "${text}" is ${Number((bytes).toPrecision(6))} bytes; write "${text.slice(0, -1)}Mi" for mebibytes` : ` (${bytes} bytes)`;
+  return [`${prop} "${text}" is below 6Mi${slip}. A container limited to less is OOM-killed while it starts (runc: "container init was OOM-killed"), `
+    + 'and a request that small is a slip of the unit; give at least "6Mi", e.g. "64Mi"'];
 }
 
 export function checkRequestNotAboveLimit(prop: string, request: unknown, limit: unknown): string[] {
@@ -280,7 +320,7 @@ export function checkConfigKey(prop: string, key: unknown): string[] {
   if (text === '.' || text.startsWith('..')) {
     return [`${prop}: "${text}" is not a valid ConfigMap key ("." and names starting with ".." are reserved); use a file name such as "agent.conf"`];
   }
-  return [];
+  return checkRenderableKey(prop, text);
 }
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
@@ -382,8 +422,8 @@ export function checkResources(prop: string, resources: unknown): string[] {
   const quantities = [
     ...checkQuantity(`${prop}.cpuRequest`, r.cpuRequest),
     ...checkQuantity(`${prop}.cpuLimit`, r.cpuLimit),
-    ...checkQuantity(`${prop}.memoryRequest`, r.memoryRequest),
-    ...checkQuantity(`${prop}.memoryLimit`, r.memoryLimit),
+    ...checkMemoryQuantity(`${prop}.memoryRequest`, r.memoryRequest),
+    ...checkMemoryQuantity(`${prop}.memoryLimit`, r.memoryLimit),
   ];
   if (quantities.length > 0) return quantities;
   return [

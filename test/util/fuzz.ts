@@ -131,8 +131,10 @@ export function pick<T>(...values: T[]): fc.Arbitrary<T> {
 }
 
 export const quantity = pick('100m', '1', '128Mi', '512Mi', '1Gi', ' 128Mi', '1.5.3Gi', '512MB', '-1', '0');
+/** Memory quantities: mostly plausible, with the milli slip ("64m", 0.064 bytes) and a byte count below the 6Mi floor. */
+export const memoryQuantity = pick('128Mi', '512Mi', '1Gi', '64m', '1', ' 128Mi', '1.5.3Gi', '512MB', '-1', '0');
 export const resources = fc.record({
-  cpuRequest: maybe(quantity), cpuLimit: maybe(quantity), memoryRequest: maybe(quantity), memoryLimit: maybe(quantity),
+  cpuRequest: maybe(quantity), cpuLimit: maybe(quantity), memoryRequest: maybe(memoryQuantity), memoryLimit: maybe(memoryQuantity),
 }, { requiredKeys: [] });
 export const labelKey = pick('team', 'app.kubernetes.io/part-of', 'bad key!', ']%', 'example.com/x', 'a/b/c', '');
 export const labelValue = pick('platform', 'v1', '', 'bad value!', 'x'.repeat(64));
