@@ -71,7 +71,7 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
   const of = `agent ${target.namespace}/${target.agent} (DaemonSets ${s.daemonSetNames})`;
   const sum = (metric: string) => `sum by (namespace) (${metric}{${ds}})`;
   const maxUnavailable = checkNumber(options.maxUnavailablePods ?? 0, 'alerts.maxUnavailablePods', w);
-  if (!Number.isInteger(maxUnavailable)) throw new Error(`${w}: alerts.maxUnavailablePods ${maxUnavailable} must be a whole number`);
+  if (!Number.isInteger(maxUnavailable)) throw new ValidationError(w, `alerts.maxUnavailablePods ${maxUnavailable} must be a whole number`);
   const rules: AlertRule[] = [
     {
       alert: 'NodeAgentMissing',
@@ -209,7 +209,7 @@ export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExport
   const w = target.where;
   const m = targetSelectors(target, options).metrics;
   const collectors = options.watchedCollectors ?? ALWAYS_PRESENT_COLLECTORS;
-  if (collectors.length === 0) throw new Error(`${w}: alerts.watchedCollectors is empty; leave it unset for the default list`);
+  if (collectors.length === 0) throw new ValidationError(w, 'alerts.watchedCollectors is empty; leave it unset for the default list');
   const groups: AlertRuleGroup[] = [{
     name: `${target.agent}.node-exporter`,
     rules: [

@@ -13,6 +13,7 @@ import {
 } from './collectors';
 import { BOOL_FLAGS, EXCLUSIVE_WITH_WRITTEN, EXITING_FLAGS, VALUE_FLAGS } from './flags';
 import { nearestName } from '../util/nearest';
+import { ValidationError } from '../validation/errors';
 import { checkPort, describeValue } from '../validation/values';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
@@ -86,9 +87,9 @@ export function listenAddress(listen: ListenMode, port: number): string {
 }
 
 export function validatePort(port: number, prop: string, context?: string): void {
-  if (typeof port !== 'number') throw new Error(`${prefix(context)}${checkPort(prop, port)[0]}`);
+  if (typeof port !== 'number') throw refusal(context, `${checkPort(prop, port)[0]}`);
   if (checkPort(prop, port).length > 0) {
-    throw new Error(`${prefix(context)}${prop} must be an integer between 1 and 65535, got ${port}. ` +
+    throw refusal(context, `${prop} must be an integer between 1 and 65535, got ${port}. ` +
       'Pick a free host port (node-exporter uses 9100).');
   }
 }
@@ -105,7 +106,7 @@ export function resolveCollectors(
     : checkNames(disable, 'disableCollectors', context);
   const both = on.filter((name) => off.includes(name));
   if (both.length > 0) {
-    throw new Error(`${prefix(context)}collector(s) ${both.map((n) => `'${n}'`).join(', ')} are in both ` +
+    throw refusal(context, `collector(s) ${both.map((n) => `'${n}'`).join(', ')} are in both ` +
       'enableCollectors and disableCollectors. Keep each name in one list.');
   }
   return { enable: [...on].sort(), disable: [...off].sort() };
@@ -113,14 +114,14 @@ export function resolveCollectors(
 
 function checkNames(names: readonly string[], prop: string, context?: string): CollectorName[] {
   const result: CollectorName[] = [];
-  if (!Array.isArray(names)) throw new Error(`${prefix(context)}${prop} must be an array of collector names, got ${describeValue(names)}`);
+  if (!Array.isArray(names)) throw refusal(context, `${prop} must be an array of collector names, got ${describeValue(names)}`);
   for (const name of names) {
     if (typeof name !== 'string') {
-      throw new Error(`${prefix(context)}${prop} must list collector names such as "systemd", got ${describeValue(name)}`);
+      throw refusal(context, `${prop} must list collector names such as "systemd", got ${describeValue(name)}`);
     }
     if (!isKnownCollector(name)) {
       const guess = closestCollector(name);
-      throw new Error(`${prefix(context)}${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
+      throw refusal(context, `${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
         `Linux collector.${guess ? ` Did you mean '${guess}'?` : ''} Known collectors: ${KNOWN_COLLECTORS.join(', ')}. ` +
         'For a newer image, pass the flag through extraArgs instead.');
     }
@@ -138,11 +139,11 @@ export function exporterArgs(options: ExporterArgsOptions): string[] {
   const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
   const tooNew = [...collectors.enable, ...collectors.disable].filter((c) => COLLECTORS_ADDED_AFTER_1_9_1.includes(c));
   if (tooNew.length > 0 && !atLeast(version, '1.10.0')) {
-    throw new Error(`${prefix(options.context)}collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
+    throw refusal(options.context, `collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
       + 'would exit on their flags ("unknown long flag"). Use a newer image or leave them out.');
   }
   if (options.textfileDirectory !== undefined && collectors.disable.includes('textfile')) {
-    throw new Error(`${prefix(options.context)}textfileCollector is set but disableCollectors turns the textfile collector off; `
+    throw refusal(options.context, 'textfileCollector is set but disableCollectors turns the textfile collector off; '
       + 'remove textfile from disableCollectors or drop textfileCollector.');
   }
   const own = [
@@ -218,13 +219,13 @@ function checkRepeatedFlags(own: readonly string[], options: ExporterArgsOptions
     const flag = flagName(arg);
     const ours = written.get(flag);
     if (ours !== undefined) {
-      throw new Error(`${prefix(options.context)}extraArgs[${i}] "${arg}" sets ${flag}, which the construct already writes ("${ours}"); `
+      throw refusal(options.context, `extraArgs[${i}] "${arg}" sets ${flag}, which the construct already writes ("${ours}"); `
         + `${isRepeatable(flag, version) ? 'a second one would escape the props' : `node_exporter would exit with "flag '${flag.slice(2)}' cannot be repeated"`}. `
         + `Set it through ${propOf(flag)} instead.`);
     }
     const before = seen.get(flag);
     if (before !== undefined && !isRepeatable(flag, version)) {
-      throw new Error(`${prefix(options.context)}extraArgs[${i}] "${arg}" repeats ${flag} of extraArgs[${before}]: node_exporter ${version} would exit with `
+      throw refusal(options.context, `extraArgs[${i}] "${arg}" repeats ${flag} of extraArgs[${before}]: node_exporter ${version} would exit with `
         + `"flag '${flag.slice(2)}' cannot be repeated". Keep one.`);
     }
     seen.set(flag, i);
@@ -241,15 +242,15 @@ function checkFlagValues(options: ExporterArgsOptions): void {
     const value: unknown = options[prop];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '' || /[\r\n]/.test(value)) {
-      throw new Error(`${prefix(options.context)}${prop} must be a non-empty one-line regular expression such as "^(veth.*)$", got ${describeValue(value)}`);
+      throw refusal(options.context, `${prop} must be a non-empty one-line regular expression such as "^(veth.*)$", got ${describeValue(value)}`);
     }
   }
   const extra: unknown = options.extraArgs;
   if (extra === undefined) return;
-  if (!Array.isArray(extra)) throw new Error(`${prefix(options.context)}extraArgs must be an array of flags, got ${describeValue(extra)}`);
+  if (!Array.isArray(extra)) throw refusal(options.context, `extraArgs must be an array of flags, got ${describeValue(extra)}`);
   extra.forEach((arg: unknown, i) => {
     if (typeof arg !== 'string' || !/^--[a-z][-a-zA-Z0-9._]*(=.*)?$/.test(arg) || /[\r\n]/.test(arg)) {
-      throw new Error(`${prefix(options.context)}extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
+      throw refusal(options.context, `extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
         + `got ${describeValue(arg)}`);
     }
   });
@@ -317,4 +318,9 @@ export function flagName(arg: string): string {
 
 function prefix(context?: string): string {
   return context ? `${context}: ` : '';
+}
+
+/** A refusal: a ValidationError prefixed by the construct when the caller names it. */
+function refusal(context: string | undefined, message: string): Error {
+  return context ? new ValidationError(context, message) : new Error(message);
 }
