@@ -8,8 +8,8 @@
  * (include/fluent-bit/flb_scheduler.h, FLB_SCHED_CAP), which left a backlog waiting minutes after an
  * outage; the collector renders 60.
  */
-import * as fc from 'fast-check';
 import { Chart, Testing } from 'cdk8s';
+import * as fc from 'fast-check';
 import { Manifest, synthManifests } from './util/manifests';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../src/constructs/log-collector-daemon-set';
 import { entryValue, findSections, parseClassicConfig } from '../src/fluent-bit/classic-format';
