@@ -181,18 +181,21 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
     },
     {
       // An outage of the destination: out_loki, out_http, out_es and the others answer a refused
-      // connection or a 5xx with FLB_RETRY, so only fluentbit_output_retries_total rises while
-      // fluentbit_output_proc_records_total (records delivered) stands still. An idle output
-      // (nothing to send) has neither and stays silent; a destination that accepts some records
-      // between retries is not stalled.
+      // connection or a 5xx with FLB_RETRY, and out_loki every status but 400 and 2xx, a bad
+      // credential's 401 or 403 included, so only fluentbit_output_retries_total (retries
+      // scheduled, one per failed flush) rises while fluentbit_output_proc_records_total (records
+      // of flushes that returned FLB_OK) stands still. An idle output (nothing to send) has neither
+      // and stays silent; a destination that accepts some records between retries is not stalled;
+      // once it delivers again this clears, and LogCollectorBacklog stays on while chunks wait.
       alert: 'LogCollectorOutputStalled',
       expr: `${by} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0`
         + ` unless on (namespace, pod, name) ${by} (increase(fluentbit_output_proc_records_total{${m}}[5m])) > 0`,
       forDuration: outputStalledFor,
       severity: AlertSeverity.WARNING,
       summary: 'A log collector output keeps retrying and delivers nothing: logs wait in the buffer.',
-      description: `Output {{ $labels.name }} of log collector ${where} retried {{ $value }} time(s) in 5m and delivered no record; `
-        + 'chunks wait in the filesystem buffer until the destination answers or storage.total_limit_size is reached.',
+      description: `Output {{ $labels.name }} of log collector ${where} retried {{ $value }} flush(es) in 5m and delivered no record `
+        + '(the destination down, answering 5xx, or refusing the credential); chunks wait in the filesystem buffer until it takes them, '
+        + 'the oldest dropped once storage.total_limit_size is reached.',
     },
     {
       // Chunks waiting for delivery: a chunk is busy from its flush until every output has it
