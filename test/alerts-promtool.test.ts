@@ -215,6 +215,21 @@ const LOG_COLLECTOR_CASES: AlertCase[] = [
     },
   },
   {
+    // Chunks busy at every scrape: a backlog waiting for its retries, also once retries stopped and
+    // records go out again (LogCollectorOutputStalled has cleared by then).
+    alert: 'LogCollectorBacklog',
+    fire: {
+      input: [
+        series('fluentbit_input_storage_chunks_busy', { ...FB, name: 'tail_containers' }, '0x5 3x30'),
+        series('fluentbit_output_proc_records_total', FB, '0+100x5 500x10 500+100x20'),
+      ],
+      at: '25m',
+      alerts: [{ labels: { ...FB_OUT, name: 'tail_containers' }, value: '3' }],
+    },
+    // A healthy collector: a chunk busy at some scrapes (caught mid-flush), never at all of them.
+    healthy: { input: [series('fluentbit_input_storage_chunks_busy', { ...FB, name: 'tail_containers' }, Array.from({ length: 31 }, (_, i) => (i % 3 === 0 ? 1 : 0)).join(' '))], at: '25m' },
+  },
+  {
     alert: 'LogCollectorBufferNearFull',
     fire: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '10x20')], at: '15m', alerts: [{ labels: FB_OUT, value: '10' }] },
     healthy: { input: [series('fluentbit_output_chunk_available_capacity_percent', FB, '90x20')], at: '15m' },
@@ -449,7 +464,7 @@ describe('alert rules (synthesized)', () => {
 
 describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTOOL], () => {
   test.each([
-    ['log collector', logCollectorManifests, 12],
+    ['log collector', logCollectorManifests, 13],
     ['node exporter with node-mixin', nodeExporterManifests, 19],
     ['GPU driver', gpuDriverManifests, 8],
   ] as const)('the %s rule file passes promtool check rules', (_, manifests, count) => {

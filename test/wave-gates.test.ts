@@ -115,6 +115,7 @@ describe('a gate after the canary', () => {
     const list = checks(job);
     expect(list.map((c) => c.name)).toEqual([
       'daemonset-known', 'pods-unavailable', 'rollout-incomplete', 'generation-not-observed', 'container-restarts', 'records-dropped', 'retries-failed',
+      'retries-without-delivery', 'read-not-delivered',
     ]);
     expect(list[1].expr).toBe('kube_daemonset_status_number_unavailable{job="kube-state-metrics",namespace="observability",daemonset="logs-canary"} > 0');
     expect(list[5].expr).toBe('sum by (namespace, pod, name) (increase(fluentbit_output_dropped_records_total'

@@ -43,13 +43,42 @@ export function wavePodsSelector(t: GateTarget): string {
   return matchers(eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))));
 }
 
-/** The log collector's: nothing lost on the wave during the bake. */
+/**
+ * The log collector's: nothing lost on the wave during the bake, and the wave delivers.
+ *
+ * A wave that cannot deliver loses nothing while it bakes: with a bad credential (Loki answers
+ * 401) or a destination down or answering 5xx, out_loki returns FLB_RETRY (plugins/out_loki/loki.c,
+ * cb_loki_flush), and with `Retry_Limit no_limits` fluent-bit retries forever
+ * (src/flb_engine.c, handle_output_event): only `fluentbit_output_retries_total` climbs, while errors,
+ * failed retries and dropped records stay 0 and the health endpoint answers 200. So delivery is
+ * judged itself: an output that retried and delivered no record (`proc_records`, counted on
+ * FLB_OK only), and a pod that read records and delivered none. The cause side looks at the bake
+ * window but its last minute, so a retry or a record read just before the end (delivered after the
+ * last scrape) does not fail an idle node.
+ */
 export function logCollectorGateChecks(t: GateTarget): WaveGateCheck[] {
   const m = wavePodsSelector(t);
+  const settled = settledWindow(t.window);
+  const delivered = (by: string) => `sum by (${by}) (increase(fluentbit_output_proc_records_total{${m}}[${t.window}])) > 0`;
   return [
     { name: 'records-dropped', expr: `sum by (namespace, pod, name) (increase(fluentbit_output_dropped_records_total{${m}}[${t.window}])) > 0` },
     { name: 'retries-failed', expr: `sum by (namespace, pod, name) (increase(fluentbit_output_retries_failed_total{${m}}[${t.window}])) > 0` },
+    {
+      name: 'retries-without-delivery',
+      expr: `sum by (namespace, pod, name) (increase(fluentbit_output_retries_total{${m}}${settled})) > 0 unless on (namespace, pod, name) ${delivered('namespace, pod, name')}`,
+    },
+    {
+      name: 'read-not-delivered',
+      expr: `sum by (namespace, pod) (increase(fluentbit_input_records_total{${m}}${settled})) > 0 unless on (namespace, pod) ${delivered('namespace, pod')}`,
+    },
   ];
+}
+
+/** The bake window as a range selector without its last minute (`[9m] offset 1m` for 10m); a 1m window stays whole. */
+export function settledWindow(window: string): string {
+  const minutes = /^([0-9]+)m$/.exec(window);
+  if (!minutes || Number(minutes[1]) < 2) return `[${window}]`;
+  return `[${Number(minutes[1]) - 1}m] offset 1m`;
 }
 
 /** node_exporter's: every pod of the wave scraped, the collectors every node has data for and the textfile collector working. */

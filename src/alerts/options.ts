@@ -165,6 +165,14 @@ export interface LogCollectorAlertsOptions extends AgentAlertsOptions {
   readonly outputStalledFor?: string;
 
   /**
+   * `LogCollectorBacklog`: how long chunks may wait for delivery (busy at every scrape for 5 minutes,
+   * `fluentbit_input_storage_chunks_busy`) before it fires. It stays on until they are delivered,
+   * also after the destination is back and the chunks still wait for their retry.
+   * @default "10m"
+   */
+  readonly backlogFor?: string;
+
+  /**
    * `LogCollectorBufferNearFull`: the share of an output's `storage.total_limit_size` (percent)
    * that must stay free (`fluentbit_output_chunk_available_capacity_percent`).
    * @default 20

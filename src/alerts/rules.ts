@@ -149,38 +149,67 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
       alert: 'LogCollectorOutputRetriesFailed',
       expr: `${by} (increase(fluentbit_output_retries_failed_total{${m}}[${lossWindow}])) > 0`,
       severity: AlertSeverity.CRITICAL,
-      summary: 'A log collector abandoned chunks after their last retry: logs were lost.',
-      description: `Output {{ $labels.name }} of log collector ${where} gave up {{ $value }} chunk(s) in ${lossWindow} (Retry_Limit reached).`,
+      summary: 'A log collector gave up flushes after their last retry: logs were lost.',
+      // fluentbit_output_retries_failed_total: flushes (a chunk to one output) whose retries ran out
+      // (Retry_Limit) or that could not be dispatched; their records are dropped (src/flb_engine.c
+      // handle_output_event, src/flb_engine_dispatch.c).
+      description: `Output {{ $labels.name }} of log collector ${where} gave up {{ $value }} flush(es) in ${lossWindow} after their last retry (Retry_Limit reached); their records were dropped.`,
     },
     {
       alert: 'LogCollectorRecordsDropped',
       expr: `${by} (increase(fluentbit_output_dropped_records_total{${m}}[${lossWindow}])) > 0`,
       severity: AlertSeverity.CRITICAL,
       summary: 'A log collector dropped records: logs were lost.',
-      description: `Output {{ $labels.name }} of log collector ${where} dropped {{ $value }} record(s) in ${lossWindow}.`,
+      // fluentbit_output_dropped_records_total: records of flushes the output refused (FLB_ERROR),
+      // gave up after their last retry or was not to retry, and of chunks evicted to stay under
+      // storage.total_limit_size (src/flb_engine.c, src/flb_input_chunk.c).
+      description: `Output {{ $labels.name }} of log collector ${where} dropped {{ $value }} record(s) in ${lossWindow}: `
+        + 'refused by the destination, out of retries, or evicted from a full filesystem buffer.',
     },
     {
       alert: 'LogCollectorOutputErrors',
       expr: `${by} (rate(fluentbit_output_errors_total{${m}}[5m])) > ${errorsPerSecond}`,
       forDuration: duration(options.outputErrorsFor, '15m', 'alerts.outputErrorsFor', w),
       severity: AlertSeverity.WARNING,
-      summary: 'A log collector keeps failing to deliver to an output.',
-      description: `Output {{ $labels.name }} of log collector ${where} fails {{ $value }} time(s) per second; chunks wait for retries in the buffer.`,
+      summary: 'A log collector output keeps refusing flushes: their records are dropped.',
+      // fluentbit_output_errors_total: flushes the output plugin ended with FLB_ERROR (e.g. out_loki
+      // on a 400), which are not retried: their records are dropped and counted in
+      // fluentbit_output_dropped_records_total (src/flb_engine.c, handle_output_event). Measured with
+      // Loki answering 400: errors 180, dropped records 9,002, retries 0.
+      description: `Output {{ $labels.name }} of log collector ${where} has {{ $value }} flush(es) per second refused by the destination; `
+        + 'their records are dropped, not retried.',
     },
     {
       // An outage of the destination: out_loki, out_http, out_es and the others answer a refused
-      // connection or a 5xx with FLB_RETRY, so only fluentbit_output_retries_total rises while
-      // fluentbit_output_proc_records_total (records delivered) stands still. An idle output
-      // (nothing to send) has neither and stays silent; a destination that accepts some records
-      // between retries is not stalled.
+      // connection or a 5xx with FLB_RETRY, and out_loki every status but 400 and 2xx, a bad
+      // credential's 401 or 403 included, so only fluentbit_output_retries_total (retries
+      // scheduled, one per failed flush) rises while fluentbit_output_proc_records_total (records
+      // of flushes that returned FLB_OK) stands still. An idle output (nothing to send) has neither
+      // and stays silent; a destination that accepts some records between retries is not stalled;
+      // once it delivers again this clears, and LogCollectorBacklog stays on while chunks wait.
       alert: 'LogCollectorOutputStalled',
       expr: `${by} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0`
         + ` unless on (namespace, pod, name) ${by} (increase(fluentbit_output_proc_records_total{${m}}[5m])) > 0`,
       forDuration: outputStalledFor,
       severity: AlertSeverity.WARNING,
       summary: 'A log collector output keeps retrying and delivers nothing: logs wait in the buffer.',
-      description: `Output {{ $labels.name }} of log collector ${where} retried {{ $value }} time(s) in 5m and delivered no record; `
-        + 'chunks wait in the filesystem buffer until the destination answers or storage.total_limit_size is reached.',
+      description: `Output {{ $labels.name }} of log collector ${where} retried {{ $value }} flush(es) in 5m and delivered no record `
+        + '(the destination down, answering 5xx, or refusing the credential); chunks wait in the filesystem buffer until it takes them, '
+        + 'the oldest dropped once storage.total_limit_size is reached.',
+    },
+    {
+      // Chunks waiting for delivery: a chunk is busy from its flush until every output has it
+      // (src/flb_storage.c counts ic->busy per input), including while it waits for a retry. A
+      // healthy collector's chunk is busy for one flush (milliseconds), so busy at every scrape for
+      // 5 minutes is a backlog. Unlike LogCollectorOutputStalled it stays on after the destination
+      // is back while the backlog waits for its retries (up to schedulerCapSeconds each).
+      alert: 'LogCollectorBacklog',
+      expr: `min by (namespace, pod, node, name) (min_over_time(fluentbit_input_storage_chunks_busy{${m}}[5m])) > 0`,
+      forDuration: duration(options.backlogFor, '10m', 'alerts.backlogFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: 'A log collector has logs waiting for delivery.',
+      description: `Input {{ $labels.name }} of log collector ${where} has had at least {{ $value }} chunk(s) waiting for delivery at every scrape for 5m; `
+        + 'they go out once the destination takes them and their next retry comes (at most schedulerCapSeconds later).',
     },
     {
       alert: 'LogCollectorBufferNearFull',

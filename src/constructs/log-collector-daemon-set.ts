@@ -231,6 +231,23 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
   readonly graceSeconds?: number;
 
   /**
+   * The longest wait, in seconds, before a chunk that failed to flush is retried (fluent-bit
+   * `scheduler.cap`): what bounds how late the buffered logs arrive once a destination is back.
+   * Every waiting chunk of every node retries on its own, so a lower cap sends more retries to a
+   * destination that is recovering; a higher one leaves the backlog waiting longer. fluent-bit's own
+   * default is 2,000 s (the most allowed).
+   * @default 60
+   */
+  readonly schedulerCapSeconds?: number;
+
+  /**
+   * The shortest wait, in seconds, before a retry (fluent-bit `scheduler.base`); each retry draws its
+   * wait between it and base × 2^retry, at most `schedulerCapSeconds`. From 1 to the cap.
+   * @default 5
+   */
+  readonly schedulerBaseSeconds?: number;
+
+  /**
    * fluent-bit's own log level.
    * @default FluentBitLogLevel.INFO
    */
@@ -632,6 +649,8 @@ export class LogCollectorDaemonSet extends Construct {
       httpPort: props.httpPort,
       flushSeconds: props.flushSeconds,
       graceSeconds: props.graceSeconds,
+      schedulerCapSeconds: props.schedulerCapSeconds,
+      schedulerBaseSeconds: props.schedulerBaseSeconds,
       logLevel: props.logLevel,
       memBufLimit: props.memBufLimit,
       storageMaxChunksUp: props.storageMaxChunksUp,
@@ -935,9 +954,10 @@ function collectorContainer(props: LogCollectorDaemonSetProps, config: FluentBit
     runAsGroup: runAsUser === 0 ? 0 : (props.runAsGroup ?? runAsUser),
     readOnlyRootFilesystem: true,
     // Ready = the outputs do not refuse records (fluent-bit's health check counts output errors,
-    // see HEALTH_PATH): a bad config or version shows as unready pods and pauses a rollout. A
-    // destination outage only makes outputs retry: pods stay ready (an outage must not take every
-    // collector out at once) and LogCollectorOutputStalled fires.
+    // see HEALTH_PATH): a config the destination refuses (Loki's 400) shows as unready pods and
+    // pauses a rollout. A destination outage, and a bad credential (401, 403), only make outputs
+    // retry: pods stay ready (an outage must not take every collector out at once),
+    // LogCollectorOutputStalled fires and a wave gate's delivery checks fail.
     readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
       port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
     }),

@@ -31,11 +31,14 @@ export const FLUENT_BIT_IMAGE = 'cr.fluentbit.io/fluent/fluent-bit:5.1.1';
  *
  * What it does not count: retries. A destination that is down, unreachable or
  * answering 5xx makes out_loki, out_http, out_es and the others return FLB_RETRY, which
- * raises fluentbit_output_retries_total only. So readiness means "the outputs are not
- * refusing what this collector sends" (an error: a 400, a bad credential, a malformed
- * record), a fault of this pod's config or version that should pause a rollout; an
- * outage of the destination, which every collector sees at once, leaves them ready and
- * shows in the LogCollectorOutputStalled alert instead.
+ * raises fluentbit_output_retries_total only; so does a bad credential: out_loki retries
+ * every status but 400 and 2xx (plugins/out_loki/loki.c, cb_loki_flush), a 401 or 403
+ * included (measured: health 200 throughout while Loki answered 401). So readiness means
+ * "the outputs are not refusing what this collector sends" (an error: Loki's 400, a
+ * malformed record), a fault of this pod's config or version that should pause a rollout;
+ * an outage of the destination, which every collector sees at once, leaves them ready and
+ * shows in the LogCollectorOutputStalled alert instead, and a wave that cannot deliver
+ * (a bad credential as well as an outage) fails its gate's delivery checks.
  */
 export const HEALTH_PATH = '/api/v1/health';
 /**
@@ -46,6 +49,30 @@ export const HEALTH_PATH = '/api/v1/health';
 export const LIVENESS_PATH = '/api/v1/uptime';
 /** Prometheus text exposition of the v2 (cmetrics) metrics, including storage metrics. */
 export const METRICS_PATH = '/api/v2/metrics/prometheus';
+
+/**
+ * `scheduler.cap`: the longest a chunk waits before its next retry. fluent-bit waits
+ * uniform(base, min(cap, base × 2^retry)) + 1 seconds (src/flb_scheduler.c, backoff_full_jitter and
+ * flb_sched_request_create); its default cap, 2,000 s, leaves a backlog waiting up to 33 minutes
+ * after the destination is back (measured: after a 60 s outage the last buffered line arrived 145 s
+ * after recovery; after 17 minutes, 10.8% of the lines still waited 641 s after).
+ *
+ * Why 60 and not less: every waiting chunk retries on its own, on average every (base + cap) / 2 s
+ * once at the cap, and the collector starts one chunk per flush and log file while the destination
+ * is down (measured with three files: 540 after 3 minutes, 2,381 after 17). Thousands of nodes do so
+ * at once, and that is the load a destination meets while it recovers: 5,000 nodes × 2,000 chunks
+ * / 33 s is about 300,000 requests a second at cap 60, twice that at cap 30. Full jitter spreads
+ * them evenly over the cap, a refused or 503 request is cheap, and Loki's ingestion limits answer
+ * 429, which out_loki retries. A minute keeps the wait after recovery near a minute (measured:
+ * everything in 53.3 s after a 61 s outage, 137.3 s after 17 minutes, where the destination's
+ * intake set the pace) at half the retry load of a 30 s cap; raise it for a fleet whose
+ * destination cannot take that, lower it where logs must arrive sooner.
+ */
+export const SCHEDULER_CAP_SECONDS = 60;
+/** `scheduler.base`: fluent-bit's own default; the first retry comes 6 to 11 s after a failed flush. */
+export const SCHEDULER_BASE_SECONDS = 5;
+/** fluent-bit's default cap (include/fluent-bit/flb_scheduler.h FLB_SCHED_CAP), the most allowed here. */
+export const MAX_SCHEDULER_CAP_SECONDS = 2000;
 
 /** Output errors within HC_PERIOD_SECONDS beyond which the collector is unready. */
 export const HC_ERRORS_COUNT = 5;
@@ -111,6 +138,10 @@ export interface FluentBitConfigOptions {
   readonly terminationGracePeriodSeconds?: number;
   /** fluent-bit Grace; default terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS. */
   readonly graceSeconds?: number;
+  /** `scheduler.cap`: the longest wait (seconds) before a chunk's next retry. Default SCHEDULER_CAP_SECONDS. */
+  readonly schedulerCapSeconds?: number;
+  /** `scheduler.base`: the shortest wait (seconds) before a retry, doubled each retry up to the cap. Default SCHEDULER_BASE_SECONDS. */
+  readonly schedulerBaseSeconds?: number;
   /** Log level of fluent-bit itself. Default 'info'. */
   readonly logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
   /**
@@ -250,6 +281,9 @@ interface CheckedSettings {
   readonly flushSeconds: number;
   /** fluent-bit Grace (seconds). */
   readonly grace: number;
+  /** scheduler.cap and scheduler.base (seconds). */
+  readonly schedulerCap: number;
+  readonly schedulerBase: number;
   readonly maxChunksUp: number;
   /** storage.backlog.mem_limit. */
   readonly backlog: string;
@@ -376,6 +410,7 @@ function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string)
     fail(`flushSeconds ${flushSeconds} must be a positive number of seconds.`);
   }
   const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, ctx);
+  const { schedulerCap, schedulerBase } = checkScheduler(fail, options);
   const memBufLimit = options.memBufLimit === undefined ? undefined : checkSize(fail, 'memBufLimit', options.memBufLimit);
   const maxChunksUp = options.storageMaxChunksUp ?? 64;
   if (!Number.isInteger(maxChunksUp) || maxChunksUp < 1) {
@@ -394,7 +429,21 @@ function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string)
   if (!Number.isInteger(refresh) || refresh < 1) {
     fail(`refreshIntervalSeconds ${refresh} must be a whole number >= 1.`);
   }
-  return { stateDir, httpPort, flushSeconds, grace, maxChunksUp, backlog, refresh, inputStorage };
+  return { stateDir, httpPort, flushSeconds, grace, schedulerCap, schedulerBase, maxChunksUp, backlog, refresh, inputStorage };
+}
+
+/** scheduler.cap and scheduler.base: whole seconds, 1 <= base <= cap (fluent-bit draws uniform(base, min(cap, base × 2^n)), which needs base <= cap). */
+function checkScheduler(fail: Fail, options: FluentBitConfigOptions): { schedulerCap: number; schedulerBase: number } {
+  const schedulerCap = options.schedulerCapSeconds ?? SCHEDULER_CAP_SECONDS;
+  const schedulerBase = options.schedulerBaseSeconds ?? SCHEDULER_BASE_SECONDS;
+  if (!Number.isInteger(schedulerCap) || schedulerCap < 1 || schedulerCap > MAX_SCHEDULER_CAP_SECONDS) {
+    fail(`schedulerCapSeconds ${schedulerCap} must be a whole number of seconds from 1 to ${MAX_SCHEDULER_CAP_SECONDS} (fluent-bit's own default).`);
+  }
+  if (!Number.isInteger(schedulerBase) || schedulerBase < 1 || schedulerBase > schedulerCap) {
+    fail(`schedulerBaseSeconds ${schedulerBase} must be a whole number of seconds from 1 to schedulerCapSeconds (${schedulerCap}): `
+      + 'fluent-bit draws each wait between the base and the cap, and a base above the cap has no such range.');
+  }
+  return { schedulerCap, schedulerBase };
 }
 
 /** The custom parsers, checked against the image's and the built-in ones: the names a config may use, and the parsers file's sections. */
@@ -476,6 +525,10 @@ function renderService(options: FluentBitConfigOptions, settings: CheckedSetting
       ['Flush', String(settings.flushSeconds)],
       // Seconds fluent-bit keeps flushing after SIGTERM; kept below the pod's grace period.
       ['Grace', String(settings.grace)],
+      // How long a chunk waits before its next retry (see SCHEDULER_CAP_SECONDS): the cap bounds
+      // how late the backlog arrives once the destination is back.
+      ['scheduler.cap', String(settings.schedulerCap)],
+      ['scheduler.base', String(settings.schedulerBase)],
       ['Daemon', 'Off'],
       ['Log_Level', options.logLevel ?? 'info'],
       // Several Parsers_File lines are all loaded, in order (each [SERVICE] property is applied);

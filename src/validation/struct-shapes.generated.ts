@@ -577,6 +577,7 @@ export const TYPES: TypeTable = {
     "LogCollectorAlertsOptions": {
       bases: ["AgentAlertsOptions"],
       fields: {
+        backlogFor: { type: "string", optional: true },
         bufferAvailablePercent: { type: "number", optional: true },
         bufferFor: { type: "string", optional: true },
         inputStalledFor: { type: "string", optional: true },
@@ -626,6 +627,8 @@ export const TYPES: TypeTable = {
         rollout: { type: { ref: "AgentRollout" }, optional: true },
         runAsGroup: { type: "number", optional: true },
         runAsUser: { type: "number", optional: true },
+        schedulerBaseSeconds: { type: "number", optional: true },
+        schedulerCapSeconds: { type: "number", optional: true },
         stateDir: { type: "string", optional: true },
         storageBacklogMemLimit: { type: "string", optional: true },
         storageMaxChunksUp: { type: "number", optional: true },
