@@ -1,5 +1,6 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { emptyProfileIsUnused, waveOfGroup } from './profiles';
 import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
@@ -196,9 +197,13 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
     return { agent, daemonSets: ids, nodes: agentNodes, counts };
   });
 
+  const infos = prepared.map((p) => p.info);
+  const coveredCount = (id: string) => coveredPositions.get(id)?.length ?? 0;
   for (const ds of prepared) {
     const group = ds.info.rolloutGroup;
-    if (coveredPositions.get(ds.info.id)!.length === 0 && group !== undefined && group !== FLEET_GROUP) {
+    // a resource profile's DaemonSet belongs to its wave (`<wave>.<profile>`); a profile with no node at all is unused, not an empty wave
+    if (coveredPositions.get(ds.info.id)!.length === 0 && group !== undefined && waveOfGroup(group) !== FLEET_GROUP
+      && !emptyProfileIsUnused(ds.info, infos, coveredCount)) {
       problems.push({
         kind: 'empty-wave',
         agent: ds.info.agent,
@@ -534,7 +539,7 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
   const problems: Problem[] = [];
   for (const ds of prepared) {
     const group = ds.info.rolloutGroup;
-    if (group === undefined || group === FLEET_GROUP) continue;
+    if (group === undefined || waveOfGroup(group) === FLEET_GROUP) continue;
     const found: { node: string; why: readonly string[] }[] = [];
     for (const node of hazardous) {
       const r = reasonClasses(ds, node, waveKey, intended);
@@ -680,7 +685,7 @@ function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]
  * DaemonSets, then the wave index the construct writes (WAVE_INDEX_ANNOTATION), then id.
  */
 export function orderWaves<T extends DaemonSetInfo>(members: readonly T[]): T[] {
-  const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || ds.rolloutGroup === FLEET_GROUP ? 1 : 0);
+  const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || waveOfGroup(ds.rolloutGroup) === FLEET_GROUP ? 1 : 0);
   return [...members].sort((a, b) => (a.syncWave ?? Number.MAX_SAFE_INTEGER) - (b.syncWave ?? Number.MAX_SAFE_INTEGER)
     || last(a) - last(b) || (a.waveIndex ?? Number.MAX_SAFE_INTEGER) - (b.waveIndex ?? Number.MAX_SAFE_INTEGER) || compare(a.id, b.id));
 }
