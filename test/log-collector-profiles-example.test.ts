@@ -35,8 +35,10 @@ test('coverage: every node runs exactly one collector, of its size and wave', ()
 test('plan --nodepools on the committed NodePools: each type the pools may launch gets the profile of its size', () => {
   const r = run('plan', '--nodes', `${DIR}/nodes.json`, '--before', `${DIR}/dist`, '--after', `${DIR}/dist`, '--nodepools', `${DIR}/nodepools.yaml`, '--json');
   expect(r.code).toBe(0);
-  const pools = JSON.parse(r.stdout).nodePools.pools as { name: string; instanceTypes: { name: string; agents: { profile: string }[]; shortfall: string[] }[] }[];
-  const sizes = Object.fromEntries(pools.map((p) => [p.name, Object.fromEntries(p.instanceTypes.map((t) => [t.name, t.agents.map((a) => a.profile)]))]));
+  type Pool = { name: string; instanceTypes: { name: string; agents: { profile: string }[]; shortfall: string[] }[] };
+  const pools = JSON.parse(r.stdout).nodePools.pools as Pool[];
+  const profilesOf = (p: Pool) => Object.fromEntries(p.instanceTypes.map((t) => [t.name, t.agents.map((a) => a.profile)]));
+  const sizes = Object.fromEntries(pools.map((p) => [p.name, profilesOf(p)]));
   expect(sizes).toEqual({
     compute: { 'c7i.2xlarge': ['medium'], 'c7i.4xlarge': ['medium'], 'c7i.8xlarge': ['large'], 'c7i.12xlarge': ['large'] },
     general: { 'm7i.large': ['default'], 'm7i.xlarge': ['default'], 'm7i.2xlarge': ['medium'], 'm7i.4xlarge': ['medium'] },
