@@ -6,7 +6,8 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  AgentRelease, FluentBitOutput, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, ResourceProfileNodes, RolloutWave,
+  AgentRelease, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion,
+  ResourceProfileNodes, RolloutWave,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
@@ -235,5 +236,21 @@ describe('a profile change replaces exactly that profile\'s nodes', () => {
     expect(plan.replaced).toEqual(['c', 'd']);
     expect(plan.moved.length + plan.gained.length + plan.lost.length).toBe(0);
     expect(report.findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('the GPU driver\'s runbook covers every profile\'s DaemonSet', () => {
+  const chart = new Chart(Testing.app(), 'gpu');
+  const driver = new GpuDriverDaemonSet(chart, 'nvidia', {
+    image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
+    shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
+    resourceProfiles: [{ name: 'multi', nodes: ResourceProfileNodes.labelRange('karpenter.k8s.aws/instance-gpu-count', { min: 4 }), resources: { memoryRequest: '2Gi', memoryLimit: '4Gi' } }],
+  });
+
+  test('one section per DaemonSet, each selecting its own pods', () => {
+    const runbook = driver.runbook();
+    expect(runbook).toContain('# Profile `fleet`');
+    expect(runbook).toContain('# Profile `fleet.multi`');
+    expect(driver.runbookScript({ group: 'fleet.multi' })).toContain('node-agents.cdk8s.io/rollout-group=fleet.multi');
   });
 });
