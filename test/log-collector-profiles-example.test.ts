@@ -49,3 +49,12 @@ test('plan --nodepools on the committed NodePools: each type the pools may launc
   expect(JSON.parse(r.stdout).nodePools.findings.map((f: { severity: string; cause: string; pool: string }) => `${f.severity} ${f.cause} ${f.pool}`))
     .toEqual(['warning exists-toleration gpu']);
 });
+
+test('plan --cost: the requests per instance type are those of the profile matching it', () => {
+  const r = run('plan', '--nodes', `${DIR}/nodes.json`, '--before', `${DIR}/dist`, '--after', `${DIR}/dist`, '--cost', '--json');
+  const after = JSON.parse(r.stdout).cost[1].rows as { instanceType: string; nodes: number; requests: { memory: number } }[];
+  const memory = Object.fromEntries(after.map((row) => [row.instanceType, row.requests.memory / row.nodes / 2 ** 20]));
+  expect(memory).toEqual({
+    'c7i.12xlarge': 450, 'c7i.2xlarge': 350, 'c7i.8xlarge': 450, 'g5.xlarge': 256, 'm7i.4xlarge': 350, 'm7i.large': 256, 'm7i.xlarge': 256,
+  });
+});
