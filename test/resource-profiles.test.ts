@@ -210,6 +210,14 @@ describe('the node tools read a profile\'s DaemonSets as part of its wave', () =
     expect(empty.map((p) => p.daemonSets)).toEqual([['observability/logs-large-canary']]);
   });
 
+  test('coverage: a node whose range label is not an integer, which no profile and not the default can take, is a gap (not a silent "not selected")', () => {
+    const odd = inventory([...[{ name: 'ok', labels: { [CPU]: '2' } }], { name: 'odd', labels: { [CPU]: 'sixteen' } }]);
+    const report = analyzeCoverage(tree(manifests).daemonSets, odd);
+    const gap = report.problems.find((p) => p.kind === 'gap')!;
+    expect(gap.nodes).toEqual(['odd']);
+    expect(gap.message).toContain('their label karpenter.k8s.aws/instance-cpu=sixteen is not an integer');
+  });
+
   test('estimate: a wave\'s profiles roll in parallel, one bake between waves', () => {
     const report = analyzeCoverage(tree(manifests).daemonSets, nodes);
     const [estimate] = estimateRollout(report.daemonSets, { podSeconds: 30, bakeSeconds: 600 });

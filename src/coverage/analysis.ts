@@ -1,6 +1,6 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
-import { emptyProfileIsUnused, waveOfGroup } from './profiles';
+import { emptyProfileIsUnused, unprofiledNodes, waveOfGroup } from './profiles';
 import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
@@ -213,6 +213,7 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
       });
     }
   }
+  problems.push(...profileGaps(infos, nodes, agents));
   problems.push(...unreadyInWaves(prepared, nodes, waveKey, intended));
   problems.push(...unsupportedNodes(prepared, nodes, coveredBy, byId));
   problems.push(...hostPortClashes(nodes, coveredBy, byId));
@@ -563,6 +564,24 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
     });
   }
   return problems;
+}
+
+/** Nodes an agent's resource profiles all leave out: a label they compare as an integer is not one (see unprofiledNodes). */
+function profileGaps(infos: readonly DaemonSetInfo[], nodes: readonly NodeFacts[], agents: readonly AgentCoverage[]): Problem[] {
+  const byAgent = new Map(agents.map((a) => [a.agent, a]));
+  return unprofiledNodes(infos, nodes, () => false).flatMap((gap) => {
+    const coverage = byAgent.get(gap.agent);
+    const missed = gap.nodes.filter((name) => coverage?.nodes.find((n) => n.node === name)?.owners.length === 0);
+    if (missed.length === 0) return [];
+    return [{
+      kind: 'gap' as const,
+      agent: gap.agent,
+      daemonSets: gap.daemonSets,
+      nodes: missed,
+      message: `${gap.agent} is missing from ${nodeList(missed)}: their label ${gap.labels.join(', ')} is not an integer, which the resource profiles compare `
+        + 'with Gt/Lt: the scheduler matches no such requirement then, so no profile and not the default takes the node. Give the label an integer value',
+    }];
+  });
 }
 
 /** A DaemonSet landing on a Windows or virtual node it did not ask for by label: its pods cannot run there. */

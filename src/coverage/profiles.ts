@@ -32,3 +32,31 @@ export function emptyProfileIsUnused(info: DaemonSetInfo, members: readonly Daem
 export function profileOfGroup(group: string): string {
   return splitGroupLabel(group).profile;
 }
+
+/**
+ * Nodes no resource profile of an agent can own: the value of a label its profiles compare as an integer (Gt/Lt) is
+ * not one, so the scheduler's parse fails and neither that profile nor the default (whose terms use Gt/Lt for the
+ * gaps, or DoesNotExist) matches (k8s.io/apimachinery labels/selector.go, Requirement.Matches). Without this the node
+ * would read as not selected: a silent gap. One entry per agent, the nodes it misses and the labels at fault.
+ */
+export function unprofiledNodes(members: readonly DaemonSetInfo[], nodes: readonly { name: string; labels: Readonly<Record<string, string>> }[],
+  covered: (node: string) => boolean): { agent: string; daemonSets: string[]; nodes: string[]; labels: string[] }[] {
+  const byAgent = new Map<string, DaemonSetInfo[]>();
+  for (const m of members) if (m.rolloutGroup?.includes('.')) (byAgent.get(m.agent) ?? byAgent.set(m.agent, []).get(m.agent)!).push(m);
+  const result: { agent: string; daemonSets: string[]; nodes: string[]; labels: string[] }[] = [];
+  for (const [agent, profiled] of byAgent) {
+    const keys = new Set(profiled.flatMap((d) => (d.requiredTerms ?? []).flatMap((t) => (t.matchExpressions ?? [])
+      .filter((r) => r.operator === 'Gt' || r.operator === 'Lt').map((r) => r.key))));
+    if (keys.size === 0) continue;
+    const missed: string[] = [];
+    const labels = new Set<string>();
+    for (const node of nodes) {
+      const bad = [...keys].filter((k) => node.labels[k] !== undefined && !/^-?\d+$/.test(node.labels[k]));
+      if (bad.length === 0 || covered(node.name)) continue;
+      missed.push(node.name);
+      bad.forEach((k) => labels.add(`${k}=${node.labels[k]}`));
+    }
+    if (missed.length > 0) result.push({ agent, daemonSets: profiled.map((d) => d.id), nodes: missed, labels: [...labels].sort() });
+  }
+  return result;
+}
