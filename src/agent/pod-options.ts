@@ -1,5 +1,6 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
+import { AgentResourceProfile } from './resource-profiles';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 
@@ -181,6 +182,16 @@ export interface AgentPodOptions {
    * @default - the agent's resources
    */
   readonly containerResources?: { [container: string]: AgentResources };
+
+  /**
+   * Resources per kind of node, e.g. a log collector's memory by instance size: one DaemonSet per profile (and
+   * rollout wave), whose node affinity takes exactly the profile's nodes. The first profile matching a node owns
+   * it; a node matching none runs the agent's own resources (the DaemonSets it has without profiles). A node that
+   * changes profile never runs two pods (a required anti-affinity against the agent's other DaemonSets' pods), and
+   * a change of one profile restarts only that profile's nodes.
+   * @default - one size for every node
+   */
+  readonly resourceProfiles?: AgentResourceProfile[];
 }
 
 /** The pod options of a construct's props, to pass on to its NodeAgentDaemonSet. */
@@ -200,5 +211,6 @@ export function podOptionsOf(props: AgentPodOptions): AgentPodOptions {
     dnsPolicy: props.dnsPolicy,
     dnsConfig: props.dnsConfig,
     containerResources: props.containerResources,
+    resourceProfiles: props.resourceProfiles,
   };
 }

@@ -18,6 +18,12 @@ export interface GateTarget {
   readonly namespace: string;
   /** The wave's DaemonSet. */
   readonly daemonSet: string;
+  /**
+   * With resource profiles, the wave's DaemonSets of every profile (`<agent>-<wave>`, `<agent>-<profile>-<wave>`): the
+   * checks match them all.
+   * @default - the wave's one DaemonSet
+   */
+  readonly profileDaemonSets?: readonly string[];
   /** The bake window as a PromQL duration, e.g. "10m". */
   readonly window: string;
   readonly kubeStateMetricsSelector?: string;
@@ -26,8 +32,8 @@ export interface GateTarget {
 /** The checks every agent's gate makes, on the wave's DaemonSet and pods only. */
 export function daemonSetGateChecks(t: GateTarget): WaveGateCheck[] {
   const ksm = t.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
-  const ds = matchers(ksm, eq('namespace', t.namespace), eq('daemonset', t.daemonSet));
-  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))));
+  const ds = matchers(ksm, eq('namespace', t.namespace), daemonSetMatcher(t));
+  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(waveDaemonSetRegex(t))));
   return [
     // Without it, a Prometheus that does not scrape kube-state-metrics would pass every check.
     { name: 'daemonset-known', expr: `absent(kube_daemonset_status_desired_number_scheduled{${ds}})` },
@@ -40,7 +46,18 @@ export function daemonSetGateChecks(t: GateTarget): WaveGateCheck[] {
 
 /** The wave's pods' own metrics, as prometheus-operator labels them. */
 export function wavePodsSelector(t: GateTarget): string {
-  return matchers(eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))));
+  return matchers(eq('namespace', t.namespace), re('pod', podNameRegex(waveDaemonSetRegex(t))));
+}
+
+/** The wave's DaemonSet names as a regex: the one DaemonSet, or each profile's. */
+function waveDaemonSetRegex(t: GateTarget): string {
+  const names = t.profileDaemonSets ?? [t.daemonSet];
+  return names.length === 1 ? regexLiteral(names[0]) : names.map(regexLiteral).join('|');
+}
+
+/** `daemonset="<wave's DaemonSet>"`, or a regex over each profile's DaemonSet of the wave. */
+function daemonSetMatcher(t: GateTarget): string {
+  return t.profileDaemonSets !== undefined && t.profileDaemonSets.length > 1 ? re('daemonset', waveDaemonSetRegex(t)) : eq('daemonset', t.daemonSet);
 }
 
 /**
@@ -94,7 +111,7 @@ export function nodeExporterGateChecks(t: GateTarget): WaveGateCheck[] {
 /** The GPU driver's: every driver pod of the wave ready. */
 export function gpuDriverGateChecks(t: GateTarget): WaveGateCheck[] {
   const ksm = t.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
-  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(regexLiteral(t.daemonSet))), 'condition="true"');
+  const pods = matchers(ksm, eq('namespace', t.namespace), re('pod', podNameRegex(waveDaemonSetRegex(t))), 'condition="true"');
   return [{ name: 'driver-not-ready', expr: `kube_pod_status_ready{${pods}} == 0` }];
 }
 

@@ -19,9 +19,12 @@ export function regexLiteral(value: string): string {
  * DaemonSet outside the selector) nor add another agent's DaemonSet (a `<agent>-.*` prefix would
  * also match `<agent>-metrics-proxy`).
  */
-export function daemonSetNameRegex(agent: string, waves: readonly string[]): string {
+export function daemonSetNameRegex(agent: string, waves: readonly string[], profiles: readonly string[] = []): string {
   const names = [...new Set(waves)].map((w) => `-${regexLiteral(w)}`);
-  return names.length === 0 ? regexLiteral(agent) : `${regexLiteral(agent)}(${names.join('|')})?`;
+  // resource profiles: `<agent>-<profile>` and `<agent>-<profile>-<wave>` (profile and wave names hold no regex characters but "-")
+  const profileNames = [...new Set(profiles)].map((p) => `-${regexLiteral(p)}`);
+  const prefix = profileNames.length === 0 ? regexLiteral(agent) : `${regexLiteral(agent)}(${profileNames.join('|')})?`;
+  return names.length === 0 ? prefix : `${prefix}(${names.join('|')})?`;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface AlertTarget {
   readonly namespace: string;
   /** The names of its rollout waves (each a `<agent>-<wave>` DaemonSet). */
   readonly waves: readonly string[];
+  /** The names of its resource profiles (`<agent>-<profile>` and `<agent>-<profile>-<wave>` DaemonSets). */
+  readonly profiles?: readonly string[];
   /** Who asks, for error messages (construct kind and path). */
   readonly where: string;
 }
@@ -52,9 +54,10 @@ export interface TargetSelectors {
 
 export function targetSelectors(target: AlertTarget, options: AgentAlertsOptions): TargetSelectors {
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
-  const dsRegex = daemonSetNameRegex(target.agent, target.waves);
+  const dsRegex = daemonSetNameRegex(target.agent, target.waves, target.profiles);
   const podRegex = podNameRegex(dsRegex);
-  const names = [target.agent, ...target.waves.map((w) => `${target.agent}-${w}`)];
+  const prefixes = [target.agent, ...(target.profiles ?? []).map((p) => `${target.agent}-${p}`)];
+  const names = prefixes.flatMap((prefix) => [prefix, ...target.waves.map((w) => `${prefix}-${w}`)]);
   return {
     daemonSets: matchers(ksm, eq('namespace', target.namespace), re('daemonset', dsRegex)),
     pods: matchers(ksm, eq('namespace', target.namespace), re('pod', podRegex)),

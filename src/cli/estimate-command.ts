@@ -7,6 +7,7 @@ import type { CliIo } from './io';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
+import { waveOfGroup } from '../coverage/profiles';
 import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
 import { gateAfter, renderedGates } from '../plan/gates';
 import { terminalSafe as t } from '../util/output-escape';
@@ -137,7 +138,10 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     const manual = agent.manualWaves.length === 0 ? ''
       : automatic === 0 ? '' : `; plus ${plural(agent.manualWaves.length, 'wave')} with no automatic rollout`;
     const total = automatic === 0 && waves > 0 ? 'no automatic rollout' : `total ${formatDuration(agent.totalSeconds)}`;
-    out += `\n${t(agent.agent)}: ${plural(agent.nodes, 'node')}, ${plural(waves, 'wave')} with pods, ${total}`
+    // resource profiles: a wave's DaemonSets of every profile roll together, one step
+    const steps = new Set(agent.waves.filter((w) => w.nodes > 0).map((w) => waveOfGroup(w.rolloutGroup) ?? w.daemonSet)).size;
+    const withPods = steps === waves ? `${plural(waves, 'wave')} with pods` : `${plural(waves, 'DaemonSet')} with pods in ${plural(steps, 'wave')}`;
+    out += `\n${t(agent.agent)}: ${plural(agent.nodes, 'node')}, ${withPods}, ${total}`
       + `${agent.bakes > 0 ? ` (${plural(agent.bakes, 'bake')} of ${formatDuration(agent.bakeSeconds)} included)` : ''}`
       + `${agent.gateSeconds > 0 ? ` (gate Jobs' bake of ${formatDuration(agent.gateSeconds)} included)` : ''}${manual}\n`;
     out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],

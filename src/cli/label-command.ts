@@ -9,6 +9,7 @@ import {
 import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts, nodeFacts } from '../coverage/nodes';
+import { profileOf, waveOfGroup } from '../coverage/profiles';
 import { podStartupBudgetSeconds, readyWaitSeconds } from '../gpu/startup-budget';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
@@ -311,7 +312,7 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
     selectors.set(id, Object.entries(matchLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(','));
   }
   const driverSets = manifests.daemonSets.filter((d) => drivers.has(d.id));
-  const waved = driverSets.some((d) => d.rolloutGroup !== undefined && d.rolloutGroup !== FLEET_GROUP);
+  const waved = driverSets.some((d) => d.rolloutGroup !== undefined && waveOfGroup(d.rolloutGroup) !== FLEET_GROUP);
   const report = analyzeCoverage(driverSets, nodes.map((n) => facts.get(n.metadata.name)!), { waveLabelKey: assignment.labelKey });
   const driverOf = new Map<string, DaemonSetInfo>();
   for (const ds of report.daemonSets) for (const name of ds.covered) if (!driverOf.has(name)) driverOf.set(name, ds.info);
@@ -324,8 +325,10 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
     const to = assignment.byNode[name];
     if (driver === undefined || from === to) continue;
     // the DaemonSet of the node's new group; a wave value the driver does not know falls to its fleet
-    const sameAgent = driverSets.filter((d) => d.agent === driver.agent);
-    const target = sameAgent.find((d) => d.rolloutGroup === (to ?? FLEET_GROUP)) ?? sameAgent.find((d) => d.rolloutGroup === FLEET_GROUP);
+    // (of the node's resource profile: a relabel changes its wave, not its profile)
+    const sameAgent = driverSets.filter((d) => d.agent === driver.agent && profileOf(d) === profileOf(driver));
+    const inWave = (wave: string) => sameAgent.find((d) => waveOfGroup(d.rolloutGroup) === wave);
+    const target = inWave(to ?? FLEET_GROUP) ?? inWave(FLEET_GROUP);
     if (target?.id === driver.id) continue; // the pod stays with its DaemonSet: nothing restarts
     const driverTarget: DriverTarget | undefined = target === undefined ? undefined
       : { namespace: target.namespace, podSelector: selectors.get(target.id)!, readyTimeoutSeconds: readyWaits.get(target.id) };

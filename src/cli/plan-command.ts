@@ -4,6 +4,8 @@ import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
+import { NODEPOOL_OPTIONS, nodePoolCheck, nodePoolFlags, nodePoolMarkdown, NODEPOOLS_FLAG_HELP, nodePoolText } from './nodepool-hooks';
+import { CapacityFinding } from '../capacity/check';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
@@ -66,7 +68,7 @@ Flags:
                       purpose (waves reordered, added, dropped, enabled): those held-wave-restart
                       findings are warnings (repeatable; or annotate a DaemonSet of the agent
                       node-agents.cdk8s.io/restart-acknowledged: "true")
-${PODS_FLAG_HELP}${COST_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
+${PODS_FLAG_HELP}${COST_FLAG_HELP}${NODEPOOLS_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
 
@@ -87,6 +89,7 @@ const OPTIONS = {
   'pods': { type: 'string' },
   ...KUBERNETES_VERSION_OPTION,
   'cost': { type: 'boolean' },
+  ...NODEPOOL_OPTIONS,
   'help': { type: 'boolean', short: 'h' },
 } as const;
 
@@ -126,6 +129,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const podSeconds = secondsValue(parsed, 'plan', 'pod-seconds') ?? DEFAULT_POD_SECONDS;
   const allowNarrowing = listValue(parsed, 'allow-narrowing');
   const allowRestart = listValue(parsed, 'allow-restart');
+  const poolFlags = nodePoolFlags(parsed, 'plan');
 
   const inventory = loadInventory(nodesFile, io.cwd);
   const nodes = nodeFacts(inventory);
@@ -138,6 +142,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }
   const steps: PlanStep[] = [];
+  let lastCapacity: Finding[] | undefined;
   // each tree's coverage is computed once: a step's after-tree is the next step's before-tree, and --pods and
   // --cost read the same coverage the plan does
   const firstCoverage = analyzeCoverage(loaded[0].daemonSets, nodes);
@@ -148,6 +153,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
     const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
+    lastCapacity = pods === undefined ? undefined : capacity;
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
     beforeCoverage = afterCoverage;
@@ -155,10 +161,26 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const cost = flag(parsed, 'cost') ? [{ label: `before (${trees[0]})`, rows: planCost(loaded[0], nodes, inventory, firstCoverage, gate.enabled) },
     { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory, beforeCoverage, gate.enabled) }] : undefined;
 
-  if (flag(parsed, 'json')) io.stdout.write(cost === undefined ? planJson(steps) : JSON.stringify({ ...JSON.parse(planJson(steps)), cost }, null, 2) + '\n');
-  else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)));
-  else io.stdout.write(planText(steps) + (cost === undefined ? '' : costText(cost)));
-  return steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
+  // --nodepools: the after-tree's agents on the nodes the pools would launch (and on their nodes today)
+  const pools = poolFlags === undefined ? undefined : nodePoolCheck(poolFlags, io.cwd, {
+    tree: loaded[loaded.length - 1],
+    before: loaded[loaded.length - 2],
+    inventory,
+    coverage: beforeCoverage,
+    capacity: lastCapacity as CapacityFinding[] | undefined,
+    podLevel: gate.enabled,
+  });
+  const withCost = flag(parsed, 'cost');
+  if (flag(parsed, 'json')) {
+    io.stdout.write(cost === undefined && pools === undefined ? planJson(steps)
+      : JSON.stringify({ ...JSON.parse(planJson(steps)), ...(cost ? { cost } : {}), ...(pools ? { nodePools: pools } : {}) }, null, 2) + '\n');
+  } else if (flag(parsed, 'markdown')) {
+    io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)) + (pools === undefined ? '' : nodePoolMarkdown(pools, withCost)));
+  } else {
+    io.stdout.write(planText(steps) + (cost === undefined ? '' : costText(cost)) + (pools === undefined ? '' : nodePoolText(pools, withCost)));
+  }
+  const poolErrors = (pools?.findings ?? []).some((f) => f.severity === 'error');
+  return poolErrors || steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
 }
 
 /** The JSON document (schema in the README): one entry per step, `--before/--after` being one step. */

@@ -57,7 +57,8 @@ export class AgentAlerts extends Construct {
     if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
-    const target = { agent: agent.name, namespace: agent.namespace, waves, where };
+    const profiles = agent.resourceProfiles;
+    const target = { agent: agent.name, namespace: agent.namespace, waves, where, ...(profiles.length > 0 ? { profiles } : {}) };
     this.ruleGroups = [
       ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),
       ...(props.additionalGroups ?? []),

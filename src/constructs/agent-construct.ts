@@ -48,7 +48,10 @@ export function finishAgentConstruct<A extends AgentAlertsOptions>(
   let alerts: AgentAlerts | undefined;
   if (f.alerts) {
     const waves = f.rollout?.waves.map((w) => w.name);
-    const target = { agent: f.agent.name, namespace: f.agent.namespace, waves: waves ?? [], where: f.where };
+    const profiles = f.agent.resourceProfiles;
+    const target = {
+      agent: f.agent.name, namespace: f.agent.namespace, waves: waves ?? [], where: f.where, ...(profiles.length > 0 ? { profiles } : {}),
+    };
     alerts = new AgentAlerts(construct, 'Alerts', {
       ...f.alerts,
       agent: f.agent,

@@ -628,7 +628,12 @@ export class GpuDriverDaemonSet extends Construct {
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
     checkArgs('GpuDriverDaemonSet.runbook', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`);
-    if (!this.props.rollout) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
+    if (!this.props.rollout) {
+      // one section per resource profile's DaemonSet (one without profiles)
+      const labels = this.groupLabels('fleet');
+      if (labels.length === 1) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
+      return labels.map((l) => renderRunbookMarkdown(this.runbookInput(options, l)).replace(/^# /, '# Profile `' + l + '`: ')).join('\n');
+    }
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
     const promoted = this.agent.promotedGroups;
     const held = this.agent.rolloutGroups.filter((g) => !promoted.includes(g));
@@ -645,18 +650,21 @@ export class GpuDriverDaemonSet extends Construct {
         + (held.length > 0 ? ` Held (nothing to do): ${held.map((g) => `\`${g}\``).join(', ')}.` : ''),
       '',
     ].join('\n');
-    return [intro, ...promoted.map((g) => renderRunbookMarkdown(this.runbookInput(options, g)).replace(/^# /, '# Wave `' + g + '`: '))].join('\n');
+    return [intro, ...promoted.flatMap((g) => this.groupLabels(g))
+      .map((g) => renderRunbookMarkdown(this.runbookInput(options, g)).replace(/^# /, '# Wave `' + g + '`: '))].join('\n');
   }
 
   /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
     checkArgs('GpuDriverDaemonSet.runbookScript', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`);
-    const groups = this.agent.promotedGroups;
-    if (groups.length === 0) {
+    const promoted = this.agent.promotedGroups;
+    if (promoted.length === 0) {
       throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), 'runbookScript: no rollout group runs the new version yet (rollout.promoted promotes '
         + 'no wave), so there is nothing to upgrade; promote the first wave, e.g. promoted: Promotion.through("'
         + `${this.agent.rolloutGroups[0]}"), and render the script for it`);
     }
+    // with resource profiles a group has a DaemonSet per profile, named by its rollout-group label (`<wave>.<profile>`)
+    const groups = promoted.flatMap((g) => this.groupLabels(g));
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
       throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
@@ -665,9 +673,14 @@ export class GpuDriverDaemonSet extends Construct {
     return renderRunbookScript(this.runbookInput(options, group));
   }
 
+  /** The rollout-group labels of a group's DaemonSets: the group itself, then `<group>.<profile>` per resource profile. */
+  private groupLabels(group: string): string[] {
+    return this.agent.daemonSetsOfGroup(group).map((ds) => ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group);
+  }
+
   private runbookInput(options: GpuDriverRunbookOptions, group: string): RunbookInput {
     const strategy = this.agent.updateStrategy;
-    const ds = this.agent.daemonSets[this.agent.rolloutGroups.indexOf(group)];
+    const ds = this.agent.daemonSets.find((d) => d.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) === group)!;
     return {
       namespace: this.agent.namespace,
       name: ds.name,

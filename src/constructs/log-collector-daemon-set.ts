@@ -3,6 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
+import { collectorProfiles } from './log-collector-profiles';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentAdoption } from '../adoption/adoption';
@@ -566,11 +567,7 @@ export class LogCollectorDaemonSet extends Construct {
     this.terminationGracePeriodSeconds = props.terminationGracePeriodSeconds ?? 60;
     const config = this.renderConfig(where, props, name, namespace, runtime);
     this.configText = config.text;
-    this.configData = {
-      [CONFIG_FILE_NAME]: config.text,
-      ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
-      ...config.extraFiles,
-    };
+    this.configData = configDataOf(config);
     // The ConfigMap's size is known now: refuse it here, with the path, rather than at apply time.
     throwIfProblems(where, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
       .problems.map((p) => `configuration: ${p} (the rendered fluent-bit.conf plus the parsers file; extraConfig is the usual cause)`));
@@ -584,10 +581,14 @@ export class LogCollectorDaemonSet extends Construct {
       }
     }
 
+    // profiles that size the buffers get a config of their own (see log-collector-profiles.ts)
+    const resourceProfiles = collectorProfiles(where, props.resourceProfiles, props, props.resources?.memoryLimit,
+      (buffers) => configDataOf(this.renderConfig(where, { ...props, ...buffers }, name, namespace, runtime)));
     const hostPaths = this.hostPaths(config, runtime, where);
     const { env, fieldEnv } = this.containerEnv(config);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
+      resourceProfiles,
       name,
       namespace,
       createNamespace: props.createNamespace,
@@ -890,6 +891,15 @@ function stateDirProblems(props: LogCollectorDaemonSetProps): string[] {
   ]);
   const what = taken.get(dir.replace(/\/+$/, ''));
   return what ? [`stateDir "${dir}" is ${what}, which the collector already mounts; choose a directory of its own, e.g. "/var/lib/${props.name ?? 'log-collector'}"`] : [];
+}
+
+/** The ConfigMap data of a rendered config: fluent-bit.conf, the custom parsers file, the Lua scripts. */
+function configDataOf(config: FluentBitConfig): { [file: string]: string } {
+  return {
+    [CONFIG_FILE_NAME]: config.text,
+    ...(config.parsersText !== undefined ? { [CUSTOM_PARSERS_FILE_NAME]: config.parsersText } : {}),
+    ...config.extraFiles,
+  };
 }
 
 /** The refusals of values the base agent does not see (names, labels, the monitor, the user, the state directory). */

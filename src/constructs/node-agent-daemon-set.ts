@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
 import { AgentAdoption } from '../adoption/adoption';
-import { AgentIdentity, AgentSpec, baseTerms, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
+import { AgentIdentity, AgentSpec, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
 import { registerAgent } from '../agent/cross-agent-checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
@@ -12,11 +12,12 @@ import {
 import {
   AgentHostPort, PodSecurityLevel,
 } from '../agent/options';
+import { profileCheckProblems, profileFor } from '../agent/profile-checks';
+import { planProfiles, profileSpec } from '../agent/profile-plan';
 import { NodeAgentDaemonSetProps } from '../agent/props';
 import { BASE_RELEASE_KIND } from '../agent/release';
 import { checkAgentSpec, surgeProblems } from '../agent/release-checks';
 import { AgentRollout } from '../agent/rollout';
-import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
@@ -28,6 +29,7 @@ import { constructWhere, throwIfProblems, ValidationError } from '../validation/
 import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import { sortedRecord } from '../validation/values';
+import { DEFAULT_PROFILE } from '../waves/profiles';
 
 export { configChecksum } from '../agent/agent-spec';
 
@@ -86,6 +88,8 @@ export class NodeAgentDaemonSet extends Construct {
   public readonly rolloutGroups: string[];
   /** Names of the rollout groups that run the current version. */
   public readonly promotedGroups: string[];
+  /** Names of the resource profiles, in order (the default profile, the nodes matching none, is not listed). */
+  public readonly resourceProfiles: string[];
   /** The agent's `app.kubernetes.io/name` and `/instance` labels (an adopted DaemonSet's selector values). */
   public readonly identityLabels: { [key: string]: string };
   /** The adopted DaemonSet, if `adopt` is set. */
@@ -101,6 +105,8 @@ export class NodeAgentDaemonSet extends Construct {
    * @internal
    */
   public readonly _props: NodeAgentDaemonSetProps;
+
+  private readonly groupDaemonSets: { group: string; profile: string; ds: kplus.DaemonSet }[] = [];
 
   public constructor(scope: Construct, id: string, props: NodeAgentDaemonSetProps) {
     super(scope, id);
@@ -123,18 +129,20 @@ export class NodeAgentDaemonSet extends Construct {
     // Checks before building: a bad prop, of either release, produces no object at all.
     this.throwIfProblems(checkAgentSpec(current));
     const previous = this.resolvePrevious(props.rollout, id);
-    const plan = props.rollout ? planRollout(
-      props.rollout,
-      { baseTerms: baseTerms(current), pace: current.updateStrategy },
-      previous ? { baseTerms: baseTerms(previous), pace: previous.updateStrategy } : undefined,
-      previous !== undefined && releasesIdentical(current, previous),
-      name,
-    ) : undefined;
+    const profiles = props.resourceProfiles ?? [];
+    this.throwIfProblems(profileCheckProblems(current, previous));
+    const plan = planProfiles({
+      rollout: props.rollout, profiles, current, previous, identical: previous !== undefined && releasesIdentical(current, previous), name,
+    });
+    // The spec a DaemonSet renders: its group's release, sized by its profile (that release's own profile of that name).
+    const specOf = (g: { promoted: boolean; profile: string }) => {
+      const release = groupSpec(g.promoted, current, previous);
+      return profileSpec(release, profileFor(release, g.profile));
+    };
     this.throwIfProblems([
       ...sharedObjectProblems(current, previous),
-      ...plan?.problems ?? [],
-      ...(plan?.groups ?? []).flatMap((g) => surgeProblems(groupSpec(g.promoted, current, previous), g.strategy)
-        .map((m) => `rollout pace of "${g.name}": ${m}`)),
+      ...plan.problems,
+      ...plan.groups.flatMap((g) => surgeProblems(specOf(g), g.strategy).map((m) => `rollout pace of "${g.name}": ${m}`)),
     ]);
 
     // Objects every group shares: the union of what both releases need (see held-waves.ts).
@@ -157,17 +165,10 @@ export class NodeAgentDaemonSet extends Construct {
     const rules = sharedRbacRules(current, previous);
     if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels, this.serviceAccount.name);
 
-    const groups: RolloutGroupPlan[] = plan ? plan.groups : [{
-      name: 'fleet',
-      id: 'DaemonSet',
-      dsName: name,
-      promoted: true,
-      terms: baseTerms(current),
-      strategy: current.updateStrategy,
-      annotations: {},
-    }];
-    this.rolloutGroups = groups.map((g) => g.name);
-    this.promotedGroups = groups.filter((g) => g.promoted).map((g) => g.name);
+    const groups = plan.groups;
+    this.rolloutGroups = [...new Set(groups.map((g) => g.name))];
+    this.promotedGroups = [...new Set(groups.filter((g) => g.promoted).map((g) => g.name))];
+    this.resourceProfiles = profiles.map((p) => p.name);
     // The current version's ConfigMap exists from the first stage on, so a promotion only changes
     // DaemonSets; the previous version's exists while a group still runs it.
     const configMaps = new ConfigMaps(this, name, namespace, labels);
@@ -175,21 +176,25 @@ export class NodeAgentDaemonSet extends Construct {
     this.daemonSets = [];
     let primary: { ds: kplus.DaemonSet; main: kplus.Container } | undefined;
     for (const group of groups) {
-      const spec = groupSpec(group.promoted, current, previous);
-      primary = renderAgentDaemonSet(this, {
+      const spec = specOf(group);
+      const rendered = renderAgentDaemonSet(this, {
         id: group.id,
         dsName: group.dsName,
-        group: group.name,
+        group: group.groupLabel,
         spec,
         terms: group.terms,
         strategy: group.strategy,
         annotations: group.annotations,
-        rollout: props.rollout !== undefined,
+        // waves and profiles: a node changing DaemonSet waits for the old pod to go
+        rollout: props.rollout !== undefined || profiles.length > 0,
         serviceAccount: this.serviceAccount,
         configMap: spec.configData ? configMaps.forData(spec.configData) : undefined,
-        adoptedSelector: group.name === 'fleet' ? props.adopt?.selector : undefined,
+        adoptedSelector: group.groupLabel === 'fleet' ? props.adopt?.selector : undefined,
       });
-      this.daemonSets.push(primary.ds);
+      this.daemonSets.push(rendered.ds);
+      this.groupDaemonSets.push({ group: group.name, profile: group.profile, ds: rendered.ds });
+      // the agent's own DaemonSet: the default profile's last (the fleet's)
+      if (group.profile === DEFAULT_PROFILE) primary = rendered;
     }
     if (!primary) throw this.nothingRendered();
     this.daemonSet = primary.ds;
@@ -220,6 +225,14 @@ export class NodeAgentDaemonSet extends Construct {
       this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
     }
     this.gates = renderWaveGates(this, this, props.rollout);
+  }
+
+  /**
+   * The DaemonSets of one rollout group (a wave name, or `fleet`): the default profile's first, then one per
+   * resource profile, in the profiles' order. Empty for a group not rendered.
+   */
+  public daemonSetsOfGroup(group: string): kplus.DaemonSet[] {
+    return this.groupDaemonSets.filter((g) => g.group === group).map((g) => g.ds);
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */

@@ -104,9 +104,11 @@ function gateJob(input: GateJobInput): ApiObject {
     throw new ValidationError(where, `gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
   }
   const bake = bakeSeconds(gate, where);
+  const profiled = agent.daemonSetsOfGroup(gate.afterWave).map((ds) => ds.name);
   const target: GateTarget = {
     namespace: agent.namespace,
     daemonSet,
+    ...(profiled.length > 1 ? { profileDaemonSets: profiled } : {}),
     window: `${Math.max(bake / 60, 1)}m`,
     kubeStateMetricsSelector: gate.kubeStateMetricsSelector,
   };
@@ -115,10 +117,13 @@ function gateJob(input: GateJobInput): ApiObject {
     ...(gate.extraChecks ?? []),
   ];
   const env = gateEnvironment(gate.afterWave, gate, checks, where);
-  const waveDaemonSet = ApiObject.of(agent.daemonSets[agent.rolloutGroups.indexOf(gate.afterWave)]);
-  // Resolved at synthesis, once the wave's DaemonSet has every patch.
+  // with resource profiles the wave has a DaemonSet per profile: the revision covers them all (the default's first)
+  const waveDaemonSets = agent.daemonSetsOfGroup(gate.afterWave).map((ds) => ApiObject.of(ds));
+  // Resolved at synthesis, once the wave's DaemonSets have every patch; without profiles exactly as before.
   const revision = Lazy.any({
-    produce: () => gateRevision({ name: daemonSet, spec: waveDaemonSet.toJson().spec }, env),
+    produce: () => (waveDaemonSets.length === 1
+      ? gateRevision({ name: daemonSet, spec: waveDaemonSets[0].toJson().spec }, env)
+      : gateRevision({ name: daemonSet, spec: waveDaemonSets.map((ds) => ({ name: ds.name, spec: ds.toJson().spec })) }, env)),
   });
   const jobEnv: { [name: string]: unknown } = {
     ...env,

@@ -1,5 +1,6 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { emptyProfileIsUnused, unprofiledNodes, waveOfGroup } from './profiles';
 import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
 import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
@@ -196,9 +197,13 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
     return { agent, daemonSets: ids, nodes: agentNodes, counts };
   });
 
+  const infos = prepared.map((p) => p.info);
+  const coveredCount = (id: string) => coveredPositions.get(id)?.length ?? 0;
   for (const ds of prepared) {
     const group = ds.info.rolloutGroup;
-    if (coveredPositions.get(ds.info.id)!.length === 0 && group !== undefined && group !== FLEET_GROUP) {
+    // a resource profile's DaemonSet belongs to its wave (`<wave>.<profile>`); a profile with no node at all is unused, not an empty wave
+    if (coveredPositions.get(ds.info.id)!.length === 0 && group !== undefined && waveOfGroup(group) !== FLEET_GROUP
+      && !emptyProfileIsUnused(ds.info, infos, coveredCount)) {
       problems.push({
         kind: 'empty-wave',
         agent: ds.info.agent,
@@ -208,6 +213,7 @@ export function analyzeCoverage(daemonSets: readonly DaemonSetInfo[], givenNodes
       });
     }
   }
+  problems.push(...profileGaps(infos, nodes, agents));
   problems.push(...unreadyInWaves(prepared, nodes, waveKey, intended));
   problems.push(...unsupportedNodes(prepared, nodes, coveredBy, byId));
   problems.push(...hostPortClashes(nodes, coveredBy, byId));
@@ -534,7 +540,7 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
   const problems: Problem[] = [];
   for (const ds of prepared) {
     const group = ds.info.rolloutGroup;
-    if (group === undefined || group === FLEET_GROUP) continue;
+    if (group === undefined || waveOfGroup(group) === FLEET_GROUP) continue;
     const found: { node: string; why: readonly string[] }[] = [];
     for (const node of hazardous) {
       const r = reasonClasses(ds, node, waveKey, intended);
@@ -558,6 +564,24 @@ function unreadyInWaves(prepared: readonly Prepared[], nodes: readonly NodeFacts
     });
   }
   return problems;
+}
+
+/** Nodes an agent's resource profiles all leave out: a label they compare as an integer is not one (see unprofiledNodes). */
+function profileGaps(infos: readonly DaemonSetInfo[], nodes: readonly NodeFacts[], agents: readonly AgentCoverage[]): Problem[] {
+  const byAgent = new Map(agents.map((a) => [a.agent, a]));
+  return unprofiledNodes(infos, nodes, () => false).flatMap((gap) => {
+    const coverage = byAgent.get(gap.agent);
+    const missed = gap.nodes.filter((name) => coverage?.nodes.find((n) => n.node === name)?.owners.length === 0);
+    if (missed.length === 0) return [];
+    return [{
+      kind: 'gap' as const,
+      agent: gap.agent,
+      daemonSets: gap.daemonSets,
+      nodes: missed,
+      message: `${gap.agent} is missing from ${nodeList(missed)}: their label ${gap.labels.join(', ')} is not an integer, which the resource profiles compare `
+        + 'with Gt/Lt: the scheduler matches no such requirement then, so no profile and not the default takes the node. Give the label an integer value',
+    }];
+  });
 }
 
 /** A DaemonSet landing on a Windows or virtual node it did not ask for by label: its pods cannot run there. */
@@ -680,7 +704,7 @@ function groupByAgent(infos: readonly DaemonSetInfo[]): [string, DaemonSetInfo[]
  * DaemonSets, then the wave index the construct writes (WAVE_INDEX_ANNOTATION), then id.
  */
 export function orderWaves<T extends DaemonSetInfo>(members: readonly T[]): T[] {
-  const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || ds.rolloutGroup === FLEET_GROUP ? 1 : 0);
+  const last = (ds: DaemonSetInfo) => (ds.rolloutGroup === undefined || waveOfGroup(ds.rolloutGroup) === FLEET_GROUP ? 1 : 0);
   return [...members].sort((a, b) => (a.syncWave ?? Number.MAX_SAFE_INTEGER) - (b.syncWave ?? Number.MAX_SAFE_INTEGER)
     || last(a) - last(b) || (a.waveIndex ?? Number.MAX_SAFE_INTEGER) - (b.waveIndex ?? Number.MAX_SAFE_INTEGER) || compare(a.id, b.id));
 }

@@ -1,6 +1,7 @@
 import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
 import { antiAffinitySeparates } from '../coverage/pod-affinity';
+import { waveOfGroup } from '../coverage/profiles';
 import { entryOf } from '../util/maps';
 
 /**
@@ -159,7 +160,9 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       if (stall === undefined) return gated;
       return { ...gated, problem: gated.problem === undefined ? stall : `${gated.problem}; and ${stall}` };
     });
-    const withPods = waves.filter((w) => w.nodes > 0);
+    // a wave's DaemonSets of every resource profile roll together: one step, as long as its slowest
+    const steps = rolloutSteps(waves);
+    const withPods = steps.filter((w) => w.nodes > 0);
     // after each wave with pods: its gate's bake when the tree renders one, else the default bake before the next wave
     const gateSeconds = withPods.reduce((sum, w) => sum + (w.gateSeconds ?? 0), 0);
     const bakes = withPods.filter((w, i) => w.gateSeconds === undefined && i < withPods.length - 1).length;
@@ -170,10 +173,30 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       bakes,
       bakeSeconds,
       gateSeconds,
-      totalSeconds: waves.reduce((sum, w) => sum + (w.seconds ?? 0), 0) + bakes * bakeSeconds + gateSeconds,
+      totalSeconds: steps.reduce((sum, w) => sum + w.seconds, 0) + bakes * bakeSeconds + gateSeconds,
       manualWaves: waves.filter((w) => w.seconds === undefined && w.nodes > 0).map((w) => w.daemonSet),
     };
   });
+}
+
+/**
+ * The waves as rolled: neighbouring DaemonSets of one wave (a resource profile's `<wave>.<profile>` rollout group beside
+ * the wave's own) are one step, taking as long as the slowest, with one gate; every other DaemonSet is a step of its own.
+ */
+function rolloutSteps(waves: readonly WaveEstimate[]): { nodes: number; seconds: number; gateSeconds?: number }[] {
+  const steps: { key?: string; nodes: number; seconds: number; gateSeconds?: number }[] = [];
+  for (const w of waves) {
+    const key = waveOfGroup(w.rolloutGroup);
+    const last = steps[steps.length - 1];
+    if (key !== undefined && last !== undefined && last.key === key) {
+      last.nodes += w.nodes;
+      last.seconds = Math.max(last.seconds, w.seconds ?? 0);
+      if (w.gateSeconds !== undefined) last.gateSeconds = Math.max(last.gateSeconds ?? 0, w.gateSeconds);
+    } else {
+      steps.push({ key, nodes: w.nodes, seconds: w.seconds ?? 0, gateSeconds: w.gateSeconds });
+    }
+  }
+  return steps;
 }
 
 /** How many distinct names a list in name order holds (repeats are neighbours); undefined when it is not in order. */

@@ -1,5 +1,6 @@
 import { ARGOCD_HOOK_ANNOTATION } from './argo-sync';
 import { DaemonSetInfo, isObject, ManifestSet, ROLLOUT_GROUP_LABEL } from '../coverage/manifests';
+import { waveOfGroup } from '../coverage/profiles';
 
 /** The label a gate Job carries with its agent's name (the agent's own DaemonSets carry it too). */
 const INSTANCE_LABEL = 'app.kubernetes.io/instance';
@@ -66,5 +67,5 @@ export function gatesOf(gates: readonly RenderedGate[], agent: string, namespace
 /** The gate that follows a DaemonSet's wave, if the tree renders one. */
 export function gateAfter(gates: readonly RenderedGate[], info: DaemonSetInfo): RenderedGate | undefined {
   return gates.find((g) => g.agent === info.agent && g.namespace === info.namespace
-    && g.afterWave !== undefined && g.afterWave === info.rolloutGroup);
+    && g.afterWave !== undefined && g.afterWave === waveOfGroup(info.rolloutGroup));
 }

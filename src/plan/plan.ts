@@ -8,6 +8,7 @@ import { canonicalHash, compare, DaemonSetInfo, isObject, ManifestSet, ROLLOUT_G
 import { NodeFacts } from '../coverage/nodes';
 import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-affinity';
 import { priorityClassesOf, resolvePriority } from '../coverage/priority';
+import { emptyProfileIsUnused, profileOfGroup, waveOfGroup } from '../coverage/profiles';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';
@@ -329,7 +330,8 @@ function agentPlan(ctx: PlanContext, agent: string, b: AgentCoverage | undefined
   const rolling = daemonSets.filter((d) => d.rollout !== undefined);
   const sequential = rolling.length > 1 && rolling.every((d) => d.syncWave !== undefined);
   const times = rolling.map((d) => d.rollout!.seconds ?? 0);
-  let seconds = sequential ? times.reduce((sum, t) => sum + t, 0) : Math.max(0, ...times);
+  // DaemonSets of one Argo CD sync wave (a wave's resource profiles) roll in parallel; the sync waves one after the other
+  let seconds = sequential ? slowestPerSyncWave(rolling) : Math.max(0, ...times);
   const arriving = [...moved.map((m) => m.to), ...gained.map((g) => g.to)];
   if (arriving.length > 0) {
     seconds = Math.max(seconds, ...[...new Set(arriving)].map((id) => ctx.podSeconds + ctx.afterById.get(id)!.minReadySeconds));
@@ -355,6 +357,13 @@ function agentPlan(ctx: PlanContext, agent: string, b: AgentCoverage | undefined
     gateSeconds,
     manual: rolling.filter((d) => d.rollout!.seconds === undefined).map((d) => d.id),
   };
+}
+
+/** The sum over sync waves of the slowest rollout in each (each DaemonSet its own sync wave: the plain sum). */
+function slowestPerSyncWave(rolling: readonly DaemonSetPlan[]): number {
+  const slowest = new Map<number, number>();
+  for (const d of rolling) slowest.set(d.syncWave!, Math.max(slowest.get(d.syncWave!) ?? 0, d.rollout!.seconds ?? 0));
+  return [...slowest.values()].reduce((sum, t) => sum + t, 0);
 }
 
 /** The findings of what the change does to each touched agent: moves, stalls, held waves, selectors, nodes lost. */
@@ -694,7 +703,9 @@ function stallFindings(agent: AgentPlan, afterById: ReadonlyMap<string, DaemonSe
     const info = afterById.get(ds.id);
     if (info === undefined || info.syncWave === undefined) continue;
     const covered = afterReport.daemonSets.find((d) => d.info.id === ds.id)!.covered;
-    if (covered.length === 0 && info.rolloutGroup !== undefined && info.rolloutGroup !== FLEET_GROUP) {
+    const coveredCount = (id: string) => afterReport.daemonSets.find((d) => d.info.id === id)?.covered.length ?? 0;
+    if (covered.length === 0 && info.rolloutGroup !== undefined && waveOfGroup(info.rolloutGroup) !== FLEET_GROUP
+      && !emptyProfileIsUnused(info, [...afterById.values()], coveredCount)) {
       result.push({
         kind: 'stall',
         severity: 'error',
@@ -774,8 +785,15 @@ function releaseHash(object: Record<string, unknown>): string {
  * promotion named: a setting changed in the current props that `previous` does not hold back.
  */
 function heldWaveFindings(agent: AgentPlan, before: ManifestSet, after: ManifestSet): Finding[] {
-  const grouped = agent.daemonSets.filter((d) => d.rolloutGroup !== undefined && d.change !== 'deleted');
-  if (grouped.length === 0) return [];
+  // each resource profile rolls its own release through the waves: its first group leads it
+  const byProfile = new Map<string, DaemonSetPlan[]>();
+  for (const d of agent.daemonSets) {
+    if (d.rolloutGroup !== undefined && d.change !== 'deleted') entryOf(byProfile, profileOfGroup(d.rolloutGroup), () => []).push(d);
+  }
+  return [...byProfile.values()].flatMap((grouped) => profileHeldWaveFindings(agent, grouped, before, after));
+}
+
+function profileHeldWaveFindings(agent: AgentPlan, grouped: readonly DaemonSetPlan[], before: ManifestSet, after: ManifestSet): Finding[] {
   const beforeObjects = daemonSetObjects(before);
   const afterObjects = daemonSetObjects(after);
   const allowed = new Set(agent.daemonSets.filter((d) => beforeObjects.has(d.id)).map((d) => releaseHash(beforeObjects.get(d.id)!)));

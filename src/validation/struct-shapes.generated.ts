@@ -148,6 +148,7 @@ export const TYPES: TypeTable = {
         mounts: { type: { array: { ref: "AgentVolumeMount" } }, optional: true },
         podAnnotations: { type: { map: "string" }, optional: true },
         podLabels: { type: { map: "string" }, optional: true },
+        resourceProfiles: { type: { array: { ref: "AgentResourceProfile" } }, optional: true },
         serviceAccountAnnotations: { type: { map: "string" }, optional: true },
         serviceAccountName: { type: "string", optional: true },
         sidecars: { type: { array: { ref: "AgentContainer" } }, optional: true },
@@ -177,6 +178,18 @@ export const TYPES: TypeTable = {
       fields: {
         name: { type: "string", optional: true },
         value: { type: "number" },
+      },
+    },
+    "AgentResourceProfile": {
+      bases: [],
+      fields: {
+        configData: { type: { map: "string" }, optional: true },
+        containerResources: { type: { map: { ref: "AgentResources" } }, optional: true },
+        name: { type: "string" },
+        nodes: { type: { ref: "ResourceProfileNodes" } },
+        resources: { type: { ref: "AgentResources" }, optional: true },
+        storageBacklogMemLimit: { type: "string", optional: true },
+        storageMaxChunksUp: { type: "number", optional: true },
       },
     },
     "AgentResources": {
@@ -903,6 +916,13 @@ export const TYPES: TypeTable = {
         id: { type: "string" },
       },
     },
+    "ResourceProfileBounds": {
+      bases: [],
+      fields: {
+        max: { type: "number", optional: true },
+        min: { type: "number", optional: true },
+      },
+    },
     "RewriteTagFilterOptions": {
       bases: ["FilterCommonOptions"],
       fields: {
@@ -1083,6 +1103,7 @@ export const TYPES: TypeTable = {
     "NodeExporterDaemonSet": { fqn: "cdk8s-node-agents.NodeExporterDaemonSet", factories: [], newable: true },
     "NodeRequirement": { fqn: "cdk8s-node-agents.NodeRequirement", factories: ["NodeRequirement.doesNotExist()", "NodeRequirement.exists()", "NodeRequirement.gt()", "NodeRequirement.in()", "NodeRequirement.lt()", "NodeRequirement.notIn()"] },
     "Promotion": { fqn: "cdk8s-node-agents.Promotion", factories: ["Promotion.all()", "Promotion.groups()", "Promotion.none()", "Promotion.through()"] },
+    "ResourceProfileNodes": { fqn: "cdk8s-node-agents.ResourceProfileNodes", factories: ["ResourceProfileNodes.instanceCpu()", "ResourceProfileNodes.instanceMemoryMib()", "ResourceProfileNodes.instanceTypes()", "ResourceProfileNodes.labelRange()", "ResourceProfileNodes.labelValues()", "ResourceProfileNodes.nodePools()"] },
     "RolloutBudget": { fqn: "cdk8s-node-agents.RolloutBudget", factories: ["RolloutBudget.count()", "RolloutBudget.percent()"] },
     "RolloutWave": { fqn: "cdk8s-node-agents.RolloutWave", factories: ["RolloutWave.hostnames()", "RolloutWave.labelled()", "RolloutWave.matching()"] },
     "UpdateStrategy": { fqn: "cdk8s-node-agents.UpdateStrategy", factories: ["UpdateStrategy.conservative()", "UpdateStrategy.fast()", "UpdateStrategy.onDelete()", "UpdateStrategy.oneAtATime()", "UpdateStrategy.rollingUpdate()", "UpdateStrategy.steady()"] },
@@ -1163,6 +1184,7 @@ export const TYPES: TypeTable = {
     "MaxUpdate.clusters": [{ name: "count", type: "number" }],
     "MaxUpdate.percent": [{ name: "percent", type: "number" }],
     "NodeAgentDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeAgentDaemonSetProps" } }],
+    "NodeAgentDaemonSet.daemonSetsOfGroup": [{ name: "group", type: "string" }],
     "NodeAgentDaemonSet.isNodeAgentDaemonSet": [{ name: "x", type: "any" }],
     "NodeExporterDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeExporterDaemonSet.release": [{ name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
@@ -1177,6 +1199,12 @@ export const TYPES: TypeTable = {
     "Promotion.groups": [{ name: "count", type: "number" }],
     "Promotion.none": [],
     "Promotion.through": [{ name: "wave", type: "string" }],
+    "ResourceProfileNodes.instanceCpu": [{ name: "bounds", type: { ref: "ResourceProfileBounds" } }],
+    "ResourceProfileNodes.instanceMemoryMib": [{ name: "bounds", type: { ref: "ResourceProfileBounds" } }],
+    "ResourceProfileNodes.instanceTypes": [{ name: "types", type: { array: "string" } }],
+    "ResourceProfileNodes.labelRange": [{ name: "key", type: "string" }, { name: "bounds", type: { ref: "ResourceProfileBounds" } }],
+    "ResourceProfileNodes.labelValues": [{ name: "key", type: "string" }, { name: "values", type: { array: "string" } }],
+    "ResourceProfileNodes.nodePools": [{ name: "names", type: { array: "string" } }],
     "RolloutBudget.count": [{ name: "nodes", type: "number" }],
     "RolloutBudget.percent": [{ name: "percentage", type: "number" }],
     "RolloutBudget.toString": [],

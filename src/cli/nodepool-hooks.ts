@@ -1,0 +1,137 @@
+/**
+ * `plan --nodepools FILE`: the agents on the nodes Karpenter NodePools would launch, before those nodes exist. Reads
+ * the NodePools (and their EC2NodeClasses) and an instance type catalog with the same bounded, strict reader as the
+ * manifests; the logic is in src/capacity/nodepools.ts.
+ */
+import { Parsed, stringValue, UsageError } from './args';
+import { plural, table } from './format';
+import { MAX_PRINTED_PER_KIND } from './limits';
+import { CapacityFinding } from '../capacity/check';
+import { parseCatalog } from '../capacity/instance-types';
+import { parseNodePools } from '../capacity/nodepool-spec';
+import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from '../capacity/nodepools';
+import { formatAmount } from '../capacity/resources';
+import { CoverageReport } from '../coverage/analysis';
+import { loadManifests } from '../coverage/load';
+import { ManifestSet } from '../coverage/manifests';
+import { NodeJson } from '../scheduling/types';
+import { markdownCode, markdownEscape, terminalSafe } from '../util/output-escape';
+
+export const NODEPOOLS_FLAG_HELP = `  --nodepools FILE    Karpenter NodePools (karpenter.sh/v1, with their EC2NodeClasses for the kubelet
+                      settings), a file or directory: per pool and instance type it may launch, the
+                      after-tree's agents on such a node (node affinity, tolerations of the pool's
+                      taints, the matching resource profile; startup taints delay, not exclude)
+                      and their requests. node-pool findings: agents-do-not-fit (a type the agents
+                      alone overfill), overhead-share (over --max-overhead of the smallest type),
+                      limit-range (requests a LimitRange fills in, which Karpenter does not count
+                      before the DaemonSet has a pod), exists-toleration (a warning), existing-nodes
+                      (an agent that never fits on the pool's nodes today: Karpenter does not
+                      replace them for it)
+  --instance-types FILE
+                      the instance type catalog (kind InstanceTypeCatalog: name, vcpu, memoryMiB,
+                      maxPods, arch, labels, allocatable), also read from the --nodepools file.
+                      Allocatable: the catalog's, else an inventory node's of that type, else
+                      Karpenter's AWS formula (kube-reserved, system-reserved, eviction, VM overhead)
+  --max-overhead PERCENT
+                      the most of the smallest type's cpu or memory the agents may request
+                      (default ${DEFAULT_MAX_OVERHEAD_PERCENT})
+`;
+
+export const NODEPOOL_OPTIONS = {
+  'nodepools': { type: 'string' },
+  'instance-types': { type: 'string' },
+  'max-overhead': { type: 'string' },
+} as const;
+
+export interface NodePoolResult {
+  readonly pools: readonly PoolReport[];
+  readonly findings: readonly NodePoolFinding[];
+}
+
+/** The flags, checked before anything is read: undefined without --nodepools. */
+export function nodePoolFlags(parsed: Parsed, command: string): { nodepools: string; instanceTypes?: string; maxOverhead: number } | undefined {
+  const nodepools = stringValue(parsed, 'nodepools');
+  const instanceTypes = stringValue(parsed, 'instance-types');
+  const overhead = stringValue(parsed, 'max-overhead');
+  if (nodepools === undefined) {
+    if (instanceTypes !== undefined || overhead !== undefined) {
+      throw new UsageError(`--${instanceTypes !== undefined ? 'instance-types' : 'max-overhead'} goes with --nodepools FILE (the Karpenter NodePools to check)`, command);
+    }
+    return undefined;
+  }
+  if (nodepools === '') throw new UsageError('--nodepools needs a file or directory of Karpenter NodePools', command);
+  let maxOverhead = DEFAULT_MAX_OVERHEAD_PERCENT;
+  if (overhead !== undefined) {
+    if (!/^\d{1,3}(\.\d+)?%?$/.test(overhead) || Number.parseFloat(overhead) <= 0 || Number.parseFloat(overhead) > 100) {
+      throw new UsageError(`--max-overhead "${overhead}" is not a percentage from above 0 to 100, such as 25 or 25%`, command);
+    }
+    maxOverhead = Number.parseFloat(overhead);
+  }
+  return { nodepools, instanceTypes, maxOverhead };
+}
+
+/** Reads the pools and the catalog and runs the check on `tree` (plan's after-tree). */
+export function nodePoolCheck(flags: NonNullable<ReturnType<typeof nodePoolFlags>>, cwd: string, input: {
+  tree: ManifestSet;
+  before?: ManifestSet;
+  inventory: readonly NodeJson[];
+  coverage: CoverageReport;
+  capacity?: readonly CapacityFinding[];
+  podLevel: boolean;
+}): NodePoolResult {
+  const pools = loadManifests([flags.nodepools], cwd).documents;
+  const catalogDocs = flags.instanceTypes === undefined ? [] : loadManifests([flags.instanceTypes], cwd).documents;
+  const catalog = parseCatalog([...pools, ...catalogDocs].map((d) => ({ source: d.source, object: d.object as Record<string, unknown> })));
+  return nodePoolReport({
+    pools: parseNodePools(pools), catalog, ...input, maxOverheadPercent: flags.maxOverhead,
+  });
+}
+
+function perType(t: PoolInstanceType): string[] {
+  const alloc = `${formatAmount('cpu', t.allocatable.cpu ?? 0)} / ${formatAmount('memory', t.allocatable.memory ?? 0)}`;
+  const counted = t.karpenterRequests.cpu === t.requests.cpu && t.karpenterRequests.memory === t.requests.memory ? 'same'
+    : `${formatAmount('cpu', t.karpenterRequests.cpu)} / ${formatAmount('memory', t.karpenterRequests.memory)}`;
+  return [t.name, `${alloc} (${t.source})`, String(t.agents.length), `${formatAmount('cpu', t.requests.cpu)} (${t.cpuShare}%)`,
+    `${formatAmount('memory', t.requests.memory)} (${t.memoryShare}%)`, counted, t.shortfall.length > 0 ? 'NO' : 'yes'];
+}
+
+const HEADERS = ['INSTANCE TYPE', 'ALLOCATABLE CPU / MEMORY (SOURCE)', 'AGENTS', 'CPU REQUESTS (SHARE)', 'MEMORY REQUESTS (SHARE)', 'KARPENTER COUNTS', 'FITS'];
+
+/** The agents of one instance type with their profile and requests (--cost). */
+function agentLine(t: PoolInstanceType): string {
+  return t.agents.map((a) => `${a.daemonSet}${a.profile === 'default' ? '' : ` (profile ${a.profile})`} ${formatAmount('cpu', a.requests.cpu ?? 0)}/`
+    + `${formatAmount('memory', a.requests.memory ?? 0)}`).join(', ');
+}
+
+export function nodePoolText(result: NodePoolResult, cost: boolean): string {
+  const t = terminalSafe;
+  const errors = result.findings.filter((f) => f.severity === 'error').length;
+  let out = `\nNODE POOLS (--nodepools): ${plural(result.pools.length, 'pool')}, ${plural(errors, 'error')}, ${plural(result.findings.length - errors, 'warning')}\n`;
+  for (const pool of result.pools) {
+    out += `\npool ${t(pool.name)}: ${plural(pool.instanceTypes.length, 'instance type')} it may launch, ${plural(pool.existingNodes, 'node')} today\n`;
+    const shown = pool.instanceTypes.slice(0, MAX_PRINTED_PER_KIND);
+    if (shown.length > 0) out += table(HEADERS, shown.map((x) => perType(x).map(t)), '  ');
+    if (pool.instanceTypes.length > shown.length) out += `  … ${pool.instanceTypes.length - shown.length} more instance types (all in --json)\n`;
+    if (cost) for (const x of shown) out += `  ${t(x.name)}: ${t(agentLine(x))}\n`;
+    for (const x of shown.filter((y) => y.startupWaits.length > 0)) out += `  ${t(x.name)}: waiting for a startup taint to go: ${t(x.startupWaits.join(', '))}\n`;
+  }
+  for (const f of result.findings) {
+    out += `${f.severity === 'error' ? '!' : '~'} [node-pool ${t(f.cause)}] ${t(f.message)}\n    fix: ${t(f.fix)}\n`;
+  }
+  return out;
+}
+
+export function nodePoolMarkdown(result: NodePoolResult, cost: boolean): string {
+  const md = markdownEscape;
+  let out = '\n#### Node pools (`--nodepools`)\n';
+  for (const f of result.findings) out += `\n- ${f.severity === 'error' ? '❌' : '⚠️'} **node-pool** (${md(f.cause)}): ${md(f.message)}  \n  Fix: ${md(f.fix)}\n`;
+  for (const pool of result.pools) {
+    out += `\n${markdownCode(pool.name)}: ${plural(pool.instanceTypes.length, 'instance type')} it may launch, ${plural(pool.existingNodes, 'node')} today\n\n`;
+    out += '| instance type | allocatable cpu / memory (source) | agents | cpu requests (share) | memory requests (share) | Karpenter counts | fits |\n|---|---|---:|---:|---:|---|---|\n';
+    for (const x of pool.instanceTypes.slice(0, MAX_PRINTED_PER_KIND)) {
+      out += `| ${perType(x).map(md).join(' | ')} |\n`;
+      if (cost) out += `| ${md(`↳ ${agentLine(x)}`)} | | | | | | |\n`;
+    }
+  }
+  return out;
+}
