@@ -4,6 +4,7 @@ export * from './agent/options';
 export * from './agent/rollout';
 export * from './agent/release';
 export * from './agent/pod-options';
+export * from './agent/readiness-taint';
 export * from './agent/props';
 export * from './constructs/node-agent-daemon-set';
 export * from './constructs/node-exporter-daemon-set';

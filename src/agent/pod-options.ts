@@ -1,5 +1,6 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
+import type { AgentReadinessTaint } from './readiness-taint';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 
@@ -181,6 +182,15 @@ export interface AgentPodOptions {
    * @default - the agent's resources
    */
   readonly containerResources?: { [container: string]: AgentResources };
+
+  /**
+   * A NoSchedule taint the agent's nodes join with (the node pool sets it) and that the agent's own pod removes from
+   * its node once it is Ready there, and again whenever it comes back: workloads land on a new node only after the
+   * agent runs. The agent tolerates it; a small remover container is added to its pod, with a ClusterRole allowing
+   * `nodes` get and patch, narrowed by a ValidatingAdmissionPolicy to removing this taint from the pod's own node.
+   * @default - none: workloads land as soon as the kubelet is Ready
+   */
+  readonly readinessTaint?: AgentReadinessTaint;
 }
 
 /** The pod options of a construct's props, to pass on to its NodeAgentDaemonSet. */
@@ -200,5 +210,6 @@ export function podOptionsOf(props: AgentPodOptions): AgentPodOptions {
     dnsPolicy: props.dnsPolicy,
     dnsConfig: props.dnsConfig,
     containerResources: props.containerResources,
+    readinessTaint: props.readinessTaint,
   };
 }

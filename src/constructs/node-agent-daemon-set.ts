@@ -20,7 +20,9 @@ import { planRollout, RolloutGroupPlan } from '../agent/rollout-plan';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
+import { renderReadinessTaintAccess } from '../render/readiness-taint';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
+import { karpenterStartupTaint } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
@@ -90,6 +92,9 @@ export class NodeAgentDaemonSet extends Construct {
   /** The adopted DaemonSet, if `adopt` is set. */
   public readonly adopt?: AgentAdoption;
 
+  /** The readiness taint the current release's pods remove from their node once Ready, if `readinessTaint` is set. */
+  public readonly readinessTaintKey?: string;
+
   /** The agent's alerts, if `alerts` is set. */
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
@@ -155,6 +160,18 @@ export class NodeAgentDaemonSet extends Construct {
       });
     const rules = sharedRbacRules(current, previous);
     if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels, this.serviceAccount.name);
+    this.readinessTaintKey = current.readinessTaint?.key;
+    const readiness = [current, ...previous ? [previous] : []].map((r) => r.readinessTaint).filter((t) => t !== undefined);
+    if (readiness.length > 0) {
+      renderReadinessTaintAccess(this, {
+        agent: name,
+        namespace,
+        serviceAccount: this.serviceAccount.name,
+        keys: [...new Set(readiness.map((t) => t!.key))],
+        admissionPolicy: readiness.every((t) => t!.admissionPolicy),
+        labels,
+      });
+    }
 
     const groups: RolloutGroupPlan[] = plan ? plan.groups : [{
       name: 'fleet',
@@ -221,6 +238,15 @@ export class NodeAgentDaemonSet extends Construct {
     this.gates = renderWaveGates(this, this, props.rollout);
   }
 
+  /**
+   * The entry Karpenter NodePools list under `spec.template.spec.startupTaints` for the agent's readiness taint (every
+   * NodePool whose nodes run the agent): Karpenter puts it on each node it launches and ignores it when it sizes them.
+   * Undefined without `readinessTaint`.
+   */
+  public karpenterStartupTaint(): KarpenterStartupTaint | undefined {
+    return this.readinessTaintKey === undefined ? undefined : karpenterStartupTaint(this.readinessTaintKey);
+  }
+
   /** The construct the user built: this one, or the agent construct this one is part of. */
   private describe(): string {
     return constructWhere(this, 'NodeAgentDaemonSet');
@@ -265,6 +291,14 @@ export class NodeAgentDaemonSet extends Construct {
   }
 }
 brand(NodeAgentDaemonSet, 'NodeAgentDaemonSet');
+
+/** A Karpenter NodePool `startupTaints` entry (karpenter.sh/v1). */
+export interface KarpenterStartupTaint {
+  /** The taint key. */
+  readonly key: string;
+  /** The taint effect: NoSchedule. */
+  readonly effect: string;
+}
 
 function nameFromId(id: string): string {
   return id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').substring(0, 50);

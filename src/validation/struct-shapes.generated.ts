@@ -148,6 +148,7 @@ export const TYPES: TypeTable = {
         mounts: { type: { array: { ref: "AgentVolumeMount" } }, optional: true },
         podAnnotations: { type: { map: "string" }, optional: true },
         podLabels: { type: { map: "string" }, optional: true },
+        readinessTaint: { type: { ref: "AgentReadinessTaint" }, optional: true },
         serviceAccountAnnotations: { type: { map: "string" }, optional: true },
         serviceAccountName: { type: "string", optional: true },
         sidecars: { type: { array: { ref: "AgentContainer" } }, optional: true },
@@ -177,6 +178,16 @@ export const TYPES: TypeTable = {
       fields: {
         name: { type: "string", optional: true },
         value: { type: "number" },
+      },
+    },
+    "AgentReadinessTaint": {
+      bases: [],
+      fields: {
+        admissionPolicy: { type: "boolean", optional: true },
+        consumers: { type: { array: { ref: "ReadinessTaintConsumer" } }, optional: true },
+        key: { type: "string" },
+        recheckSeconds: { type: "number", optional: true },
+        removerImage: { type: "string", optional: true },
       },
     },
     "AgentResources": {
@@ -564,6 +575,13 @@ export const TYPES: TypeTable = {
         saslUsername: { type: "string", optional: true },
         securityProtocol: { type: "string", optional: true },
         topic: { type: "string" },
+      },
+    },
+    "KarpenterStartupTaint": {
+      bases: [],
+      fields: {
+        effect: { type: "string" },
+        key: { type: "string" },
       },
     },
     "LiftFilterOptions": {
@@ -1045,6 +1063,7 @@ export const TYPES: TypeTable = {
     "NodeExporterListenAddress": { members: ["NODE_IP", "ALL_INTERFACES"], values: ["node-ip", "all-interfaces"] },
     "NodeOperator": { members: ["IN", "NOT_IN", "EXISTS", "DOES_NOT_EXIST", "GT", "LT"], values: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] },
     "PodSecurityLevel": { members: ["PRIVILEGED", "BASELINE", "RESTRICTED"], values: ["privileged", "baseline", "restricted"] },
+    "ReadinessTaintConsumer": { members: ["KARPENTER", "CLUSTER_AUTOSCALER", "NODE_READINESS_CONTROLLER"], values: ["karpenter", "cluster-autoscaler", "node-readiness-controller"] },
     "RelabelAction": { members: ["REPLACE", "KEEP", "DROP", "HASHMOD", "LABELMAP", "LABELDROP", "LABELKEEP", "LOWERCASE", "UPPERCASE", "KEEP_EQUAL", "DROP_EQUAL"], values: ["replace", "keep", "drop", "hashmod", "labelmap", "labeldrop", "labelkeep", "lowercase", "uppercase", "keepequal", "dropequal"] },
     "StdoutFormat": { members: ["MSGPACK", "JSON", "JSON_LINES"], values: ["msgpack", "json", "json_lines"] },
     "TaintEffect": { members: ["NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"], values: ["NoSchedule", "PreferNoSchedule", "NoExecute"] },
@@ -1160,6 +1179,7 @@ export const TYPES: TypeTable = {
     "MaxUpdate.percent": [{ name: "percent", type: "number" }],
     "NodeAgentDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeAgentDaemonSetProps" } }],
     "NodeAgentDaemonSet.isNodeAgentDaemonSet": [{ name: "x", type: "any" }],
+    "NodeAgentDaemonSet.karpenterStartupTaint": [],
     "NodeExporterDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeExporterDaemonSet.release": [{ name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeRequirement.doesNotExist": [{ name: "key", type: "string" }],
