@@ -239,7 +239,9 @@ describe('the remover against the API server', () => {
 
 describe('the rendered ValidatingAdmissionPolicy (its CEL, as the API server evaluates it)', () => {
   const policies = () => manifests.filter((m) => m.kind === 'ValidatingAdmissionPolicy');
-  const request = (nodeName?: string, username = USER) => ({ userInfo: { username, extra: nodeName ? { [NODE_NAME_EXTRA]: [nodeName] } : {} } });
+  const request = (nodeName?: string, username = USER) => ({
+    userInfo: { username, extra: (nodeName ? { [NODE_NAME_EXTRA]: [nodeName] } : {}) as Record<string, string[]> },
+  });
   const before = node('n1', [OTHER, STARTUP]);
   const after = (change: (n: Manifest) => void) => {
     const copy = JSON.parse(JSON.stringify(before));

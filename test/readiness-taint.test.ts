@@ -14,7 +14,7 @@ import { READINESS_TAINT_ANNOTATION } from '../src/scheduling/readiness-taint';
 
 const BASE = { image: 'registry.example.com/agent:1.0.0' };
 
-type Build = (chart: ReturnType<typeof Testing.chart>, key: string) => { karpenterStartupTaint(): unknown } | { agent: { karpenterStartupTaint(): unknown } };
+type Build = (chart: ReturnType<typeof Testing.chart>, key: string) => unknown;
 
 const AGENTS: [string, Build][] = [
   ['NodeAgentDaemonSet', (chart, key) => new NodeAgentDaemonSet(chart, 'a', { ...BASE, readinessTaint: { key } })],

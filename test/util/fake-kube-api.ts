@@ -13,7 +13,7 @@
  */
 import * as http from 'http';
 import * as net from 'net';
-import { run } from '@bufbuild/cel';
+import { CelInput, run } from '@bufbuild/cel';
 import { Manifest } from './manifests';
 
 export interface UserInfo {
@@ -30,15 +30,16 @@ export interface RecordedRequest {
 }
 
 /** JSON to the values CEL takes: objects as Maps, whole numbers as ints. */
-export function toCel(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toCel);
+export function toCel(value: unknown): CelInput {
+  if (Array.isArray(value)) return value.map(toCel) as CelInput;
   if (value !== null && typeof value === 'object') return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
-  return value;
+  return value as CelInput;
 }
 
 /** The first policy validation (of the policies matching the request's user) that fails, or undefined. */
-export function admissionDenial(policies: readonly Manifest[], request: { userInfo: UserInfo }, object: unknown, oldObject: unknown): string | undefined {
+export function admissionDenial(policies: readonly Manifest[], request: { userInfo: UserInfo },
+  object: unknown, oldObject: unknown): string | undefined {
   const vars = { object: toCel(object), oldObject: toCel(oldObject), request: toCel({ ...request, userInfo: { extra: {}, ...request.userInfo } }) };
   for (const policy of policies) {
     const matches = (policy.spec.matchConditions ?? []).every((c: Manifest) => run(c.expression, vars) === true);
