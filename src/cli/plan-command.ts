@@ -30,7 +30,10 @@ Findings (exit code 1), for the agents the change touches:
   two-pods-per-node   a node running two pods of one agent: a move between DaemonSets that no
                       anti-affinity (or shared host port) holds back, or two DaemonSets covering it,
                       or two agents running the same image on it (a chart's DaemonSet left beside)
-  never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
+  never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint;
+                      on new nodes, an agent not tolerating another agent's readiness taint, or a
+                      readiness taint no agent removes any more while node pools still set it
+                      (acknowledge with node-agents.cdk8s.io/retired-readiness-taints: KEY)
   stall               a rollout that stops or is not gated: NotReady or unreachable nodes
                       filling the update budget (a tolerated one's new pod never turns
                       available; an untolerated unreachable one's deleted pod stays Terminating),
