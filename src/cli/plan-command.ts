@@ -4,6 +4,7 @@ import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
+import { shutdownOrderFindings } from '../capacity/shutdown-order';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
@@ -69,7 +70,9 @@ Flags:
                       purpose (waves reordered, added, dropped, enabled): those held-wave-restart
                       findings are warnings (repeatable; or annotate a DaemonSet of the agent
                       node-agents.cdk8s.io/restart-acknowledged: "true")
-${PODS_FLAG_HELP}${COST_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
+${PODS_FLAG_HELP}                      shutdown-order: a workload on a node of the log collector taking longer
+                      to stop than the collector's grace period (a warning)
+${COST_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
 
@@ -150,7 +153,9 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const coverage = { before: beforeCoverage, after: afterCoverage };
     const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
-    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
+    // and does the collector outlive the workloads on its nodes (src/capacity/shutdown-order.ts)
+    const capacity = pods === undefined ? [] : [...planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage),
+      ...shutdownOrderFindings(loaded[i], afterCoverage, pods)] as Finding[];
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });
     beforeCoverage = afterCoverage;

@@ -150,9 +150,10 @@ export interface AgentPlan {
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference' | 'preemption';
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference' | 'preemption'
+  | 'shutdown-order';
 export const FINDING_KINDS: readonly FindingKind[] = [
-  'two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference', 'preemption',
+  'two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference', 'preemption', 'shutdown-order',
 ];
 
 export interface Finding {
