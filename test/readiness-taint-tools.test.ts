@@ -130,3 +130,15 @@ describe('doctor', () => {
     }
   });
 });
+
+test('the node-start-order example: every agent tolerates the others\' readiness taints, so none waits (coverage on the mixed inventory)', () => {
+  const example = path.join(__dirname, '..', 'examples', 'node-start-order', 'dist');
+  const inventory = path.join(__dirname, '..', 'examples', 'inventories', 'mixed-cluster.json');
+  const r = run('coverage', '--nodes', inventory, example, '--json');
+  expect(r.stderr).toBe('');
+  const report = JSON.parse(r.stdout);
+  expect(report.problems.filter((p: Manifest) => p.kind === 'never-starts')).toEqual([]);
+  // the three agents declare their taints for the tools
+  const text = fs.readFileSync(path.join(example, 'node-agents.k8s.yaml'), 'utf-8');
+  expect(text.match(/node-agents\.cdk8s\.io\/readiness-taint: /g)).toHaveLength(3);
+});
