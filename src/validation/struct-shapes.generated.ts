@@ -874,6 +874,14 @@ export const TYPES: TypeTable = {
         spaceFillingUpWarningPercent: { type: "number", optional: true },
       },
     },
+    "NodeShutdownOptions": {
+      bases: [],
+      fields: {
+        agentSeconds: { type: "number", optional: true },
+        clusterCriticalSeconds: { type: "number", optional: true },
+        workloadSeconds: { type: "number", optional: true },
+      },
+    },
     "OutputCommonOptions": {
       bases: [],
       fields: {
@@ -1097,6 +1105,7 @@ export const TYPES: TypeTable = {
     "NodeAgentDaemonSet": { fqn: "cdk8s-node-agents.NodeAgentDaemonSet", factories: [], newable: true },
     "NodeExporterDaemonSet": { fqn: "cdk8s-node-agents.NodeExporterDaemonSet", factories: [], newable: true },
     "NodeRequirement": { fqn: "cdk8s-node-agents.NodeRequirement", factories: ["NodeRequirement.doesNotExist()", "NodeRequirement.exists()", "NodeRequirement.gt()", "NodeRequirement.in()", "NodeRequirement.lt()", "NodeRequirement.notIn()"] },
+    "NodeShutdown": { fqn: "cdk8s-node-agents.NodeShutdown", factories: [] },
     "Promotion": { fqn: "cdk8s-node-agents.Promotion", factories: ["Promotion.all()", "Promotion.groups()", "Promotion.none()", "Promotion.through()"] },
     "RolloutBudget": { fqn: "cdk8s-node-agents.RolloutBudget", factories: ["RolloutBudget.count()", "RolloutBudget.percent()"] },
     "RolloutWave": { fqn: "cdk8s-node-agents.RolloutWave", factories: ["RolloutWave.hostnames()", "RolloutWave.labelled()", "RolloutWave.matching()"] },
@@ -1189,6 +1198,7 @@ export const TYPES: TypeTable = {
     "NodeRequirement.lt": [{ name: "key", type: "string" }, { name: "value", type: "number" }],
     "NodeRequirement.notIn": [{ name: "key", type: "string" }, { name: "values", type: { array: "string" } }],
     "NodeRequirement.problems": [],
+    "NodeShutdown.kubeletConfiguration": [{ name: "options", type: { ref: "NodeShutdownOptions" }, optional: true }],
     "Promotion.all": [],
     "Promotion.groups": [{ name: "count", type: "number" }],
     "Promotion.none": [],
