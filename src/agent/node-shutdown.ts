@@ -1,7 +1,9 @@
 /**
  * Node shutdown ordering for the node image owner: the kubelet configuration that stops the node agents last.
  */
+import { brand } from '../validation/brand';
 import { ValidationError } from '../validation/errors';
+import { checkArgs } from '../validation/struct-check';
 
 /** Options of `NodeShutdown.kubeletConfiguration`. */
 export interface NodeShutdownOptions {
@@ -41,6 +43,7 @@ export class NodeShutdown {
    * is the smaller of its own and its group's seconds.
    */
   public static kubeletConfiguration(options: NodeShutdownOptions = {}): string {
+    checkArgs('NodeShutdown.kubeletConfiguration', [options]);
     const seconds = {
       workloadSeconds: options.workloadSeconds ?? 30,
       clusterCriticalSeconds: options.clusterCriticalSeconds ?? 30,
@@ -80,3 +83,4 @@ export class NodeShutdown {
 
   private constructor() {}
 }
+brand(NodeShutdown, 'NodeShutdown');

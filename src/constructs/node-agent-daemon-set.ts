@@ -160,18 +160,7 @@ export class NodeAgentDaemonSet extends Construct {
       });
     const rules = sharedRbacRules(current, previous);
     if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels, this.serviceAccount.name);
-    this.readinessTaintKey = current.readinessTaint?.key;
-    const readiness = [current, ...previous ? [previous] : []].map((r) => r.readinessTaint).filter((t) => t !== undefined);
-    if (readiness.length > 0) {
-      renderReadinessTaintAccess(this, {
-        agent: name,
-        namespace,
-        serviceAccount: this.serviceAccount.name,
-        keys: [...new Set(readiness.map((t) => t!.key))],
-        admissionPolicy: readiness.every((t) => t!.admissionPolicy),
-        labels,
-      });
-    }
+    this.readinessTaintKey = renderReadinessTaintAccess(this, current, previous, this.serviceAccount.name, labels);
 
     const groups: RolloutGroupPlan[] = plan ? plan.groups : [{
       name: 'fleet',

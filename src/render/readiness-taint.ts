@@ -71,23 +71,27 @@ export function readinessRemoverPatches(spec: AgentSpec, hasVolumes: boolean): J
   ];
 }
 
-export interface ReadinessTaintAccess {
-  readonly agent: string;
-  readonly namespace: string;
-  readonly serviceAccount: string;
-  /** The taint keys of the releases running (one, or two while a rollout holds waves on the previous release). */
-  readonly keys: readonly string[];
-  readonly admissionPolicy: boolean;
-  readonly labels: { [key: string]: string };
-}
 
 /**
  * The remover's access: `nodes` get and patch (RBAC cannot narrow a patch to a field, nor to the node the pod runs
  * on: `resourceNames` would have to list every node), `pods` get in the agent's namespace (its own Ready
  * condition), and the ValidatingAdmissionPolicy with its binding that allow the ServiceAccount's node updates only
- * when they remove one of `keys` from the pod's own node and change nothing else.
+ * when they remove one of the releases' taints (two while a rollout holds waves on the previous release) from the
+ * pod's own node and change nothing else. Nothing when neither release has a readiness taint. Returns the current
+ * release's taint key.
  */
-export function renderReadinessTaintAccess(scope: Construct, a: ReadinessTaintAccess): void {
+export function renderReadinessTaintAccess(scope: Construct, current: AgentSpec, previous: AgentSpec | undefined, serviceAccount: string,
+  labels: { [key: string]: string }): string | undefined {
+  const taints = [current, ...previous ? [previous] : []].map((r) => r.readinessTaint).filter((t) => t !== undefined);
+  if (taints.length === 0) return undefined;
+  const a = {
+    agent: current.name,
+    namespace: current.namespace,
+    serviceAccount,
+    keys: [...new Set(taints.map((t) => t!.key))],
+    admissionPolicy: taints.every((t) => t!.admissionPolicy),
+    labels,
+  };
   const name = `${a.agent}-readiness-taint`;
   const subjects = [{ kind: 'ServiceAccount', name: a.serviceAccount, namespace: a.namespace }];
   clusterScoped(new k8s.KubeClusterRole(scope, 'ReadinessTaintClusterRole', {
@@ -108,7 +112,7 @@ export function renderReadinessTaintAccess(scope: Construct, a: ReadinessTaintAc
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects,
   });
-  if (!a.admissionPolicy) return;
+  if (!a.admissionPolicy) return current.readinessTaint?.key;
   // Cluster-scoped: the namespace in the name keeps two installs of one agent name apart.
   const policy = `${a.agent}-readiness-taint.${a.namespace}.node-agents.cdk8s.io`;
   clusterScoped(new ApiObject(scope, 'ReadinessTaintPolicy', {
@@ -130,4 +134,5 @@ export function renderReadinessTaintAccess(scope: Construct, a: ReadinessTaintAc
     metadata: { name: policy, labels: a.labels },
     spec: { policyName: policy, validationActions: ['Deny'] },
   }));
+  return current.readinessTaint?.key;
 }
