@@ -1,6 +1,7 @@
 /**
- * The readiness taint remover as the pod runs it: the rendered container's command and environment (only the API
- * server's URL, the token directory and the recheck period changed), run by busybox's sh with busybox's awk, sed,
+ * The readiness taint remover as the pod runs it: the rendered container's command and environment (the API server's
+ * URL given as KUBERNETES_API instead of the kubelet's service variables, the token directory and the recheck
+ * period changed), run by busybox's sh with busybox's awk, sed,
  * tr, cut, tail and sleep (the tools the curl image has) and curl, against a fake API server that authenticates,
  * authorizes with the rendered RBAC, applies JSON patches as stored and admits with the rendered
  * ValidatingAdmissionPolicy (test/util/fake-kube-api.ts). Nothing here needs a cluster.
@@ -13,7 +14,7 @@ import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet } from '../src';
 import { admissionDenial, FakeKubeApi } from './util/fake-kube-api';
 import { Manifest, synthManifests } from './util/manifests';
-import { JSON_AWK, NODE_NAME_EXTRA, REMOVER_CONTAINER } from '../src/agent/readiness-remover';
+import { JSON_AWK, NODE_NAME_EXTRA, REMOVER_API_LINES, REMOVER_CONTAINER } from '../src/agent/readiness-remover';
 import { untoleratedTaints } from '../src/scheduling/tolerations';
 
 const KEY = 'node-agents.cdk8s.io/logs-not-ready';
@@ -170,6 +171,15 @@ describe('the JSON reader the remover runs (awk, no jq)', () => {
     expect(read(awk, 'ready', pod('p', 'n1', true))).toBe('yes');
     expect(read(awk, 'ready', pod('p', 'n1', false))).toBe('');
   });
+});
+
+test('the API server from the kubelet\'s service variables (no cluster DNS needed), an IPv6 address in brackets', () => {
+  const url = (env: Record<string, string>) => spawnSync('sh', ['-c', `set -u\n${REMOVER_API_LINES}\nprintf '%s' "$api"`], { env, encoding: 'utf-8' }).stdout;
+  expect(url({ KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' })).toBe('https://10.96.0.1:443');
+  expect(url({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '6443' })).toBe('https://[fd00::1]:6443');
+  expect(url({ KUBERNETES_API: 'http://127.0.0.1:8080', KUBERNETES_SERVICE_HOST: '10.96.0.1' })).toBe('http://127.0.0.1:8080');
+  // the rendered container names no URL: the kubelet's variables decide
+  expect(removerContainer(manifests).env.map((e: Manifest) => e.name)).not.toContain('KUBERNETES_API');
 });
 
 describe('the remover against the API server', () => {

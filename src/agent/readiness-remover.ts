@@ -11,7 +11,7 @@
  * cluster-autoscalers of GKE and AKS do not take as startup taints. The remover reads the pod's own Ready condition
  * (what the kubelet reports, probes included), works with every autoscaler and key, and needs no other component.
  */
-import { GATE_GID, GATE_IMAGE, GATE_UID, KUBERNETES_API } from '../alerts/gate';
+import { GATE_GID, GATE_IMAGE, GATE_UID } from '../alerts/gate';
 import { READINESS_TAINT_EFFECT } from '../scheduling/readiness-taint';
 
 /** The remover's image: the pinned curl image the gate Jobs use (busybox sh, awk, sed; curl; no jq, no kubectl). */
@@ -30,10 +30,14 @@ export function serviceAccountUser(namespace: string, serviceAccount: string): s
   return `system:serviceaccount:${namespace}:${serviceAccount}`;
 }
 
-/** The remover's environment besides the downward-API ones (NODE_NAME, POD_NAME, POD_NAMESPACE). Sorted. */
+/**
+ * The remover's environment besides the downward-API ones (NODE_NAME, POD_NAME, POD_NAMESPACE). Sorted. No API
+ * server URL: the script takes the kubelet's KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT, as in-cluster
+ * clients do (client-go rest.InClusterConfig), so it needs no cluster DNS: a host-network agent with dnsPolicy
+ * Default, or one that starts before the node's pod network, still reaches the API server.
+ */
 export function removerEnvironment(taintKey: string, recheckSeconds: number): { [name: string]: string } {
   return {
-    KUBERNETES_API,
     RECHECK_SECONDS: String(recheckSeconds),
     TAINT_KEY: taintKey,
     TOKEN_DIR: REMOVER_TOKEN_DIR,
@@ -85,10 +89,19 @@ END {
 }`;
 
 /**
+ * Sets `api`, the API server's base URL: KUBERNETES_API when set, else https:// and the kubelet's
+ * KUBERNETES_SERVICE_HOST (in brackets when an IPv6 address) and KUBERNETES_SERVICE_PORT.
+ */
+export const REMOVER_API_LINES = 'case "${KUBERNETES_SERVICE_HOST:-}" in *:*) api_host="[$KUBERNETES_SERVICE_HOST]" ;; '
+  + '*) api_host="${KUBERNETES_SERVICE_HOST:-}" ;; esac\n'
+  + 'api="${KUBERNETES_API:-https://$api_host:${KUBERNETES_SERVICE_PORT:-443}}"';
+
+/**
  * The remover, as POSIX sh with curl (busybox's sh, awk, sed, tr, cut and sleep; no jq, no kubectl).
  *
- * Reads TAINT_KEY, NODE_NAME, POD_NAME, POD_NAMESPACE, KUBERNETES_API, TOKEN_DIR (token and ca.crt),
- * WAIT_SECONDS and RECHECK_SECONDS. Forever:
+ * Reads TAINT_KEY, NODE_NAME, POD_NAME, POD_NAMESPACE, TOKEN_DIR (token and ca.crt), WAIT_SECONDS and
+ * RECHECK_SECONDS, and the API server from KUBERNETES_SERVICE_HOST / KUBERNETES_SERVICE_PORT (an IPv6 address in
+ * brackets), or KUBERNETES_API when set. Forever:
  * - reads its node; without the taint (TAINT_KEY, NoSchedule) it reads it again after RECHECK_SECONDS: a taint
  *   added again later (a node pool re-applying it, a person) is removed again;
  * - with the taint, reads its own pod: not Ready (the kubelet's Ready condition: every container started and
@@ -124,8 +137,9 @@ kube() {
   kube_body=$(printf '%s' "$kube_out" | sed '$d')
   case "$kube_code" in [0-9][0-9][0-9]) ;; *) kube_code=000 ;; esac
 }
-node_url="$KUBERNETES_API/api/v1/nodes/$NODE_NAME"
-pod_url="$KUBERNETES_API/api/v1/namespaces/$POD_NAMESPACE/pods/$POD_NAME"
+${REMOVER_API_LINES}
+node_url="$api/api/v1/nodes/$NODE_NAME"
+pod_url="$api/api/v1/namespaces/$POD_NAMESPACE/pods/$POD_NAME"
 say "watching: removed once pod $POD_NAMESPACE/$POD_NAME is Ready, and again whenever it comes back"
 while :; do
   kube GET "$node_url"
