@@ -34,6 +34,9 @@ Problems (exit code 1):
                     the wave does not tolerate is a gap)
   host-port-clash   two DaemonSets binding the same host port on one node
   unsupported-node  a DaemonSet landing on Windows/virtual nodes it did not select by label
+  never-starts      an agent not tolerating another agent's readiness taint
+                    (node-agents.cdk8s.io/readiness-taint): on a new node it gets no pod until
+                    that agent is Ready there, and never when the two wait for each other
 
 Arguments:
   MANIFESTS           YAML/JSON files or directories (e.g. a cdk8s dist/ directory)
