@@ -265,6 +265,7 @@ describe('the rendered ValidatingAdmissionPolicy (its CEL, as the API server eva
     // another node's token, or none (before 1.30, or the gate off)
     expect(admissionDenial(policies(), request('n2'), removed, before)).toContain('only the node its own pod runs on');
     expect(admissionDenial(policies(), request(undefined), removed, before)).toContain('only the node its own pod runs on');
+    expect(admissionDenial(policies(), { userInfo: { username: USER } }, removed, before)).toContain('only the node its own pod runs on');
     // another taint removed, one added, ours changed to NoExecute
     expect(admissionDenial(policies(), request('n1'), after((n) => (n.spec.taints = [STARTUP])), before)).toContain('may only remove its own taint');
     expect(admissionDenial(policies(), request('n1'), after((n) => n.spec.taints.push({ key: 'x', effect: 'NoSchedule' })), before)).toContain('may only remove its own taint');

@@ -206,7 +206,9 @@ export function removerPolicyValidations(taintKeys: readonly string[]): PolicyVa
     `(has(object.${field}) ? object.${field} : ${empty}) == (has(oldObject.${field}) ? oldObject.${field} : ${empty})`;
   return [
     {
-      expression: `${celString(NODE_NAME_EXTRA)} in request.userInfo.extra && request.userInfo.extra[${celString(NODE_NAME_EXTRA)}] == [object.metadata.name]`,
+      // has(): a token without extra at all (none of the bound-token claims) is refused, not an evaluation error
+      expression: `has(request.userInfo.extra) && ${celString(NODE_NAME_EXTRA)} in request.userInfo.extra`
+        + ` && request.userInfo.extra[${celString(NODE_NAME_EXTRA)}] == [object.metadata.name]`,
       message: 'the readiness taint remover may change only the node its own pod runs on (its token names that node: Kubernetes 1.30 or later)',
     },
     {

@@ -40,7 +40,8 @@ export function toCel(value: unknown): CelInput {
 /** The first policy validation (of the policies matching the request's user) that fails, or undefined. */
 export function admissionDenial(policies: readonly Manifest[], request: { userInfo: UserInfo },
   object: unknown, oldObject: unknown): string | undefined {
-  const vars = { object: toCel(object), oldObject: toCel(oldObject), request: toCel({ ...request, userInfo: { extra: {}, ...request.userInfo } }) };
+  // the user's extra as the request carries it: absent when the user has none
+  const vars = { object: toCel(object), oldObject: toCel(oldObject), request: toCel(request) };
   for (const policy of policies) {
     const matches = (policy.spec.matchConditions ?? []).every((c: Manifest) => run(c.expression, vars) === true);
     if (!matches) continue;
