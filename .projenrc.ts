@@ -34,6 +34,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     '@kubernetes-models/argo-cd@^2.7.2',
     // property-based tests: one DaemonSet per node per agent, determinism.
     'fast-check@^4.3.0',
+    // the readiness taint's ValidatingAdmissionPolicy: its CEL evaluated in the test API server, as the API server does.
+    '@bufbuild/cel@^0.6.1',
   ],
 
   // Nothing runs GitHub workflows for this repository.

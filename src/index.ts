@@ -5,6 +5,8 @@ export * from './agent/rollout';
 export * from './agent/release';
 export * from './agent/pod-options';
 export * from './agent/resource-profiles';
+export * from './agent/readiness-taint';
+export * from './agent/node-shutdown';
 export * from './agent/props';
 export * from './constructs/node-agent-daemon-set';
 export * from './constructs/node-exporter-daemon-set';

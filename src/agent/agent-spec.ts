@@ -11,6 +11,7 @@ import {
 } from './options';
 import { AgentDnsConfig, AgentDnsPolicy, AgentEnvSource } from './pod-options';
 import type { NodeAgentDaemonSetProps } from './props';
+import { ResolvedReadinessTaint, resolveReadinessTaint } from './readiness-taint-spec';
 import { UpdateStrategy } from './update-strategy';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 import { sortedRecord, versionLabel } from '../validation/values';
@@ -144,6 +145,8 @@ export interface AgentSpec extends AgentIdentity {
   readonly imagePullSecrets: string[];
   /** The main container's envFrom sources. */
   readonly envFrom: AgentEnvSource[];
+  /** The taint the agent's pod removes from its node once Ready (its toleration is in `tolerations`). */
+  readonly readinessTaint?: ResolvedReadinessTaint;
 }
 
 /** Resolves one release's props (the identity comes from the current release). */
@@ -192,6 +195,7 @@ function resolvePodSettings(props: NodeAgentDaemonSetProps) {
     exclusiveComponents: [...props.exclusiveComponents ?? []],
     imagePullSecrets: [...props.imagePullSecrets ?? []],
     envFrom: [...props.envFrom ?? []],
+    readinessTaint: resolveReadinessTaint(props.readinessTaint),
   };
 }
 
@@ -203,7 +207,10 @@ const CONTROL_PLANE_TOLERATIONS: AgentToleration[] = [
 
 function resolveTolerations(props: NodeAgentDaemonSetProps): ResolvedToleration[] {
   if (props.tolerateAllTaints) return [{ operator: TolerationOperator.EXISTS }];
-  const list = [...(props.tolerateControlPlane ?? true ? CONTROL_PLANE_TOLERATIONS : []), ...props.tolerations ?? []];
+  // The agent tolerates its own readiness taint: it is the pod that removes it.
+  const own: AgentToleration[] = props.readinessTaint
+    ? [{ key: props.readinessTaint.key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }] : [];
+  const list = [...(props.tolerateControlPlane ?? true ? CONTROL_PLANE_TOLERATIONS : []), ...own, ...props.tolerations ?? []];
   return list.map((t) => ({
     key: t.key, operator: t.operator ?? TolerationOperator.EQUAL, value: t.value, effect: t.effect, tolerationSeconds: t.tolerationSeconds,
   }));

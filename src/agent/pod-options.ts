@@ -1,6 +1,7 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
 import { AgentResourceProfile } from './resource-profiles';
+import type { AgentReadinessTaint } from './readiness-taint';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 
@@ -192,6 +193,15 @@ export interface AgentPodOptions {
    * @default - one size for every node
    */
   readonly resourceProfiles?: AgentResourceProfile[];
+
+  /**
+   * A NoSchedule taint the agent's nodes join with (the node pool sets it) and that the agent's own pod removes from
+   * its node once it is Ready there, and again whenever it comes back: workloads land on a new node only after the
+   * agent runs. The agent tolerates it; a small remover container is added to its pod, with a ClusterRole allowing
+   * `nodes` get and patch, narrowed by a ValidatingAdmissionPolicy to removing this taint from the pod's own node.
+   * @default - none: workloads land as soon as the kubelet is Ready
+   */
+  readonly readinessTaint?: AgentReadinessTaint;
 }
 
 /** The pod options of a construct's props, to pass on to its NodeAgentDaemonSet. */
@@ -212,5 +222,6 @@ export function podOptionsOf(props: AgentPodOptions): AgentPodOptions {
     dnsConfig: props.dnsConfig,
     containerResources: props.containerResources,
     resourceProfiles: props.resourceProfiles,
+    readinessTaint: props.readinessTaint,
   };
 }

@@ -7,6 +7,8 @@ import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from '.
 import { hostPathTypeProblem } from './host-path-types';
 import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
 import { AgentDnsPolicy } from './pod-options';
+import { REMOVER_CONTAINER } from './readiness-remover';
+import { readinessTaintProblems } from './readiness-taint-spec';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
@@ -49,6 +51,10 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
   }
   for (const c of containers) {
     problems.push(...checkContainer(spec, c, spec.initContainers.includes(c)));
+  }
+  problems.push(...readinessTaintProblems(spec.readinessTaint));
+  if (spec.readinessTaint && names.includes(REMOVER_CONTAINER)) {
+    problems.push(`containers: "${REMOVER_CONTAINER}" is the readiness taint's remover container; give yours another name`);
   }
 
   // host paths and config

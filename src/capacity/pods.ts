@@ -22,6 +22,8 @@ export interface PodRecord {
   readonly hostPorts: readonly HostPort[];
   /** `namespace/name` of the DaemonSet controlling it, if one does */
   readonly owner?: string;
+  /** spec.terminationGracePeriodSeconds, when the pod object has it (the API server defaults it to 30) */
+  readonly graceSeconds?: number;
   /**
    * status.startTime, the preemption order's tie-break; undefined for a pod not started yet (bound or not),
    * which the scheduler's util.GetPodStartTime takes as now: later than every started pod, never its creation time
@@ -97,6 +99,7 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     podLevelResources: hasPodLevelResources(spec) || undefined,
     hostPorts: portsOf(spec),
     owner: interner.string(owner),
+    graceSeconds: typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : undefined,
     startTime: typeof status.startTime === 'string' ? status.startTime : undefined,
     object: keepObject(owner) ? keptOf(meta, spec, item.status) : undefined,
   };

@@ -8,6 +8,7 @@ import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementE
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
+import { withReadinessTaintProblems } from '../coverage/readiness-taints';
 import { entryOf } from '../util/maps';
 import { terminalSafe as t } from '../util/output-escape';
 import { checkLabelKey } from '../validation/values';
@@ -33,6 +34,9 @@ Problems (exit code 1):
                     the wave does not tolerate is a gap)
   host-port-clash   two DaemonSets binding the same host port on one node
   unsupported-node  a DaemonSet landing on Windows/virtual nodes it did not select by label
+  never-starts      an agent not tolerating another agent's readiness taint
+                    (node-agents.cdk8s.io/readiness-taint): on a new node it gets no pod until
+                    that agent is Ready there, and never when the two wait for each other
 
 Arguments:
   MANIFESTS           YAML/JSON files or directories (e.g. a cdk8s dist/ directory)
@@ -89,10 +93,11 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'coverage');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
 
-  const report = analyzeCoverage(manifests.daemonSets, nodes, {
+  // readiness taints: an agent that does not tolerate another's never starts on a new node (src/coverage/readiness-taints.ts)
+  const report = withReadinessTaintProblems(manifests, analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
     intendedTaintKeys: listValue(parsed, 'allow-taint'),
-  });
+  }));
   const view = selectAgents(report, listValue(parsed, 'agent'), 'coverage');
   const nodeName = stringValue(parsed, 'node');
   if (nodeName !== undefined && !nodes.some((n) => n.name === nodeName)) {

@@ -6,6 +6,7 @@ import type { CliIo } from './io';
 import { capPerKind } from './limits';
 import { NODEPOOL_OPTIONS, nodePoolCheck, nodePoolFlags, nodePoolMarkdown, NODEPOOLS_FLAG_HELP, nodePoolText } from './nodepool-hooks';
 import { CapacityFinding } from '../capacity/check';
+import { shutdownOrderFindings } from '../capacity/shutdown-order';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
@@ -32,7 +33,10 @@ Findings (exit code 1), for the agents the change touches:
   two-pods-per-node   a node running two pods of one agent: a move between DaemonSets that no
                       anti-affinity (or shared host port) holds back, or two DaemonSets covering it,
                       or two agents running the same image on it (a chart's DaemonSet left beside)
-  never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint
+  never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint;
+                      on new nodes, an agent not tolerating another agent's readiness taint, or a
+                      readiness taint no agent removes any more while node pools still set it
+                      (acknowledge with node-agents.cdk8s.io/retired-readiness-taints: KEY)
   stall               a rollout that stops or is not gated: NotReady or unreachable nodes
                       filling the update budget (a tolerated one's new pod never turns
                       available; an untolerated unreachable one's deleted pod stays Terminating),
@@ -68,7 +72,9 @@ Flags:
                       purpose (waves reordered, added, dropped, enabled): those held-wave-restart
                       findings are warnings (repeatable; or annotate a DaemonSet of the agent
                       node-agents.cdk8s.io/restart-acknowledged: "true")
-${PODS_FLAG_HELP}${COST_FLAG_HELP}${NODEPOOLS_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
+${PODS_FLAG_HELP}                      shutdown-order: a workload on a node of the log collector taking longer
+                      to stop than the collector's grace period (a warning)
+${COST_FLAG_HELP}${NODEPOOLS_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
   --json              the plan as JSON (schema in the README)
   -h, --help          this help
 
@@ -152,7 +158,9 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const coverage = { before: beforeCoverage, after: afterCoverage };
     const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage });
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
-    const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
+    // and does the collector outlive the workloads on its nodes (src/capacity/shutdown-order.ts)
+    const capacity = pods === undefined ? [] : [...planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage),
+      ...shutdownOrderFindings(loaded[i], afterCoverage, pods)] as Finding[];
     lastCapacity = pods === undefined ? undefined : capacity;
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };
     steps.push({ before: trees[i - 1], after: trees[i], report: withCapacity });

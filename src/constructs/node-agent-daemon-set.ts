@@ -22,7 +22,9 @@ import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { renderedHostPorts } from '../render/rendered-rules';
+import { renderReadinessTaintAccess } from '../render/readiness-taint';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
+import { karpenterStartupTaint } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
@@ -95,6 +97,9 @@ export class NodeAgentDaemonSet extends Construct {
   /** The adopted DaemonSet, if `adopt` is set. */
   public readonly adopt?: AgentAdoption;
 
+  /** The readiness taint the current release's pods remove from their node once Ready, if `readinessTaint` is set. */
+  public readonly readinessTaintKey?: string;
+
   /** The agent's alerts, if `alerts` is set. */
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
@@ -164,6 +169,7 @@ export class NodeAgentDaemonSet extends Construct {
       });
     const rules = sharedRbacRules(current, previous);
     if (rules.length > 0) this.clusterRole = renderRbac(this, name, namespace, rules, labels, this.serviceAccount.name);
+    this.readinessTaintKey = renderReadinessTaintAccess(this, current, previous, this.serviceAccount.name, labels);
 
     const groups = plan.groups;
     this.rolloutGroups = [...new Set(groups.map((g) => g.name))];
@@ -233,6 +239,15 @@ export class NodeAgentDaemonSet extends Construct {
    */
   public daemonSetsOfGroup(group: string): kplus.DaemonSet[] {
     return this.groupDaemonSets.filter((g) => g.group === group).map((g) => g.ds);
+  }
+
+  /**
+   * The entry Karpenter NodePools list under `spec.template.spec.startupTaints` for the agent's readiness taint (every
+   * NodePool whose nodes run the agent): Karpenter puts it on each node it launches and ignores it when it sizes them.
+   * Undefined without `readinessTaint`.
+   */
+  public karpenterStartupTaint(): KarpenterStartupTaint | undefined {
+    return this.readinessTaintKey === undefined ? undefined : karpenterStartupTaint(this.readinessTaintKey);
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */
@@ -306,6 +321,14 @@ function patchedHostPorts(daemonSets: readonly kplus.DaemonSet[], own: ReadonlyM
       return [];
     }
   });
+}
+
+/** A Karpenter NodePool `startupTaints` entry (karpenter.sh/v1). */
+export interface KarpenterStartupTaint {
+  /** The taint key. */
+  readonly key: string;
+  /** The taint effect: NoSchedule. */
+  readonly effect: string;
 }
 
 function nameFromId(id: string): string {

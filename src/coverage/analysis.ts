@@ -107,7 +107,7 @@ export interface DaemonSetCoverage {
   readonly positions: readonly number[];
 }
 
-export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'unready-in-wave' | 'host-port-clash' | 'unsupported-node';
+export type ProblemKind = 'gap' | 'duplicate' | 'empty-wave' | 'unready-in-wave' | 'host-port-clash' | 'unsupported-node' | 'never-starts';
 
 export interface Problem {
   readonly kind: ProblemKind;

@@ -1,3 +1,4 @@
+import { readinessTaintDoctorFindings } from './readiness-taints';
 import { ClusterState, DaemonSetState, PodEvent } from './state';
 import { checkFit, describeShortfall } from '../capacity/fit';
 import { displayName } from '../capacity/names';
@@ -13,10 +14,10 @@ import { entryOf } from '../util/maps';
 export type DoctorCause =
   | 'pending-resources' | 'pending-taint' | 'pending-host-port' | 'pending-affinity'
   | 'image-pull' | 'crash-loop' | 'config-error' | 'not-ready' | 'node-not-ready'
-  | 'no-pod' | 'misscheduled' | 'old-revision' | 'terminating';
+  | 'no-pod' | 'misscheduled' | 'old-revision' | 'terminating' | 'readiness-taint';
 
 export const DOCTOR_CAUSES: readonly DoctorCause[] = ['pending-resources', 'pending-taint', 'pending-host-port', 'pending-affinity',
-  'image-pull', 'crash-loop', 'config-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating'];
+  'image-pull', 'crash-loop', 'config-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating', 'readiness-taint'];
 
 export interface DoctorFinding {
   readonly cause: DoctorCause;
@@ -75,6 +76,7 @@ const FIX: Record<DoctorCause, string> = {
   'no-pod': 'the DaemonSet controller created no pod there: read the DaemonSet\'s events (kubectl describe daemonset) and the controller manager\'s log',
   'misscheduled': 'the node no longer matches the DaemonSet (labels or taints changed): the controller deletes the pod, unless only a NoSchedule taint excludes the node',
   'old-revision': 'nothing while it waits its turn; when blocked, fix the nodes that hold the update budget (named above)',
+  'readiness-taint': 'the agent\'s pod on the node removes its readiness taint once Ready: see the finding for what keeps it',
   'terminating': 'the node is unreachable, so the pod cannot finish terminating: delete the Node object if the machine is gone (the pod goes with it), or force-delete the pod',
 };
 
@@ -114,6 +116,8 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
     findings.push(...result.findings);
     return result.health;
   });
+  // a node still carrying an agent's readiness taint, and the pod that should remove it (src/doctor/readiness-taints.ts)
+  findings.push(...readinessTaintDoctorFindings(state, options.agent));
   findings.sort((a, b) => compare(a.daemonSet, b.daemonSet) || compare(a.node, b.node)
     || DOCTOR_CAUSES.indexOf(a.cause) - DOCTOR_CAUSES.indexOf(b.cause));
   return { daemonSets: health, findings };

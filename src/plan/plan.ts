@@ -1,5 +1,6 @@
 import { inLastSyncStep } from './argo-sync';
 import { gatesOf, renderedGates } from './gates';
+import { readinessTaintFindings } from './readiness-taints';
 import {
   AgentCoverage, analyzeCoverage, CoverageReport, coversName, DaemonSetCoverage, hostPortsOverlap, idList, orderWaves, placementExplainer,
   positionByName,
@@ -150,9 +151,10 @@ export interface AgentPlan {
   readonly manual: readonly string[];
 }
 
-export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference' | 'preemption';
+export type FindingKind = 'two-pods-per-node' | 'never-starts' | 'stall' | 'loses-agent' | 'held-wave-restart' | 'missing-reference' | 'preemption'
+  | 'shutdown-order';
 export const FINDING_KINDS: readonly FindingKind[] = [
-  'two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference', 'preemption',
+  'two-pods-per-node', 'never-starts', 'stall', 'loses-agent', 'held-wave-restart', 'missing-reference', 'preemption', 'shutdown-order',
 ];
 
 export interface Finding {
@@ -160,7 +162,8 @@ export interface Finding {
   /** errors make the plan unsafe (exit 1); warnings are printed only */
   readonly severity: 'error' | 'warning';
   /**
-   * the finer reason: move, duplicate, same-program (two-pods-per-node); host-port, anti-affinity, toleration (never-starts); not-ready,
+   * the finer reason: move, duplicate, same-program (two-pods-per-node); host-port, anti-affinity, toleration, readiness-taint,
+   * readiness-taint-orphaned (never-starts); not-ready,
    * assumption, surge-resource, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
    * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
@@ -234,7 +237,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
   const agentNames = [...new Set([...beforeAgents.keys(), ...afterAgents.keys()])].sort(compare);
   const agents = agentNames.map((agent) => agentPlan(ctx, agent, beforeAgents.get(agent), afterAgents.get(agent)));
   const touched = new Set(agents.filter((a) => a.daemonSets.some((d) => d.change !== 'unchanged')).map((a) => a.agent));
-  const findings = [...changeFindings(ctx, agents, touched, options), ...afterTreeFindings(ctx, agents, touched)];
+  const findings = [...changeFindings(ctx, agents, touched, options), ...afterTreeFindings(ctx, agents, touched),
+    ...readinessTaintFindings(before, after, beforeReport, afterReport, nodes)];
   return {
     podSeconds: ctx.podSeconds,
     nodes: ctx.sorted.length,

@@ -6,12 +6,14 @@ import { ApiObject, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ContainerPatch, patchDaemonSet } from './daemon-set-patches';
+import { readinessRemoverPatches } from './readiness-taint';
 import {
   AgentSpec, commonLabels, identityLabels, CONFIG_VOLUME, configChecksum, releaseImage, ResolvedContainer, ResolvedSecurity,
 } from '../agent/agent-spec';
 import { AgentVolumeKind } from '../agent/options';
 import { AgentEnvSourceKind } from '../agent/pod-options';
 import { UpdateStrategy, UpdateStrategyType } from '../agent/update-strategy';
+import { READINESS_TAINT_ANNOTATION, readinessTaintAnnotation } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 import { sortedRecord } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
@@ -53,9 +55,12 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
   const podAnnotations: { [key: string]: string } = { ...spec.podAnnotations };
   if (spec.configData) podAnnotations['checksum/config'] = configChecksum(spec.configData);
   const labels = commonLabels(spec, releaseImage(spec));
+  // The readiness taint the group's pods remove, for coverage, plan and doctor (metadata only: no pod restarts for it).
+  const annotations = spec.readinessTaint
+    ? { ...r.annotations, [READINESS_TAINT_ANNOTATION]: readinessTaintAnnotation(spec.readinessTaint.key) } : r.annotations;
 
   const ds = new kplus.DaemonSet(scope, r.id, {
-    metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(r.annotations) },
+    metadata: { name: r.dsName, namespace: spec.namespace, labels, annotations: sortedRecord(annotations) },
     podMetadata: {
       labels: sortedRecord({ ...spec.podLabels, ...labels, [ROLLOUT_GROUP_LABEL]: r.group, ...r.adoptedSelector }),
       annotations: sortedRecord(podAnnotations),
@@ -128,6 +133,7 @@ export function renderAgentDaemonSet(scope: Construct, r: DaemonSetRender): { ds
     imagePullSecrets: spec.imagePullSecrets.map((name) => ({ name })),
     removeTemplateLabels: [kplus.Pod.ADDRESS_LABEL],
   });
+  ApiObject.of(ds).addJsonPatch(...readinessRemoverPatches(spec, volumes.size > 0));
   return { ds, main };
 }
 

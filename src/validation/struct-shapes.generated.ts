@@ -148,6 +148,7 @@ export const TYPES: TypeTable = {
         mounts: { type: { array: { ref: "AgentVolumeMount" } }, optional: true },
         podAnnotations: { type: { map: "string" }, optional: true },
         podLabels: { type: { map: "string" }, optional: true },
+        readinessTaint: { type: { ref: "AgentReadinessTaint" }, optional: true },
         resourceProfiles: { type: { array: { ref: "AgentResourceProfile" } }, optional: true },
         serviceAccountAnnotations: { type: { map: "string" }, optional: true },
         serviceAccountName: { type: "string", optional: true },
@@ -178,6 +179,16 @@ export const TYPES: TypeTable = {
       fields: {
         name: { type: "string", optional: true },
         value: { type: "number" },
+      },
+    },
+    "AgentReadinessTaint": {
+      bases: [],
+      fields: {
+        admissionPolicy: { type: "boolean", optional: true },
+        consumers: { type: { array: { ref: "ReadinessTaintConsumer" } }, optional: true },
+        key: { type: "string" },
+        recheckSeconds: { type: "number", optional: true },
+        removerImage: { type: "string", optional: true },
       },
     },
     "AgentResourceProfile": {
@@ -580,6 +591,13 @@ export const TYPES: TypeTable = {
         topic: { type: "string" },
       },
     },
+    "KarpenterStartupTaint": {
+      bases: [],
+      fields: {
+        effect: { type: "string" },
+        key: { type: "string" },
+      },
+    },
     "LiftFilterOptions": {
       bases: ["FilterCommonOptions"],
       fields: {
@@ -873,6 +891,14 @@ export const TYPES: TypeTable = {
         spaceFillingUpWarningPercent: { type: "number", optional: true },
       },
     },
+    "NodeShutdownOptions": {
+      bases: [],
+      fields: {
+        agentSeconds: { type: "number", optional: true },
+        clusterCriticalSeconds: { type: "number", optional: true },
+        workloadSeconds: { type: "number", optional: true },
+      },
+    },
     "OutputCommonOptions": {
       bases: [],
       fields: {
@@ -1069,6 +1095,7 @@ export const TYPES: TypeTable = {
     "NodeExporterListenAddress": { members: ["NODE_IP", "ALL_INTERFACES"], values: ["node-ip", "all-interfaces"] },
     "NodeOperator": { members: ["IN", "NOT_IN", "EXISTS", "DOES_NOT_EXIST", "GT", "LT"], values: ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] },
     "PodSecurityLevel": { members: ["PRIVILEGED", "BASELINE", "RESTRICTED"], values: ["privileged", "baseline", "restricted"] },
+    "ReadinessTaintConsumer": { members: ["KARPENTER", "CLUSTER_AUTOSCALER", "NODE_READINESS_CONTROLLER"], values: ["karpenter", "cluster-autoscaler", "node-readiness-controller"] },
     "RelabelAction": { members: ["REPLACE", "KEEP", "DROP", "HASHMOD", "LABELMAP", "LABELDROP", "LABELKEEP", "LOWERCASE", "UPPERCASE", "KEEP_EQUAL", "DROP_EQUAL"], values: ["replace", "keep", "drop", "hashmod", "labelmap", "labeldrop", "labelkeep", "lowercase", "uppercase", "keepequal", "dropequal"] },
     "StdoutFormat": { members: ["MSGPACK", "JSON", "JSON_LINES"], values: ["msgpack", "json", "json_lines"] },
     "TaintEffect": { members: ["NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"], values: ["NoSchedule", "PreferNoSchedule", "NoExecute"] },
@@ -1102,6 +1129,7 @@ export const TYPES: TypeTable = {
     "NodeAgentDaemonSet": { fqn: "cdk8s-node-agents.NodeAgentDaemonSet", factories: [], newable: true },
     "NodeExporterDaemonSet": { fqn: "cdk8s-node-agents.NodeExporterDaemonSet", factories: [], newable: true },
     "NodeRequirement": { fqn: "cdk8s-node-agents.NodeRequirement", factories: ["NodeRequirement.doesNotExist()", "NodeRequirement.exists()", "NodeRequirement.gt()", "NodeRequirement.in()", "NodeRequirement.lt()", "NodeRequirement.notIn()"] },
+    "NodeShutdown": { fqn: "cdk8s-node-agents.NodeShutdown", factories: [] },
     "Promotion": { fqn: "cdk8s-node-agents.Promotion", factories: ["Promotion.all()", "Promotion.groups()", "Promotion.none()", "Promotion.through()"] },
     "ResourceProfileNodes": { fqn: "cdk8s-node-agents.ResourceProfileNodes", factories: ["ResourceProfileNodes.instanceCpu()", "ResourceProfileNodes.instanceMemoryMib()", "ResourceProfileNodes.instanceTypes()", "ResourceProfileNodes.labelRange()", "ResourceProfileNodes.labelValues()", "ResourceProfileNodes.nodePools()"] },
     "RolloutBudget": { fqn: "cdk8s-node-agents.RolloutBudget", factories: ["RolloutBudget.count()", "RolloutBudget.percent()"] },
@@ -1186,6 +1214,7 @@ export const TYPES: TypeTable = {
     "NodeAgentDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeAgentDaemonSetProps" } }],
     "NodeAgentDaemonSet.daemonSetsOfGroup": [{ name: "group", type: "string" }],
     "NodeAgentDaemonSet.isNodeAgentDaemonSet": [{ name: "x", type: "any" }],
+    "NodeAgentDaemonSet.karpenterStartupTaint": [],
     "NodeExporterDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeExporterDaemonSet.release": [{ name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeRequirement.doesNotExist": [{ name: "key", type: "string" }],
@@ -1195,6 +1224,7 @@ export const TYPES: TypeTable = {
     "NodeRequirement.lt": [{ name: "key", type: "string" }, { name: "value", type: "number" }],
     "NodeRequirement.notIn": [{ name: "key", type: "string" }, { name: "values", type: { array: "string" } }],
     "NodeRequirement.problems": [],
+    "NodeShutdown.kubeletConfiguration": [{ name: "options", type: { ref: "NodeShutdownOptions" }, optional: true }],
     "Promotion.all": [],
     "Promotion.groups": [{ name: "count", type: "number" }],
     "Promotion.none": [],

@@ -19,6 +19,7 @@
  *    apply's `last-applied-configuration` annotation (256 KiB for all annotations).
  */
 import { App, Chart, Testing } from 'cdk8s';
+import { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
@@ -45,6 +46,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'scheduling.k8s.io/v1/PriorityClass': PriorityClass,
   'batch/v1/Job': Job,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': ValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': ValidatingAdmissionPolicyBinding,
 };
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
