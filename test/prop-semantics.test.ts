@@ -61,7 +61,6 @@ describe('labels, annotations and map keys', () => {
     ['podAnnotations', { podAnnotations: { constructor: 'x' } }],
     ['nodeSelector', { nodeSelector: { constructor: 'x' } }],
     ['serviceAccountAnnotations', { serviceAccountAnnotations: { constructor: 'x' } }],
-    ['configData', { configData: { constructor: 'x' } }],
   ])('"constructor" as a key of %s is refused with the reason, not "can\'t render non-simple object"', (prop, props) => {
     let message = '';
     try {
@@ -71,6 +70,11 @@ describe('labels, annotations and map keys', () => {
     }
     expect(message).toMatch(new RegExp(`NodeAgentDaemonSet chart/scanner: invalid props:[\\s\\S]*${prop}: the key "constructor" cannot be rendered`));
     expect(message).not.toMatch(/non-simple object/);
+  });
+
+  test('"constructor" as a key of configData renders: the ConfigMap takes such data as a patch after cdk8s\' renderer', () => {
+    const manifests = agent({ configData: { constructor: 'x' } });
+    expect(manifests.find((m) => m.kind === 'ConfigMap').data).toEqual({ constructor: 'x' });
   });
 
   test('"__proto__" (a valid ConfigMap key, which cdk8s would drop by assignment) is refused; "toString" and "valueOf" render', () => {

@@ -320,7 +320,9 @@ export function checkConfigKey(prop: string, key: unknown): string[] {
   if (text === '.' || text.startsWith('..')) {
     return [`${prop}: "${text}" is not a valid ConfigMap key ("." and names starting with ".." are reserved); use a file name such as "agent.conf"`];
   }
-  return checkRenderableKey(prop, text);
+  // "constructor" renders: ConfigMaps with such keys get their data as a patch of the rendered object
+  // (render/shared-objects.ts ConfigMaps), after cdk8s' renderer has run; "__proto__" is still dropped.
+  return text === 'constructor' ? [] : checkRenderableKey(prop, text);
 }
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
