@@ -22,7 +22,9 @@ export const PODS_FLAG_HELP = `  --pods FILE         the pods running now: \`kub
                       the pods bound there: cpu, memory, ephemeral-storage, pod count, extended
                       resources; host ports of other pods), as kube-scheduler's Fit filter does.
                       never-starts insufficient-resources / host-port: an error naming node and
-                      shortfall; preemption: a warning naming the pods the scheduler would evict
+                      shortfall; preemption: a warning naming the pods the scheduler would evict.
+                      A DaemonSet pod whose Ready condition is not True is not available: the
+                      rolling update replaces it at once, outside its budget (the first batch)
   --kubernetes-version MAJOR.MINOR
                       the control plane's version, which decides whether pod-level resources
                       (spec.resources) count: from 1.34 on, as PodLevelResources is on by default.

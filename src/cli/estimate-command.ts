@@ -7,7 +7,7 @@ import type { CliIo } from './io';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
-import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls, WaveEstimate } from '../estimate/estimate';
 import { gateAfter, renderedGates } from '../plan/gates';
 import { terminalSafe as t } from '../util/output-escape';
 
@@ -25,6 +25,10 @@ nodes). OnDelete DaemonSets do not roll out by themselves: pods change only when
 
 Time of a wave = batches x (pod cycle + the DaemonSet's minReadySeconds), where
 batches = ceil(nodes / pods at once). Example: 500 nodes, maxUnavailable 1, 30 s -> 4 h 10 min.
+The batches are the DaemonSet controller's (the model plan uses, so both give one answer): a
+NotReady or unreachable node the wave covers holds one of the pods at once for good, and an old
+pod that is not available (read with --pods) is replaced at once in the first batch, outside the
+budget (AT ONCE then reads "30, then 2").
 
 Arguments:
   MANIFESTS                YAML/JSON files or directories (e.g. a cdk8s dist/ directory)
@@ -114,11 +118,13 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     const gate = gateAfter(gates, d);
     return gate === undefined ? [] : [[d.id, gate.bakeSeconds] as const];
   }));
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes });
-  const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
-  // --pods (src/capacity): a pod that never starts stalls its wave
+  // --pods (src/capacity): a pod that never starts stalls its wave; an old pod not available is replaced outside the budget
   const podsFile = stringValue(parsed, 'pods');
-  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate')));
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate'));
+  const unavailable = pods?.unavailableDaemonPods;
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable });
+  const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
+  const capacity = pods === undefined ? [] : treeCapacity(manifests, report, pods);
 
   if (flag(parsed, 'json')) {
     io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates, ...(podsFile === undefined ? {} : { capacity }) }, null, 2) + '\n');
@@ -143,8 +149,8 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],
       agent.waves.map((w, i) => [
         String(i + 1), t(w.daemonSet), t(w.rolloutGroup ?? '-'), String(w.nodes), percent(round(w.blastRadiusPercent)),
-        percent(round(w.cumulativePercent)), paceText(w.pace), w.pace.type === 'OnDelete' ? '-' : String(w.pace.batch),
-        String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? 'manual' : formatDuration(w.seconds),
+        percent(round(w.cumulativePercent)), paceText(w.pace), atOnceText(w),
+        String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? (w.rollout?.stalled === true ? 'stalls' : 'manual') : formatDuration(w.seconds),
       ]), '  ');
     for (const w of agent.waves) {
       if (w.problem !== undefined) out += `  ! ${t(w.daemonSet)}: ${t(w.problem)}\n`;
@@ -152,6 +158,15 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     }
   }
   return out;
+}
+
+/** `5`; `30, then 4`: the first batch when it differs (old pods not available go outside the budget, stuck nodes hold units). */
+function atOnceText(w: WaveEstimate): string {
+  if (w.pace.type === 'OnDelete') return '-';
+  const r = w.rollout;
+  if (r === undefined || r.batches === 0) return String(w.pace.batch);
+  if (r.batches === 1 || r.firstBatchSize === r.podsAtOnce) return String(r.firstBatchSize);
+  return `${r.firstBatchSize}, then ${r.podsAtOnce}`;
 }
 
 function paceText(pace: Pace): string {
