@@ -1186,7 +1186,9 @@ const CLUSTER_PROVIDED = new Set(['ConfigMap/kube-root-ca.crt']);
 /**
  * References the after-tree leaves dangling. A missing ConfigMap is an error; a missing Secret only when the
  * before-tree had it (the change deletes it): Secrets are often kept out of Git (created by hand, by an external
- * secrets operator or from a sealed secret), so one the tree never held is a warning.
+ * secrets operator or from a sealed secret), so one the tree never held is a warning. One finding per missing
+ * object and agent, naming every DaemonSet and place that needs it (an agent's waves share their Secrets: one
+ * warning, not one per wave and field).
  */
 function referenceFindings(before: ManifestSet, after: ManifestSet, touched: ReadonlySet<string>, restarting: ReadonlySet<string>,
   afterCovered: ReadonlyMap<string, readonly string[]>): Finding[] {
@@ -1195,34 +1197,60 @@ function referenceFindings(before: ManifestSet, after: ManifestSet, touched: Rea
     .map((d) => `${d.object.kind}/${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`));
   const had = present(before);
   const has = present(after);
-  const result: Finding[] = [];
+  const groups = new Map<string, MissingReference>();
   for (const ds of after.daemonSets) {
     if (!touched.has(ds.agent)) continue;
     for (const ref of ds.references) {
       if (CLUSTER_PROVIDED.has(`${ref.kind}/${ref.name}`)) continue;
       const key = `${ref.kind}/${ds.namespace}/${ref.name}`;
       if (has.has(key)) continue;
-      const deleted = had.has(key);
-      const error = ref.kind === 'ConfigMap' || deleted;
-      const nodes = afterCovered.get(ds.id) ?? [];
-      result.push({
-        kind: 'missing-reference',
-        severity: error ? 'error' : 'warning',
-        cause: ref.kind,
-        agent: ds.agent,
-        daemonSets: [ds.id],
-        nodes,
-        message: `${ds.id} needs ${ref.kind} ${ds.namespace}/${ref.name} (${ref.from}), which the after-tree ${deleted ? 'deletes' : 'does not hold'}`
-          + (!error ? ': make sure it exists in the cluster (created outside the tree)'
-            : restarting.has(ds.id) ? `: its new pods on ${nodeList(nodes)} stay in ContainerCreating`
-              : `: its running pods on ${nodeList(nodes)} keep running, but one restarted or on a new node stays in ContainerCreating`),
-        fix: deleted ? `keep ${ref.kind} ${ref.name} in the tree until no pod template names it`
-          : ref.kind === 'ConfigMap' ? `add ConfigMap ${ref.name} to the tree (same namespace), or mark the reference optional`
-            : `create Secret ${ref.name} in namespace ${ds.namespace} before the change syncs, or mark the reference optional`,
-      });
+      const group = entryOf(groups, `${ds.agent}\0${key}`, () => ({ agent: ds.agent, kind: ref.kind, namespace: ds.namespace, name: ref.name, deleted: had.has(key), places: new Map() }));
+      entryOf(group.places, ds.id, () => []).push(ref.from);
     }
   }
-  return result;
+  return [...groups.values()].map((group) => missingReferenceFinding(group, restarting, afterCovered));
+}
+
+/** One missing ConfigMap or Secret of one agent: DaemonSet id → where its template names it. */
+interface MissingReference {
+  readonly agent: string;
+  readonly kind: 'ConfigMap' | 'Secret';
+  readonly namespace: string;
+  readonly name: string;
+  readonly deleted: boolean;
+  readonly places: Map<string, string[]>;
+}
+
+function missingReferenceFinding(group: MissingReference, restarting: ReadonlySet<string>,
+  afterCovered: ReadonlyMap<string, readonly string[]>): Finding {
+  const { kind, namespace, name, deleted } = group;
+  const error = kind === 'ConfigMap' || deleted;
+  const ids = [...group.places.keys()];
+  const nodesOf = (members: readonly string[]) => [...new Set(members.flatMap((id) => afterCovered.get(id) ?? []))].sort(compare);
+  const nodes = nodesOf(ids);
+  const shown = ids.slice(0, 10).map((id) => `${id} (${group.places.get(id)!.join(', ')})`).join(', ') + (ids.length > 10 ? `, … ${ids.length - 10} more` : '');
+  const object = `${kind} ${namespace}/${name}`;
+  const lacks = `which the after-tree ${deleted ? 'deletes' : 'does not hold'}`;
+  const restarted = ids.filter((id) => restarting.has(id));
+  const kept = ids.filter((id) => !restarting.has(id));
+  const pods = (what: string, members: readonly string[]) => (ids.length === 1 ? `its ${what} pods` : `the ${what} pods of ${members.join(', ')}`);
+  const effects = [
+    ...restarted.length > 0 ? [`${pods('new', restarted)} on ${nodeList(nodesOf(restarted))} stay in ContainerCreating`] : [],
+    ...kept.length > 0 ? [`${pods('running', kept)} on ${nodeList(nodesOf(kept))} keep running, but one restarted or on a new node stays in ContainerCreating`] : [],
+  ];
+  return {
+    kind: 'missing-reference',
+    severity: error ? 'error' : 'warning',
+    cause: kind,
+    agent: group.agent,
+    daemonSets: ids,
+    nodes,
+    message: (ids.length === 1 ? `${ids[0]} needs ${object} (${group.places.get(ids[0])!.join(', ')}), ${lacks}` : `${object}, ${lacks}, is needed by ${ids.length} DaemonSets: ${shown}`)
+      + (error ? `: ${effects.join('; ')}` : ': make sure it exists in the cluster (created outside the tree)'),
+    fix: deleted ? `keep ${kind} ${name} in the tree until no pod template names it`
+      : kind === 'ConfigMap' ? `add ConfigMap ${name} to the tree (same namespace), or mark the reference optional`
+        : `create Secret ${name} in namespace ${namespace} before the change syncs, or mark the reference optional`,
+  };
 }
 
 export function nodeList(names: readonly string[]): string {
