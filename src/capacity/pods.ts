@@ -34,7 +34,7 @@ export interface PodRecord {
   readonly startTime?: string;
   /**
    * What doctor reads of the pod object, kept only for pods a DaemonSet controls: metadata.labels and
-   * deletionTimestamp, spec.affinity and status, as the object holds them (the rest is dropped: keptOf)
+   * deletionTimestamp, spec.affinity and priorityClassName, and status, as the object holds them (the rest is dropped: keptOf)
    */
   readonly object?: Record<string, any>;
 }
@@ -117,7 +117,7 @@ function readyCondition(status: Record<string, any>): boolean {
 function keptOf(meta: Record<string, any>, spec: Record<string, any>, status: unknown): Record<string, any> {
   return {
     metadata: { labels: meta.labels, deletionTimestamp: meta.deletionTimestamp },
-    spec: { affinity: spec.affinity },
+    spec: { affinity: spec.affinity, priorityClassName: spec.priorityClassName },
     status,
   };
 }
