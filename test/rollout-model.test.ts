@@ -11,11 +11,13 @@ import * as path from 'path';
 import * as fc from 'fast-check';
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, TestNode, tree } from './util/plan';
+import { controlPlaneAtLeast } from '../src/capacity/pod-level';
 import { runCli } from '../src/cli/run';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { estimateRollout } from '../src/estimate/estimate';
 import { batchCounts, UpdateCounts } from '../src/estimate/rollout-model';
 import { planChange } from '../src/plan/plan';
+import { NodeJson } from '../src/scheduling/types';
 
 /** The counts of a rollout whose nodes are all Ready, from a converged DaemonSet. */
 const counts = (c: Partial<UpdateCounts> & { budget: number; paced: number }): UpdateCounts =>
@@ -98,6 +100,26 @@ describe('the issue\'s wave: 30 old pods not available replace at once, whatever
   test('without the pods, every pod on a Ready node is taken as available: 40 batches of 1', () => {
     const report = planChange(tree([bumped(strategy, 'example.com/agent:1')]), tree([bumped(strategy, 'example.com/agent:2')]), given);
     expect(report.agents[0].daemonSets[0].rollout).toMatchObject({ firstBatchSize: 1, batches: 40, seconds: 40 * 30 });
+  });
+});
+
+describe('what an older controller does in the first batch is named unless the control plane is known to be 1.31 or later', () => {
+  const strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } };
+  const given = nodes(6);
+  const unavailable = new Map([['agents/agent', new Set(['n-01'])]]);
+  const noteOf = (replacementsCounted?: boolean) => planChange(tree([bumped(strategy, 'example.com/agent:1')]), tree([bumped(strategy, 'example.com/agent:2')]), given,
+    { unavailable, replacementsCounted }).agents[0].daemonSets[0].rollout!.note ?? '';
+
+  test('unknown version: the note says what a controller without kubernetes#123233 replaces more', () => {
+    expect(noteOf()).toContain('assumed a controller of Kubernetes 1.31 or later (1.28-1.30: a patch release with kubernetes#123233); an older one replaces 1 more available pod in the first batch');
+  });
+
+  test('1.31 or later (a kubelet of 1.31, or --kubernetes-version): no such note', () => {
+    expect(noteOf(true)).not.toContain('older one');
+    const kubelet = (kubeletVersion: string) => [{ metadata: { name: 'a' }, status: { nodeInfo: { kubeletVersion } } }] as unknown as NodeJson[];
+    expect(controlPlaneAtLeast(kubelet('v1.31.2'), undefined, 31)).toBe(true);
+    expect(controlPlaneAtLeast(kubelet('v1.30.4-eks-a737599'), undefined, 31)).toBe(false);
+    expect(controlPlaneAtLeast([], '1.31', 31)).toBe(true);
   });
 });
 

@@ -29,7 +29,9 @@ export const PODS_FLAG_HELP = `  --pods FILE         the pods running now: \`kub
                       the control plane's version, which decides whether pod-level resources
                       (spec.resources) count: from 1.34 on, as PodLevelResources is on by default.
                       Without it, the newest kubelet of --nodes is taken; with older kubelets the
-                      pod-level requests are counted and a warning says so
+                      pod-level requests are counted and a warning says so. From 1.31 on, the
+                      DaemonSet controller counts the old pods it replaces outside the budget in
+                      that same sync (plan's batches note what an older one does otherwise)
 `;
 export const COST_FLAG_HELP = `  --cost              the agents' cost per instance type (node.kubernetes.io/instance-type):
                       allocatable, the agents' requests and limits, and their share of the nodes

@@ -4,10 +4,12 @@ import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
+import { controlPlaneAtLeast } from '../capacity/pod-level';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls, WaveEstimate } from '../estimate/estimate';
+import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
 import { gateAfter, renderedGates } from '../plan/gates';
 import { terminalSafe as t } from '../util/output-escape';
 
@@ -49,7 +51,10 @@ Flags:
   --pods FILE              \`kubectl get pods -A -o json\` output: check each agent's pod fits on
                            every node it targets (as coverage --pods does)
   --kubernetes-version MAJOR.MINOR
-                           the control plane's version for --pods (as coverage --pods takes it)
+                           the control plane's version for --pods (as coverage --pods takes it),
+                           and whether the DaemonSet controller counts the old pods it replaces
+                           outside the budget in that same sync (1.31 on; without it, a kubelet of
+                           1.31 or later in --nodes tells, else a note names what an older one does)
   -h, --help               this help
 
 A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
@@ -122,7 +127,8 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
   const podsFile = stringValue(parsed, 'pods');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate'));
   const unavailable = pods?.unavailableDaemonPods;
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable });
+  const replacementsCounted = controlPlaneAtLeast(inventory, stringValue(parsed, 'kubernetes-version'), REPLACEMENTS_COUNTED_SINCE);
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable, replacementsCounted });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
   const capacity = pods === undefined ? [] : treeCapacity(manifests, report, pods);
 

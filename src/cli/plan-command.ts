@@ -4,11 +4,13 @@ import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
+import { controlPlaneAtLeast } from '../capacity/pod-level';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../estimate/estimate';
+import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
 import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, RolloutPlan } from '../plan/plan';
 import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';
 
@@ -132,6 +134,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const podsFile = stringValue(parsed, 'pods');
   const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'plan');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
+  const replacementsCounted = controlPlaneAtLeast(inventory, stringValue(parsed, 'kubernetes-version'), REPLACEMENTS_COUNTED_SINCE);
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
   if (loaded.every((set) => set.daemonSets.length === 0)) {
@@ -146,7 +149,8 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const afterCoverage = analyzeCoverage(loaded[i].daemonSets, nodes);
     const coverage = { before: beforeCoverage, after: afterCoverage };
     const unavailable = pods?.unavailableDaemonPods;
-    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage, unavailable });
+    const options = { podSeconds, allowNarrowing, allowRestart, coverage, unavailable, replacementsCounted };
+    const report = planChange(loaded[i - 1], loaded[i], nodes, options);
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
     const capacity = pods === undefined ? [] : planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage) as Finding[];
     const withCapacity = capacity.length === 0 ? report : { ...report, findings: [...report.findings, ...capacity] };

@@ -90,6 +90,11 @@ export interface EstimateOptions {
    * budget. @default every pod on a Ready node is taken as available
    */
   readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * The control plane is known to run Kubernetes 1.31 or later (kubernetes#123233): the note on what an older
+   * controller does in the first batch is left out. @default false
+   */
+  readonly replacementsCounted?: boolean;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -169,7 +174,8 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
       if (sortedCount === undefined) covered.forEach((n) => seen.add(n));
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size, shapeInput(options, info.id));
+      const shapeOf = shapeInput(options, info.id);
+      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size, shapeOf, options.replacementsCounted);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
@@ -222,7 +228,7 @@ function shapeInput(options: EstimateOptions, id: string): ((pace: RollingPace) 
 type RollingPace = Extract<Pace, { type: 'RollingUpdate' }>;
 
 function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, agentNodes: number, cumulativeNodes: number,
-  shapeOf?: (pace: RollingPace) => RollingUpdateShape): WaveEstimate {
+  shapeOf?: (pace: RollingPace) => RollingUpdateShape, replacementsCounted = false): WaveEstimate {
   let pace: Pace;
   try {
     pace = paceOf(info.updateStrategy, nodes);
@@ -271,7 +277,7 @@ function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, ag
   // one model with plan (rollout-model.ts): without the nodes' states, every covered node is paced by the budget
   const rollout = shapeOf?.(pace)
     ?? { ...batchCounts({ budget: pace.batch, surge: pace.mode === 'surge', paced: nodes, outside: 0, stuck: 0, countedAtFirst: 0 }), outsideBudget: [], stuck: [], waiting: [] };
-  const note = shapeNote(rollout, pace.batch, false);
+  const note = shapeNote(rollout, pace.batch, false, replacementsCounted);
   const withShape = { ...base, batches: rollout.batches, rollout, note: note === '' ? undefined : note };
   if (rollout.stalled) {
     const done = rollout.firstBatchSize === 0 ? 'none' : `the first batch (${rollout.firstBatchSize}) and no more`;

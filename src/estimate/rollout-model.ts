@@ -134,8 +134,14 @@ export function podPositions(report: CoverageReport, ds: DaemonSetCoverage): num
   return [...ds.positions, ...kept].sort((a, b) => a - b);
 }
 
-/** What the shape adds to a rollout's one line: the pods outside the budget, the stuck and waiting nodes, an older controller. */
-export function shapeNote(shape: RollingUpdateShape, budget: number, surge: boolean): string {
+/** The minor release whose DaemonSet controller counts the replacements outside the budget in their own sync (kubernetes#123233). */
+export const REPLACEMENTS_COUNTED_SINCE = 31;
+
+/**
+ * What the shape adds to a rollout's one line: the pods outside the budget, the stuck and waiting nodes, and, unless
+ * the control plane is known to be 1.31 or later (`counted`), what an older controller does in the first batch.
+ */
+export function shapeNote(shape: RollingUpdateShape, budget: number, surge: boolean, counted = false): string {
   const parts: string[] = [];
   const list = (names: readonly string[]) => names.slice(0, 5).join(', ') + (names.length > 5 ? `, … ${names.length - 5} more` : '');
   const n = shape.outsideBudget.length;
@@ -150,7 +156,7 @@ export function shapeNote(shape: RollingUpdateShape, budget: number, surge: bool
   if (w > 0) {
     parts.push(`${w} more (${list(shape.waiting)}) once their node is Ready again: their old pod is deleted now, and the DaemonSet places no pod there meanwhile`);
   }
-  if (shape.olderControllerExtra > 0) {
+  if (shape.olderControllerExtra > 0 && !counted) {
     parts.push('assumed a controller of Kubernetes 1.31 or later (1.28-1.30: a patch release with kubernetes#123233); an older one replaces '
       + `${shape.olderControllerExtra} more available pod${shape.olderControllerExtra === 1 ? '' : 's'} in the first batch`);
   }

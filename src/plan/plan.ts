@@ -60,6 +60,12 @@ export interface PlanOptions {
    * @default every pod on a Ready node is taken as available
    */
   readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * The control plane is known to run Kubernetes 1.31 or later (kubernetes#123233): the rollout notes leave out what an
+   * older controller does in the first batch.
+   * @default false
+   */
+  readonly replacementsCounted?: boolean;
 }
 
 /** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
@@ -222,6 +228,7 @@ interface PlanContext {
   readonly afterById: ReadonlyMap<string, DaemonSetInfo>;
   readonly afterGates: ReturnType<typeof renderedGates>;
   readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly replacementsCounted: boolean;
 }
 
 /**
@@ -243,6 +250,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     afterById: new Map(after.daemonSets.map((d) => [d.id, d])),
     afterGates: renderedGates(after),
     unavailable: options.unavailable,
+    replacementsCounted: options.replacementsCounted ?? false,
   };
   const beforeAgents = new Map(beforeReport.agents.map((a) => [a.agent, a]));
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
@@ -330,7 +338,7 @@ function daemonSetPlan(ctx: PlanContext, info: DaemonSetInfo, walk: NodeWalk): D
     nodesBefore: walk.countBefore.get(info.id) ?? 0,
     nodesAfter: walk.countAfter.get(info.id) ?? 0,
     replaced,
-    rollout: replaced.length > 0 ? rolloutPlan(will!, coverage!, positions, ctx.podSeconds, ctx.sorted, ctx.unavailable?.get(info.id)) : undefined,
+    rollout: replaced.length > 0 ? rolloutPlan(will!, coverage!, positions, ctx, ctx.unavailable?.get(info.id)) : undefined,
   };
 }
 
@@ -428,7 +436,8 @@ function afterTreeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touch
  *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
 function rolloutPlan(info: DaemonSetInfo, coverage: DaemonSetCoverage, replacedAt: readonly number[],
-  podSeconds: number, nodes: readonly NodeFacts[], unavailable: ReadonlySet<string> | undefined): RolloutPlan {
+  ctx: Pick<PlanContext, 'podSeconds' | 'sorted' | 'replacementsCounted'>, unavailable: ReadonlySet<string> | undefined): RolloutPlan {
+  const { podSeconds, sorted: nodes } = ctx;
   const wave = estimateRollout([{ info, covered: coverage.covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
   const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
@@ -469,7 +478,7 @@ function rolloutPlan(info: DaemonSetInfo, coverage: DaemonSetCoverage, replacedA
     waiting: shape.waiting,
     ...grace,
   };
-  const note = shapeNote(shape, pace.batch, pace.mode === 'surge');
+  const note = shapeNote(shape, pace.batch, pace.mode === 'surge', ctx.replacementsCounted);
   if (wave.problem !== undefined) return { ...base, note: wave.problem };
   if (shape.stalled) {
     const done = shape.firstBatchSize === 0 ? 'none' : `the first batch (${shape.firstBatchSize}) and none`;
