@@ -108,6 +108,14 @@ describe('case 10: Terminating is normal within the grace period (deletionTimest
     expect(r.findings[0].fix).toContain('force-delete the pod');
   });
 
+  test('a pod the controller deleted from a node it no longer targets, within its grace period: a warning, not misscheduled', () => {
+    const ds = agentDaemonSet('logs', { nodeSelector: { role: 'worker' } });
+    const items = [ds, revision(ds, 'v2', 1), node('n1', { labels: { role: 'worker' } }), node('n2'), agentPod(ds, 'n1'),
+      agentPod(ds, 'n2', { deletionTimestamp: '2026-01-01T00:10:30Z' }), seenAt('2026-01-01T00:10:05Z')];
+    expect(causes(report(items))).toEqual([['terminating', 'n2', 'warning']]);
+    expect(causes(report(items, '2026-01-01T00:20:00Z'))).toEqual([['terminating', 'n2', 'error']]);
+  });
+
   test('judged against the dump, not the wall clock: a dump of 2026 read years later still sees the pod within its grace period', () => {
     const r = report(cluster({ n1: [{}], n2: [deleting], n3: [{}] }, { extra: [seenAt('2026-01-01T00:10:05Z')] }));
     expect(r.findings[0].severity).toBe('warning');

@@ -275,6 +275,9 @@ function untargeted(run: Diagnosis, ds: DaemonSetState, pace: Pace, node: string
       const down = n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady';
       if (pod.deleting) terminatingFinding(run, n, pod, add);
       else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there; ${untargetedRole(pace, isCurrentOf(ds)(pod), n.unreachable)}`);
+    } else if (pod.node !== undefined && n !== undefined && pod.deleting) {
+      // the controller deleted its pod from a node it no longer targets: normal while the grace period lasts
+      terminatingFinding(run, n, pod, add);
     } else if (pod.node !== undefined) {
       add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${blockers() ?? 'no longer selected'}`}`);
     }
