@@ -15,10 +15,10 @@ import { runCli } from '../src/cli/run';
 import { diagnose, DoctorReport } from '../src/doctor/diagnose';
 import { StateBuilder } from '../src/doctor/state';
 
-function report(items: Manifest[], agent?: string): DoctorReport {
+function report(items: Manifest[], agent?: string, now?: string): DoctorReport {
   const builder = new StateBuilder();
   builder.addDocument(list(items), 'test');
-  return diagnose(builder.finish('test'), { agent });
+  return diagnose(builder.finish('test'), { agent, now });
 }
 
 /** Three ready nodes, the `logs` agent Ready at revision v2 on each, except what `n2` overrides. */
@@ -116,10 +116,10 @@ describe('one cause on n2, nothing else', () => {
     expect(f).toMatchObject({ cause: 'old-revision', severity: 'warning', node: 'n2' });
     expect(f.message).toContain('waiting for its turn (maxUnavailable 1)');
   });
-  test('terminating: stuck on an unreachable node (not reported as node-not-ready too)', () => {
-    const f = only(report(state({ n2: { ready: 'Unknown' }, n2Pod: { deletionTimestamp: '2026-01-01T01:00:00Z', ready: false } })));
+  test('terminating: stuck past its grace period on an unreachable node (not reported as node-not-ready too)', () => {
+    const f = only(report(state({ n2: { ready: 'Unknown' }, n2Pod: { deletionTimestamp: '2026-01-01T01:00:00Z', ready: false } }), undefined, '2026-01-01T05:00:00Z'));
     expect(f).toMatchObject({ cause: 'terminating', node: 'n2' });
-    expect(f.message).toContain('terminating since 2026-01-01T01:00:00Z on a node that is unreachable');
+    expect(f.message).toContain('still terminating at 2026-01-01T05:00:00Z (--now), past its grace period (it ended at 2026-01-01T01:00:00Z), on a node that is unreachable');
   });
 });
 
@@ -197,7 +197,8 @@ test('a realistic 200-node state: every cause on its node, nothing else', () => 
   items.push(agentPod(exporter, 'node-190', { name: 'node-exporter-stale' }));
   expected.push(['misscheduled', 'monitoring/node-exporter', 'node-190']);
   // node-020: the exporter has no pod and the taint keeps it out of the targets: nothing to report
-  const r = report(items);
+  // node-030's pod was to be gone at 02:00: judged at 05:00 it is stuck
+  const r = report(items, undefined, '2026-01-01T05:00:00Z');
   const got = r.findings.map((f) => [f.cause, f.daemonSet, f.node]);
   expect(new Set(got.map((g) => g.join(' ')))).toEqual(new Set(expected.map((e) => e.join(' '))));
   expect(got).toHaveLength(expected.length);

@@ -56,8 +56,9 @@ test('--json: the documented shape', () => {
   expect(json).toMatchObject({ podSeconds: 30, nodes: 23, safe: true });
   const [step] = json.steps;
   expect(step).toMatchObject({ before: `${DIST}/1-canary`, after: `${DIST}/2-wave-1`, safe: true });
-  expect(step.findings.map((f: { kind: string; severity: string }) => [f.kind, f.severity])).toEqual([
-    ['missing-reference', 'warning'], ['missing-reference', 'warning'],
+  // one warning for the Secret both new-release waves read (issue 35, case 8), naming both
+  expect(step.findings.map((f: { kind: string; severity: string; daemonSets: string[] }) => [f.kind, f.severity, f.daemonSets])).toEqual([
+    ['missing-reference', 'warning', ['observability/logs-canary', 'observability/logs-wave-1']],
   ]);
   const wave = step.agents[0].daemonSets.find((d: { id: string }) => d.id === 'observability/logs-wave-1');
   expect(wave).toMatchObject({
@@ -84,19 +85,21 @@ test('findings: exit 1, named in every format', () => {
     const argv = ['plan', '--nodes', NODES, '--before', `${DIST}/0-before`, '--after', path.join(dir, 'after.yaml')];
     const text1 = run(...argv);
     expect(text1.code).toBe(1);
-    expect(text1.stdout).toContain('FINDINGS (3 errors, 1 warning)');
+    // one finding per missing ConfigMap: the fleet and wave-1 share the held release's (issue 35, case 8)
+    expect(text1.stdout).toContain('FINDINGS (2 errors, 1 warning)');
     expect(text1.stdout).toMatch(/! \[missing-reference ConfigMap\] observability\/logs-canary needs ConfigMap observability\/logs-config-[0-9a-f]{10} \(volumes\[config\]\), which the after-tree does not hold: its new pods on 1 node \(worker-a-1\) stay in ContainerCreating/);
     const md = run(...argv, '--markdown');
     expect(md.code).toBe(1);
-    expect(md.stdout).toContain('**3 findings** on 23 nodes (and 1 warning).');
-    expect(text1.stdout).toContain('observability/logs-wave-1 needs ConfigMap observability/logs-config-' + HELD_CONFIG_HASH + ' (volumes[config]), which the after-tree deletes: its running pods on 3 nodes (worker-a-4, worker-b-2, worker-c-3) keep running, but one restarted or on a new node stays in ContainerCreating');
+    expect(md.stdout).toContain('**2 findings** on 23 nodes (and 1 warning).');
+    expect(text1.stdout).toContain(`ConfigMap observability/logs-config-${HELD_CONFIG_HASH}, which the after-tree deletes, is needed by 2 DaemonSets: `
+      + 'observability/logs (volumes[config]), observability/logs-wave-1 (volumes[config]): the running pods of observability/logs, observability/logs-wave-1 '
+      + 'on 19 nodes (cp-1, cp-2, cp-3, gpu-a-1, gpu-b-1, … 14 more) keep running, but one restarted or on a new node stays in ContainerCreating');
     const json = JSON.parse(run(...argv, '--json').stdout);
     expect(json.safe).toBe(false);
     expect(json.steps[0].findings.map((f: { kind: string; severity: string; daemonSets: string[] }) => [f.kind, f.severity, f.daemonSets])).toEqual([
-      ['missing-reference', 'error', ['observability/logs']],
+      ['missing-reference', 'error', ['observability/logs', 'observability/logs-wave-1']],
       ['missing-reference', 'error', ['observability/logs-canary']],
       ['missing-reference', 'warning', ['observability/logs-canary']],
-      ['missing-reference', 'error', ['observability/logs-wave-1']],
     ]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 /**
- * Noise that hides findings (issue: verdicts round 3, case 8): one version written two ways is one version.
+ * Noise that hides findings (issue: verdicts round 3, case 8): one version written two ways is one version; one
+ * missing Secret is one warning, naming every DaemonSet and field that needs it, in text, JSON and markdown.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -46,4 +47,27 @@ test.each([
   expect(r.stderr).toBe('');
   const row = r.stdout.split('\n').find((l) => l.trimStart().startsWith('agents/node-exporter'))!;
   expect(row.trim().split(/\s{2,}/)[3]).toBe(shown);
+});
+
+describe('one missing Secret the waves of an agent share: one warning, not one per wave and field', () => {
+  // three DaemonSets of one agent (canary, wave-1, fleet) mounting the Secret: three findings before
+  const volumes = [{ name: 'token', secret: { secretName: 'es-credentials' } }];
+  const waves = (image: string) => ['logs-canary', 'logs-wave-1', 'logs'].map((name) => daemonSet(name, { agent: 'logs', image, volumes, nodeSelector: { pool: name } }));
+
+  test.each([
+    ['text', [], (out: string) => out.split('\n').filter((l) => l.includes('[missing-reference Secret]'))],
+    ['markdown', ['--markdown'], (out: string) => out.split('\n').filter((l) => l.includes('missing\\-reference'))],
+    ['JSON', ['--json'], (out: string) => JSON.parse(out).steps[0].findings.map((f: { message: string }) => f.message)],
+  ] as const)('%s', (_format, flags, findings) => {
+    write('nodes.json', list(['logs-canary', 'logs-wave-1', 'logs'].map((pool, i) => node(`n${i}`, { labels: { pool } }))));
+    write('before.json', list(waves('example.com/logs:1')));
+    write('after.json', list(waves('example.com/logs:2')));
+    const r = run('plan', '--nodes', 'nodes.json', '--before', 'before.json', '--after', 'after.json', ...flags);
+    expect(r.code).toBe(0);
+    const found: string[] = findings(r.stdout);
+    expect(found).toHaveLength(1);
+    const text = found[0].replace(/\\/g, '');
+    expect(text).toContain('Secret agents/es-credentials, which the after-tree does not hold, is needed by 3 DaemonSets: '
+      + 'agents/logs (volumes[token]), agents/logs-canary (volumes[token]), agents/logs-wave-1 (volumes[token])');
+  });
 });

@@ -18,6 +18,19 @@ export function minorVersion(text: unknown): [number, number] | undefined {
   return match === null ? undefined : [Number(match[1]), Number(match[2])];
 }
 
+/**
+ * The control plane runs Kubernetes 1.`minor` or later for certain: `--kubernetes-version` says so, or a kubelet of
+ * the inventory does (a kubelet is never newer than its control plane). False when neither tells.
+ */
+export function controlPlaneAtLeast(inventory: readonly NodeJson[], kubernetesVersion: string | undefined, minor: number): boolean {
+  const atLeast = (v: [number, number] | undefined) => v !== undefined && (v[0] > 1 || (v[0] === 1 && v[1] >= minor));
+  if (kubernetesVersion !== undefined) return atLeast(minorVersion(kubernetesVersion));
+  return inventory.some((node) => {
+    const status = node.status as { nodeInfo?: { kubeletVersion?: unknown } } | undefined;
+    return atLeast(minorVersion(status?.nodeInfo?.kubeletVersion));
+  });
+}
+
 function atLeastDefaultOn(version: [number, number]): boolean {
   return version[0] > 1 || (version[0] === 1 && version[1] >= POD_LEVEL_RESOURCES_DEFAULT_ON);
 }

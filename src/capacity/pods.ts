@@ -25,13 +25,18 @@ export interface PodRecord {
   /** spec.terminationGracePeriodSeconds, when the pod object has it (the API server defaults it to 30) */
   readonly graceSeconds?: number;
   /**
+   * A DaemonSet's pod, bound and not being deleted, that is not available: its Ready condition is not True
+   * (podutil.IsPodAvailable). The rolling update replaces it at once, outside its budget.
+   */
+  readonly unavailable?: true;
+  /**
    * status.startTime, the preemption order's tie-break; undefined for a pod not started yet (bound or not),
    * which the scheduler's util.GetPodStartTime takes as now: later than every started pod, never its creation time
    */
   readonly startTime?: string;
   /**
    * What doctor reads of the pod object, kept only for pods a DaemonSet controls: metadata.labels and
-   * deletionTimestamp, spec.affinity and status, as the object holds them (the rest is dropped: keptOf)
+   * deletionTimestamp, spec.affinity and priorityClassName, and status, as the object holds them (the rest is dropped: keptOf)
    */
   readonly object?: Record<string, any>;
 }
@@ -101,15 +106,21 @@ export function podRecord(item: unknown, keepObject: (owner: string | undefined)
     owner: interner.string(owner),
     graceSeconds: typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : undefined,
     startTime: typeof status.startTime === 'string' ? status.startTime : undefined,
+    unavailable: owner !== undefined && node !== undefined && typeof meta.deletionTimestamp !== 'string' && !readyCondition(status) ? true : undefined,
     object: keepObject(owner) ? keptOf(meta, spec, item.status) : undefined,
   };
+}
+
+/** The pod's Ready condition is True. */
+function readyCondition(status: Record<string, any>): boolean {
+  return Array.isArray(status.conditions) && status.conditions.some((c: unknown) => isObject(c) && c.type === 'Ready' && c.status === 'True');
 }
 
 /** The parts of a pod object doctor reads (see PodRecord.object); the containers, volumes and the rest are dropped. */
 function keptOf(meta: Record<string, any>, spec: Record<string, any>, status: unknown): Record<string, any> {
   return {
     metadata: { labels: meta.labels, deletionTimestamp: meta.deletionTimestamp },
-    spec: { affinity: spec.affinity },
+    spec: { affinity: spec.affinity, priorityClassName: spec.priorityClassName },
     status,
   };
 }
@@ -124,6 +135,7 @@ export class PodIndex {
   private readonly byNode = new Map<string, PodRecord[]>();
   private count = 0;
   private podLevelCount = 0;
+  private readonly unavailableByOwner = new Map<string, Set<string>>();
 
   /** @param gate whether the pods' pod-level spec.resources count (the scheduler's PodLevelResources gate), and why */
   constructor(readonly gate: PodLevelResourcesGate = ASSUMED_ON) {}
@@ -136,6 +148,11 @@ export class PodIndex {
     this.count++;
     if (pod.podLevelResources) this.podLevelCount++;
     if (pod.node === undefined || pod.terminal) return;
+    if (pod.unavailable && pod.owner !== undefined) {
+      const nodes = this.unavailableByOwner.get(pod.owner);
+      if (nodes === undefined) this.unavailableByOwner.set(pod.owner, new Set([pod.node]));
+      else nodes.add(pod.node);
+    }
     const list = this.byNode.get(pod.node);
     if (list === undefined) this.byNode.set(pod.node, [pod]);
     else list.push(pod);
@@ -144,6 +161,11 @@ export class PodIndex {
   /** pods counted on a node (empty when none) */
   on(node: string): readonly PodRecord[] {
     return this.byNode.get(node) ?? [];
+  }
+
+  /** DaemonSet id → the nodes where its pod is not available (PodRecord.unavailable): what the rolling update replaces outside its budget */
+  get unavailableDaemonPods(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.unavailableByOwner;
   }
 
   /** how many pods read set pod-level resources */

@@ -22,12 +22,16 @@ export const PODS_FLAG_HELP = `  --pods FILE         the pods running now: \`kub
                       the pods bound there: cpu, memory, ephemeral-storage, pod count, extended
                       resources; host ports of other pods), as kube-scheduler's Fit filter does.
                       never-starts insufficient-resources / host-port: an error naming node and
-                      shortfall; preemption: a warning naming the pods the scheduler would evict
+                      shortfall; preemption: a warning naming the pods the scheduler would evict.
+                      A DaemonSet pod whose Ready condition is not True is not available: the
+                      rolling update replaces it at once, outside its budget (the first batch)
   --kubernetes-version MAJOR.MINOR
                       the control plane's version, which decides whether pod-level resources
                       (spec.resources) count: from 1.34 on, as PodLevelResources is on by default.
                       Without it, the newest kubelet of --nodes is taken; with older kubelets the
-                      pod-level requests are counted and a warning says so
+                      pod-level requests are counted and a warning says so. From 1.31 on, the
+                      DaemonSet controller counts the old pods it replaces outside the budget in
+                      that same sync (plan's batches note what an older one does otherwise)
 `;
 export const COST_FLAG_HELP = `  --cost              the agents' cost per instance type (node.kubernetes.io/instance-type):
                       allocatable, the agents' requests and limits, and their share of the nodes

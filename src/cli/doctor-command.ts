@@ -27,13 +27,18 @@ the current revision, the cause and its fix:
   image-pull          ImagePullBackOff / ErrImagePull: the image, tag or pull secret
   crash-loop          CrashLoopBackOff, with the last termination reason and exit code
   config-error        CreateContainerConfigError, or a volume's ConfigMap/Secret is missing
-  not-ready           Running, readiness probe failing
+  start-error         the runtime could not create or start the container: CreateContainerError,
+                      RunContainerError, a failed lifecycle hook (wrong command, seccomp profile)
+  not-ready           Running, readiness probe failing (a container restarted once and running
+                      again is this, not a crash loop)
   node-not-ready      the node is NotReady or unreachable
   no-pod              the node should run the agent and has no pod
   misscheduled        a pod on a node the DaemonSet no longer targets
   old-revision        a Ready pod of an old revision: waiting its turn (warning), or blocked
-                      (names what holds the update budget), or OnDelete
-  terminating         a pod stuck terminating (on an unreachable node)
+                      (names what holds the update budget, counted as the controller counts it on
+                      every node with a pod of the DaemonSet), or OnDelete
+  terminating         a pod still terminating past its grace period (its deletionTimestamp);
+                      within it, a warning on a Ready node
 Reads the scheduler's and kubelet's events for their own words.
 
 Flags:
@@ -42,6 +47,9 @@ Flags:
   --context NAME      read this kubeconfig context's cluster (kubectl --context; implies --live)
   --kubeconfig FILE   with this kubeconfig (kubectl --kubeconfig; implies --live)
   --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
+  --now TIME          the time the dump was taken (RFC 3339, e.g. 2026-01-01T12:00:00Z), against
+                      which a terminating pod's deadline is judged; default: the dump's newest
+                      timestamp (events, node heartbeats, pod times), never this machine's clock
   --json              { daemonSets: [...], findings: [{ cause, severity, daemonSet, node, pod?,
                       message, fix }] }
   --markdown          a comment for an issue or pull request
@@ -56,6 +64,7 @@ const OPTIONS = {
   context: { type: 'string' },
   kubeconfig: { type: 'string' },
   agent: { type: 'string' },
+  now: { type: 'string' },
   json: { type: 'boolean' },
   markdown: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -76,17 +85,23 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
     throw new UsageError('give --state DUMP (kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json), or --live to read the cluster', 'doctor');
   }
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'doctor');
+  const now = stringValue(parsed, 'now');
+  if (now !== undefined && !isRfc3339(now)) throw new UsageError(`--now ${JSON.stringify(now.slice(0, 40))}: not an RFC 3339 time; give one like 2026-01-01T12:00:00Z`, 'doctor');
   const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd }) : loadState(stateFile!, io.cwd);
   const agent = stringValue(parsed, 'agent');
   if (agent !== undefined && !state.daemonSets.some((d) => d.info.agent === agent)) {
     const known = [...new Set(state.daemonSets.map((d) => displayName(d.info.agent)))].sort();
     throw new UsageError(`--agent ${displayName(agent)}: no DaemonSet of that agent in ${live ? 'the cluster' : 'the dump'}; it holds ${known.slice(0, 20).join(', ')}`, 'doctor');
   }
-  const report = diagnose(state, { agent });
+  const report = diagnose(state, { agent, now });
   if (flag(parsed, 'json')) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (flag(parsed, 'markdown')) io.stdout.write(doctorMarkdown(report));
   else io.stdout.write(doctorText(report));
   return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
+}
+
+function isRfc3339(text: string): boolean {
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/.test(text) && !Number.isNaN(Date.parse(text));
 }
 
 export function doctorText(report: DoctorReport): string {

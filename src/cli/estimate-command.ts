@@ -4,11 +4,13 @@ import { requireDaemonSets } from './coverage-command';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
+import { controlPlaneAtLeast } from '../capacity/pod-level';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { nodeFacts } from '../coverage/nodes';
 import { waveOfGroup } from '../coverage/profiles';
-import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls } from '../estimate/estimate';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, DEFAULT_POD_SECONDS, estimateRollout, formatDuration, Pace, unreachableStalls, WaveEstimate } from '../estimate/estimate';
+import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
 import { gateAfter, renderedGates } from '../plan/gates';
 import { terminalSafe as t } from '../util/output-escape';
 
@@ -26,6 +28,10 @@ nodes). OnDelete DaemonSets do not roll out by themselves: pods change only when
 
 Time of a wave = batches x (pod cycle + the DaemonSet's minReadySeconds), where
 batches = ceil(nodes / pods at once). Example: 500 nodes, maxUnavailable 1, 30 s -> 4 h 10 min.
+The batches are the DaemonSet controller's (the model plan uses, so both give one answer): a
+NotReady or unreachable node the wave covers holds one of the pods at once for good, and an old
+pod that is not available (read with --pods) is replaced at once in the first batch, outside the
+budget (AT ONCE then reads "30, then 2").
 
 Arguments:
   MANIFESTS                YAML/JSON files or directories (e.g. a cdk8s dist/ directory)
@@ -46,7 +52,10 @@ Flags:
   --pods FILE              \`kubectl get pods -A -o json\` output: check each agent's pod fits on
                            every node it targets (as coverage --pods does)
   --kubernetes-version MAJOR.MINOR
-                           the control plane's version for --pods (as coverage --pods takes it)
+                           the control plane's version for --pods (as coverage --pods takes it),
+                           and whether the DaemonSet controller counts the old pods it replaces
+                           outside the budget in that same sync (1.31 on; without it, a kubelet of
+                           1.31 or later in --nodes tells, else a note names what an older one does)
   -h, --help               this help
 
 A wave (not the fleet) holding a NotReady or unreachable node is a problem naming the node: its
@@ -115,11 +124,14 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     const gate = gateAfter(gates, d);
     return gate === undefined ? [] : [[d.id, gate.bakeSeconds] as const];
   }));
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes });
-  const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
-  // --pods (src/capacity): a pod that never starts stalls its wave
+  // --pods (src/capacity): a pod that never starts stalls its wave; an old pod not available is replaced outside the budget
   const podsFile = stringValue(parsed, 'pods');
-  const capacity = podsFile === undefined ? [] : treeCapacity(manifests, report, loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate')));
+  const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate'));
+  const unavailable = pods?.unavailableDaemonPods;
+  const replacementsCounted = controlPlaneAtLeast(inventory, stringValue(parsed, 'kubernetes-version'), REPLACEMENTS_COUNTED_SINCE);
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable, replacementsCounted });
+  const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
+  const capacity = pods === undefined ? [] : treeCapacity(manifests, report, pods);
 
   if (flag(parsed, 'json')) {
     io.stdout.write(JSON.stringify({ podSeconds, bakeSeconds, agents: estimates, ...(podsFile === undefined ? {} : { capacity }) }, null, 2) + '\n');
@@ -147,8 +159,8 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     out += table(['#', 'DAEMONSET', 'GROUP', 'NODES', 'BLAST', 'CUMULATIVE', 'PACE', 'AT ONCE', 'BATCHES', 'CYCLE', 'TIME'],
       agent.waves.map((w, i) => [
         String(i + 1), t(w.daemonSet), t(w.rolloutGroup ?? '-'), String(w.nodes), percent(round(w.blastRadiusPercent)),
-        percent(round(w.cumulativePercent)), paceText(w.pace), w.pace.type === 'OnDelete' ? '-' : String(w.pace.batch),
-        String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? 'manual' : formatDuration(w.seconds),
+        percent(round(w.cumulativePercent)), paceText(w.pace), atOnceText(w),
+        String(w.batches), formatDuration(w.cycleSeconds), w.seconds === undefined ? (w.rollout?.stalled === true ? 'stalls' : 'manual') : formatDuration(w.seconds),
       ]), '  ');
     for (const w of agent.waves) {
       if (w.problem !== undefined) out += `  ! ${t(w.daemonSet)}: ${t(w.problem)}\n`;
@@ -156,6 +168,15 @@ function estimateText(estimates: readonly AgentEstimate[], podSeconds: number, b
     }
   }
   return out;
+}
+
+/** `5`; `30, then 4`: the first batch when it differs (old pods not available go outside the budget, stuck nodes hold units). */
+function atOnceText(w: WaveEstimate): string {
+  if (w.pace.type === 'OnDelete') return '-';
+  const r = w.rollout;
+  if (r === undefined || r.batches === 0) return String(w.pace.batch);
+  if (r.batches === 1 || r.firstBatchSize === r.podsAtOnce) return String(r.firstBatchSize);
+  return `${r.firstBatchSize}, then ${r.podsAtOnce}`;
 }
 
 function paceText(pace: Pace): string {

@@ -6,13 +6,15 @@ import type { CliIo } from './io';
 import { capPerKind } from './limits';
 import { NODEPOOL_OPTIONS, nodePoolCheck, nodePoolFlags, nodePoolMarkdown, NODEPOOLS_FLAG_HELP, nodePoolText } from './nodepool-hooks';
 import { CapacityFinding } from '../capacity/check';
+import { controlPlaneAtLeast } from '../capacity/pod-level';
 import { shutdownOrderFindings } from '../capacity/shutdown-order';
 import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../estimate/estimate';
-import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport } from '../plan/plan';
+import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
+import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, RolloutPlan } from '../plan/plan';
 import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';
 
 export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TREE --after TREE [flags]
@@ -142,6 +144,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   const podsFile = stringValue(parsed, 'pods');
   const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'plan');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
+  const replacementsCounted = controlPlaneAtLeast(inventory, stringValue(parsed, 'kubernetes-version'), REPLACEMENTS_COUNTED_SINCE);
   const trees = stagesGiven ? stages : [before!, after!];
   const loaded: ManifestSet[] = trees.map((tree) => loadManifests([tree], io.cwd));
   if (loaded.every((set) => set.daemonSets.length === 0)) {
@@ -156,7 +159,9 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   for (let i = 1; i < trees.length; i++) {
     const afterCoverage = analyzeCoverage(loaded[i].daemonSets, nodes);
     const coverage = { before: beforeCoverage, after: afterCoverage };
-    const report = planChange(loaded[i - 1], loaded[i], nodes, { podSeconds, allowNarrowing, allowRestart, coverage });
+    const unavailable = pods?.unavailableDaemonPods;
+    const options = { podSeconds, allowNarrowing, allowRestart, coverage, unavailable, replacementsCounted };
+    const report = planChange(loaded[i - 1], loaded[i], nodes, options);
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
     // and does the collector outlive the workloads on its nodes (src/capacity/shutdown-order.ts)
     const capacity = pods === undefined ? [] : [...planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage),
@@ -233,13 +238,32 @@ function changeText(ds: DaemonSetPlan): string {
 function batchText(ds: DaemonSetPlan): string {
   const r = ds.rollout!;
   if (r.pace.type === 'OnDelete') return `${ds.id}: ${r.note}`;
-  const sizes = r.batches === 1 ? `1 batch of ${r.lastBatchSize}`
-    : r.lastBatchSize === r.batchSize ? `${r.batches} batches of ${r.batchSize}`
-      : `${r.batches - 1} batches of ${r.batchSize}, then 1 of ${r.lastBatchSize}`;
+  const sizes = batchRuns(r);
   const time = r.seconds === undefined ? 'no automatic rollout' : formatDuration(r.seconds);
   // the pod cycle includes the old pod's termination; its grace period is how long that may take at worst
   const grace = r.terminationGracePeriodSeconds === undefined ? '' : ` (old pod's grace period up to ${formatDuration(r.terminationGracePeriodSeconds)})`;
   return `${ds.id}: ${sizes} (${paceText(r.pace)}), ${formatDuration(r.cycleSeconds)} each${grace}: ${time}${r.note !== undefined ? `; ${r.note}` : ''}`;
+}
+
+/**
+ * `4 batches of 4, then 1 of 3`; `1 batch of 30, then 9 batches of 2`: the first batch (the old pods not available
+ * go in it, outside the budget), the batches of the budget after it, the last.
+ */
+function batchRuns(r: RolloutPlan): string {
+  const later = r.batches - (r.firstBatchSize > 0 ? 1 : 0);
+  const sizes = [
+    ...(r.firstBatchSize > 0 ? [r.firstBatchSize] : []),
+    ...Array<number>(Math.max(0, later - 1)).fill(r.batchSize),
+    ...(later > 0 ? [r.lastBatchSize] : []),
+  ];
+  if (sizes.length === 0) return `0 batches of ${r.batchSize}`;
+  const runs: [number, number][] = [];
+  for (const size of sizes) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[1] === size) last[0]++;
+    else runs.push([1, size]);
+  }
+  return runs.map(([count, size], i) => (i === 0 ? `${count} batch${count === 1 ? '' : 'es'} of ${size}` : `then ${count === 1 ? '1' : `${count} batches`} of ${size}`)).join(', ');
 }
 
 /** A one-line summary of what an agent's nodes go through. */

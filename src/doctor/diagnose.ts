@@ -7,17 +7,19 @@ import { allocatableReader } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts, NodeFacts } from '../coverage/nodes';
+import { BUILT_IN_PRIORITY_CLASSES } from '../coverage/priority';
 import { paceOf, scaledValue } from '../estimate/estimate';
 import { entryOf } from '../util/maps';
 
 /** Why a node the DaemonSet should cover has no healthy pod of the current revision (the JSON `cause`). */
 export type DoctorCause =
   | 'pending-resources' | 'pending-taint' | 'pending-host-port' | 'pending-affinity'
-  | 'image-pull' | 'crash-loop' | 'config-error' | 'not-ready' | 'node-not-ready'
+  | 'image-pull' | 'crash-loop' | 'config-error' | 'start-error' | 'not-ready' | 'node-not-ready'
   | 'no-pod' | 'misscheduled' | 'old-revision' | 'terminating' | 'readiness-taint';
 
 export const DOCTOR_CAUSES: readonly DoctorCause[] = ['pending-resources', 'pending-taint', 'pending-host-port', 'pending-affinity',
-  'image-pull', 'crash-loop', 'config-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating', 'readiness-taint'];
+  'image-pull', 'crash-loop', 'config-error', 'start-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating',
+  'readiness-taint'];
 
 export interface DoctorFinding {
   readonly cause: DoctorCause;
@@ -56,12 +58,27 @@ export interface DoctorReport {
 export interface DoctorOptions {
   /** only the DaemonSets of this agent (label app.kubernetes.io/name, else the DaemonSet name), waves included */
   readonly agent?: string;
+  /**
+   * The time the dump was taken (RFC 3339), against which a terminating pod's deadline is judged (`--now`).
+   * @default the dump's newest timestamp (ClusterState.observedAt), never the wall clock
+   */
+  readonly now?: string;
 }
 
 const NO_PODS: readonly PodRecord[] = [];
 
-const IMAGE_PULL = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'RegistryUnavailable'];
-const CONFIG = ['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'];
+/** The kubelet's image reasons (kubernetes pkg/kubelet/images/types.go), SignatureValidationFailed included. */
+const IMAGE_PULL = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'RegistryUnavailable', 'ImageInspectError', 'SignatureValidationFailed'];
+/** The container's configuration cannot be built: a missing Secret, ConfigMap or key, runAsNonRoot (kuberuntime ErrCreateContainerConfig). */
+const CONFIG = ['CreateContainerConfigError'];
+/**
+ * The runtime could not create or start the container, or a hook failed: a command or entrypoint missing from the
+ * image, a seccomp or AppArmor profile absent on the node, a mount the runtime refuses (kuberuntime ErrCreateContainer,
+ * ErrPreCreateHook, ErrPreStartHook, ErrPostStartHook; pkg/kubelet/container/sync_result.go ErrRunContainer,
+ * ErrRunInitContainer, ErrVerifyNonRoot, ErrCreatePodSandbox, ErrConfigPodSandbox).
+ */
+const START = ['CreateContainerError', 'RunContainerError', 'PreCreateHookError', 'PreStartHookError', 'PostStartHookError',
+  'RunInitContainerError', 'VerifyNonRootError', 'CreatePodSandboxError', 'ConfigPodSandboxError'];
 
 const FIX: Record<DoctorCause, string> = {
   'pending-resources': 'lower the agent\'s requests, make room on the node (move workloads off, a larger instance type), or give the agent the system-node-critical priority class so the scheduler preempts lower-priority pods',
@@ -71,13 +88,14 @@ const FIX: Record<DoctorCause, string> = {
   'image-pull': 'check that the image and tag exist in the registry and that the pull secret (imagePullSecrets) is valid for it',
   'crash-loop': 'read the crashed container\'s log (kubectl logs --previous) and fix the configuration, or roll back',
   'config-error': 'create the missing Secret or ConfigMap (or key) in the pod\'s namespace, or fix the reference in the pod template',
+  'start-error': 'read the kubelet\'s message (kubectl describe pod): fix the command, args or entrypoint, the security profile (seccomp, AppArmor) or the mount it names in the pod template, or roll back',
   'not-ready': 'the readiness probe fails: check the probe\'s port and path and the agent\'s log',
   'node-not-ready': 'bring the node back (kubelet, network), or delete the Node object if the machine is gone: the agent cannot run there until the node is Ready',
   'no-pod': 'the DaemonSet controller created no pod there: read the DaemonSet\'s events (kubectl describe daemonset) and the controller manager\'s log',
   'misscheduled': 'the node no longer matches the DaemonSet (labels or taints changed): the controller deletes the pod, unless only a NoSchedule taint excludes the node',
   'old-revision': 'nothing while it waits its turn; when blocked, fix the nodes that hold the update budget (named above)',
   'readiness-taint': 'the agent\'s pod on the node removes its readiness taint once Ready: see the finding for what keeps it',
-  'terminating': 'the node is unreachable, so the pod cannot finish terminating: delete the Node object if the machine is gone (the pod goes with it), or force-delete the pod',
+  'terminating': 'the node is unreachable, so no kubelet confirms the deletion: delete the Node object if the machine is gone (its pods go with it), or, once you know its containers are stopped, force-delete the pod (kubectl delete pod --grace-period=0 --force)',
 };
 
 /** What every DaemonSet's diagnosis reads: the dump, the nodes by position (coverage.nodes, name order) and the models. */
@@ -88,9 +106,11 @@ interface Diagnosis {
   readonly explain: ReturnType<typeof placementExplainer>;
   /** a node's allocatable is read only for a Pending pod's node (few), each distinct listing parsed once */
   readonly allocatableOf: ReturnType<typeof allocatableReader>;
+  /** the time a terminating pod's deadline is judged against, and where it comes from; undefined: the dump tells none */
+  readonly now?: { readonly ms: number; readonly text: string; readonly basis: string };
 }
 
-type AddFinding = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity?: 'error' | 'warning') => void;
+type AddFinding = (cause: DoctorCause, node: string, pod: PodRecord | undefined, message: string, severity?: 'error' | 'warning', fix?: string) => void;
 
 /**
  * Why each DaemonSet's rollout waits and why each node it should cover has no healthy pod of the current revision.
@@ -106,7 +126,12 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
   // per-DaemonSet tables are arrays by position (maps of 130k names per DaemonSet cost more than the diagnosis).
   const nodes = coverage.nodes;
   const run: Diagnosis = {
-    state, nodes, nodeIndex: new Map(nodes.map((n, i) => [n.name, i])), explain: placementExplainer(coverage), allocatableOf: allocatableReader(),
+    state,
+    nodes,
+    nodeIndex: new Map(nodes.map((n, i) => [n.name, i])),
+    explain: placementExplainer(coverage),
+    allocatableOf: allocatableReader(),
+    now: nowOf(state, options.now),
   };
   const findings: DoctorFinding[] = [];
   const coverageOf = new Map(coverage.daemonSets.map((d) => [d.info.id, d]));
@@ -135,17 +160,25 @@ function diagnoseDaemonSet(run: Diagnosis, ds: DaemonSetState, coveredCount: num
     return held === undefined ? NO_PODS : Array.isArray(held) ? held : [held];
   };
   const dsFindings: DoctorFinding[] = [];
-  const add: AddFinding = (cause, node, pod, message, severity = 'error') =>
-    dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix: FIX[cause] });
-
-  const walk = walkTargeted(run, ds, isCovered, podsOn, add, dsFindings);
-  for (let at = 0; at < run.nodes.length; at++) {
-    if (isCovered[at] === 0 && podsAt[at] !== undefined) untargeted(run, ds, run.nodes[at].name, at, podsOn(at), add);
-  }
-  for (const [node, pods] of elsewhere) untargeted(run, ds, node, undefined, pods, add);
+  const add: AddFinding = (cause, node, pod, message, severity = 'error', fix = FIX[cause]) =>
+    dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix });
 
   const pace = paceOf(ds.info.updateStrategy, coveredCount);
-  oldRevisionFindings(pace, coveredCount, walk.oldReady, walk.holders, add);
+  const walk = walkTargeted(run, ds, isCovered, podsOn, add);
+  for (let at = 0; at < run.nodes.length; at++) {
+    if (isCovered[at] === 0 && podsAt[at] !== undefined) untargeted(run, ds, pace, run.nodes[at].name, at, podsOn(at), add);
+  }
+  for (const [node, pods] of elsewhere) untargeted(run, ds, pace, node, undefined, pods, add);
+
+  // every node with a pod of the DaemonSet, in name order, then those not in the dump: rollingUpdate's nodeToDaemonPods
+  const withPods = function* (): Generator<[string, readonly PodRecord[]]> {
+    for (let at = 0; at < run.nodes.length; at++) if (podsAt[at] !== undefined) yield [run.nodes[at].name, podsOn(at)];
+    yield* elsewhere;
+  };
+  const causeAt = new Map<string, DoctorCause>();
+  for (const f of dsFindings) if (!causeAt.has(f.node)) causeAt.set(f.node, f.cause);
+  const holders = pace.type === 'OnDelete' ? [] : budgetHolders(isCurrentOf(ds), pace.mode === 'surge', withPods(), causeAt);
+  oldRevisionFindings(pace, coveredCount, walk.oldReady, holders, add);
   return { findings: dsFindings, health: healthOf(ds, pace, coveredCount, walk.counts, dsFindings) };
 }
 
@@ -185,16 +218,13 @@ interface TargetedWalk {
   readonly counts: { readonly current: number; readonly updated: number; readonly ready: number };
   /** nodes whose pod is an old revision, ready: the rolling update's candidates */
   readonly oldReady: readonly { node: string; pod: PodRecord }[];
-  /** the update budget's holders: unavailable pods on the nodes the DaemonSet targets (getUnavailableNumbers skips the others) */
-  readonly holders: readonly string[];
 }
 
 /** One pass over the targeted nodes in order (large clusters: 130k nodes per DaemonSet): each one without a healthy current pod, and why. */
 function walkTargeted(run: Diagnosis, ds: DaemonSetState, isCovered: Uint8Array, podsOn: (at: number) => readonly PodRecord[],
-  add: AddFinding, dsFindings: readonly DoctorFinding[]): TargetedWalk {
+  add: AddFinding): TargetedWalk {
   const isCurrent = isCurrentOf(ds);
   const oldReady: { node: string; pod: PodRecord }[] = [];
-  const holders: string[] = [];
   let current = 0;
   let updated = 0;
   let ready = 0;
@@ -206,12 +236,10 @@ function walkTargeted(run: Diagnosis, ds: DaemonSetState, isCovered: Uint8Array,
     if (pods.some((p) => p.node !== undefined && isCurrent(p))) updated++;
     if (pods.some((p) => healthy(p))) ready++;
     if (pods.some((p) => isCurrent(p) && healthy(p))) continue;
-    const before = dsFindings.length;
     const pod = pods.find((p) => isCurrent(p) && !p.deleting) ?? pods.find((p) => !p.deleting) ?? pods[0];
     if (targetedNodeFinding(run, ds, n, pod, add)) oldReady.push({ node: n.name, pod: pod! });
-    for (const f of dsFindings.slice(before)) holders.push(`${displayName(f.node)} (${f.cause})`);
   }
-  return { counts: { current, updated, ready }, oldReady, holders };
+  return { counts: { current, updated, ready }, oldReady };
 }
 
 /** Why a targeted node has no healthy current pod; true when its pod is a ready one of an old revision (no finding yet). */
@@ -219,7 +247,7 @@ function targetedNodeFinding(run: Diagnosis, ds: DaemonSetState, n: NodeFacts, p
   const node = n.name;
   const nodeDown = n.notReady || n.unreachable;
   if (pod !== undefined && pod.deleting) {
-    add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)}${nodeDown ? ` on a node that is ${n.unreachable ? 'unreachable' : 'NotReady'}: the kubelet never confirms` : ''}`);
+    terminatingFinding(run, n, pod, add);
   } else if (nodeDown) {
     add('node-not-ready', node, pod, `the node is ${n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady'}${pod ? `; pod ${podName(pod)} is not Ready there` : '; no pod there'}`);
   } else if (pod === undefined) {
@@ -229,7 +257,7 @@ function targetedNodeFinding(run: Diagnosis, ds: DaemonSetState, n: NodeFacts, p
   } else {
     const events = run.state.events.get(`${pod.namespace}/${pod.name}`) ?? [];
     const problem = containerProblem(pod, events);
-    if (problem !== undefined) add(problem.cause, node, pod, problem.message);
+    if (problem !== undefined) add(problem.cause, node, pod, problem.message, 'error', problem.fix);
     else if (!healthy(pod)) add('not-ready', node, pod, notReadyText(pod, events));
     else return true;
   }
@@ -237,7 +265,8 @@ function targetedNodeFinding(run: Diagnosis, ds: DaemonSetState, n: NodeFacts, p
 }
 
 /** Pods on a node the DaemonSet does not target: Pending ones wait for a taint or label to change, running ones are misscheduled. */
-function untargeted(run: Diagnosis, ds: DaemonSetState, node: string, at: number | undefined, pods: readonly PodRecord[], add: AddFinding): void {
+function untargeted(run: Diagnosis, ds: DaemonSetState, pace: Pace, node: string, at: number | undefined, pods: readonly PodRecord[],
+  add: AddFinding): void {
   const id = ds.info.id;
   const n = at === undefined ? undefined : run.nodes[at];
   const blockers = () => run.explain(ds.info.agent, at!).find((p) => p.daemonSet === id)?.blockers.map(describeBlocker).join(', ');
@@ -245,19 +274,133 @@ function untargeted(run: Diagnosis, ds: DaemonSetState, node: string, at: number
     if (pod.node === undefined && n !== undefined) {
       pending(run, ds, pod, node, add, false, blockers());
     } else if (pod.node !== undefined && n !== undefined && (n.notReady || n.unreachable)) {
-      // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod
-      // counts as misscheduled there and is kept: shouldContinueRunning); what the operator needs is the node's state
+      // the node's not-ready / unreachable NoSchedule taint takes it out of the controller's targets (its pod is kept:
+      // shouldContinueRunning), but rollingUpdate walks every node with a pod of the DaemonSet: what the pod does to
+      // the rollout is said with the node's state
       const down = n.unreachable ? 'unreachable (Ready=Unknown)' : 'NotReady';
-      if (pod.deleting) add('terminating', node, pod, `pod ${podName(pod)} has been terminating since ${deletedAt(pod)} on a node that is ${down}: the kubelet never confirms`);
-      else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there (the controller no longer counts the node in its rollout)`);
+      if (pod.deleting) terminatingFinding(run, n, pod, add);
+      else add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is not Ready there; ${untargetedRole(pace, isCurrentOf(ds)(pod), n.unreachable)}`);
+    } else if (pod.node !== undefined && n !== undefined && pod.deleting) {
+      // the controller deleted its pod from a node it no longer targets: normal while the grace period lasts
+      terminatingFinding(run, n, pod, add);
     } else if (pod.node !== undefined) {
       add('misscheduled', node, pod, `pod ${podName(pod)} runs on a node the DaemonSet no longer targets${n === undefined ? ' (the node is not in the dump)' : `: ${blockers() ?? 'no longer selected'}`}`);
     }
   }
 }
 
+type Pace = ReturnType<typeof paceOf>;
+
+/**
+ * The nodes holding the rolling update's budget, counted as kubernetes pkg/controller/daemon/update.go rollingUpdate
+ * counts them, on every node with a pod of the DaemonSet (nodeToDaemonPods), targeted or not. findUpdatedPodsOnNode
+ * skips a pod being deleted. With maxSurge 0, numUnavailable counts a node with more than one old or new pod, with
+ * only a terminating pod (`oldPod == nil && newPod == nil`), with an old and a new pod, with a new pod not available,
+ * and with an old pod not available: that one is replaced at once, outside the budget (allowedReplacementPods), and
+ * since kubernetes#123233 (1.31; 1.28-1.30 patch releases) counted in that same sync. With maxSurge, numSurge counts
+ * a node with more than one pod of a kind, or an old pod beside a new one not available; a node with only a new pod
+ * holds no surge unit (`case oldPod == nil:`), whatever that pod does. `node (cause)`, the cause of the node's
+ * finding when it has one.
+ */
+function budgetHolders(isCurrent: (p: PodRecord) => boolean, surge: boolean, withPods: Iterable<[string, readonly PodRecord[]]>,
+  causeAt: ReadonlyMap<string, DoctorCause>): string[] {
+  const holders: string[] = [];
+  for (const [node, pods] of withPods) {
+    // findUpdatedPodsOnNode: the pods not being deleted, at most one new and one old (else `ok` is false)
+    let fresh: PodRecord | undefined;
+    let old: PodRecord | undefined;
+    let excess = false;
+    for (const p of pods) {
+      if (p.deleting) continue;
+      if (isCurrent(p)) {
+        excess ||= fresh !== undefined;
+        fresh = p;
+      } else {
+        excess ||= old !== undefined;
+        old = p;
+      }
+    }
+    let why: string | undefined;
+    if (excess) why = 'more than one pod of the DaemonSet';
+    else if (surge) why = old !== undefined && fresh !== undefined && !available(fresh) ? 'a new pod beside the old one, not available' : undefined;
+    else if (fresh === undefined && old === undefined) why = 'a pod terminating';
+    else if (fresh !== undefined && old !== undefined) why = 'an old and a new pod';
+    else if (fresh !== undefined) why = available(fresh) ? undefined : 'a new pod not available';
+    else why = available(old!) ? undefined : 'an old pod not available, replaced at once';
+    if (why !== undefined) holders.push(`${displayName(node)} (${causeAt.get(node) ?? why})`);
+  }
+  return holders;
+}
+
+/** podutil.IsPodAvailable as the dump shows it: bound, Running and Ready (minReadySeconds is not judged). */
+function available(p: PodRecord): boolean {
+  return p.node !== undefined && p.phase === 'Running' && podReady(p);
+}
+
+/** What the rolling update does with a pod on a NotReady or unreachable node the DaemonSet no longer places pods on. */
+function untargetedRole(pace: Pace, current: boolean, unreachable: boolean): string {
+  if (pace.type === 'OnDelete') return 'with OnDelete nothing replaces it until it is deleted';
+  if (pace.mode === 'surge') {
+    return current ? 'it holds no surge unit (update.go rollingUpdate: a node with only a new pod)'
+      : 'the rolling update deletes this old pod (not available, on a node the DaemonSet no longer places pods on) and holds no surge unit for it';
+  }
+  if (current) return 'the pod is not available and counts against maxUnavailable: the rolling update walks every node with a pod of the DaemonSet, targeted or not (update.go rollingUpdate)';
+  return 'the rolling update walks every node with a pod of the DaemonSet, targeted or not (update.go rollingUpdate): this old pod is not available, so it is deleted at once '
+    + `and counts against maxUnavailable in that sync${unreachable ? ', then stays Terminating while no kubelet confirms it and counts on every sync' : ''}`;
+}
+
+/**
+ * A pod being deleted. Its deletionTimestamp is the deadline (the deletion's time plus its grace period): before it
+ * the kubelet is stopping the containers, which is normal. Judged against the dump's own time (or --now), never the
+ * wall clock. Force-deletion is advised only for an unreachable node, where no kubelet can confirm the deletion: on
+ * a reachable node the containers may still run, and the new pod would start beside them.
+ */
+function terminatingFinding(run: Diagnosis, n: NodeFacts, pod: PodRecord, add: AddFinding): void {
+  const node = n.name;
+  const deadline = pod.object?.metadata?.deletionTimestamp;
+  const deadlineMs = typeof deadline === 'string' ? Date.parse(deadline) : Number.NaN;
+  const until = `its grace period ends at ${deletedAt(pod)}`;
+  const down = n.unreachable ? 'unreachable (Ready=Unknown)' : n.notReady ? 'NotReady' : undefined;
+  if (run.now === undefined || Number.isNaN(deadlineMs)) {
+    add('terminating', node, pod, `pod ${podName(pod)} is terminating (${until}); the dump holds no timestamp to judge that against, so whether it is late cannot be told`
+      + `${down === undefined ? '' : `; the node is ${down}`}`, 'warning', 'give --now with the time the dump was taken (RFC 3339, e.g. 2026-01-01T12:00:00Z)');
+    return;
+  }
+  const at = `${run.now.text} (${run.now.basis})`;
+  if (run.now.ms <= deadlineMs) {
+    if (down !== undefined) {
+      add('node-not-ready', node, pod, `the node is ${down}; pod ${podName(pod)} is terminating (${until}; now ${at})${n.unreachable ? ' and stays so: no kubelet confirms the deletion' : ''}`);
+    } else {
+      add('terminating', node, pod, `pod ${podName(pod)} is terminating within its grace period (${until}; now ${at}): the kubelet is stopping it, then the new pod comes`, 'warning',
+        'nothing: a pod takes up to its terminationGracePeriodSeconds to stop; run doctor again after its grace period if it is still there');
+    }
+    return;
+  }
+  const late = `pod ${podName(pod)} is still terminating at ${at}, past its grace period (it ended at ${deletedAt(pod)})`;
+  if (n.unreachable) {
+    add('terminating', node, pod, `${late}, on a node that is unreachable (Ready=Unknown): no kubelet confirms the deletion`);
+  } else {
+    add('terminating', node, pod, `${late}, on a node that is ${down ?? 'Ready'}: its kubelet has not confirmed the deletion (a finalizer, a container that does not stop, a volume that does not unmount)`,
+      'error', 'read the pod\'s finalizers (kubectl get pod -o jsonpath=\'{.metadata.finalizers}\') and the kubelet\'s log on the node; do not force-delete it while the node is reachable: '
+        + 'its containers may still run, and the new pod would start beside them');
+  }
+}
+
+/** The time to judge deadlines against: `--now`, else the dump's newest timestamp; undefined when neither is known. */
+function nowOf(state: ClusterState, given: string | undefined): Diagnosis['now'] {
+  if (given !== undefined) {
+    const ms = Date.parse(given);
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/.test(given) || Number.isNaN(ms)) {
+      throw new Error(`--now ${JSON.stringify(given.slice(0, 40))}: not an RFC 3339 time; give one like 2026-01-01T12:00:00Z`);
+    }
+    return { ms, text: given, basis: '--now' };
+  }
+  if (state.observedAt === undefined) return undefined;
+  return { ms: Date.parse(state.observedAt), text: state.observedAt, basis: 'the dump\'s newest timestamp' };
+}
+
 /** The old revision's ready pods: OnDelete waits for a deletion; a rolling update is blocked when the holders fill its budget. */
-function oldRevisionFindings(pace: ReturnType<typeof paceOf>, coveredCount: number, oldReady: TargetedWalk['oldReady'],
+function oldRevisionFindings(pace: Pace, coveredCount: number, oldReady: TargetedWalk['oldReady'],
   holders: readonly string[], add: AddFinding): void {
   if (oldReady.length === 0) return;
   const budget = pace.type === 'OnDelete' ? 0 : pace.mode === 'surge' ? scaledValue(pace.maxSurge, coveredCount, 'maxSurge') : pace.batch;
@@ -317,14 +460,26 @@ function pending(run: Diagnosis, ds: DaemonSetState, pod: PodRecord, node: strin
       return;
     }
     if (fit.insufficient.length > 0) {
-      add('pending-resources', node, pod, `pod ${podName(pod)} is Pending: ${fit.insufficient.map(describeShortfall).join(', ')}${quoted}`);
+      add('pending-resources', node, pod, `pod ${podName(pod)} is Pending: ${fit.insufficient.map(describeShortfall).join(', ')}${quoted}`, 'error', resourcesFix(pod));
       return;
     }
   }
   const text = said ?? '';
-  if (/Insufficient|Too many pods/.test(text)) {add('pending-resources', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/free ports/.test(text)) {add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/taint/.test(text)) {add('pending-taint', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/affinity|selector/.test(text)) {add('pending-affinity', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else {
+  if (/Insufficient|Too many pods/.test(text)) {add('pending-resources', node, pod, `pod ${podName(pod)} is Pending${quoted}`, 'error', resourcesFix(pod));} else if (/free ports/.test(text)) {add('pending-host-port', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/taint/.test(text)) {add('pending-taint', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else if (/affinity|selector/.test(text)) {add('pending-affinity', node, pod, `pod ${podName(pod)} is Pending${quoted}`);} else {
     add('pending-resources', node, pod, `pod ${podName(pod)} is Pending and the reason cannot be told: the node has room by the requests counted, and the dump holds no FailedScheduling event${quoted}`, 'warning');
   }
+}
+
+/**
+ * The fix of a pod that does not fit: the system-node-critical priority class lets the scheduler preempt
+ * lower-priority pods; a pod that has it already, and still waits, needs room or smaller requests.
+ */
+function resourcesFix(pod: PodRecord): string {
+  const critical = pod.object?.spec?.priorityClassName === 'system-node-critical' || pod.priority >= BUILT_IN_PRIORITY_CLASSES.get('system-node-critical')!.value;
+  return critical
+    ? 'the agent has the system-node-critical priority class already, so the scheduler could not preempt enough (the pods there are as important, or '
+      + 'a preemption is under way): lower the agent\'s requests, or make room on the node (move workloads off, a larger instance type)'
+    : FIX['pending-resources'];
 }
 
 /** The node a DaemonSet pod was made for: the controller pins it with a matchFields metadata.name requirement. */
@@ -372,8 +527,14 @@ function schedulerWords(pod: PodRecord, events: readonly PodEvent[]): string | u
   return typeof scheduled?.message === 'string' ? scheduled.message.slice(0, 500) : undefined;
 }
 
-/** A container that cannot start or keeps crashing, from the pod's container statuses and the kubelet's events. */
-function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause: DoctorCause; message: string } | undefined {
+/**
+ * A container that cannot start or keeps crashing, from the pod's container statuses and the kubelet's events, by the
+ * kubelet's own reasons: the image ones (kubernetes pkg/kubelet/images/types.go), the container's configuration
+ * (kuberuntime ErrCreateContainerConfig), the runtime's refusals to create or start it (START), and CrashLoopBackOff
+ * (pkg/kubelet/container/sync_result.go ErrCrashLoopBackOff), the only crash loop: a running container that is not
+ * Ready after a restart is a readiness matter (notReadyText).
+ */
+function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause: DoctorCause; message: string; fix?: string } | undefined {
   const status = pod.object?.status ?? {};
   const statuses = [
     ...(Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses.map((s: unknown) => ['init container', s] as const) : []),
@@ -384,20 +545,24 @@ function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause:
     const name = typeof s.name === 'string' ? displayName(s.name) : '?';
     const waiting = isObject(s.state) && isObject(s.state.waiting) ? s.state.waiting : undefined;
     const reason = typeof waiting?.reason === 'string' ? waiting.reason : '';
-    const said = typeof waiting?.message === 'string' && waiting.message !== '' ? `: "${waiting.message.slice(0, 300)}"` : '';
-    if (IMAGE_PULL.includes(reason)) {
-      const image = typeof s.image === 'string' ? s.image.slice(0, 300) : '?';
-      const kubelet = events.find((e) => e.reason === 'Failed' && /image/i.test(e.message));
-      return { cause: 'image-pull', message: `pod ${podName(pod)}, ${what} ${name}: ${reason} for image ${image}${said}${kubelet && !said ? `: "${kubelet.message}"` : ''}` };
-    }
+    const said = typeof waiting?.message === 'string' && waiting.message !== '' ? waiting.message.slice(0, 300) : undefined;
+    const where = `pod ${podName(pod)}, ${what} ${name}`;
+    if (IMAGE_PULL.includes(reason)) return imageProblem(where, reason, s, said, events);
     if (CONFIG.includes(reason)) {
-      return { cause: 'config-error', message: `pod ${podName(pod)}, ${what} ${name}: ${reason}${said}` };
+      const missing = said === undefined || /not found|couldn't find key/i.test(said);
+      return { cause: 'config-error', message: `${where}: ${reason}${quote(said)}`, fix: missing ? undefined : CONFIG_FIX };
     }
-    const last = isObject(s.lastState) && isObject(s.lastState.terminated) ? s.lastState.terminated : undefined;
-    if (reason === 'CrashLoopBackOff' || (last !== undefined && typeof s.restartCount === 'number' && s.restartCount > 0 && s.ready !== true)) {
+    if (START.includes(reason)) return { cause: 'start-error', message: `${where}: ${reason}${quote(said ?? kubeletFailure(events))}` };
+    if (reason === 'CrashLoopBackOff') {
+      const last = isObject(s.lastState) && isObject(s.lastState.terminated) ? s.lastState.terminated : undefined;
+      const lastReason = typeof last?.reason === 'string' ? last.reason.slice(0, 100) : undefined;
       const exit = last === undefined ? 'no last termination recorded'
-        : `last terminated: ${typeof last.reason === 'string' ? last.reason.slice(0, 100) : 'unknown reason'}, exit code ${typeof last.exitCode === 'number' ? last.exitCode : '?'}`;
-      return { cause: 'crash-loop', message: `pod ${podName(pod)}, ${what} ${name}: CrashLoopBackOff, ${typeof s.restartCount === 'number' ? s.restartCount : '?'} restarts; ${exit}` };
+        : `last terminated: ${lastReason ?? 'unknown reason'}, exit code ${typeof last.exitCode === 'number' ? last.exitCode : '?'}`;
+      return {
+        cause: 'crash-loop',
+        message: `${where}: CrashLoopBackOff, ${typeof s.restartCount === 'number' ? s.restartCount : '?'} restarts; ${exit}`,
+        fix: lastReason === 'OOMKilled' ? OOM_FIX : lastReason === 'StartError' || lastReason === 'ContainerCannotRun' ? FIX['start-error'] : undefined,
+      };
     }
   }
   const mount = events.find((e) => e.reason === 'FailedMount' && /not found|couldn't find key/.test(e.message));
@@ -405,9 +570,51 @@ function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause:
   return undefined;
 }
 
+const CONFIG_FIX = 'read the kubelet\'s message: the container\'s configuration cannot be built (e.g. runAsNonRoot with an image that runs as root, '
+  + 'a subPath or an env reference it cannot resolve); fix the pod template, or roll back';
+const OOM_FIX = 'the container was OOM-killed at its memory limit (exit code 137): raise the memory limit (resources.limits.memory, and the request with it), '
+  + 'or lower what the agent holds in memory (buffers, queues); or roll back';
+
+/**
+ * An image reason. The kubelet's event keeps the pull's real error ("Failed to pull image ...: 429 Too Many
+ * Requests"); ImagePullBackOff's own message says only that it backs off, so the event's words are kept over it.
+ */
+function imageProblem(where: string, reason: string, s: Record<string, any>, said: string | undefined,
+  events: readonly PodEvent[]): { cause: DoctorCause; message: string; fix: string } {
+  const image = typeof s.image === 'string' ? s.image.slice(0, 300) : '?';
+  const failure = kubeletFailure(events);
+  const backOff = said === undefined || /^Back-off pulling image/i.test(said);
+  const words = backOff && failure !== undefined ? failure : said ?? failure;
+  const text = `${reason} ${words ?? ''}`;
+  const fix = reason === 'ImageInspectError'
+    ? 'the container runtime cannot read the image already on the node: remove it there (crictl rmi IMAGE on the node) so the kubelet pulls it again, or check the runtime\'s image store'
+    : reason === 'ErrImageNeverPull' ? 'imagePullPolicy is Never and the image is not on the node: load the image on every node, or set imagePullPolicy IfNotPresent'
+      : reason === 'InvalidImageName' ? 'the image reference cannot be parsed: fix the image in the pod template (registry/repository:tag or @sha256:digest)'
+        : /\b429\b|too many requests|toomanyrequests|rate limit/i.test(text)
+          ? 'the registry limits the pull rate (HTTP 429): authenticate the pulls (imagePullSecrets), or pull through a mirror or cache of your own; the kubelet retries by itself'
+          : /\b40[13]\b|unauthorized|denied|forbidden|authentication required/i.test(text)
+            ? 'the registry refuses the pull: give the pod an imagePullSecrets entry whose credentials can read the image, or make the repository readable'
+            : /not found|manifest unknown|no such/i.test(text) ? 'the image or tag does not exist in the registry: fix the tag (or digest) in the pod template, or push the image'
+              : FIX['image-pull'];
+  return { cause: 'image-pull', message: `${where}: ${reason} for image ${image}${quote(words)}`, fix };
+}
+
+/** The kubelet's last error about the pod's containers: its Failed event, other than its one-word "Error: <reason>" echo. */
+function kubeletFailure(events: readonly PodEvent[]): string | undefined {
+  return events.find((e) => e.reason === 'Failed' && !/^Error: \w+$/.test(e.message))?.message;
+}
+
+function quote(text: string | undefined): string {
+  return text === undefined ? '' : `: "${text}"`;
+}
+
 function notReadyText(pod: PodRecord, events: readonly PodEvent[]): string {
   const probe = events.find((e) => e.reason === 'Unhealthy');
-  return `pod ${podName(pod)} is ${pod.phase} but not Ready${probe === undefined ? '' : `; the kubelet: "${probe.message}"`}`;
+  const statuses = pod.object?.status?.containerStatuses;
+  const restarted = Array.isArray(statuses) ? statuses.find((s) => isObject(s) && typeof s.restartCount === 'number' && s.restartCount > 0 && s.ready !== true) : undefined;
+  const restarts = restarted === undefined ? '' : `; container ${typeof restarted.name === 'string' ? displayName(restarted.name) : '?'} restarted ${restarted.restartCount} `
+    + `time${restarted.restartCount === 1 ? '' : 's'} and runs now (not a crash loop)`;
+  return `pod ${podName(pod)} is ${pod.phase} but not Ready${restarts}${probe === undefined ? '' : `; the kubelet: "${probe.message}"`}`;
 }
 
 function paceText(pace: ReturnType<typeof paceOf>): string {

@@ -31,12 +31,20 @@ export interface ClusterState {
   readonly daemonSets: DaemonSetState[];
   /** events by `namespace/pod`, newest first, at most MAX_EVENTS_PER_POD each */
   readonly events: Map<string, PodEvent[]>;
+  /**
+   * The dump's own time: its newest timestamp (events, the nodes' condition heartbeats, the pods' creation and
+   * condition times), an RFC 3339 UTC time; undefined when it holds none. The dump was taken at that time or later.
+   */
+  readonly observedAt?: string;
 }
 
 /** Events kept per pod: the newest few say what is wrong now; the rest would only cost memory. */
 const MAX_EVENTS_PER_POD = 8;
 /** The longest event message kept (characters): kubelet messages are short, a forged one is cut. */
 const MAX_MESSAGE = 500;
+
+/** An RFC 3339 time in UTC as the API server writes it: such strings order as their times do. */
+const UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z$/;
 
 /** Doctor keeps what it reads of the pods DaemonSets control. */
 const hasOwner = (owner: string | undefined): boolean => owner !== undefined;
@@ -52,6 +60,17 @@ export class StateBuilder {
   /** ds id → [revision number, hash] of the newest ControllerRevision */
   private readonly revisions = new Map<string, [number, string]>();
   private readonly events = new Map<string, PodEvent[]>();
+  private newest: string | undefined;
+
+  /** Keeps the newest time seen (the dump's own time: see ClusterState.observedAt). */
+  private seen(time: unknown): void {
+    if (typeof time === 'string' && UTC_TIME.test(time) && (this.newest === undefined || time > this.newest)) this.newest = time;
+  }
+
+  private seenConditions(status: unknown, fields: readonly string[]): void {
+    const conditions = isObject(status) && Array.isArray(status.conditions) ? status.conditions : [];
+    for (const c of conditions) if (isObject(c)) for (const f of fields) this.seen(c[f]);
+  }
 
   /** Adds one `kubectl get ... -o json` document (a List, or a single object). */
   addDocument(value: unknown, source: string): void {
@@ -71,11 +90,14 @@ export class StateBuilder {
     switch (item.kind) {
       case 'Node':
         this.nodes.push(item);
+        this.seenConditions(item.status, ['lastHeartbeatTime', 'lastTransitionTime']);
         return;
       case 'Pod': {
         const pod = podRecord(item, hasOwner, this.pods.interner);
         if (pod === undefined) throw new Error(`${where}: a Pod without metadata.name`);
         this.pods.add(pod);
+        this.seen(isObject(item.metadata) ? item.metadata.creationTimestamp : undefined);
+        if (pod.owner !== undefined) this.seenConditions(item.status, ['lastTransitionTime']);
         if (pod.owner !== undefined) {
           const list = this.daemonSetPods.get(pod.owner);
           if (list === undefined) this.daemonSetPods.set(pod.owner, [pod]);
@@ -125,6 +147,7 @@ export class StateBuilder {
       time: text(item.lastTimestamp) || text(item.eventTime) || text(item.firstTimestamp),
       count: typeof item.count === 'number' ? item.count : 1,
     };
+    this.seen(event.time);
     const list = this.events.get(key) ?? [];
     list.push(event);
     list.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
@@ -141,7 +164,7 @@ export class StateBuilder {
       seen.add(info.id);
       return { info, object, currentHash: this.revisions.get(info.id)?.[1] };
     }).sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
-    return { nodes, pods: this.pods, daemonSetPods: this.daemonSetPods, daemonSets, events: this.events };
+    return { nodes, pods: this.pods, daemonSetPods: this.daemonSetPods, daemonSets, events: this.events, observedAt: this.newest };
   }
 }
 

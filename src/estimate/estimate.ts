@@ -1,3 +1,4 @@
+import { batchCounts, podPositions, RollingUpdateShape, rollingUpdateShape, shapeNote } from './rollout-model';
 import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo, UpdateStrategy } from '../coverage/manifests';
 import { antiAffinitySeparates } from '../coverage/pod-affinity';
@@ -79,6 +80,22 @@ export interface EstimateOptions {
    * the last wave with pods. @default none
    */
   readonly gateBakes?: ReadonlyMap<string, number>;
+  /**
+   * The coverage the DaemonSets come from (analyzeCoverage on the inventory): each wave's batches then follow the
+   * rolling update over its nodes' states (rollout-model.ts, the model `plan` uses): stuck NotReady and unreachable
+   * nodes, and old pods not available replaced outside the budget. @default every covered node paced by the budget
+   */
+  readonly report?: CoverageReport;
+  /**
+   * DaemonSet id → names of the nodes whose pod of it is not available now (`--pods`): replaced at once, outside the
+   * budget. @default every pod on a Ready node is taken as available
+   */
+  readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * The control plane is known to run Kubernetes 1.31 or later (kubernetes#123233): the note on what an older
+   * controller does in the first batch is left out. @default false
+   */
+  readonly replacementsCounted?: boolean;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -95,6 +112,11 @@ export interface WaveEstimate {
   readonly cycleSeconds: number;
   /** 0 for OnDelete */
   readonly batches: number;
+  /**
+   * The rolling update as the controller runs it (rollout-model.ts): the first batch (old pods not available go in it,
+   * outside the budget), the pods at once after it, the stuck and waiting nodes. Undefined for OnDelete and invalid strategies.
+   */
+  readonly rollout?: RollingUpdateShape;
   /** undefined for OnDelete (no automatic rollout) and invalid strategies */
   readonly seconds?: number;
   /** nodes of this wave as a % of the agent's nodes: what a bad version can break before the next gate */
@@ -153,12 +175,15 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
       if (sortedCount === undefined) covered.forEach((n) => seen.add(n));
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size);
+      const shapeOf = shapeInput(options, info.id);
+      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size, shapeOf, options.replacementsCounted);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
       if (stall === undefined) return gated;
-      return { ...gated, problem: gated.problem === undefined ? stall : `${gated.problem}; and ${stall}` };
+      // a stall the caller names (unreachable nodes, a NotReady node in a wave) says why the model's stall happens
+      const own = gated.rollout?.stalled === true ? undefined : gated.problem;
+      return { ...gated, problem: own === undefined ? stall : `${own}; and ${stall}` };
     });
     // a wave's DaemonSets of every resource profile roll together: one step, as long as its slowest
     const steps = rolloutSteps(waves);
@@ -210,7 +235,23 @@ function distinctInOrder(names: readonly string[]): number | undefined {
   return count;
 }
 
-function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, agentNodes: number, cumulativeNodes: number): WaveEstimate {
+/** What the rolling update of one DaemonSet reads of the nodes, when the estimate has the coverage report. */
+function shapeInput(options: EstimateOptions, id: string): ((pace: RollingPace) => RollingUpdateShape) | undefined {
+  const report = options.report;
+  const coverage = report?.daemonSets.find((d) => d.info.id === id);
+  if (report === undefined || coverage === undefined) return undefined;
+  return (pace) => {
+    const covered = new Uint8Array(report.nodes.length);
+    for (const at of coverage.positions) covered[at] = 1;
+    const replacedAt = podPositions(report, coverage);
+    return rollingUpdateShape({ pace, nodes: report.nodes, covered, replacedAt, unavailable: options.unavailable?.get(id) });
+  };
+}
+
+type RollingPace = Extract<Pace, { type: 'RollingUpdate' }>;
+
+function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, agentNodes: number, cumulativeNodes: number,
+  shapeOf?: (pace: RollingPace) => RollingUpdateShape, replacementsCounted = false): WaveEstimate {
   let pace: Pace;
   try {
     pace = paceOf(info.updateStrategy, nodes);
@@ -255,8 +296,17 @@ function waveEstimate(info: DaemonSetInfo, nodes: number, podSeconds: number, ag
         + 'schedules next to the old one (scheduler InterPodAffinity), so the rollout deadlocks; use maxUnavailable',
     };
   }
-  const note = nodes === 0 ? 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' : undefined;
-  return { ...base, batches, seconds: batches * cycleSeconds, note };
+  if (nodes === 0) return { ...base, batches, seconds: 0, note: 'no nodes: nothing to roll out (Argo CD counts it Healthy at once)' };
+  // one model with plan (rollout-model.ts): without the nodes' states, every covered node is paced by the budget
+  const rollout = shapeOf?.(pace)
+    ?? { ...batchCounts({ budget: pace.batch, surge: pace.mode === 'surge', paced: nodes, outside: 0, stuck: 0, countedAtFirst: 0 }), outsideBudget: [], stuck: [], waiting: [] };
+  const note = shapeNote(rollout, pace.batch, false, replacementsCounted);
+  const withShape = { ...base, batches: rollout.batches, rollout, note: note === '' ? undefined : note };
+  if (rollout.stalled) {
+    const done = rollout.firstBatchSize === 0 ? 'none' : `the first batch (${rollout.firstBatchSize}) and no more`;
+    return { ...withShape, problem: `the stuck nodes fill the whole budget of ${pace.batch}: the controller replaces ${done} of its ${rollout.paced + rollout.outsideBudget.length} pods on Ready nodes` };
+  }
+  return { ...withShape, seconds: rollout.batches * cycleSeconds };
 }
 
 /**

@@ -11,6 +11,7 @@ import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-af
 import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { emptyProfileIsUnused, profileOfGroup, waveOfGroup } from '../coverage/profiles';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { rollingUpdateShape, shapeNote } from '../estimate/rollout-model';
 import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';
 import { FLEET_GROUP } from '../waves/partition';
@@ -55,6 +56,18 @@ export interface PlanOptions {
    * @default computed here
    */
   readonly coverage?: { readonly before?: CoverageReport; readonly after?: CoverageReport };
+  /**
+   * DaemonSet id → names of the nodes whose pod of it is not available now (read from the pods running, `--pods`):
+   * the rolling update replaces those at once, outside its budget.
+   * @default every pod on a Ready node is taken as available
+   */
+  readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * The control plane is known to run Kubernetes 1.31 or later (kubernetes#123233): the rollout notes leave out what an
+   * older controller does in the first batch.
+   * @default false
+   */
+  readonly replacementsCounted?: boolean;
 }
 
 /** created / deleted: in one tree only; changed: anything in the object differs; unchanged: identical. */
@@ -64,15 +77,22 @@ export type DaemonSetChange = 'created' | 'changed' | 'deleted' | 'unchanged';
 export interface RolloutPlan {
   /** the update pace as `estimate` computes it, scaled against the DaemonSet's nodes in the after-tree */
   readonly pace: Pace;
-  /** replaced nodes the rolling update paces: those the DaemonSet covers in the after-tree */
+  /** replaced nodes the rolling update paces: Ready nodes the DaemonSet covers in the after-tree whose old pod is available */
   readonly nodes: number;
   /** pods replaced at once (0 for OnDelete) */
   readonly podsAtOnce: number;
-  /** ceil(nodes / pods at once); 0 for OnDelete */
+  /** the batches, the first included; 0 for OnDelete */
   readonly batches: number;
-  /** size of every batch but the last, and of the last (the budget left beside the stuck nodes) */
+  /**
+   * the first batch: the old pods not available (outsideBudget), replaced at once outside the budget, and the
+   * available ones the budget leaves beside them (update.go rollingUpdate: allowedReplacementPods, kubernetes#111073)
+   */
+  readonly firstBatchSize: number;
+  /** size of every batch after the first but the last (the budget left beside the stuck nodes), and of the last */
   readonly batchSize: number;
   readonly lastBatchSize: number;
+  /** covered Ready nodes whose old pod is not available now (read with `--pods`): replaced at once, outside the budget. Sorted. */
+  readonly outsideBudget: readonly string[];
   /** podSeconds + minReadySeconds */
   readonly cycleSeconds: number;
   /**
@@ -211,6 +231,8 @@ interface PlanContext {
   readonly beforeById: ReadonlyMap<string, DaemonSetInfo>;
   readonly afterById: ReadonlyMap<string, DaemonSetInfo>;
   readonly afterGates: ReturnType<typeof renderedGates>;
+  readonly unavailable?: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly replacementsCounted: boolean;
 }
 
 /**
@@ -231,6 +253,8 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     beforeById: new Map(before.daemonSets.map((d) => [d.id, d])),
     afterById: new Map(after.daemonSets.map((d) => [d.id, d])),
     afterGates: renderedGates(after),
+    unavailable: options.unavailable,
+    replacementsCounted: options.replacementsCounted ?? false,
   };
   const beforeAgents = new Map(beforeReport.agents.map((a) => [a.agent, a]));
   const afterAgents = new Map(afterReport.agents.map((a) => [a.agent, a]));
@@ -319,7 +343,7 @@ function daemonSetPlan(ctx: PlanContext, info: DaemonSetInfo, walk: NodeWalk): D
     nodesBefore: walk.countBefore.get(info.id) ?? 0,
     nodesAfter: walk.countAfter.get(info.id) ?? 0,
     replaced,
-    rollout: replaced.length > 0 ? rolloutPlan(will!, coverage!, positions, ctx.podSeconds, ctx.sorted) : undefined,
+    rollout: replaced.length > 0 ? rolloutPlan(will!, coverage!, positions, ctx, ctx.unavailable?.get(info.id)) : undefined,
   };
 }
 
@@ -411,73 +435,70 @@ function afterTreeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touch
 }
 
 /**
- * `estimate`'s figures for the DaemonSet, applied to the nodes it replaces, as kubernetes
- * pkg/controller/daemon/update.go rollingUpdate walks them: every node with a pod of the DaemonSet, with no
- * should-run check.
- * - A node it covers (desiredNumberScheduled) is paced by the budget (maxUnavailable or maxSurge, scaled against
- *   the covered nodes). One that is NotReady or unreachable is stuck: its old pod is unavailable (the node
- *   lifecycle controller's MarkPodsNotReady), so it is replaced at once, and the new pod never turns available:
- *   it holds one unit of the budget for good.
- * - A node it no longer places a pod on (an untolerated NotReady / unreachable node: only a pod already there
+ * `estimate`'s figures for the DaemonSet (its pace, its strategy's problems), and the rolling update over the nodes
+ * it replaces by the model `estimate` uses too (estimate/rollout-model.ts: kubernetes pkg/controller/daemon/update.go
+ * rollingUpdate walks every node with a pod of the DaemonSet, with no should-run check):
+ * - a node it covers (desiredNumberScheduled) is paced by the budget (maxUnavailable or maxSurge, scaled against
+ *   the covered nodes); one whose old pod is not available (`--pods`) is replaced at once, outside the budget;
+ * - one that is NotReady or unreachable is stuck: its old pod is unavailable (the node lifecycle controller's
+ *   MarkPodsNotReady), so it is replaced at once, and the new pod never turns available: it holds one unit for good;
+ * - a node it no longer places a pod on (an untolerated NotReady / unreachable node: only a pod already there
  *   keeps running) is waiting: the old pod is deleted (at once when unavailable) and no new pod is created while
  *   the node's state lasts. With maxSurge 0 the deleted pod of an unreachable node stays Terminating (no kubelet
  *   confirms it), findUpdatedPodsOnNode skips it and the node counts as unavailable on every sync: stuck too.
  *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
 function rolloutPlan(info: DaemonSetInfo, coverage: DaemonSetCoverage, replacedAt: readonly number[],
-  podSeconds: number, nodes: readonly NodeFacts[]): RolloutPlan {
+  ctx: Pick<PlanContext, 'podSeconds' | 'sorted' | 'replacementsCounted'>, unavailable: ReadonlySet<string> | undefined): RolloutPlan {
+  const { podSeconds, sorted: nodes } = ctx;
   const wave = estimateRollout([{ info, covered: coverage.covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
-  // the covered and the replaced nodes by position in `nodes`: marks, not a set of names
+  const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
+  // the covered nodes by position in `nodes`: marks, not a set of names
   const covered = new Uint8Array(nodes.length);
   for (const at of coverage.positions) covered[at] = 1;
-  const down = (at: number) => nodes[at].notReady || nodes[at].unreachable || ['False', 'Unknown'].includes(nodes[at].ready);
-  const waitingAt = replacedAt.filter((at) => covered[at] === 0);
-  const waiting = waitingAt.map((at) => nodes[at].name);
-  const surge = pace.type === 'RollingUpdate' && pace.mode === 'surge';
-  const stuck = [
-    ...replacedAt.filter((at) => covered[at] === 1 && down(at)),
-    ...(surge || pace.type === 'OnDelete' ? [] : waitingAt.filter((at) => nodes[at].unreachable)),
-  ].map((at) => nodes[at].name).sort(compare);
-  const paced = replacedAt.filter((at) => covered[at] === 1 && !down(at)).length;
-  const later = waiting.length > 0
-    ? `; ${waiting.length} more (${waiting.join(', ')}) once their node is Ready again: their old pod is deleted now, and the DaemonSet places no pod there meanwhile`
-    : '';
-  const grace = { terminationGracePeriodSeconds: info.terminationGracePeriodSeconds };
   if (pace.type === 'OnDelete') {
+    const down = (at: number) => nodes[at].notReady || nodes[at].unreachable || ['False', 'Unknown'].includes(nodes[at].ready);
     return {
       pace,
-      nodes: paced,
+      nodes: replacedAt.filter((at) => covered[at] === 1 && !down(at)).length,
       podsAtOnce: 0,
       batches: 0,
       batchSize: 0,
+      firstBatchSize: 0,
       lastBatchSize: 0,
       cycleSeconds: wave.cycleSeconds,
+      outsideBudget: [],
       stuck: [],
       waiting: [],
       ...grace,
       note: 'OnDelete: nothing happens until the pods are deleted; each node gets the new pod when its pod is deleted (by hand or by an operator)',
     };
   }
-  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge;
-  // each stuck node takes one unit of it for good
-  const budget = Math.max(0, pace.batch - stuck.length);
-  const podsAtOnce = paced === 0 ? 0 : Math.min(budget, paced);
-  const batches = podsAtOnce === 0 ? 0 : Math.ceil(paced / podsAtOnce);
-  const lastBatchSize = podsAtOnce === 0 ? 0 : paced - Math.max(0, batches - 1) * podsAtOnce;
-  const stuckNote = stuck.length > 0 ? `; ${stuck.length} stuck node${stuck.length === 1 ? '' : 's'} (${stuck.join(', ')}) hold${stuck.length === 1 ? 's' : ''} `
-    + `${stuck.length} of the ${pace.batch} pod${pace.batch === 1 ? '' : 's'} at once for good` : '';
+  // pace.batch is scaled against every node the DaemonSet covers, as the controller scales maxUnavailable/maxSurge
+  const shape = rollingUpdateShape({ pace, nodes, covered, replacedAt, unavailable });
   const base = {
-    pace, nodes: paced, podsAtOnce, batches, batchSize: podsAtOnce, lastBatchSize, cycleSeconds: wave.cycleSeconds, stuck, waiting, ...grace,
+    pace,
+    nodes: shape.paced,
+    podsAtOnce: shape.podsAtOnce,
+    batches: shape.batches,
+    batchSize: shape.podsAtOnce,
+    firstBatchSize: shape.firstBatchSize,
+    lastBatchSize: shape.lastBatchSize,
+    cycleSeconds: wave.cycleSeconds,
+    outsideBudget: shape.outsideBudget,
+    stuck: shape.stuck,
+    waiting: shape.waiting,
+    ...grace,
   };
+  const note = shapeNote(shape, pace.batch, pace.mode === 'surge', ctx.replacementsCounted);
   if (wave.problem !== undefined) return { ...base, note: wave.problem };
-  if (paced > 0 && podsAtOnce === 0) {
-    return { ...base, note: `the stuck nodes fill the whole budget of ${pace.batch}: the controller replaces none of the other ${paced} pods${later}` };
+  if (shape.stalled) {
+    const done = shape.firstBatchSize === 0 ? 'none' : `the first batch (${shape.firstBatchSize}) and none`;
+    return { ...base, note: `the stuck nodes fill the whole budget of ${pace.batch}: the controller replaces ${done} of the other ${shape.paced} pods${note === '' ? '' : `; ${note}`}` };
   }
   // a surge replacement runs the old and the new pod side by side by design: not a two-pods finding
-  const surgeNote = surge ? '; maxSurge: each new pod starts beside the old one, which goes once the new one is available' : '';
-  const note = `${surgeNote}${stuckNote}${later}`;
-  return { ...base, seconds: batches * wave.cycleSeconds, note: note === '' ? undefined : note.slice(2) };
+  return { ...base, seconds: shape.batches * wave.cycleSeconds, note: note === '' ? undefined : note };
 }
 
 const ANTI_AFFINITY_FIX = 'give every DaemonSet of the agent a required podAntiAffinity on kubernetes.io/hostname against the agent\'s pods of the other rollout groups '
@@ -564,7 +585,9 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
       + 'against maxUnavailable on every sync (update.go rollingUpdate: findUpdatedPodsOnNode skips terminating pods)'] : [],
   ].join('; and ');
   const unit = (n: number) => `${n} pod${n === 1 ? '' : 's'}`;
-  if (rollout.stuck.length >= budget && rollout.nodes > 0) {
+  const firstCandidates = rollout.firstBatchSize - rollout.outsideBudget.length;
+  if (rollout.stuck.length >= budget && rollout.nodes > firstCandidates) {
+    const replaced = firstCandidates === 0 ? 'none' : `${firstCandidates} in the first sync (maxSurge counts a new pod from the next one) and then none`;
     result.push({
       kind: 'stall',
       severity: 'error',
@@ -572,7 +595,7 @@ function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan
       agent,
       daemonSets: [ds.id],
       nodes: rollout.stuck,
-      message: `${ds.id} replaces none of its other ${rollout.nodes} pods: ${describe}. Each holds one unit of a budget of ${unit(budget)} at once for good, `
+      message: `${ds.id} replaces ${replaced} of its other ${rollout.nodes} pods: ${describe}. Each holds one unit of a budget of ${unit(budget)} at once for good, `
         + 'so the rolling update stops there',
       fix: `bring the nodes back (or delete the Node objects of machines that are gone: their pods go with them), or raise ${rollout.pace.mode !== 'surge' ? 'maxUnavailable'
         : isLogCollector(after.daemonSets.find((d) => d.id === ds.id)) ? 'maxUnavailable (with maxSurge 0: a log collector must not surge)' : 'maxSurge'} above ${rollout.stuck.length}`,
@@ -1220,7 +1243,9 @@ const CLUSTER_PROVIDED = new Set(['ConfigMap/kube-root-ca.crt']);
 /**
  * References the after-tree leaves dangling. A missing ConfigMap is an error; a missing Secret only when the
  * before-tree had it (the change deletes it): Secrets are often kept out of Git (created by hand, by an external
- * secrets operator or from a sealed secret), so one the tree never held is a warning.
+ * secrets operator or from a sealed secret), so one the tree never held is a warning. One finding per missing
+ * object and agent, naming every DaemonSet and place that needs it (an agent's waves share their Secrets: one
+ * warning, not one per wave and field).
  */
 function referenceFindings(before: ManifestSet, after: ManifestSet, touched: ReadonlySet<string>, restarting: ReadonlySet<string>,
   afterCovered: ReadonlyMap<string, readonly string[]>): Finding[] {
@@ -1229,34 +1254,60 @@ function referenceFindings(before: ManifestSet, after: ManifestSet, touched: Rea
     .map((d) => `${d.object.kind}/${d.object.metadata?.namespace ?? 'default'}/${d.object.metadata?.name}`));
   const had = present(before);
   const has = present(after);
-  const result: Finding[] = [];
+  const groups = new Map<string, MissingReference>();
   for (const ds of after.daemonSets) {
     if (!touched.has(ds.agent)) continue;
     for (const ref of ds.references) {
       if (CLUSTER_PROVIDED.has(`${ref.kind}/${ref.name}`)) continue;
       const key = `${ref.kind}/${ds.namespace}/${ref.name}`;
       if (has.has(key)) continue;
-      const deleted = had.has(key);
-      const error = ref.kind === 'ConfigMap' || deleted;
-      const nodes = afterCovered.get(ds.id) ?? [];
-      result.push({
-        kind: 'missing-reference',
-        severity: error ? 'error' : 'warning',
-        cause: ref.kind,
-        agent: ds.agent,
-        daemonSets: [ds.id],
-        nodes,
-        message: `${ds.id} needs ${ref.kind} ${ds.namespace}/${ref.name} (${ref.from}), which the after-tree ${deleted ? 'deletes' : 'does not hold'}`
-          + (!error ? ': make sure it exists in the cluster (created outside the tree)'
-            : restarting.has(ds.id) ? `: its new pods on ${nodeList(nodes)} stay in ContainerCreating`
-              : `: its running pods on ${nodeList(nodes)} keep running, but one restarted or on a new node stays in ContainerCreating`),
-        fix: deleted ? `keep ${ref.kind} ${ref.name} in the tree until no pod template names it`
-          : ref.kind === 'ConfigMap' ? `add ConfigMap ${ref.name} to the tree (same namespace), or mark the reference optional`
-            : `create Secret ${ref.name} in namespace ${ds.namespace} before the change syncs, or mark the reference optional`,
-      });
+      const group = entryOf(groups, `${ds.agent}\0${key}`, () => ({ agent: ds.agent, kind: ref.kind, namespace: ds.namespace, name: ref.name, deleted: had.has(key), places: new Map() }));
+      entryOf(group.places, ds.id, () => []).push(ref.from);
     }
   }
-  return result;
+  return [...groups.values()].map((group) => missingReferenceFinding(group, restarting, afterCovered));
+}
+
+/** One missing ConfigMap or Secret of one agent: DaemonSet id → where its template names it. */
+interface MissingReference {
+  readonly agent: string;
+  readonly kind: 'ConfigMap' | 'Secret';
+  readonly namespace: string;
+  readonly name: string;
+  readonly deleted: boolean;
+  readonly places: Map<string, string[]>;
+}
+
+function missingReferenceFinding(group: MissingReference, restarting: ReadonlySet<string>,
+  afterCovered: ReadonlyMap<string, readonly string[]>): Finding {
+  const { kind, namespace, name, deleted } = group;
+  const error = kind === 'ConfigMap' || deleted;
+  const ids = [...group.places.keys()];
+  const nodesOf = (members: readonly string[]) => [...new Set(members.flatMap((id) => afterCovered.get(id) ?? []))].sort(compare);
+  const nodes = nodesOf(ids);
+  const shown = ids.slice(0, 10).map((id) => `${id} (${group.places.get(id)!.join(', ')})`).join(', ') + (ids.length > 10 ? `, … ${ids.length - 10} more` : '');
+  const object = `${kind} ${namespace}/${name}`;
+  const lacks = `which the after-tree ${deleted ? 'deletes' : 'does not hold'}`;
+  const restarted = ids.filter((id) => restarting.has(id));
+  const kept = ids.filter((id) => !restarting.has(id));
+  const pods = (what: string, members: readonly string[]) => (ids.length === 1 ? `its ${what} pods` : `the ${what} pods of ${members.join(', ')}`);
+  const effects = [
+    ...restarted.length > 0 ? [`${pods('new', restarted)} on ${nodeList(nodesOf(restarted))} stay in ContainerCreating`] : [],
+    ...kept.length > 0 ? [`${pods('running', kept)} on ${nodeList(nodesOf(kept))} keep running, but one restarted or on a new node stays in ContainerCreating`] : [],
+  ];
+  return {
+    kind: 'missing-reference',
+    severity: error ? 'error' : 'warning',
+    cause: kind,
+    agent: group.agent,
+    daemonSets: ids,
+    nodes,
+    message: (ids.length === 1 ? `${ids[0]} needs ${object} (${group.places.get(ids[0])!.join(', ')}), ${lacks}` : `${object}, ${lacks}, is needed by ${ids.length} DaemonSets: ${shown}`)
+      + (error ? `: ${effects.join('; ')}` : ': make sure it exists in the cluster (created outside the tree)'),
+    fix: deleted ? `keep ${kind} ${name} in the tree until no pod template names it`
+      : kind === 'ConfigMap' ? `add ConfigMap ${name} to the tree (same namespace), or mark the reference optional`
+        : `create Secret ${name} in namespace ${namespace} before the change syncs, or mark the reference optional`,
+  };
 }
 
 export function nodeList(names: readonly string[]): string {
