@@ -191,6 +191,10 @@ describe('the remover against the API server', () => {
     await sleep(2500);
     expect(api.taintKeys('n1')).toEqual([OTHER.key, KEY]);
     expect(patches()).toEqual([]);
+    // its node reads come from the API server's watch cache, not etcd: one read per node per period at scale
+    const nodeReads = api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes/n1');
+    expect(nodeReads.length).toBeGreaterThan(0);
+    expect(nodeReads.every((r) => r.query === 'resourceVersion=0')).toBe(true);
 
     api.putPod(pod('logs-a', 'n1', true));
     await waitFor('the taint is removed', () => !api.taintKeys('n1').includes(KEY));

@@ -103,9 +103,14 @@ describe('doctor', () => {
   function state(): Manifest {
     const logs = agentDaemonSet('log-collector', { namespace: 'observability', tolerations: [{ operator: 'Exists' }] });
     logs.metadata.annotations = { 'node-agents.cdk8s.io/readiness-taint': `${KEY}:NoSchedule` };
+    // the release with readinessTaint runs the remover beside the agent: the kubelet reports its status too
+    const withRemover = (pod: Manifest) => {
+      pod.status.containerStatuses.push({ name: 'readiness-taint-remover', image: 'curl:1', ready: true, restartCount: 0, state: { running: {} } });
+      return pod;
+    };
     return list([
       node('n1'), node('n2', { taints: TAINT }), node('n3', { taints: TAINT }), node('n4', { taints: TAINT, labels: { 'kubernetes.io/os': 'windows' } }),
-      logs, agentPod(logs, 'n1'), agentPod(logs, 'n2'), agentPod(logs, 'n3', { ready: false }),
+      logs, ...[agentPod(logs, 'n1'), agentPod(logs, 'n2'), agentPod(logs, 'n3', { ready: false })].map(withRemover),
     ]);
   }
 
@@ -129,6 +134,23 @@ describe('doctor', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('doctor: a Ready pod without the remover (a held wave of a release without readinessTaint) is named as such, not as a failed remover', () => {
+  const logs = agentDaemonSet('log-collector', { namespace: 'observability', tolerations: [{ operator: 'Exists' }] });
+  logs.metadata.annotations = { 'node-agents.cdk8s.io/readiness-taint': `${KEY}:NoSchedule` };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-readiness-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(list([node('n1', { taints: [{ key: KEY, effect: 'NoSchedule' }] }), logs, agentPod(logs, 'n1')])));
+    const r = run('doctor', '--state', path.join(dir, 'state.json'), '--json');
+    const [f] = JSON.parse(r.stdout).findings.filter((x: Manifest) => x.cause === 'readiness-taint');
+    expect(f.severity).toBe('error');
+    expect(f.message).toContain('has no remover container: it runs a release without readinessTaint');
+    expect(f.message).not.toContain('its remover did not remove it');
+    expect(f.fix).toContain(`kubectl taint nodes n1 ${KEY}:NoSchedule-`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the node-start-order example: every agent tolerates the others\' readiness taints, so none waits (coverage on the mixed inventory)', () => {

@@ -142,7 +142,9 @@ node_url="$api/api/v1/nodes/$NODE_NAME"
 pod_url="$api/api/v1/namespaces/$POD_NAMESPACE/pods/$POD_NAME"
 say "watching: removed once pod $POD_NAMESPACE/$POD_NAME is Ready, and again whenever it comes back"
 while :; do
-  kube GET "$node_url"
+  # from the API server's watch cache (resourceVersion=0), not etcd: a read slightly behind only makes the guarded
+  # patch below fail its test (422) and read again
+  kube GET "$node_url?resourceVersion=0"
   if [ "$kube_code" != 200 ]; then
     say_once "node-$kube_code" "cannot read the node (HTTP $kube_code): $(oneline "$kube_body")"
     pause "$WAIT_SECONDS"; continue

@@ -17,12 +17,19 @@ export interface ResolvedReadinessTaint {
   readonly image: string;
 }
 
+/**
+ * Seconds between two reads of a node the taint is gone from. A taint comes back rarely (a person, a node pool
+ * reconciling its taints); every node's remover reads its node once a period, so the period sets the load: 5,000
+ * nodes at 60 s are about 83 reads a second per agent, each served from the API server's watch cache.
+ */
+export const DEFAULT_RECHECK_SECONDS = 60;
+
 export function resolveReadinessTaint(taint: AgentReadinessTaint | undefined): ResolvedReadinessTaint | undefined {
   if (taint === undefined) return undefined;
   return {
     key: taint.key,
     consumers: [...new Set(taint.consumers ?? [ReadinessTaintConsumer.KARPENTER])] as ReadinessTaintConsumerName[],
-    recheckSeconds: taint.recheckSeconds ?? 30,
+    recheckSeconds: taint.recheckSeconds ?? DEFAULT_RECHECK_SECONDS,
     admissionPolicy: taint.admissionPolicy ?? true,
     image: taint.removerImage ?? REMOVER_IMAGE,
   };

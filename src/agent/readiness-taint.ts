@@ -36,8 +36,9 @@ export interface AgentReadinessTaint {
 
   /**
    * Seconds between two reads of the node once the taint is gone: a taint added again later is removed within
-   * this time (while the pod is Ready). One GET of the node per node per period.
-   * @default 30
+   * this time (while the pod is Ready). One GET of the node per node per period, served from the API server's
+   * watch cache (`resourceVersion=0`): 5,000 nodes at 60 s are about 83 reads a second per agent.
+   * @default 60
    */
   readonly recheckSeconds?: number;
 

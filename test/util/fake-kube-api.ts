@@ -24,6 +24,8 @@ export interface UserInfo {
 export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
+  /** the query string, without "?" */
+  readonly query: string;
   readonly contentType?: string;
   readonly body: string;
   readonly code: number;
@@ -159,9 +161,9 @@ export class FakeKubeApi {
   }
 
   private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
-    const path = (req.url ?? '').split('?')[0];
+    const [path, query = ''] = (req.url ?? '').split('?');
     const reply = (code: number, object: unknown) => {
-      this.requests.push({ method: req.method ?? '', path, contentType: req.headers['content-type'], body, code });
+      this.requests.push({ method: req.method ?? '', path, query, contentType: req.headers['content-type'], body, code });
       res.writeHead(code, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(object));
     };
