@@ -21,6 +21,7 @@ import {
   CORE_PROPERTY_KEYS, FILTER_COMMON_KEYS, FILTER_PLUGIN_KEYS, HTTP_SERVER_INPUTS, HTTP_SERVER_KEYS, INPUT_COMMON_KEYS, INPUT_PLUGIN_KEYS,
   inputNetKeys, INPUTS_WITHOUT_CONFIG_MAP, LEFT_OUT_FILTERS, LEFT_OUT_INPUTS, ownEntry, PRIVATE_INPUTS,
 } from './input-filter-keys';
+import { luaSyntaxProblem } from './lua-check';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { nearestName } from '../validation/struct-check';
 
@@ -58,10 +59,20 @@ export function extraSectionKeyProblems(section: ParsedClassicSection): string[]
     // a key ending in `_` or `.` takes a suffix (in_tail's Parser_1, Parser_2 ...)
     || known.some((k) => (k.endsWith('_') || k.endsWith('.')) && key.startsWith(k) && key.length > k.length);
   const names = known.filter((k) => !k.endsWith('_') && !k.endsWith('.'));
-  return unknown(section, accepts).map(([key, line]) => (input && key.toLowerCase().startsWith('net.') && inputNetKeys(plugin).length === 0
+  const keyProblems = unknown(section, accepts).map(([key, line]) => (input && key.toLowerCase().startsWith('net.') && inputNetKeys(plugin).length === 0
     ? `${where}: the ${plugin} input reads no network, so it takes no ${JSON.stringify(key)} (line ${line}); fluent-bit 5.1 does not refuse such a key, it crashes at start `
       + '(SIGSEGV: the input has no network settings to check it against) and the collector would crash-loop on every node. Remove it.'
     : refusal(where, `the ${plugin} ${kind}`, key, line, names)));
+  return [...keyProblems, ...(!input && plugin === 'lua' ? luaCodeProblems(section, where) : [])];
+}
+
+/** A lua filter's inline `code`, parsed as fluent-bit's LuaJIT would load it (lua-check.ts). */
+function luaCodeProblems(section: ParsedClassicSection, where: string): string[] {
+  return section.entries.flatMap(({ key, value }, i) => {
+    if (key.toLowerCase() !== 'code' || value.includes('${')) return [];
+    const problem = luaSyntaxProblem(`code (line ${section.entryLines[i]})`, value);
+    return problem === undefined ? [] : [`${where}: ${problem}`];
+  });
 }
 
 /** Why fluent-bit 5.1.1's image would not create a plugin of this name in this section, if it would not. */

@@ -12,9 +12,11 @@
  */
 import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
+import { luaCallProblem, luaSyntaxProblem, parseLua } from './lua-check';
 import { checkRegex } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** Options every filter shares. */
@@ -491,11 +493,11 @@ export class FluentBitFilter {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.call)) {
       throw new Error(`FluentBitFilter.${factory}: call ${JSON.stringify(options.call)} must be a Lua function name.`);
     }
-    const defines = new RegExp(`(^|[^A-Za-z0-9_.:])(function\\s+${options.call}\\s*\\(|${options.call}\\s*=\\s*function\\s*\\()`, 'm');
-    if (!defines.test(code)) {
-      throw new Error(`FluentBitFilter.${factory}: the script (${source}) defines no function ${options.call}; fluent-bit would fail at start. `
-        + `Define it (function ${options.call}(tag, timestamp, record) … end) or fix call.`);
-    }
+    const what = factory === 'luaFile' ? `file ${JSON.stringify(source)}` : 'code';
+    const parsed = parseLua(code);
+    if ('problem' in parsed) throw new ValidationError(`FluentBitFilter.${factory}`, luaSyntaxProblem(what, code)!);
+    const callProblem = luaCallProblem(parsed.chunk, options.call, `the script (${source})`);
+    if (callProblem !== undefined) throw new ValidationError(`FluentBitFilter.${factory}`, callProblem);
     return new FluentBitFilter('lua', options, (alias, context) => ({
       fields: [
         ['script', `${context.configDir}/${alias}.lua`],
