@@ -240,8 +240,8 @@ describe('outputs', () => {
     expect(() => parsed({ outputs: [FluentBitOutput.stdout({ alias: 'tail_containers' })] })).toThrow(/alias 'tail_containers' is used twice/);
     expect(() => parsed({
       outputs: [
-        FluentBitOutput.loki({ host: 'l', alias: 'a-b', httpPassword: { secretName: 's', key: 'k' } }),
-        FluentBitOutput.loki({ host: 'l', alias: 'a_b', httpPassword: { secretName: 's', key: 'k' } }),
+        FluentBitOutput.loki({ host: 'l', alias: 'a-b', httpUser: 'u', httpPassword: { secretName: 's', key: 'k' } }),
+        FluentBitOutput.loki({ host: 'l', alias: 'a_b', httpUser: 'u', httpPassword: { secretName: 's', key: 'k' } }),
       ],
     })).toThrow(/same environment variable FLB_A_B_HTTP_PASSWD/);
   });

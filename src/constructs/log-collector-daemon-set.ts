@@ -20,6 +20,7 @@ import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
+import { extraTailPathProblems } from '../fluent-bit/extra-config-paths';
 import { FluentBitFilter } from '../fluent-bit/filters';
 import { INPUT_PLUGINS_ADDED_SINCE_4_2_3, isKeyAddedSince423 } from '../fluent-bit/input-filter-keys';
 import { FluentBitInput } from '../fluent-bit/inputs';
@@ -265,16 +266,16 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * Custom parsers (`[PARSER]`), e.g. `FluentBitParser.regex({ name: 'app', regex: '^(?<level>[A-Z]+) (?<message>.*)$' })`,
    * written to a parsers file in the ConfigMap that the config loads with `Parsers_File` after the
    * image's stock parsers (which stay usable; a custom parser must not reuse a stock name). Use
-   * them from `extraConfig` filters (`[FILTER] Name parser` … `Parser app`) or the pod annotation
-   * `fluentbit.io/parser`.
+   * them from a parser filter (`filters: [FluentBitFilter.parser({ keyName: 'log', parsers: ['app'] })]`),
+   * a tail input's `parser` or the pod annotation `fluentbit.io/parser`; every name is checked at synthesis.
    * @default - none
    */
   readonly parsers?: FluentBitParser[];
 
   /**
    * Custom multiline parsers (`[MULTILINE_PARSER]`), written to the same parsers file. Use them from
-   * an `extraConfig` multiline filter (`[FILTER] Name multiline`, `multiline.key_content log`,
-   * `multiline.parser <name>`).
+   * a multiline filter (`filters: [FluentBitFilter.multiline({ parsers: ['<name>'] })]`) or a tail
+   * input's `multilineParsers`.
    * @default - none
    */
   readonly multilineParsers?: FluentBitMultilineParser[];
@@ -567,6 +568,8 @@ export class LogCollectorDaemonSet extends Construct {
     }
 
     const hostPaths = this.hostPaths(config, runtime, where);
+    const mountPaths = [...hostPaths.map((h) => h.mountPath ?? h.hostPath), ...(props.mounts ?? []).map((m) => m.mountPath), CONFIG_DIR];
+    throwIfProblems(where, extraTailPathProblems(props.extraConfig, mountPaths));
     const { env, fieldEnv } = this.containerEnv(config);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),

@@ -36,7 +36,7 @@ export function extraSectionKeyProblems(section: ParsedClassicSection): string[]
   const nameEntry = section.entries.find((e) => e.key.toLowerCase() === 'name');
   if (nameEntry === undefined) {
     return [`${where}: the section has no Name; fluent-bit refuses it at start ("section is missing the 'name' property") `
-      + `and the collector would crash-loop on every node. Add Name <plugin>.`];
+      + 'and the collector would crash-loop on every node. Add Name <plugin>.'];
   }
   const plugin = nameEntry.value.trim().toLowerCase();
   if (plugin.includes('${')) return [];

@@ -1,6 +1,6 @@
 /**
  * Typed fluent-bit filters for custom pipelines (grep, modify, nest/lift, rewrite_tag,
- * record_modifier, throttle, Lua, multiline).
+ * record_modifier, throttle, Lua, multiline, parser).
  *
  * Every key written below is in the plugin's config_map in the fluent-bit 5.1.1 sources
  * (plugins/filter_<name>/*.c), and in 4.2.3's (input-filter-keys.ts); the tests check each
@@ -13,7 +13,7 @@
 import * as fs from 'fs';
 import { ClassicEntry, onOff } from './classic-format';
 import { luaCallProblem, luaSyntaxProblem, parseLua } from './lua-check';
-import { checkRegex } from './parser-checks';
+import { checkRegex, NAME_PATTERN } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
 import { brand } from '../validation/brand';
 import { ValidationError } from '../validation/errors';
@@ -236,6 +236,28 @@ export interface MultilineFilterOptions extends FilterCommonOptions {
   readonly flushMs?: number;
 }
 
+/** Options of a parser filter: parse a key of each record with `[PARSER]`s. */
+export interface ParserFilterOptions extends FilterCommonOptions {
+  /** Top-level key holding the text to parse (`Key_Name`), e.g. `log`. */
+  readonly keyName: string;
+  /**
+   * Parsers tried in order until one matches (`Parser`, one line each): stock parsers of the image
+   * (`json`, `docker`, `apache`, …) or names of the collector's `parsers`. Checked at synthesis.
+   */
+  readonly parsers: string[];
+  /**
+   * Keep `keyName` in the parsed record (`Preserve_Key`).
+   * @default false
+   */
+  readonly preserveKey?: boolean;
+  /**
+   * Keep the record's other keys (`Reserve_Data`). fluent-bit's own default (off) replaces the whole
+   * record by what the parser read, the kubernetes metadata included; hence on here.
+   * @default true
+   */
+  readonly reserveData?: boolean;
+}
+
 type Field = [key: string, value: string | number | boolean | undefined];
 type FieldsFn = (alias: string, context: FilterRenderContext) => { fields: Field[]; files?: { [name: string]: string }; extraAliases?: string[] };
 
@@ -433,6 +455,34 @@ export class FluentBitFilter {
   }
 
   /**
+   * Parse a key of each record with `[PARSER]`s (the parser filter): the parsed fields join the
+   * record. Parser names are checked against the image's stock parsers and the collector's `parsers`
+   * at synthesis.
+   */
+  public static parser(options: ParserFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.parser', [options]);
+    return namedBy('FluentBitFilter.parser', () => {
+      checkTopLevelKey('parser', 'keyName', options.keyName);
+      if (options.parsers.length === 0) {
+        throw new ValidationError('FluentBitFilter.parser', 'parsers is empty; name at least one, e.g. [\'json\'] or a parser of the collector\'s parsers.');
+      }
+      options.parsers.forEach((p, i) => {
+        if (!NAME_PATTERN.test(p)) {
+          throw new ValidationError('FluentBitFilter.parser', `parsers[${i}] ${JSON.stringify(p)} is not a parser name (${NAME_PATTERN}).`);
+        }
+      });
+      return new FluentBitFilter('parser', options, () => ({
+        fields: [
+          ['Key_Name', options.keyName],
+          ...options.parsers.map((p): Field => ['Parser', p]),
+          ['Preserve_Key', onOff(options.preserveKey ?? false)],
+          ['Reserve_Data', onOff(options.reserveData ?? true)],
+        ],
+      }), [], options.parsers);
+    });
+  }
+
+  /**
    * A Lua filter whose script is read from a local file now (a missing or unreadable file is an
    * error at synthesis). The script goes into the ConfigMap, so editing it rolls the pods.
    */
@@ -517,13 +567,15 @@ export class FluentBitFilter {
 
   private readonly fields: FieldsFn;
   private readonly multilineParserNames: string[];
+  private readonly parserNames: string[];
 
-  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = []) {
+  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = [], parsers: string[] = []) {
     this.pluginName = pluginName;
     this.fields = fields;
     this.alias = common.alias;
     this.match = common.match ?? 'kube.*';
     this.multilineParserNames = multilineParsers;
+    this.parserNames = parsers;
     if (!/^\S+$/.test(this.match)) {
       throw new Error(`${pluginName} filter: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
     }
@@ -543,7 +595,13 @@ export class FluentBitFilter {
     for (const [key, value] of fields) {
       if (value !== undefined) entries.push({ key, value: typeof value === 'boolean' ? onOff(value) : String(value) });
     }
-    return { entries, files: rendered.files ?? {}, multilineParsers: this.multilineParserNames, extraAliases: rendered.extraAliases ?? [] };
+    return {
+      entries,
+      files: rendered.files ?? {},
+      multilineParsers: this.multilineParserNames,
+      parsers: this.parserNames,
+      extraAliases: rendered.extraAliases ?? [],
+    };
   }
 }
 brand(FluentBitFilter, 'FluentBitFilter');

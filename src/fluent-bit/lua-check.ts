@@ -55,7 +55,7 @@ export function luaCallProblem(chunk: luaparse.Chunk, call: string, what: string
   }
   if (params !== 3 && params !== 5) {
     return `function ${call} takes ${params} parameters; fluent-bit calls it with 3 (tag, timestamp, record) or 5 `
-      + `(tag, timestamp, group, metadata, record) and refuses any other count at start ("invalid number of arguments").`;
+      + '(tag, timestamp, group, metadata, record) and refuses any other count at start ("invalid number of arguments").';
   }
   return undefined;
 }
