@@ -24,9 +24,12 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   peerDeps: ['cdk8s-plus-28@^2.5.6'],
   // the CLI reads YAML manifests; cdk8s already depends on this package.
   // luaparse: the Lua filters' scripts are parsed at synthesis, in the LuaJIT dialect fluent-bit runs.
-  // @prometheus-io/lezer-promql (with its peers @lezer/lr and @lezer/highlight): Prometheus's own PromQL
-  // grammar, which every expression the alerts and gates write or take is parsed with at synthesis.
-  bundledDeps: ['yaml@^2.8.1', 'luaparse@^0.3.1', '@prometheus-io/lezer-promql@^0.315.0', '@lezer/lr@^1.4.12', '@lezer/highlight@^1.2.5'],
+  // @prometheus-io/lezer-promql (with its peers @lezer/lr and @lezer/highlight, and @lezer/common, whose syntax
+  // tree it returns): Prometheus's own PromQL grammar, which every expression the alerts and gates write or take
+  // is parsed with at synthesis.
+  bundledDeps: [
+    'yaml@^2.8.1', 'luaparse@^0.3.1', '@prometheus-io/lezer-promql@^0.315.0', '@lezer/lr@^1.4.12', '@lezer/highlight@^1.2.5', '@lezer/common@^1.5.5',
+  ],
   minNodeVersion: '20.16.0',
   devDeps: [
     '@types/node@^20',
