@@ -242,6 +242,15 @@ describe('fuzz classes refused at the factory, naming it and the prop (not by th
   ])('tail %j is refused at the factory', (options, message) => {
     expect(refusal(() => FluentBitInput.tail({ tag: 'host.app', paths: ['/var/log/app.log'], ...options }))).toContain(message);
   });
+  test.each([
+    ['modify Set with a line break', () => FluentBitFilter.modify({ set: { a: 'a\nb' } }), 'FluentBitFilter.modify: Set a value "a\\nb" must be one non-empty line'],
+    ['recordModifier with a line break', () => FluentBitFilter.recordModifier({ records: { a: 'a\nb' } }), 'records.a value "a\\nb" must be one non-empty line'],
+    ['nest removePrefix with a trailing space', () => FluentBitFilter.nest({ wildcards: ['a'], nestUnder: 'b', removePrefix: 'a ' }), 'removePrefix key "a " must be a top-level key'],
+    ['lift addPrefix with a space', () => FluentBitFilter.lift({ nestedUnder: 'k', addPrefix: 'k _' }), 'addPrefix key "k _" must be a top-level key'],
+  ])('found by the fuzz: %s is refused at the factory', (_what, build, message) => {
+    expect(refusal(build)).toContain(message);
+  });
+
   test('the rendered config of every case above stays parseable', () => {
     expect(() => parseClassicConfig(renderClassicConfig([]))).not.toThrow();
     expect(configText(synth())).toContain('[OUTPUT]');

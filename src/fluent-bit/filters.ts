@@ -11,7 +11,7 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import * as fs from 'fs';
-import { ClassicEntry, onOff } from './classic-format';
+import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
 import { luaCallProblem, luaSyntaxProblem, parseLua } from './lua-check';
 import { checkRegex, NAME_PATTERN } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
@@ -306,8 +306,8 @@ export class FluentBitFilter {
       const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
         checkTopLevelKey('modify', op, k);
         const v = record![k];
-        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v) {
-          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be non-empty without leading or trailing spaces.`);
+        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v || /[\r\n]/.test(v)) {
+          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
         }
         return [op, `${k} ${v}`];
       });
@@ -335,6 +335,7 @@ export class FluentBitFilter {
       }
       options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
       checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
+      if (options.removePrefix !== undefined) checkTopLevelKey('nest', 'removePrefix', options.removePrefix);
       return new FluentBitFilter('nest', options, () => ({
         fields: [
           ['Operation', 'nest'],
@@ -351,6 +352,7 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.lift', [options]);
     return namedBy('FluentBitFilter.lift', () => {
       checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
+      if (options.addPrefix !== undefined) checkTopLevelKey('nest', 'addPrefix', options.addPrefix);
       return new FluentBitFilter('nest', options, () => ({
         fields: [
           ['Operation', 'lift'],
@@ -413,8 +415,8 @@ export class FluentBitFilter {
       const fields: Field[] = [
         ...Object.keys(records).sort().map((k): Field => {
           checkTopLevelKey('record_modifier', 'records', k);
-          if (records[k].trim() === '' || records[k].trim() !== records[k]) {
-            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be non-empty without leading or trailing spaces.`);
+          if (records[k].trim() === '' || records[k].trim() !== records[k] || /[\r\n]/.test(records[k])) {
+            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
           }
           return ['Record', `${k} ${records[k]}`];
         }),
@@ -581,6 +583,16 @@ export class FluentBitFilter {
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
       throw new Error(`${pluginName} filter: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
+    }
+    // Every value must be one classic-mode line: checked now, so the error names the factory (the
+    // fields are pure: rendering them with a placeholder alias finds every problem).
+    for (const [key, value] of fields(common.alias ?? pluginName, { configDir: '/fluent-bit/etc/conf' }).fields) {
+      if (value === undefined) continue;
+      try {
+        assertWritableEntry('FILTER', key, typeof value === 'boolean' ? onOff(value) : String(value));
+      } catch (e) {
+        throw new Error(`${pluginName} filter: ${(e as Error).message}`);
+      }
     }
   }
 

@@ -9,7 +9,7 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { ClassicEntry } from './classic-format';
+import { assertWritableEntry, ClassicEntry } from './classic-format';
 import { staticDir } from './extra-config-paths';
 import { NAME_PATTERN } from './parser-checks';
 import { InputRenderContext, RenderedInput } from './rendered-output';
@@ -171,6 +171,15 @@ export class FluentBitInput {
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
       throw new Error(`FluentBitInput.${pluginName}: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_'.`);
+    }
+    // Every value must be one classic-mode line: checked now, so the error names the factory.
+    for (const [key, value] of render(common.alias ?? pluginName, { stateDir: '/var/lib/log-collector', storage: [] }).entries) {
+      if (value === undefined) continue;
+      try {
+        assertWritableEntry('INPUT', key, value);
+      } catch (e) {
+        throw new ValidationError(`FluentBitInput.${pluginName}`, (e as Error).message);
+      }
     }
   }
 
