@@ -71,7 +71,7 @@ function arbitraryOf(t: TypeRef, depth = 0, field?: string, overrides: Overrides
     if (depth > 3) return fc.constant({});
     const fields = structFieldsOf(t.ref);
     const record: { [k: string]: fc.Arbitrary<unknown> } = {};
-    for (const [name, field] of Object.entries(fields)) record[name] = arbitraryOf(field.type, depth + 1, name, overrides);
+    for (const [name, shape] of Object.entries(fields)) record[name] = arbitraryOf(shape.type, depth + 1, name, overrides);
     return fc.record(record, { requiredKeys: Object.keys(fields).filter((f) => !fields[f].optional) });
   }
   const e = TYPES.enums[t.ref];
