@@ -9,7 +9,9 @@
  * Lua 5.3/5.4's syntax LuaJIT refuses (`//`, bitwise operators, `<const>`).
  *
  * After loading, cb_lua_init looks the `call` function up as a global (flb_lua_is_valid_func) and
- * refuses one whose parameter count is neither 3 nor 5 (get_callback_args, debug.getinfo's nparams).
+ * stops at start without one ("function cb is not found", seen with the built 5.1.1 binary, for a
+ * `local function` too). Its parameter count only picks the calling form (get_callback_args: 5
+ * arguments with 5 or more named parameters, else 3), so no count is refused.
  *
  * Pure module: no cdk8s imports.
  */
@@ -45,39 +47,18 @@ export function luaSyntaxProblem(what: string, code: string): string | undefined
 
 /**
  * Why `call` is not a function fluent-bit can call in the chunk: no global function of that name
- * defined at the top level, or one of other than 3 or 5 parameters. Undefined when it is fine.
+ * defined at the top level (`function cb(…)` or `cb = function(…)`). Undefined when there is one.
  */
 export function luaCallProblem(chunk: luaparse.Chunk, call: string, what: string): string | undefined {
-  const params = globalFunctionParams(chunk, call);
-  if (params === undefined) {
-    return `${what} defines no global function ${call}; fluent-bit looks the call up as a global and would fail at start `
-      + `("function ${call} is not found"). Define it (function ${call}(tag, timestamp, record) … end, not local) or fix call.`;
-  }
-  if (params !== 3 && params !== 5) {
-    return `function ${call} takes ${params} parameters; fluent-bit calls it with 3 (tag, timestamp, record) or 5 `
-      + '(tag, timestamp, group, metadata, record) and refuses any other count at start ("invalid number of arguments").';
-  }
-  return undefined;
+  if (definesGlobalFunction(chunk, call)) return undefined;
+  return `${what} defines no global function ${call}; fluent-bit looks the call up as a global and would fail at start `
+    + `("function ${call} is not found"). Define it (function ${call}(tag, timestamp, record) … end, not local) or fix call.`;
 }
 
-/** The parameter count of the last top-level global definition of `name` (`function name(...)` or `name = function(...)`). */
-function globalFunctionParams(chunk: luaparse.Chunk, name: string): number | undefined {
-  let params: number | undefined;
-  for (const statement of chunk.body) {
-    if (statement.type === 'FunctionDeclaration' && !statement.isLocal
-      && statement.identifier?.type === 'Identifier' && statement.identifier.name === name) {
-      params = namedParams(statement.parameters);
-    } else if (statement.type === 'AssignmentStatement') {
-      statement.variables.forEach((v, i) => {
-        const init = statement.init[i];
-        if (v.type === 'Identifier' && v.name === name && init?.type === 'FunctionDeclaration') params = namedParams(init.parameters);
-      });
-    }
-  }
-  return params;
-}
-
-/** debug.getinfo's nparams: the named parameters (`...` is not one). */
-function namedParams(parameters: readonly (luaparse.Identifier | luaparse.VarargLiteral)[]): number {
-  return parameters.filter((p) => p.type === 'Identifier').length;
+/** Whether a top-level statement defines the global function `name`. */
+function definesGlobalFunction(chunk: luaparse.Chunk, name: string): boolean {
+  return chunk.body.some((statement) => (statement.type === 'FunctionDeclaration' && !statement.isLocal
+    && statement.identifier?.type === 'Identifier' && statement.identifier.name === name)
+    || (statement.type === 'AssignmentStatement' && statement.variables.some((v, i) => v.type === 'Identifier' && v.name === name
+      && statement.init[i]?.type === 'FunctionDeclaration')));
 }
