@@ -188,8 +188,8 @@ describe('an output match that no tag meets (src/flb_router.c router_match: `*` 
   });
 });
 
-describe('parser regexes (plugins/.. src/flb_parser_regex.c: the record is the named groups)', () => {
-  test('a regex without a named group is refused: every record would come out empty', () => {
+describe('parser regexes (src/flb_parser_regex.c flb_parser_regex_do: the fields are the named groups)', () => {
+  test('a regex without a named group is refused: it would never parse a line (the 5.1.1 binary passes every record through unparsed)', () => {
     expect(refusal(() => FluentBitParser.regex({ name: 'app', regex: '^([A-Z]+) (.*)$' })))
       .toContain('FluentBitParser.regex: parser "app": regex "^([A-Z]+) (.*)$" has no named group');
   });

@@ -135,22 +135,24 @@ export interface FluentBitLogfmtParserOptions extends FluentBitParserOptions {
 }
 
 /**
- * A regex parser's record is its named groups and nothing else (src/flb_parser_regex.c,
- * flb_parser_regex_do: onig_foreach_name), so a regex without one gives every line an empty record;
- * its time is read from the group `timeKey` names, so a timeKey naming no group is never found
- * (every record gets the time it was read, or fails with timeStrict).
+ * A regex parser's fields are its named groups and nothing else (src/flb_parser_regex.c,
+ * flb_parser_regex_do: onig_foreach_name), so a regex without one never yields a field: every line
+ * stays unparsed, silently (seen with the built 5.1.1 binary, from a tail input and a parser
+ * filter alike). Its time is read from the group `timeKey` names, so a timeKey naming no group is
+ * never found: every record keeps the time it was read.
  */
 function checkRegexFields(options: FluentBitRegexParserOptions): void {
   const names = regexGroupNames(options.regex);
   if (names === undefined) return;
   const what = `parser ${JSON.stringify(options.name)}`;
   if (names.length === 0) {
-    throw new ValidationError(what, `regex ${JSON.stringify(options.regex)} has no named group; fluent-bit builds the record from the named groups `
-      + 'only, so every line would come out as an empty record. Name the groups, e.g. ^(?<time>[^ ]+) (?<message>.*)$.');
+    throw new ValidationError(what, `regex ${JSON.stringify(options.regex)} has no named group; fluent-bit takes the fields from the named groups `
+      + 'only, so this parser would never yield one and every line would stay unparsed. Name the groups, e.g. ^(?<time>[^ ]+) (?<message>.*)$.');
   }
   if (options.timeKey !== undefined && !names.includes(options.timeKey)) {
     throw new ValidationError(what, `timeKey ${JSON.stringify(options.timeKey)} names no group of the regex (its groups: ${names.join(', ')}); `
-      + 'fluent-bit would never find the time. Name the group (?<' + options.timeKey + '>...) or set timeKey to one of them.');
+      + 'fluent-bit would never find the time and every record would keep the time it was read. Name the group (?<' + options.timeKey + '>...) '
+      + 'or set timeKey to one of them.');
   }
 }
 
