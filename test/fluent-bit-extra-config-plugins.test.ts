@@ -81,6 +81,13 @@ describe('keys of plugins the collector does not write (each plugin\'s config_ma
     expect(generate(extra)).not.toThrow();
   });
 
+  test('an output without a config_map takes any key (src/flb_output.c flb_output_plugin_property_check: no map, no check): pgsql', () => {
+    expect(generate('[OUTPUT]\n    Name pgsql\n    Match *\n    Host db.example.com\n    Database logs\n    Table fluentbit')).not.toThrow();
+    expect(() => FluentBitOutput.custom({ name: 'pgsql', options: { host: 'db.example.com', database: 'logs' } })._render('pg')).not.toThrow();
+    // its net.* keys still go to the upstream's map
+    expect(generate('[OUTPUT]\n    Name pgsql\n    Match *\n    net.bogus 1')).toThrow('the pgsql output of fluent-bit 5.1 has no key "net.bogus"');
+  });
+
   test('the lists cover the plugins of the 5.1.1 release image and none it leaves out', () => {
     for (const p of ['tail', 'systemd', 'forward', 'http', 'opentelemetry', 'kubernetes_events', 'node_exporter_metrics', 'fluentbit_logs', 'dummy', 'kmsg']) {
       expect(INPUT_PLUGIN_KEYS).toHaveProperty([p]);
