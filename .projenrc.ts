@@ -23,10 +23,17 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   constructsVersion: '10.4.2',
   peerDeps: ['cdk8s-plus-28@^2.5.6'],
   // the CLI reads YAML manifests; cdk8s already depends on this package.
-  bundledDeps: ['yaml@^2.8.1'],
+  // luaparse: the Lua filters' scripts are parsed at synthesis, in the LuaJIT dialect fluent-bit runs.
+  // @prometheus-io/lezer-promql (with its peers @lezer/lr and @lezer/highlight, and @lezer/common, whose syntax
+  // tree it returns): Prometheus's own PromQL grammar, which every expression the alerts and gates write or take
+  // is parsed with at synthesis.
+  bundledDeps: [
+    'yaml@^2.8.1', 'luaparse@^0.3.1', '@prometheus-io/lezer-promql@^0.315.0', '@lezer/lr@^1.4.12', '@lezer/highlight@^1.2.5', '@lezer/common@^1.5.5',
+  ],
   minNodeVersion: '20.16.0',
   devDeps: [
     '@types/node@^20',
+    '@types/luaparse@^0.2.13',
     // Kubernetes schema validation for every manifest a test synthesizes (CommonJS build).
     'kubernetes-models@^4.5.1',
     '@kubernetes-models/prometheus-operator@^4.4.4',

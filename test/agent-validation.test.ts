@@ -36,7 +36,7 @@ describe('LogCollectorDaemonSet', () => {
     ['a number as cpuRequest', { resources: { cpuRequest: 1 } }, 'LogCollectorDaemonSet chart/logs: prop resources.cpuRequest must be a string, got number 1'],
     ['a string httpPort', { httpPort: '2020' }, 'LogCollectorDaemonSet chart/logs: prop httpPort must be a number, got string "2020"'],
     ['outputs not an array', { outputs: LOKI }, 'LogCollectorDaemonSet chart/logs: prop outputs must be an array'],
-    ['an output built by hand', { outputs: [{ kind: 'loki' }] }, 'prop outputs[0] must be made with FluentBitOutput.cloudWatchLogs(), custom(), datadog(), elasticsearch(), forward(), http(), kafka(), loki(), openSearch(), s3(), splunk() or stdout()'],
+    ['an output built by hand', { outputs: [{ kind: 'loki' }] }, 'prop outputs[0] must be made with FluentBitOutput.cloudWatchLogs(), custom(), datadog(), elasticsearch(), forward(), http(), kafka(), loki(), openSearch(), openTelemetry(), s3(), splunk() or stdout()'],
     ['stateDir /var/log', { stateDir: '/var/log' }, 'LogCollectorDaemonSet chart/logs: stateDir "/var/log" is the read-only container log directory'],
     ['a memoryRequest with a space', { resources: { memoryRequest: ' 128Mi' } }, 'resources.memoryRequest " 128Mi" has leading or trailing spaces'],
     ['metrics labels with key "]%"', { metrics: { labels: { ']%': 'x' } } }, 'metrics.labels: "]%" is not a valid label key'],

@@ -240,8 +240,8 @@ describe('outputs', () => {
     expect(() => parsed({ outputs: [FluentBitOutput.stdout({ alias: 'tail_containers' })] })).toThrow(/alias 'tail_containers' is used twice/);
     expect(() => parsed({
       outputs: [
-        FluentBitOutput.loki({ host: 'l', alias: 'a-b', httpPassword: { secretName: 's', key: 'k' } }),
-        FluentBitOutput.loki({ host: 'l', alias: 'a_b', httpPassword: { secretName: 's', key: 'k' } }),
+        FluentBitOutput.loki({ host: 'l', alias: 'a-b', httpUser: 'u', httpPassword: { secretName: 's', key: 'k' } }),
+        FluentBitOutput.loki({ host: 'l', alias: 'a_b', httpUser: 'u', httpPassword: { secretName: 's', key: 'k' } }),
       ],
     })).toThrow(/same environment variable FLB_A_B_HTTP_PASSWD/);
   });
@@ -320,11 +320,11 @@ describe('extraConfig escape hatch', () => {
     ['an @INCLUDE', '@INCLUDE other.conf', /must not contain directives/],
     // fluent-bit 5.1.1 stops at start on a key its plugin and flb_*_set_property do not know ("unknown configuration property")
     ['an unknown key of a filter the library lists', '[FILTER]\n    Name grep\n    Match *\n    Exclud log ^DEBUG',
-      'extraConfig [FILTER] at line 1: the grep filter of fluent-bit 5.1 has no key "Exclud" (did you mean exclude?)'],
+      'extraConfig [FILTER] at line 1: the grep filter of fluent-bit 5.1 has no key "Exclud" (line 4; did you mean exclude?)'],
     ['an unknown key of an input the library lists', '[INPUT]\n    Name tail\n    Path /x/*.log\n    Read_From_Heads On',
-      'extraConfig [INPUT] at line 1: the tail input of fluent-bit 5.1 has no key "Read_From_Heads" (did you mean read_from_head?)'],
+      'extraConfig [INPUT] at line 1: the tail input of fluent-bit 5.1 has no key "Read_From_Heads" (line 4; did you mean read_from_head?)'],
     ['an unknown output key', '[OUTPUT]\n    Name stdout\n    Match *\n    Formatt json',
-      'extraConfig [OUTPUT] at line 1: the stdout output of fluent-bit 5.1 has no key "Formatt" (did you mean format?)'],
+      'extraConfig [OUTPUT] at line 1: the stdout output of fluent-bit 5.1 has no key "Formatt" (line 4; did you mean format?)'],
     ['an unknown output plugin', '[OUTPUT]\n    Name stdoutt\n    Match *', 'extraConfig [OUTPUT] at line 1: fluent-bit 5.1 has no output plugin "stdoutt"'],
     // the built 5.1.1 binary stops with SIGSEGV on this (flb_input_net_property_check: tail has no net config map)
     ['a net.* key on an input that reads no network', '[INPUT]\n    Name tail\n    Path /x/*.log\n    net.keepalive on',
@@ -333,14 +333,14 @@ describe('extraConfig escape hatch', () => {
     expect(() => parsed({ extraConfig: extra })).toThrow(message);
   });
 
-  test('accepts what fluent-bit accepts: keys in any case, suffixed keys (Parser_1), net.* of a network input; other plugins\' keys are not checked', () => {
+  test('accepts what fluent-bit accepts: keys in any case, suffixed keys (Parser_1), net.* of a network input, other plugins\' own keys', () => {
     const extra = [
       '[INPUT]', '    Name tail', '    Path /var/log/app/*.log', '    READ_FROM_HEAD on', '    Parser_Firstline json', '    Parser_1 docker',
       '    Mem_Buf_Limit 5MB', '    Tag app.*',
       '[INPUT]', '    Name forward', '    Listen 127.0.0.1', '    Port 24224', '    net.io_timeout 30s', '    Tag fwd.*',
       '[INPUT]', '    Name cpu', '    Interval_Sec 5', '    Tag cpu',
       '[FILTER]', '    Name modify', '    Match app.*', '    Add cluster prod', '    Add region eu', '    Alias add-cluster',
-      '[FILTER]', '    Name some_other_filter', '    Match *', '    Anything goes',
+      '[FILTER]', '    Name sysinfo', '    Match *', '    Fluentbit_Version_Key fb_version',
       '[OUTPUT]', '    Name stdout', '    Match cpu', '    Format json_lines', '    Retry_Limit 3', '    net.keepalive on',
     ].join('\n');
     expect(() => parsed({ extraConfig: extra })).not.toThrow();

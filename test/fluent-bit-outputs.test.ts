@@ -193,8 +193,8 @@ describe('validation', () => {
     ['a bad buffer size', () => FluentBitOutput.stdout({ storageTotalLimitSize: 'lots' })._render('l'), /storageTotalLimitSize "lots"/],
     ['a bad alias', () => FluentBitOutput.stdout({ alias: 'has space' })._render('l'), /alias "has space" must match/],
     ['a match with spaces', () => FluentBitOutput.stdout({ match: 'a b' })._render('l'), /match "a b" must be a non-empty tag pattern/],
-    ['a bad Secret name', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 'Bad_Name', key: 'k' } })._render('l'), /secretName "Bad_Name" is not a valid Secret name/],
-    ['a bad Secret key', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 's', key: 'a/b' } })._render('l'), /Secret key "a\/b"/],
+    ['a bad Secret name', () => FluentBitOutput.loki({ host: 'l', httpUser: 'u', httpPassword: { secretName: 'Bad_Name', key: 'k' } })._render('l'), /secretName "Bad_Name" is not a valid Secret name/],
+    ['a bad Secret key', () => FluentBitOutput.loki({ host: 'l', httpUser: 'u', httpPassword: { secretName: 's', key: 'a/b' } })._render('l'), /Secret key "a\/b"/],
   ])('rejects %s', (_what, build, message) => {
     expect(build).toThrow(message);
   });
@@ -253,7 +253,7 @@ describe('problems are collected, not thrown, so the collector can name its path
     ['an empty username', () => FluentBitOutput.forward({ host: 'f', username: '' }), 'username is empty; give a value or leave it unset.'],
     ['a padded tenant', () => FluentBitOutput.loki({ host: 'l', tenantId: ' a' }), 'tenantId " a" has leading or trailing spaces'],
     ['a multi-line uri', () => FluentBitOutput.loki({ host: 'l', uri: '/a\n/b' }), 'uri "/a\\n/b" contains a line break'],
-    ['a bad secret', () => FluentBitOutput.loki({ host: 'l', httpPassword: { secretName: 's', key: '..k' } }), 'Secret key "..k" must match'],
+    ['a bad secret', () => FluentBitOutput.loki({ host: 'l', httpUser: 'u', httpPassword: { secretName: 's', key: '..k' } }), 'Secret key "..k" must match'],
     ['null options', () => FluentBitOutput.stdout(null as unknown as {}), 'the options must be an object, got null'],
   ])('%s names the option', (_what, build, message) => {
     const problems = build()._problems();

@@ -231,7 +231,7 @@ describe('filters', () => {
     const r = render(FluentBitFilter.luaInline({ code, call: 'add_env' }), 'lua');
     expect(kv(r.entries)).toMatchObject({ script: [`${CONFIG_DIR}/lua.lua`], call: ['add_env'], time_as_table: ['Off'] });
     expect(r.files).toEqual({ 'lua.lua': code + '\n' });
-    expect(() => FluentBitFilter.luaInline({ code, call: 'other' })).toThrow(/defines no function other/);
+    expect(() => FluentBitFilter.luaInline({ code, call: 'other' })).toThrow(/defines no global function other/);
     expect(() => FluentBitFilter.luaInline({ code, call: 'a-b' })).toThrow(/Lua function name/);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lua-'));

@@ -97,7 +97,7 @@ describe('${VAR} in the config: fluent-bit expands an unset one to an empty stri
       envFrom: [AgentEnvSource.configMap('cluster-info', { prefix: 'INFO_' })],
       useKubelet: true,
       kubernetesTlsVerify: false,
-      outputs: [FluentBitOutput.loki({ host: 'loki', httpPassword: { secretName: 'loki', key: 'password' } })],
+      outputs: [FluentBitOutput.loki({ host: 'loki', httpUser: 'fluent-bit', httpPassword: { secretName: 'loki', key: 'password' } })],
     });
     const text = m.find((x) => x.kind === 'ConfigMap')!.data['fluent-bit.conf'];
     expect(text).toContain('${FLB_LOKI_HTTP_PASSWD}');

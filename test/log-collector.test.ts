@@ -525,7 +525,7 @@ describe('snapshot', () => {
       useKubelet: true,
       kubernetesTlsVerify: true,
       metrics: { labels: { release: 'prom' } },
-      outputs: [FluentBitOutput.loki({ host: 'loki', httpPassword: { secretName: 'loki', key: 'password' } })],
+      outputs: [FluentBitOutput.loki({ host: 'loki', httpUser: 'fluent-bit', httpPassword: { secretName: 'loki', key: 'password' } })],
     });
     expect(manifests).toMatchSnapshot();
   });

@@ -309,7 +309,9 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
   }, 60_000);
 
   test('fails when Prometheus rejects an expression, with Prometheus\' error', async () => {
-    const run = await runGate(gateJob([{ name: 'typo', expr: 'sum(up' }]), { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+    // One that parses (a syntax error is refused at synthesis) but that Prometheus refuses to evaluate:
+    // rate() of an instant vector.
+    const run = await runGate(gateJob([{ name: 'typo', expr: 'rate(up)' }]), { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
     expect(run.output).toMatch(/gate canary: check typo: FAILED, Prometheus rejected the query: .*"errorType":"bad_data"/);
     expect(run.output).toContain('gate canary: 1 of 9 checks failed after 0s bake: typo; the sync stops here');
     expect(run.code).toBe(1);

@@ -4,6 +4,7 @@
  */
 import { WaveGate, WaveGateCheck } from './options';
 import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
+import { checkPromQL, GATE_FAILS } from './promql-parse';
 import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
 import { ValidationError } from '../validation/errors';
 
@@ -139,6 +140,7 @@ export function gateEnvironment(gateName: string, gate: WaveGate, checks: readon
     if (names.has(check.name)) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
     names.add(check.name);
     if (check.expr.trim() === '') throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
+    checkPromQL(check.expr, `rollout.gates ("${gate.afterWave}") check "${check.name}" expr`, where, GATE_FAILS);
     env[`CHECK_${i + 1}_NAME`] = check.name;
     // One line: the script reads each expression from one variable; PromQL ignores the newlines.
     env[`CHECK_${i + 1}_EXPR`] = check.expr.replace(/\s*\n\s*/g, ' ');

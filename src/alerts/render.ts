@@ -4,6 +4,7 @@
  */
 import { AgentAlertsOptions, AlertRuleGroup } from './options';
 import { checkDuration } from './promql';
+import { checkPromQL, RULE_REFUSED } from './promql-parse';
 import { DEFAULT_RUNBOOK_URL } from './rules';
 import { ValidationError } from '../validation/errors';
 
@@ -55,6 +56,7 @@ export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[
           throw new ValidationError(where, `alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
         }
         if (rule.forDuration !== undefined) checkDuration(rule.forDuration, `for of alert ${rule.alert}`, where);
+        checkPromQL(rule.expr, `alert ${rule.alert} (group "${group.name}") expr`, where, RULE_REFUSED);
         const labels = sortedRecord({
           ...rule.labels,
           ...options.labels,

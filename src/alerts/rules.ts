@@ -13,6 +13,7 @@ import {
 import {
   checkDuration, checkNumber, daemonSetNameRegex, eq, kubeStateMetricsLabel, matchers, podNameRegex, promString, re, regexLiteral,
 } from './promql';
+import { checkSelector } from './promql-parse';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { ValidationError } from '../validation/errors';
 
@@ -53,6 +54,8 @@ export interface TargetSelectors {
 }
 
 export function targetSelectors(target: AlertTarget, options: AgentAlertsOptions): TargetSelectors {
+  checkSelector(options.kubeStateMetricsSelector, 'alerts.kubeStateMetricsSelector', target.where);
+  checkSelector(options.metricsSelector, 'alerts.metricsSelector', target.where);
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
   const dsRegex = daemonSetNameRegex(target.agent, target.waves, target.profiles);
   const podRegex = podNameRegex(dsRegex);
@@ -281,6 +284,7 @@ export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExport
  */
 export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: string, o: NodeMixinAlertsOptions): AlertRuleGroup {
   const w = target.where;
+  checkSelector(o.filesystemSelector, 'alerts.nodeMixin.filesystemSelector', w);
   const fs = matchers(exporterSelector, o.filesystemSelector ?? 'fstype!="",mountpoint!=""');
   const pct = (v: number | undefined, d: number, prop: string) => checkNumber(v ?? d, `alerts.nodeMixin.${prop}`, w, 0, 100);
   const skew = checkNumber(o.clockSkewSeconds ?? 0.05, 'alerts.nodeMixin.clockSkewSeconds', w);

@@ -2,6 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
+import { checkPromQL, RULE_REFUSED } from '../alerts/promql-parse';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
 import { brand } from '../validation/brand';
@@ -54,7 +55,10 @@ export class AgentAlerts extends Construct {
     super(scope, id);
     const where = constructWhere(this, 'AgentAlerts');
     // The agent constructs pass their own, already checked, alert options; a user's props are checked here.
-    if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
+    if (!builtByLibrary(this)) {
+      checkStruct(where, 'AgentAlertsProps', props);
+      (props.additionalGroups ?? []).forEach((g, i) => g.rules.forEach((r, j) => checkPromQL(r.expr, `additionalGroups[${i}].rules[${j}].expr`, where, RULE_REFUSED)));
+    }
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const profiles = agent.resourceProfiles;

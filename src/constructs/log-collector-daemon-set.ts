@@ -22,8 +22,9 @@ import {
   CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
+import { extraTailPathProblems } from '../fluent-bit/extra-config-paths';
 import { FluentBitFilter } from '../fluent-bit/filters';
-import { isKeyAddedSince423 } from '../fluent-bit/input-filter-keys';
+import { INPUT_PLUGINS_ADDED_SINCE_4_2_3, isKeyAddedSince423 } from '../fluent-bit/input-filter-keys';
 import { FluentBitInput } from '../fluent-bit/inputs';
 import { isOutputKeyAddedSince423, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../fluent-bit/output-plugins';
 import { FluentBitOutput } from '../fluent-bit/outputs';
@@ -284,16 +285,16 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * Custom parsers (`[PARSER]`), e.g. `FluentBitParser.regex({ name: 'app', regex: '^(?<level>[A-Z]+) (?<message>.*)$' })`,
    * written to a parsers file in the ConfigMap that the config loads with `Parsers_File` after the
    * image's stock parsers (which stay usable; a custom parser must not reuse a stock name). Use
-   * them from `extraConfig` filters (`[FILTER] Name parser` … `Parser app`) or the pod annotation
-   * `fluentbit.io/parser`.
+   * them from a parser filter (`filters: [FluentBitFilter.parser({ keyName: 'log', parsers: ['app'] })]`),
+   * a tail input's `parser` or the pod annotation `fluentbit.io/parser`; every name is checked at synthesis.
    * @default - none
    */
   readonly parsers?: FluentBitParser[];
 
   /**
    * Custom multiline parsers (`[MULTILINE_PARSER]`), written to the same parsers file. Use them from
-   * an `extraConfig` multiline filter (`[FILTER] Name multiline`, `multiline.key_content log`,
-   * `multiline.parser <name>`).
+   * a multiline filter (`filters: [FluentBitFilter.multiline({ parsers: ['<name>'] })]`) or a tail
+   * input's `multilineParsers`.
    * @default - none
    */
   readonly multilineParsers?: FluentBitMultilineParser[];
@@ -406,10 +407,10 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * Raw classic-mode sections appended verbatim to the generated config (escape hatch for what
    * the typed props do not cover). Validated by the parser; no `[SERVICE]`, no `@INCLUDE`, no `[PARSER]` or
    * `[MULTILINE_PARSER]` (use `parsers` / `multilineParsers`), and every parser a section names
-   * must be stock, built in or defined there. A key fluent-bit 5.1 does not know is refused, as
-   * fluent-bit would refuse it at start ("unknown configuration property"), for every output plugin
-   * and for the input and filter plugins the collector writes itself (tail, systemd, forward, and
-   * the filters of the `filters` prop); other plugins' keys are written as they are. With a 4.x `image`, a key or output plugin 4.2.3 lacks is refused too.
+   * must be stock, built in or defined there. A plugin name or key fluent-bit 5.1 does not know is
+   * refused, with its line and the nearest name, as fluent-bit would refuse it at start ("tried to
+   * instance a plugin name that doesn't exist", "unknown configuration property"), for every input,
+   * filter and output plugin of the 5.1.1 image. With a 4.x `image`, a key or plugin 4.2.3 lacks is refused too.
    * Never put credentials here: it goes into the ConfigMap as is.
    * @default - none
    */
@@ -585,6 +586,8 @@ export class LogCollectorDaemonSet extends Construct {
     const resourceProfiles = collectorProfiles(where, props.resourceProfiles, props, props.resources?.memoryLimit,
       (buffers) => configDataOf(this.renderConfig(where, { ...props, ...buffers }, name, namespace, runtime)));
     const hostPaths = this.hostPaths(config, runtime, where);
+    const mountPaths = [...hostPaths.map((h) => h.mountPath ?? h.hostPath), ...(props.mounts ?? []).map((m) => m.mountPath), CONFIG_DIR];
+    throwIfProblems(where, extraTailPathProblems(props.extraConfig, mountPaths));
     const { env, fieldEnv } = this.containerEnv(config);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
@@ -846,6 +849,9 @@ function olderImageProblems(config: FluentBitConfig, image: string | undefined, 
     const plugin = (s.entries.find((e) => e.key.toLowerCase() === 'name')?.value ?? '').toLowerCase();
     if (s.name === 'OUTPUT' && OUTPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
       return [`image ${image}: fluent-bit 4.x has no output plugin ${plugin}${where} (added in 5.x); use a 5.x image or another output.`];
+    }
+    if (s.name === 'INPUT' && INPUT_PLUGINS_ADDED_SINCE_4_2_3.includes(plugin)) {
+      return [`image ${image}: fluent-bit 4.x has no input plugin ${plugin}${where} (added in 5.x); use a 5.x image or another input.`];
     }
     const added = (key: string) => (s.name === 'OUTPUT' ? isOutputKeyAddedSince423(plugin, key)
       : (s.name === 'INPUT' || s.name === 'FILTER') && isKeyAddedSince423(s.name, plugin, key));

@@ -8,6 +8,7 @@ import {
   SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
 import { WaveGate, WaveGateCheck } from '../alerts/options';
+import { checkPromQL, checkSelector, GATE_FAILS } from '../alerts/promql-parse';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
@@ -61,6 +62,17 @@ export function renderWaveGates(
   return jobs;
 }
 
+/** The gate's PromQL: its selector and every check it is given, each named by its prop. */
+function checkGateQueries(gate: WaveGate, where: string): void {
+  const of = `rollout.gates ("${gate.afterWave}")`;
+  checkSelector(gate.kubeStateMetricsSelector, `${of} kubeStateMetricsSelector`, where);
+  for (const [prop, checks] of [['checks', gate.checks], ['extraChecks', gate.extraChecks]] as const) {
+    (checks ?? []).forEach((c, i) => {
+      if (c.expr.trim() !== '') checkPromQL(c.expr, `${of} ${prop}[${i}] (${JSON.stringify(c.name)}) expr`, where, GATE_FAILS);
+    });
+  }
+}
+
 /** A gate's own props, checked whether or not its wave is rendered yet; its wave's index. */
 function checkGate(gate: WaveGate, waves: readonly string[], seen: Set<string>, where: string): number {
   const index = waves.indexOf(gate.afterWave);
@@ -77,6 +89,7 @@ function checkGate(gate: WaveGate, waves: readonly string[], seen: Set<string>, 
     throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
       + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
   }
+  checkGateQueries(gate, where);
   if (gate.image !== undefined) {
     const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
     if (problems.length > 0) throw new ValidationError(where, `${problems.join('; ')}`);

@@ -27,6 +27,8 @@ export interface ClassicSection {
 export interface ParsedClassicSection extends ClassicSection {
   /** 1-based line number of the `[NAME]` header. */
   readonly line: number;
+  /** 1-based line number of each entry, in the order of `entries`. */
+  readonly entryLines: readonly number[];
 }
 
 export interface ParsedClassicConfig {
@@ -128,9 +130,9 @@ export function renderClassicConfig(sections: readonly ClassicSection[], header?
  * 'parsers', everything else is.
  */
 export function parseClassicConfig(text: string, file: ClassicFileKind = 'any'): ParsedClassicConfig {
-  const sections: { name: string; line: number; entries: ClassicEntry[] }[] = [];
+  const sections: { name: string; line: number; entries: ClassicEntry[]; entryLines: number[] }[] = [];
   const directives: string[] = [];
-  let current: { name: string; line: number; entries: ClassicEntry[] } | undefined;
+  let current: { name: string; line: number; entries: ClassicEntry[]; entryLines: number[] } | undefined;
 
   text.split(/\r?\n/).forEach((raw, index) => {
     const lineNo = index + 1;
@@ -155,7 +157,7 @@ export function parseClassicConfig(text: string, file: ClassicFileKind = 'any'):
         // A parsers file is read for these sections only; anything else would be silently ignored.
         throw new Error(`fluent-bit parsers file line ${lineNo}: [${name}] is not a parser section (only ${PARSER_SECTION_NAMES.join(', ')}).`);
       }
-      current = { name, line: lineNo, entries: [] };
+      current = { name, line: lineNo, entries: [], entryLines: [] };
       sections.push(current);
       return;
     }
@@ -180,6 +182,7 @@ export function parseClassicConfig(text: string, file: ClassicFileKind = 'any'):
       throw new Error(`fluent-bit config line ${lineNo}: key '${trimmed}' has no value.`);
     }
     current.entries.push({ key: kv[1], value: kv[2].trim() });
+    current.entryLines.push(lineNo);
   });
 
   return { sections, directives };

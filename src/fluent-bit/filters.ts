@@ -1,6 +1,6 @@
 /**
  * Typed fluent-bit filters for custom pipelines (grep, modify, nest/lift, rewrite_tag,
- * record_modifier, throttle, Lua, multiline).
+ * record_modifier, throttle, Lua, multiline, parser).
  *
  * Every key written below is in the plugin's config_map in the fluent-bit 5.1.1 sources
  * (plugins/filter_<name>/*.c), and in 4.2.3's (input-filter-keys.ts); the tests check each
@@ -11,10 +11,12 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import * as fs from 'fs';
-import { ClassicEntry, onOff } from './classic-format';
-import { checkRegex } from './parser-checks';
+import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { luaCallProblem, luaSyntaxProblem, parseLua } from './lua-check';
+import { checkRegex, NAME_PATTERN } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** Options every filter shares. */
@@ -234,6 +236,28 @@ export interface MultilineFilterOptions extends FilterCommonOptions {
   readonly flushMs?: number;
 }
 
+/** Options of a parser filter: parse a key of each record with `[PARSER]`s. */
+export interface ParserFilterOptions extends FilterCommonOptions {
+  /** Top-level key holding the text to parse (`Key_Name`), e.g. `log`. */
+  readonly keyName: string;
+  /**
+   * Parsers tried in order until one matches (`Parser`, one line each): stock parsers of the image
+   * (`json`, `docker`, `apache`, …) or names of the collector's `parsers`. Checked at synthesis.
+   */
+  readonly parsers: string[];
+  /**
+   * Keep `keyName` in the parsed record (`Preserve_Key`).
+   * @default false
+   */
+  readonly preserveKey?: boolean;
+  /**
+   * Keep the record's other keys (`Reserve_Data`). fluent-bit's own default (off) replaces the whole
+   * record by what the parser read, the kubernetes metadata included; hence on here.
+   * @default true
+   */
+  readonly reserveData?: boolean;
+}
+
 type Field = [key: string, value: string | number | boolean | undefined];
 type FieldsFn = (alias: string, context: FilterRenderContext) => { fields: Field[]; files?: { [name: string]: string }; extraAliases?: string[] };
 
@@ -282,8 +306,8 @@ export class FluentBitFilter {
       const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
         checkTopLevelKey('modify', op, k);
         const v = record![k];
-        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v) {
-          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be non-empty without leading or trailing spaces.`);
+        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v || /[\r\n]/.test(v)) {
+          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
         }
         return [op, `${k} ${v}`];
       });
@@ -311,6 +335,7 @@ export class FluentBitFilter {
       }
       options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
       checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
+      if (options.removePrefix !== undefined) checkTopLevelKey('nest', 'removePrefix', options.removePrefix);
       return new FluentBitFilter('nest', options, () => ({
         fields: [
           ['Operation', 'nest'],
@@ -327,6 +352,7 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.lift', [options]);
     return namedBy('FluentBitFilter.lift', () => {
       checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
+      if (options.addPrefix !== undefined) checkTopLevelKey('nest', 'addPrefix', options.addPrefix);
       return new FluentBitFilter('nest', options, () => ({
         fields: [
           ['Operation', 'lift'],
@@ -389,8 +415,8 @@ export class FluentBitFilter {
       const fields: Field[] = [
         ...Object.keys(records).sort().map((k): Field => {
           checkTopLevelKey('record_modifier', 'records', k);
-          if (records[k].trim() === '' || records[k].trim() !== records[k]) {
-            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be non-empty without leading or trailing spaces.`);
+          if (records[k].trim() === '' || records[k].trim() !== records[k] || /[\r\n]/.test(records[k])) {
+            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
           }
           return ['Record', `${k} ${records[k]}`];
         }),
@@ -427,6 +453,34 @@ export class FluentBitFilter {
           ['Print_Status', onOff(options.printStatus ?? false)],
         ],
       }));
+    });
+  }
+
+  /**
+   * Parse a key of each record with `[PARSER]`s (the parser filter): the parsed fields join the
+   * record. Parser names are checked against the image's stock parsers and the collector's `parsers`
+   * at synthesis.
+   */
+  public static parser(options: ParserFilterOptions): FluentBitFilter {
+    checkArgs('FluentBitFilter.parser', [options]);
+    return namedBy('FluentBitFilter.parser', () => {
+      checkTopLevelKey('parser', 'keyName', options.keyName);
+      if (options.parsers.length === 0) {
+        throw new ValidationError('FluentBitFilter.parser', 'parsers is empty; name at least one, e.g. [\'json\'] or a parser of the collector\'s parsers.');
+      }
+      options.parsers.forEach((p, i) => {
+        if (!NAME_PATTERN.test(p)) {
+          throw new ValidationError('FluentBitFilter.parser', `parsers[${i}] ${JSON.stringify(p)} is not a parser name (${NAME_PATTERN}).`);
+        }
+      });
+      return new FluentBitFilter('parser', options, () => ({
+        fields: [
+          ['Key_Name', options.keyName],
+          ...options.parsers.map((p): Field => ['Parser', p]),
+          ['Preserve_Key', onOff(options.preserveKey ?? false)],
+          ['Reserve_Data', onOff(options.reserveData ?? true)],
+        ],
+      }), [], options.parsers);
     });
   }
 
@@ -491,11 +545,11 @@ export class FluentBitFilter {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.call)) {
       throw new Error(`FluentBitFilter.${factory}: call ${JSON.stringify(options.call)} must be a Lua function name.`);
     }
-    const defines = new RegExp(`(^|[^A-Za-z0-9_.:])(function\\s+${options.call}\\s*\\(|${options.call}\\s*=\\s*function\\s*\\()`, 'm');
-    if (!defines.test(code)) {
-      throw new Error(`FluentBitFilter.${factory}: the script (${source}) defines no function ${options.call}; fluent-bit would fail at start. `
-        + `Define it (function ${options.call}(tag, timestamp, record) … end) or fix call.`);
-    }
+    const what = factory === 'luaFile' ? `file ${JSON.stringify(source)}` : 'code';
+    const parsed = parseLua(code);
+    if ('problem' in parsed) throw new ValidationError(`FluentBitFilter.${factory}`, luaSyntaxProblem(what, code)!);
+    const callProblem = luaCallProblem(parsed.chunk, options.call, `the script (${source})`);
+    if (callProblem !== undefined) throw new ValidationError(`FluentBitFilter.${factory}`, callProblem);
     return new FluentBitFilter('lua', options, (alias, context) => ({
       fields: [
         ['script', `${context.configDir}/${alias}.lua`],
@@ -515,18 +569,30 @@ export class FluentBitFilter {
 
   private readonly fields: FieldsFn;
   private readonly multilineParserNames: string[];
+  private readonly parserNames: string[];
 
-  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = []) {
+  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = [], parsers: string[] = []) {
     this.pluginName = pluginName;
     this.fields = fields;
     this.alias = common.alias;
     this.match = common.match ?? 'kube.*';
     this.multilineParserNames = multilineParsers;
+    this.parserNames = parsers;
     if (!/^\S+$/.test(this.match)) {
       throw new Error(`${pluginName} filter: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
       throw new Error(`${pluginName} filter: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
+    }
+    // Every value must be one classic-mode line: checked now, so the error names the factory (the
+    // fields are pure: rendering them with a placeholder alias finds every problem).
+    for (const [key, value] of fields(common.alias ?? pluginName, { configDir: '/fluent-bit/etc/conf' }).fields) {
+      if (value === undefined) continue;
+      try {
+        assertWritableEntry('FILTER', key, typeof value === 'boolean' ? onOff(value) : String(value));
+      } catch (e) {
+        throw new Error(`${pluginName} filter: ${(e as Error).message}`);
+      }
     }
   }
 
@@ -541,7 +607,13 @@ export class FluentBitFilter {
     for (const [key, value] of fields) {
       if (value !== undefined) entries.push({ key, value: typeof value === 'boolean' ? onOff(value) : String(value) });
     }
-    return { entries, files: rendered.files ?? {}, multilineParsers: this.multilineParserNames, extraAliases: rendered.extraAliases ?? [] };
+    return {
+      entries,
+      files: rendered.files ?? {},
+      multilineParsers: this.multilineParserNames,
+      parsers: this.parserNames,
+      extraAliases: rendered.extraAliases ?? [],
+    };
   }
 }
 brand(FluentBitFilter, 'FluentBitFilter');

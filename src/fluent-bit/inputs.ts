@@ -9,9 +9,12 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { ClassicEntry } from './classic-format';
+import { assertWritableEntry, ClassicEntry } from './classic-format';
+import { staticDir } from './extra-config-paths';
+import { NAME_PATTERN } from './parser-checks';
 import { InputRenderContext, RenderedInput } from './rendered-output';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { checkArgs } from '../validation/struct-check';
 
 /** Options every extra input shares. */
@@ -75,6 +78,14 @@ export class FluentBitInput {
       if (!/^\/[^\s,]*$/.test(p) || /\/\.\.?(\/|$)/.test(p)) {
         throw new Error(`FluentBitInput.tail: path ${JSON.stringify(p)} must be absolute, without spaces, commas or '..'.`);
       }
+    }
+    if (options.parser !== undefined && !NAME_PATTERN.test(options.parser)) {
+      throw new ValidationError('FluentBitInput.tail', `parser ${JSON.stringify(options.parser)} is not a parser name (${NAME_PATTERN}): a stock parser of the image `
+        + 'such as "json", or a name of the collector\'s parsers. Leave it unset for none.');
+    }
+    if (options.pathKey !== undefined && !/^[^\s$,]+$/.test(options.pathKey)) {
+      throw new ValidationError('FluentBitInput.tail', `pathKey ${JSON.stringify(options.pathKey)} must be a record key (non-empty, without spaces, '$' or ','), `
+        + 'e.g. "file". Leave it unset for none.');
     }
     for (const p of options.paths) {
       if (p.startsWith('/var/log/containers/') || p.startsWith('/var/log/pods/')) {
@@ -161,6 +172,15 @@ export class FluentBitInput {
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
       throw new Error(`FluentBitInput.${pluginName}: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_'.`);
     }
+    // Every value must be one classic-mode line: checked now, so the error names the factory.
+    for (const [key, value] of render(common.alias ?? pluginName, { stateDir: '/var/lib/log-collector', storage: [] }).entries) {
+      if (value === undefined) continue;
+      try {
+        assertWritableEntry('INPUT', key, value);
+      } catch (e) {
+        throw new ValidationError(`FluentBitInput.${pluginName}`, (e as Error).message);
+      }
+    }
   }
 
   /**
@@ -180,11 +200,3 @@ export class FluentBitInput {
   }
 }
 brand(FluentBitInput, 'FluentBitInput');
-
-/** The directory part of a path before its first wildcard, e.g. /var/log/audit for /var/log/audit/*.log. */
-function staticDir(path: string): string {
-  const wild = path.search(/[*?[{]/);
-  const head = wild < 0 ? path : path.slice(0, wild);
-  const dir = head.slice(0, head.lastIndexOf('/'));
-  return dir === '' ? '/' : dir;
-}

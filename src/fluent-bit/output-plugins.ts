@@ -148,6 +148,12 @@ export const OUTPUT_COMMON_KEYS_ADDED_SINCE_4_2_3: readonly string[] = [
 /** Output plugins 4.2.3 does not have at all. */
 export const OUTPUT_PLUGINS_ADDED_SINCE_4_2_3: readonly string[] = ['gcs'];
 
+/**
+ * Output plugins without a config_map (out_pgsql reads its keys with flb_output_get_property):
+ * flb_output_plugin_property_check checks none of their own keys.
+ */
+export const OUTPUTS_WITHOUT_CONFIG_MAP: readonly string[] = ['pgsql'];
+
 /** Every output plugin name, sorted. */
 export const OUTPUT_PLUGIN_NAMES: readonly string[] = Object.keys(OUTPUT_PLUGIN_KEYS).sort();
 
@@ -158,7 +164,8 @@ export function isOutputKey(plugin: string, key: string): boolean {
   // flb_output_set_property sets every other net.* and oauth2* key aside too, and their checks refuse it.
   if (k.startsWith('net.') || k.startsWith('oauth2')) return false;
   if (OUTPUT_HTTP_SERVER_PLUGINS.includes(plugin) && OUTPUT_HTTP_SERVER_KEYS.includes(k)) return true;
-  const own = OUTPUT_PLUGIN_KEYS[plugin] ?? [];
+  if (OUTPUTS_WITHOUT_CONFIG_MAP.includes(plugin)) return true;
+  const own = Object.prototype.hasOwnProperty.call(OUTPUT_PLUGIN_KEYS, plugin) ? OUTPUT_PLUGIN_KEYS[plugin] : [];
   return (own.includes(k) && !k.endsWith('.')) || own.some((o) => o.endsWith('.') && k.startsWith(o) && k.length > o.length);
 }
 

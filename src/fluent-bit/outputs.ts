@@ -1,6 +1,6 @@
 /**
  * Typed fluent-bit outputs (Loki, Elasticsearch/OpenSearch, forward, stdout, S3, CloudWatch Logs,
- * Kafka, HTTP, Splunk, Datadog) and a generic one for any other plugin of the pinned version.
+ * Kafka, HTTP, Splunk, Datadog, OpenTelemetry) and a generic one for any other plugin of the pinned version.
  *
  * Every key written below is one of the plugin's config_map keys in the fluent-bit 5.1.1
  * sources, and in 4.2.3's (see output-plugins.ts, which the tests check every helper against).
@@ -15,6 +15,7 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { ownEntry } from './input-filter-keys';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { brand } from '../validation/brand';
@@ -542,6 +543,66 @@ export interface DatadogOutputOptions extends OutputCommonOptions {
   readonly gzip?: boolean;
 }
 
+/** Compression of the OpenTelemetry output's requests (`compress`). */
+export enum OpenTelemetryCompression {
+  /** gzip. */
+  GZIP = 'gzip',
+  /** zstd. */
+  ZSTD = 'zstd',
+}
+
+/** Options of the OpenTelemetry output (`opentelemetry` plugin: OTLP/HTTP, or OTLP/gRPC). */
+export interface OpenTelemetryOutputOptions extends OutputCommonOptions, OutputTlsOptions {
+  /** Host name or IP of the OTLP receiver (an OpenTelemetry Collector), without scheme or path. */
+  readonly host: string;
+  /**
+   * Port.
+   * @default 4318 (OTLP/HTTP), 4317 with `grpc`
+   */
+  readonly port?: number;
+  /**
+   * Send over OTLP/gRPC (`grpc on`, which turns HTTP/2 on) instead of OTLP/HTTP.
+   * @default false
+   */
+  readonly grpc?: boolean;
+  /**
+   * Path logs are posted to over OTLP/HTTP (`logs_uri`). Not with `grpc`, which posts to the plugin's gRPC path.
+   * @default "/v1/logs"
+   */
+  readonly logsUri?: string;
+  /**
+   * Fixed request headers (not secrets: they go into the ConfigMap).
+   * @default - none
+   */
+  readonly headers?: { [name: string]: string };
+  /**
+   * A header whose value comes from a Secret (e.g. `Authorization` with `Bearer …`).
+   * @default - none
+   */
+  readonly secretHeader?: SecretHeaderOptions;
+  /**
+   * Basic-auth user name.
+   * @default - no basic auth
+   */
+  readonly httpUser?: string;
+  /**
+   * Basic-auth password, from a Secret (needs `httpUser`).
+   * @default - no basic auth
+   */
+  readonly httpPassword?: SecretKeyRefOptions;
+  /**
+   * Compress requests (`compress`).
+   * @default - not compressed
+   */
+  readonly compress?: OpenTelemetryCompression;
+  /**
+   * Record key whose value becomes the OTLP log body (`logs_body_key`), e.g. `$log`; the other keys are
+   * dropped unless the receiver reads them from elsewhere.
+   * @default - the plugin's choice (the whole record)
+   */
+  readonly logsBodyKey?: string;
+}
+
 /** Options of an output for any plugin of the pinned fluent-bit. */
 export interface CustomOutputOptions extends OutputCommonOptions {
   /** The plugin name (`Name`), e.g. `gelf` or `azure_blob`. Must be an output plugin fluent-bit 5.1 has. */
@@ -584,6 +645,8 @@ export enum FluentBitOutputKind {
   SPLUNK = 'splunk',
   /** Datadog logs intake (`datadog`). */
   DATADOG = 'datadog',
+  /** An OTLP receiver (`opentelemetry`). */
+  OPENTELEMETRY = 'opentelemetry',
   /** Another plugin, through `FluentBitOutput.custom()`; see `pluginName`. */
   CUSTOM = 'custom',
 }
@@ -628,8 +691,7 @@ export class FluentBitOutput {
         ['Uri', options.uri],
         ...tlsFields(options, problems),
         ['Tenant_ID', options.tenantId],
-        ['HTTP_User', options.httpUser],
-        ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
+        ...basicAuthFields(options, secret, problems, 'loki'),
         ['Bearer_Token', secret('BEARER_TOKEN', options.bearerToken)],
         ['Labels', labelPairs.length > 0 ? labelPairs.join(', ') : undefined],
         ['Auto_Kubernetes_Labels', onOff(options.autoKubernetesLabels ?? false)],
@@ -756,28 +818,42 @@ export class FluentBitOutput {
 
   /** Send records to an HTTP endpoint. */
   public static http(options: HttpOutputOptions): FluentBitOutput {
-    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, 'HttpOutputOptions', (secret, problems) => {
-      const headers = options.headers ?? {};
-      for (const name of [...Object.keys(headers), ...(options.secretHeader ? [options.secretHeader.name] : [])]) {
-        if (!/^[A-Za-z0-9-]+$/.test(name)) {
-          problems.push(`header name ${JSON.stringify(name)} must be letters, digits and '-'.`);
-        }
-        if (/^authorization$/i.test(name) && headers[name] !== undefined) {
-          problems.push('the Authorization header is a credential; give it as secretHeader (from a Secret), not in headers.');
-        }
+    return new FluentBitOutput(FluentBitOutputKind.HTTP, options, 'HttpOutputOptions', (secret, problems) => [
+      ['Host', host(problems, options.host)],
+      ['Port', port(problems, options.port ?? (options.tls ? 443 : 80))],
+      ['URI', options.uri ?? '/'],
+      ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
+      ...tlsFields(options, problems),
+      ...basicAuthFields(options, secret, problems, 'http'),
+      ...headerFields(options, secret, problems),
+      ['Compress', options.gzip ? 'gzip' : undefined],
+    ]);
+  }
+
+  /**
+   * Ship to an OTLP receiver (an OpenTelemetry Collector) over OTLP/HTTP, or OTLP/gRPC with `grpc`.
+   * Every key written is one of plugins/out_opentelemetry's config_map in fluent-bit 5.1.1.
+   */
+  public static openTelemetry(options: OpenTelemetryOutputOptions): FluentBitOutput {
+    return new FluentBitOutput(FluentBitOutputKind.OPENTELEMETRY, options, 'OpenTelemetryOutputOptions', (secret, problems) => {
+      const grpc = options.grpc ?? false;
+      if (options.logsUri !== undefined && grpc) {
+        problems.push('logsUri is the OTLP/HTTP path; with grpc the plugin posts to grpc_logs_uri (the OTLP service path) instead: remove logsUri.');
+      } else if (options.logsUri !== undefined && !/^\/\S*$/.test(options.logsUri)) {
+        problems.push(`logsUri ${JSON.stringify(options.logsUri)} must be a path starting with /, e.g. "/v1/logs".`);
       }
+      if (options.logsBodyKey !== undefined) recordKey(problems, 'logsBodyKey', options.logsBodyKey);
       return [
         ['Host', host(problems, options.host)],
-        ['Port', port(problems, options.port ?? (options.tls ? 443 : 80))],
-        ['URI', options.uri ?? '/'],
-        ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
+        ['Port', port(problems, options.port ?? (grpc ? 4317 : 4318))],
         ...tlsFields(options, problems),
-        ['HTTP_User', options.httpUser],
-        ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
-        // `header` repeats: one line per header, "Name value".
-        ...Object.keys(headers).sort().map((k): Field => ['Header', `${k} ${headers[k]}`]),
-        ...(options.secretHeader ? [['Header', `${options.secretHeader.name} ${secret('HEADER', options.secretHeader.value)}`] as Field] : []),
-        ['Compress', options.gzip ? 'gzip' : undefined],
+        // opentelemetry_conf.c turns HTTP/2 on when grpc is on and http2 is not set.
+        ['grpc', grpc ? 'On' : undefined],
+        ['logs_uri', grpc ? undefined : options.logsUri ?? '/v1/logs'],
+        ...basicAuthFields(options, secret, problems, 'opentelemetry'),
+        ...headerFields(options, secret, problems),
+        ['compress', options.compress],
+        ['logs_body_key', options.logsBodyKey],
       ];
     });
   }
@@ -827,7 +903,8 @@ export class FluentBitOutput {
     const name = typeof options?.name === 'string' ? options.name : FluentBitOutputKind.CUSTOM;
     return new FluentBitOutput(FluentBitOutputKind.CUSTOM, options, 'CustomOutputOptions', (secret, problems) => {
       if (!OUTPUT_PLUGIN_NAMES.includes(name)) {
-        const close = OUTPUT_NAME_HINTS[name.toLowerCase()] ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
+        const close = ownEntry(OUTPUT_NAME_HINTS, name.toLowerCase())
+          ?? OUTPUT_PLUGIN_NAMES.filter((n) => n.startsWith(name.slice(0, 3).toLowerCase()));
         problems.push(`fluent-bit 5.1 has no output plugin ${JSON.stringify(name)}`
           + `${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}; its output plugins are ${OUTPUT_PLUGIN_NAMES.join(', ')}.`);
         return [];
@@ -846,6 +923,12 @@ export class FluentBitOutput {
           continue;
         }
         seen.add(k);
+        if (Object.prototype.hasOwnProperty.call(plain, key) && isCredentialKey(k, plain[key])) {
+          problems.push(`options key ${JSON.stringify(key)} holds a credential, which would be written into the ConfigMap (readable by whoever `
+            + `reads ConfigMaps in the namespace, and by everyone with the repository); give it as secretOptions: { ${JSON.stringify(key)}: `
+            + '{ secretName, key } } (the pod reads it from the Secret).');
+          continue;
+        }
         if (!isOutputKey(name, key)) {
           const near = nearestName(k, outputKeyNames(name));
           problems.push(`the ${name} plugin of fluent-bit 5.1 has no key ${JSON.stringify(key)}; `
@@ -1138,8 +1221,7 @@ function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, pro
     ['Host', host(problems, options.host)],
     ['Port', port(problems, options.port ?? 9200)],
     ...tlsFields(options, problems),
-    ['HTTP_User', options.httpUser],
-    ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
+    ...basicAuthFields(options, secret, problems, 'es'),
     ['Logstash_Format', onOff(logstash)],
     ['Logstash_Prefix', logstash ? options.logstashPrefix ?? 'logstash' : undefined],
     ['Index', logstash ? undefined : options.index ?? 'fluent-bit'],
@@ -1160,3 +1242,79 @@ function secretRefProblems(ref: SecretKeyRefOptions): string[] {
   return problems;
 }
 
+
+/**
+ * Keys of the output plugins whose value is a credential (read from output-plugins.ts's lists): a
+ * password, a token, an API or shared key, a client secret, a private key's passphrase, a Slack
+ * webhook URL (its path is the token), an Elastic Cloud `user:password`, td's API key.
+ */
+const CREDENTIAL_KEYS: readonly string[] = [
+  'api', 'api_key', 'apikey', 'auth_token', 'authorization_endpoint_bearer_token', 'authorization_endpoint_password', 'bearer_token',
+  'client_secret', 'cloud_auth', 'configuration_endpoint_bearer_token', 'configuration_endpoint_password', 'http_api_key', 'http_passwd',
+  'http_token', 'license_key', 'oauth2.client_secret', 'password', 'sas_token', 'service_account_secret', 'shared_key', 'splunk_token',
+  'tls.key_passwd', 'webhook',
+];
+
+/** Whether a plain custom option would put a credential into the ConfigMap (a known key, a librdkafka secret, an Authorization header). */
+function isCredentialKey(key: string, value: string): boolean {
+  return CREDENTIAL_KEYS.includes(key)
+    || (key.startsWith('rdkafka.') && /password|secret/.test(key))
+    || (key === 'header' && /^\s*(proxy-)?authorization\s/i.test(value));
+}
+
+/** Options with basic auth. */
+interface BasicAuthOptions {
+  readonly httpUser?: string;
+  readonly httpPassword?: SecretKeyRefOptions;
+}
+
+/**
+ * HTTP_User and HTTP_Passwd. A password without a user sends no credentials: out_es (es.c: only
+ * when http_user is set), out_opensearch, out_loki, out_http and out_opentelemetry add basic auth only
+ * when http_user is set, and every one of them leaves it unset by default.
+ */
+function basicAuthFields(options: BasicAuthOptions, secret: SecretFn, problems: string[], plugin: string): Field[] {
+  if (options.httpPassword !== undefined && options.httpUser === undefined) {
+    problems.push(`httpPassword is set without httpUser: the ${plugin} plugin adds basic auth only with a user, so it would send no credentials; `
+      + 'set httpUser (or remove httpPassword).');
+  }
+  return [
+    ['HTTP_User', options.httpUser],
+    ['HTTP_Passwd', secret('HTTP_PASSWD', options.httpPassword)],
+  ];
+}
+
+/** Options with request headers. */
+interface HeaderOptions {
+  readonly headers?: { [name: string]: string };
+  readonly secretHeader?: SecretHeaderOptions;
+}
+
+/**
+ * `Header Name value` lines: a name of letters, digits and '-'; a value on one line, not empty, without
+ * leading or trailing whitespace (fluent-bit splits the line at the first space and trims the value).
+ * An Authorization header is a credential: only as secretHeader.
+ */
+function headerFields(options: HeaderOptions, secret: SecretFn, problems: string[]): Field[] {
+  const headers = options.headers ?? {};
+  const names = Object.keys(headers).sort();
+  for (const name of [...names, ...(options.secretHeader ? [options.secretHeader.name] : [])]) {
+    if (!/^[A-Za-z0-9-]+$/.test(name)) {
+      problems.push(`header name ${JSON.stringify(name)} must be letters, digits and '-'.`);
+    }
+  }
+  for (const name of names) {
+    const value = headers[name];
+    if (/^authorization$/i.test(name)) {
+      problems.push('the Authorization header is a credential; give it as secretHeader (from a Secret), not in headers.');
+    } else if (typeof value === 'string' && (value.trim() === '' || value.trim() !== value || /[\r\n]/.test(value))) {
+      problems.push(`headers[${JSON.stringify(name)}] value ${JSON.stringify(value)} must be one non-empty line without leading or trailing whitespace `
+        + '(fluent-bit would trim it or split the config line); remove the spaces or the header.');
+    }
+  }
+  return [
+    // `header` repeats: one line per header, "Name value".
+    ...names.map((k): Field => ['Header', `${k} ${headers[k]}`]),
+    ...(options.secretHeader ? [['Header', `${options.secretHeader.name} ${secret('HEADER', options.secretHeader.value)}`] as Field] : []),
+  ];
+}

@@ -75,15 +75,32 @@ export function checkRegex(what: string, prop: string, pattern: string, envTrans
     return; // see above: not checkable as a JS RegExp
   }
   try {
-    new RegExp(toJsPattern(body));
+    new RegExp(toJsPattern(body).js);
   } catch (e) {
     throw new ValidationError(what, `${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
       + 'fluent-bit would refuse to start.');
   }
 }
 
-/** Rewrites Onigmo-only tokens into JS equivalents, walking escapes and character classes. */
-function toJsPattern(src: string): string {
+/**
+ * The named groups of a regex fluent-bit compiles with Onigmo (`(?<name>…)` or `(?'name'…)`), in
+ * order, each once: the fields a regex parser gives (src/flb_parser_regex.c: the record is built
+ * from the named groups only, onig_foreach_name). Undefined for what checkRegex does not read (the
+ * extended mode, conditionals, subexpression calls).
+ */
+export function regexGroupNames(pattern: string): string[] | undefined {
+  const delimited = /^\/(.*)\/([imxo]*)$/s.exec(pattern);
+  const body = delimited ? delimited[1] : pattern;
+  if ((delimited?.[2] ?? '').includes('x') || /\(\?[imx-]*x|\(\?\(|\\g[<']/.test(body)) return undefined;
+  try {
+    return toJsPattern(body).names;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rewrites Onigmo-only tokens into JS equivalents, walking escapes and character classes; the named groups found on the way. */
+function toJsPattern(src: string): { js: string; names: string[] } {
   let out = '';
   let inClass = false;
   const names = new Map<string, number>();
@@ -174,7 +191,7 @@ function toJsPattern(src: string): string {
   if (undefinedRef !== undefined) {
     throw new SyntaxError(`\\k<${undefinedRef}> refers to no named group`);
   }
-  return out;
+  return { js: out, names: [...names.keys()] };
 }
 
 /** Names `Parser`-like keys of sections may refer to. */

@@ -8,7 +8,7 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
-import { checkFieldName, checkName, checkRegex, checkValue, STATE_PATTERN } from './parser-checks';
+import { checkFieldName, checkName, checkRegex, checkValue, regexGroupNames, STATE_PATTERN } from './parser-checks';
 import { brand } from '../validation/brand';
 import { ValidationError } from '../validation/errors';
 import { checkArgs, namedBy } from '../validation/struct-check';
@@ -134,6 +134,28 @@ export interface FluentBitLogfmtParserOptions extends FluentBitParserOptions {
   readonly noBareKeys?: boolean;
 }
 
+/**
+ * A regex parser's fields are its named groups and nothing else (src/flb_parser_regex.c,
+ * flb_parser_regex_do: onig_foreach_name), so a regex without one never yields a field: every line
+ * stays unparsed, silently (seen with the built 5.1.1 binary, from a tail input and a parser
+ * filter alike). Its time is read from the group `timeKey` names, so a timeKey naming no group is
+ * never found: every record keeps the time it was read.
+ */
+function checkRegexFields(options: FluentBitRegexParserOptions): void {
+  const names = regexGroupNames(options.regex);
+  if (names === undefined) return;
+  const what = `parser ${JSON.stringify(options.name)}`;
+  if (names.length === 0) {
+    throw new ValidationError(what, `regex ${JSON.stringify(options.regex)} has no named group; fluent-bit takes the fields from the named groups `
+      + 'only, so this parser would never yield one and every line would stay unparsed. Name the groups, e.g. ^(?<time>[^ ]+) (?<message>.*)$.');
+  }
+  if (options.timeKey !== undefined && !names.includes(options.timeKey)) {
+    throw new ValidationError(what, `timeKey ${JSON.stringify(options.timeKey)} names no group of the regex (its groups: ${names.join(', ')}); `
+      + 'fluent-bit would never find the time and every record would keep the time it was read. Name the group (?<' + options.timeKey + '>...) '
+      + 'or set timeKey to one of them.');
+  }
+}
+
 /** A custom `[PARSER]`, rendered into the collector's parsers file. Create one with the static factories. */
 export class FluentBitParser {
   /** A regex parser. */
@@ -141,6 +163,7 @@ export class FluentBitParser {
     checkArgs('FluentBitParser.regex', [options]);
     return namedBy('FluentBitParser.regex', () => {
       checkRegex(`parser '${options.name}'`, 'regex', options.regex);
+      checkRegexFields(options);
       return new FluentBitParser('regex', options, [
         ['Regex', options.regex],
         ['Skip_Empty_Values', options.skipEmptyValues === undefined ? undefined : onOff(options.skipEmptyValues)],

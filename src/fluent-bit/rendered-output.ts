@@ -29,6 +29,8 @@ export interface RenderedFilter {
   readonly files: { [name: string]: string };
   /** Multiline parser names the filter references. */
   readonly multilineParsers: string[];
+  /** `[PARSER]` names the filter references. */
+  readonly parsers: string[];
   /** Aliases of the plugin instances the filter creates besides itself (emitters). */
   readonly extraAliases: string[];
 }

@@ -243,6 +243,8 @@ export function namedBy<T>(factory: string, build: () => T): T {
   } catch (e) {
     const ours = e instanceof ValidationError || (e instanceof Error && e.constructor === Error);
     if (ours && !(e as Error).message.startsWith(factory)) throw new ValidationError(factory, (e as Error).message);
+    // A plain Error that names the factory already becomes a ValidationError with the same message.
+    if (ours && !(e instanceof ValidationError)) throw new ValidationError(factory, (e as Error).message.slice(factory.length).replace(/^:\s*/, ''));
     throw e;
   }
 }

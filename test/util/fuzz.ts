@@ -8,10 +8,11 @@
 import { App, Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
-import { validateManifests } from './manifests';
+import { Manifest, validateManifests } from './manifests';
 import {
   MountPropagation, NodeRequirement, Promotion, RolloutBudget, RolloutWave, TaintEffect, TolerationOperator, UpdateStrategy,
 } from '../../src';
+import { promqlProblem } from '../../src/alerts/promql-parse';
 import { ValidationError } from '../../src/validation/errors';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -63,11 +64,36 @@ function buildOnce(kind: string, build: (chart: Chart, props: Props) => void, pr
     return { outcome: { kind: 'refused', message: e.message } };
   }
   try {
-    validateManifests(Testing.synth(chart));
+    const manifests = Testing.synth(chart);
+    validateManifests(manifests);
+    const unparsed = promqlFailures(manifests);
+    if (unparsed.length > 0) throw new Error(`PromQL Prometheus would not parse:\n  ${unparsed.join('\n  ')}`);
   } catch (e) {
     return { outcome: { kind: 'failure', reason: (e as Error).message } };
   }
   return { outcome: { kind: 'ok' }, yaml };
+}
+
+/**
+ * The PromQL of the synthesized objects that Prometheus would not parse (src/alerts/promql-parse.ts,
+ * its verdicts cross-checked with promtool in test/promql-parse.test.ts): every PrometheusRule expr
+ * and every gate Job's CHECK_<n>_EXPR. A rule file Prometheus refuses, or a gate that always fails
+ * closed, is as invalid as a manifest the API server rejects.
+ */
+export function promqlFailures(manifests: Manifest[]): string[] {
+  const exprs: Array<[string, string]> = [];
+  for (const m of manifests) {
+    if (m.kind === 'PrometheusRule') {
+      for (const g of m.spec?.groups ?? []) for (const r of g.rules ?? []) exprs.push([`${m.metadata.name} ${r.alert}`, r.expr]);
+    }
+    if (m.kind === 'Job') {
+      for (const e of m.spec?.template?.spec?.containers?.[0]?.env ?? []) if (/^CHECK_\d+_EXPR$/.test(e.name)) exprs.push([`${m.metadata.name} ${e.name}`, e.value]);
+    }
+  }
+  return exprs.flatMap(([where, expr]) => {
+    const problem = promqlProblem(expr);
+    return problem === undefined ? [] : [`${where}: ${JSON.stringify(expr)} ${problem}`];
+  });
 }
 
 /** How many runs of each outcome a fuzz test saw (so a test can check it reached synthesis). */
