@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import * as YAML from 'yaml';
+import { ALIAS_SLACK_BYTES, AliasAllowance, expandAliases } from './yaml-aliases';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
 import { isLabelKey } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../waves/partition';
@@ -135,20 +136,21 @@ const YAML_OPTIONS = {
   // the package compares each key with every earlier key of its map (quadratic: 100,000 keys took 260 s);
   // checkUniqueKeys refuses duplicates in one pass instead
   uniqueKeys: false,
+  // the package's own warnings (a collection as a key) would reach stderr unformatted: such input is refused
+  // with an error of ours (yaml-aliases.ts) instead
+  logLevel: 'error',
   customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
     : tag.tag !== 'tag:yaml.org,2002:timestamp' && (tag as { format?: string }).format !== 'TIME')),
 } as const;
 
-/** Aliases may add at most this many nodes beyond the document's own: amplification is refused, not expanded. */
-const ALIAS_EXPANSION_SLACK = 10_000;
-
 /**
  * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
- * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text (but for a
- * repeated key that reads as a field name).
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where; they quote no more of the text
+ * than a field name (a repeated key) or an anchor's name, cut short.
  */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
+  const allowance: AliasAllowance = { slack: ALIAS_SLACK_BYTES };
   const docs = YAML.parseAllDocuments(text, YAML_OPTIONS);
   for (const doc of Array.isArray(docs) ? docs : [docs]) {
     if (doc.errors.length > 0) {
@@ -157,10 +159,16 @@ export function parseManifestText(text: string, source: string): ManifestDocumen
       throw new Error(`${source}: not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`);
     }
     checkUniqueKeys(doc, text, source);
-    checkAliasExpansion(doc, source);
+    try {
+      expandAliases(doc, text, source, allowance);
+    } catch (error) {
+      if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
+      throw error;
+    }
     let value: unknown;
     try {
-      value = doc.toJS({ maxAliasCount: 1000 });
+      // no alias is left (expandAliases put each anchored node in its place): nothing for the package to count
+      value = doc.toJS({ maxAliasCount: -1 });
     } catch (error) {
       const why = error instanceof RangeError ? 'nested too deeply' : /alias/i.test((error as Error).message) ? 'an alias it cannot resolve, or too many' : 'cannot be read';
       throw new Error(`${source}: not valid YAML (${why})`);
@@ -199,54 +207,6 @@ function checkUniqueKeys(doc: YAML.Document.Parsed, text: string, source: string
     if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
     throw error;
   }
-}
-
-/**
- * Counts the nodes a document holds once its aliases are expanded (each anchored node's size,
- * memoized) and refuses a document whose aliases more than double it: a small file must not
- * expand into gigabytes (go-yaml refuses such "excessive aliasing" too).
- */
-function checkAliasExpansion(doc: YAML.Document.Parsed, source: string): void {
-  if (!hasAlias(doc)) return;
-  const sizes = new Map<unknown, number>();
-  let own = 0;
-  const size = (node: unknown): number => {
-    if (YAML.isAlias(node)) return size(node.resolve(doc));
-    if (node === null || node === undefined || typeof node !== 'object') return 1;
-    const known = sizes.get(node);
-    if (known !== undefined) return known;
-    sizes.set(node, 1); // a cycle counts once
-    let total = 1;
-    if (YAML.isMap(node) || YAML.isSeq(node)) {
-      for (const item of node.items as unknown[]) total += YAML.isPair(item) ? size(item.key) + size(item.value) : size(item);
-    }
-    sizes.set(node, total);
-    return total;
-  };
-  YAML.visit(doc, () => {
-    own++;
-  });
-  let expanded: number;
-  try {
-    expanded = size(doc.contents);
-  } catch (error) {
-    if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
-    throw error;
-  }
-  if (expanded > 2 * own + ALIAS_EXPANSION_SLACK) {
-    throw new Error(`${source}: not valid YAML (its aliases expand ${own} nodes to ${expanded}: refused as an alias amplification; write the values out)`);
-  }
-}
-
-function hasAlias(doc: YAML.Document.Parsed): boolean {
-  let found = false;
-  YAML.visit(doc, {
-    Alias: () => {
-      found = true;
-      return YAML.visit.BREAK;
-    },
-  });
-  return found;
 }
 
 function collect(value: unknown, source: string, into: ManifestDocument[]): void {
