@@ -161,3 +161,114 @@ describe('case 6: the yaml package\'s warning never reaches stderr; such input i
     }
   });
 });
+
+describe('case 5: values the API server refuses are refused where they are read', () => {
+  const ROOT = path.join(__dirname, '..');
+  const GPU_CLUSTER = fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-cluster.json'), 'utf-8');
+  const GPU_WAVES = fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-driver-waves.yaml'), 'utf-8');
+
+  test('a spec.selector.matchLabels value that is no label value never reaches the drain script\'s --selector (ValidateLabelSelector)', () => {
+    const hostile = GPU_WAVES.replace('app.kubernetes.io/instance: gpu-driver,', '"app.kubernetes.io/instance": "a,app notin (logs)",');
+    expect(hostile).not.toBe(GPU_WAVES);
+    const root = dir({ 'nodes.json': GPU_CLUSTER, 'waves.yaml': hostile });
+    const r = run(root, 'label', '--nodes', 'nodes.json', '--wave', 'canary=0.3', '--manifests', 'waves.yaml');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('waves.yaml: DaemonSet gpu-driver/gpu-driver-canary: spec.selector.matchLabels: the value of app.kubernetes.io/instance ("a,app notin (logs)") is not a valid label value; the API server refuses it');
+    // the fixture as it is: the selector reaches the script
+    const plain = run(root, 'label', '--nodes', 'nodes.json', '--wave', 'canary=0.3', '--manifests', path.join(ROOT, 'test/fixtures/label/gpu-driver-waves.yaml'));
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('--selector=app.kubernetes.io/instance=gpu-driver,');
+  });
+
+  test.each([
+    [{ matchLabels: { 'a b': 'x' } }, 'spec.selector.matchLabels: "a b" is not a valid label key'],
+    [{ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['a,b'] }] }, 'spec.selector.matchExpressions[0]: values must be a list of label values, and "a,b" is not one'],
+    [{ matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] }, 'spec.selector.matchExpressions[0]: operator "Gt" is not one of In, NotIn, Exists, DoesNotExist'],
+    [{ matchExpressions: [{ key: 'app', operator: 'In' }] }, 'spec.selector.matchExpressions[0]: operator In needs at least one value'],
+    [{ matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] }, 'spec.selector.matchExpressions[0]: operator Exists takes no values'],
+    [{ matchExpressions: [{ key: '__proto__', operator: 'Exists' }] }, 'spec.selector.matchExpressions[0]: key "__proto__" is not a valid label key'],
+  ])('spec.selector %j: exit 2 (apimachinery ValidateLabelSelectorRequirement)', (selector, message) => {
+    const ds = daemonSet('a') as any;
+    ds.spec.selector = selector;
+    const root = dir({ 'nodes.json': NODES, 'ds.json': JSON.stringify(ds) });
+    const r = run(root, 'coverage', '--nodes', 'nodes.json', 'ds.json');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain(`ds.json: DaemonSet agents/a: ${message}`);
+  });
+
+  test.each([
+    ['a newline', 'old\ntouch /tmp/pwned\n#', '"old\\ntouch /tmp/pwned\\n#"'],
+    ['an escape sequence', 'x\u001b]0;owned\u0007', '"x\\u001b]0;owned\\u0007"'],
+    ['a comma', 'a,b', '"a,b"'],
+    ['64 characters', 'v'.repeat(64), `"${'v'.repeat(59)}…`],
+  ])('an inventory label value with %s: every command exits 2 naming the node and the label (ValidateLabels)', (_name, value, shownValue) => {
+    const inventory = JSON.parse(GPU_CLUSTER);
+    inventory.items[1].metadata.labels['node-agents.cdk8s.io/rollout-wave'] = value;
+    const name = inventory.items[1].metadata.name;
+    const root = dir({ 'nodes.json': JSON.stringify(inventory), 'ds.json': DS });
+    for (const argv of [['label', '--nodes', 'nodes.json', '--wave', 'canary=0.3', '--diff'], ['coverage', '--nodes', 'nodes.json', 'ds.json'],
+      ['plan', '--nodes', 'nodes.json', '--before', 'ds.json', '--after', 'ds.json']]) {
+      const r = run(root, ...argv);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(`nodes.json: items[1] (node ${name}): metadata.labels: the value of node-agents.cdk8s.io/rollout-wave (${shownValue}) is not a valid label value`);
+      // eslint-disable-next-line no-control-regex
+      expect(r.stderr.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }
+  });
+
+  test('an inventory label key the API server refuses: exit 2', () => {
+    const inventory = JSON.parse(NODES);
+    inventory.items[0].metadata.labels['bad key'] = 'x';
+    const r = run(dir({ 'nodes.json': JSON.stringify(inventory), 'ds.json': DS }), 'coverage', '--nodes', 'nodes.json', 'ds.json');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('nodes.json: items[0] (node n1): metadata.labels: "bad key" is not a valid label key');
+  });
+});
+
+describe('case 6: an error quotes at most 60 characters of a value from a file, escaped', () => {
+  const LONG = `${'Q'.repeat(5000)}\u001b[2J`;
+  const dsWith = (change: (ds: any) => void) => {
+    const ds = daemonSet('a') as any;
+    change(ds);
+    return JSON.stringify(ds);
+  };
+  const nodesWith = (change: (node: any) => void) => {
+    const nodes = JSON.parse(NODES);
+    change(nodes.items[0]);
+    return JSON.stringify(nodes);
+  };
+  test.each([
+    ['updateStrategy.type', dsWith((ds) => { ds.spec.updateStrategy = { type: LONG }; }), NODES],
+    ['maxUnavailable', dsWith((ds) => { ds.spec.updateStrategy.rollingUpdate.maxUnavailable = LONG; }), NODES],
+    ['metadata.name', dsWith((ds) => { ds.metadata.name = LONG; }), NODES],
+    ['a nodeSelector key', dsWith((ds) => { ds.spec.template.spec.nodeSelector = { [LONG]: 'x' }; }), NODES],
+    ['a nodeSelector value', dsWith((ds) => { ds.spec.template.spec.nodeSelector = { pool: LONG }; }), NODES],
+    ['a matchLabels value', dsWith((ds) => { ds.spec.selector.matchLabels.app = LONG; }), NODES],
+    ['a matchExpressions value', dsWith((ds) => { ds.spec.selector.matchExpressions = [{ key: 'app', operator: 'In', values: [LONG] }]; }), NODES],
+    ['a toleration operator', dsWith((ds) => { ds.spec.template.spec.tolerations = [{ key: 'k', operator: LONG }]; }), NODES],
+    ['the inventory\'s kind', DS, JSON.stringify({ kind: LONG, items: [] })],
+    ['a node\'s kind', DS, nodesWith((n) => { n.kind = LONG; })],
+    ['a node name', DS, nodesWith((n) => { n.metadata.name = LONG; })],
+    ['a node label key', DS, nodesWith((n) => { n.metadata.labels[LONG] = 'x'; })],
+    ['a node label value', DS, nodesWith((n) => { n.metadata.labels.pool = LONG; })],
+    ['a taint', DS, nodesWith((n) => { n.spec = { taints: [{ key: 'k', effect: LONG }] }; })],
+  ])('%s of 5,000 characters: exit 2, the error quotes at most 60 of them', (_name, tree, nodes) => {
+    const r = run(dir({ 'nodes.json': nodes, 'ds.json': tree }), 'coverage', '--nodes', 'nodes.json', 'ds.json');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('Q'.repeat(20));
+    expect(r.stderr).not.toContain('Q'.repeat(61));
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
+  test('a doctor dump\'s node name or taint of 5,000 characters: the same', () => {
+    for (const change of [(n: any) => { n.metadata.name = LONG; }, (n: any) => { n.spec = { taints: [{ key: LONG, effect: 'Nope' }] }; }]) {
+      const dump = JSON.parse(NODES);
+      change(dump.items[0]);
+      dump.items.push({ ...JSON.parse(DS), status: {} });
+      const r = run(dir({ 'state.json': JSON.stringify(dump) }), 'doctor', '--state', 'state.json');
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).not.toContain('Q'.repeat(61));
+    }
+  });
+});

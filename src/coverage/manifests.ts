@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import * as YAML from 'yaml';
 import { ALIAS_SLACK_BYTES, AliasAllowance, expandAliases } from './yaml-aliases';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
-import { isLabelKey } from '../validation/values';
+import { isLabelKey, isLabelValue } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../waves/partition';
 
 /** The pod template label the wave construct puts on each wave's DaemonSet (`fleet` for the remainder). */
@@ -267,6 +267,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
   const spec = asObject(object.spec, `${where}: spec`);
   const template = asObject(spec.template, `${where}: spec.template`);
   const podSpec = asObject(template.spec, `${where}: spec.template.spec`);
+  labelSelector(spec.selector, `${where}: spec.selector`);
   const templateMeta = isObject(template.metadata) ? template.metadata : {};
   const podLabels = labelMap(templateMeta.labels, `${where}: spec.template.metadata.labels`);
   const labels = labelMap(object.metadata?.labels, `${where}: metadata.labels`);
@@ -466,7 +467,7 @@ function updateStrategy(value: unknown, where: string): UpdateStrategy {
   if (!isObject(value)) return { type: 'RollingUpdate' };
   const type = value.type ?? 'RollingUpdate';
   if (type !== 'RollingUpdate' && type !== 'OnDelete') {
-    throw new Error(`${where}: updateStrategy.type is "${String(type)}"; it must be RollingUpdate or OnDelete`);
+    throw new Error(`${where}: updateStrategy.type is ${shown(type)}; it must be RollingUpdate or OnDelete`);
   }
   const rolling = isObject(value.rollingUpdate) ? value.rollingUpdate : {};
   return {
@@ -479,11 +480,9 @@ function updateStrategy(value: unknown, where: string): UpdateStrategy {
 const INT32_MAX = 2 ** 31 - 1;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A label value (IsValidLabelValue): empty, or at most 63 alphanumerics, "-", "_", "." starting and ending alphanumeric. */
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** A value for an error message: JSON-quoted, cut short (the output escaper makes it printable). */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
@@ -533,12 +532,46 @@ function labelMap(value: unknown, what: string): Record<string, string> {
   const labels = stringMap(value, what);
   for (const [key, v] of Object.entries(labels)) {
     if (!isLabelKey(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it`);
-    if (v.length > 63 || !LABEL_VALUE.test(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
+    if (!isLabelValue(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
   }
   return labels;
 }
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
+const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
+/**
+ * spec.selector as ValidateDaemonSetSpec checks it with ValidateLabelSelector (apimachinery
+ * pkg/apis/meta/v1/validation/validation.go): matchLabels are labels (ValidateLabels), and each
+ * matchExpressions requirement (ValidateLabelSelectorRequirement) has a label-name key, In or NotIn with
+ * values, Exists or DoesNotExist without, every value a label value. `label` writes matchLabels into the GPU
+ * drain script's `--selector`: a value such as `a,app notin (logs)` would pick which pods the drain waits for.
+ */
+function labelSelector(value: unknown, what: string): void {
+  if (value === undefined || value === null) return;
+  if (!isObject(value)) throw new Error(`${what} must be an object with matchLabels or matchExpressions`);
+  labelMap(value.matchLabels, `${what}.matchLabels`);
+  const expressions = value.matchExpressions;
+  if (expressions === undefined || expressions === null) return;
+  if (!Array.isArray(expressions)) throw new Error(`${what}.matchExpressions must be a list`);
+  expressions.forEach((requirement: unknown, i: number) => {
+    const at = `${what}.matchExpressions[${i}]`;
+    if (!isObject(requirement) || typeof requirement.key !== 'string' || !isLabelKey(requirement.key)) {
+      throw new Error(`${at}: key ${shown(isObject(requirement) ? requirement.key : requirement)} is not a valid label key; the API server refuses it`);
+    }
+    if (!LABEL_SELECTOR_OPERATORS.includes(requirement.operator)) {
+      throw new Error(`${at}: operator ${shown(requirement.operator)} is not one of ${LABEL_SELECTOR_OPERATORS.join(', ')}; the API server refuses it`);
+    }
+    const values: unknown = requirement.values ?? [];
+    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !isLabelValue(v))) {
+      const bad = Array.isArray(values) ? values.find((v) => typeof v !== 'string' || !isLabelValue(v)) : values;
+      throw new Error(`${at}: values must be a list of label values, and ${shown(bad)} is not one; the API server refuses it`);
+    }
+    const within = requirement.operator === 'In' || requirement.operator === 'NotIn';
+    if (within && values.length === 0) throw new Error(`${at}: operator ${requirement.operator} needs at least one value`);
+    if (!within && values.length > 0) throw new Error(`${at}: operator ${requirement.operator} takes no values`);
+  });
+}
 
 /**
  * A required node affinity term, checked as ValidateNodeSelectorTerm does: each requirement has a
