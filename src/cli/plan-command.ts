@@ -1,5 +1,6 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
 import { capacityGate, COST_FLAG_HELP, costMarkdown, costText, KUBERNETES_VERSION_OPTION, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
+import { fitComment } from './comment';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
@@ -156,7 +157,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     { label: `after (${trees[trees.length - 1]})`, rows: planCost(loaded[loaded.length - 1], nodes, inventory, beforeCoverage, gate.enabled) }] : undefined;
 
   if (flag(parsed, 'json')) io.stdout.write(cost === undefined ? planJson(steps) : JSON.stringify({ ...JSON.parse(planJson(steps)), cost }, null, 2) + '\n');
-  else if (flag(parsed, 'markdown')) io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)));
+  else if (flag(parsed, 'markdown')) io.stdout.write(fitComment(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost))));
   else io.stdout.write(planText(steps) + (cost === undefined ? '' : costText(cost)));
   return steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
 }
