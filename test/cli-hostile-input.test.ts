@@ -11,8 +11,10 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { daemonSet, inventory } from './util/plan';
+import { gpuText } from '../src/cli/label-command';
 import { planMarkdown, planText } from '../src/cli/plan-command';
 import { runCli } from '../src/cli/run';
+import { gpuRelabelSteps } from '../src/coverage/labelling';
 import { manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { planChange } from '../src/plan/plan';
 import { tolerated, toleratesTaint } from '../src/scheduling/tolerations';
@@ -190,16 +192,30 @@ describe('command: nothing from the inventory runs when label output is piped to
     const gpuCluster = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/label/gpu-cluster.json'), 'utf-8'));
     const root = dir({});
     const canary = path.join(root, 'pwned');
-    // every GPU node carries a hostile current value: whichever moves, its comment holds it
+    const hostile = `old\ntouch ${canary}\n#`;
+    // such a value is no label value: the inventory is refused where it is read (exit 2, nothing printed)
     for (const item of gpuCluster.items) {
-      if (item.metadata.name.startsWith('gpu-')) item.metadata.labels[KEY] = `old\ntouch ${canary}\n#`;
+      if (item.metadata.name.startsWith('gpu-')) item.metadata.labels[KEY] = hostile;
     }
     fs.writeFileSync(path.join(root, 'nodes.json'), JSON.stringify(gpuCluster));
     const r = run(ROOT, 'label', '--nodes', path.join(root, 'nodes.json'), '--wave', 'canary=0.3', '--diff',
       '--manifests', 'test/fixtures/label/gpu-driver-waves.yaml');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('GPU driver nodes that change wave');
-    const { status, calls } = runInBash(r.stdout, root);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('is not a valid label value');
+    // and were it printed, its comment line escapes it: the steps of a move from that value, piped to bash
+    const text = gpuText({
+      drivers: ['gpu-operator/gpu-driver-canary'],
+      waved: true,
+      moves: [{
+        node: 'gpu-1',
+        from: hostile,
+        to: 'canary',
+        driver: 'gpu-operator/gpu-driver-fleet',
+        steps: gpuRelabelSteps(KEY, 'gpu-1', 'canary'),
+      }],
+    });
+    expect(text).toContain('# gpu-1: old\\ntouch');
+    const { status, calls } = runInBash(text, root);
     expect(status).toBe(0);
     expect(fs.existsSync(canary)).toBe(false);
     expect(calls.length).toBeGreaterThan(0);

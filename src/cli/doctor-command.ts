@@ -1,11 +1,14 @@
-import { flag, parse, stringValue, UsageError } from './args';
+import { flag, parse, Parsed, secondsValue, stringValue, UsageError } from './args';
+import { fitComment } from './comment';
 import { table } from './format';
 import type { CliIo } from './io';
+import { capPerKind } from './limits';
 import { displayName } from '../capacity/names';
 import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
-import { loadLiveState } from '../doctor/live';
+import { DEFAULT_LIVE_BUDGET, formatBytes, LiveBudget, loadLiveState } from '../doctor/live';
 import { loadState } from '../doctor/state';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
+import { parseQuantity } from '../util/quantity';
 
 export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
        node-agents doctor --live [--context NAME] [--kubeconfig FILE] [flags]
@@ -46,6 +49,11 @@ Flags:
   --live              read the cluster of kubectl's current context instead of a dump
   --context NAME      read this kubeconfig context's cluster (kubectl --context; implies --live)
   --kubeconfig FILE   with this kubeconfig (kubectl --kubeconfig; implies --live)
+  --live-timeout SECONDS     the most the whole live read may take (default ${DEFAULT_LIVE_BUDGET.seconds})
+  --live-max-bytes SIZE      the most bytes kubectl may print, all pages together, as a quantity
+                             such as 64Gi or 500Mi (default ${formatBytes(DEFAULT_LIVE_BUDGET.bytes)})
+  --live-max-objects N       the most objects the lists may hold, all kinds together
+                             (default ${DEFAULT_LIVE_BUDGET.objects}); past a limit, exit 2 naming it
   --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
   --now TIME          the time the dump was taken (RFC 3339, e.g. 2026-01-01T12:00:00Z), against
                       which a terminating pod's deadline is judged; default: the dump's newest
@@ -59,15 +67,18 @@ Exit codes: 0 healthy (warnings only: a rollout waiting its turn), 1 findings, 2
 `;
 
 const OPTIONS = {
-  state: { type: 'string' },
-  live: { type: 'boolean' },
-  context: { type: 'string' },
-  kubeconfig: { type: 'string' },
-  agent: { type: 'string' },
-  now: { type: 'string' },
-  json: { type: 'boolean' },
-  markdown: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  'state': { type: 'string' },
+  'live': { type: 'boolean' },
+  'context': { type: 'string' },
+  'kubeconfig': { type: 'string' },
+  'live-timeout': { type: 'string' },
+  'live-max-bytes': { type: 'string' },
+  'live-max-objects': { type: 'string' },
+  'agent': { type: 'string' },
+  'now': { type: 'string' },
+  'json': { type: 'boolean' },
+  'markdown': { type: 'boolean' },
+  'help': { type: 'boolean', short: 'h' },
 } as const;
 
 export function doctorCommand(argv: readonly string[], io: CliIo): number {
@@ -87,7 +98,8 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'doctor');
   const now = stringValue(parsed, 'now');
   if (now !== undefined && !isRfc3339(now)) throw new UsageError(`--now ${JSON.stringify(now.slice(0, 40))}: not an RFC 3339 time; give one like 2026-01-01T12:00:00Z`, 'doctor');
-  const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd }) : loadState(stateFile!, io.cwd);
+  const budget = liveBudget(parsed, live);
+  const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd, budget }) : loadState(stateFile!, io.cwd);
   const agent = stringValue(parsed, 'agent');
   if (agent !== undefined && !state.daemonSets.some((d) => d.info.agent === agent)) {
     const known = [...new Set(state.daemonSets.map((d) => displayName(d.info.agent)))].sort();
@@ -95,13 +107,34 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
   }
   const report = diagnose(state, { agent, now });
   if (flag(parsed, 'json')) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (flag(parsed, 'markdown')) io.stdout.write(doctorMarkdown(report));
+  else if (flag(parsed, 'markdown')) io.stdout.write(fitComment(doctorMarkdown(report)));
   else io.stdout.write(doctorText(report));
   return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
 }
 
 function isRfc3339(text: string): boolean {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/.test(text) && !Number.isNaN(Date.parse(text));
+}
+
+/** The live read's bounds from the flags, each checked as typed (a flag of the live read without --live is an error). */
+function liveBudget(parsed: Parsed, live: boolean): LiveBudget {
+  const given = ['live-timeout', 'live-max-bytes', 'live-max-objects'].filter((name) => stringValue(parsed, name) !== undefined);
+  if (!live && given.length > 0) throw new UsageError(`--${given[0]} bounds the live read: give it with --live (or --context, --kubeconfig)`, 'doctor');
+  const positive = (name: string, value: number | undefined, what: string): number | undefined => {
+    if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
+      throw new UsageError(`--${name} "${stringValue(parsed, name)}": give ${what}`, 'doctor');
+    }
+    return value;
+  };
+  const bytesText = stringValue(parsed, 'live-max-bytes');
+  const objectsText = stringValue(parsed, 'live-max-objects');
+  const seconds = positive('live-timeout', secondsValue(parsed, 'doctor', 'live-timeout'), 'more than 0 seconds');
+  const bytes = positive('live-max-bytes', bytesText === undefined ? undefined : Math.floor(parseQuantity(bytesText)),
+    'a size of at least one byte, such as 64Gi or 500Mi');
+  const objects = positive('live-max-objects', objectsText === undefined ? undefined : /^\d{1,15}$/.test(objectsText) ? Number(objectsText) : NaN,
+    'a whole number of objects, such as 10000000');
+  const fallback = DEFAULT_LIVE_BUDGET;
+  return { seconds: seconds ?? fallback.seconds, bytes: bytes ?? fallback.bytes, objects: objects ?? fallback.objects };
 }
 
 export function doctorText(report: DoctorReport): string {
@@ -111,9 +144,20 @@ export function doctorText(report: DoctorReport): string {
   if (report.findings.length === 0) return `${out}\nHealthy: every targeted node runs a Ready pod of the current revision.\n`;
   const errors = report.findings.filter((f) => f.severity === 'error').length;
   out += `\nFINDINGS (${errors} error${errors === 1 ? '' : 's'}, ${report.findings.length - errors} warning${report.findings.length - errors === 1 ? '' : 's'})\n`;
-  for (const f of report.findings) out += findingText(f);
+  const { shown, hidden } = capPerKind(report.findings, kindOf);
+  for (const f of shown) out += findingText(f);
+  for (const [kind, count] of hidden) out += `${kind.endsWith('error') ? '!' : '~'} … ${moreOf(count, kind)} (all in --json)\n`;
   return out;
 }
+
+/** A finding's kind for the cap: its cause and severity (`no-pod error`). */
+const kindOf = (f: DoctorFinding) => `${f.cause} ${f.severity}`;
+
+/** `4980 more no-pod errors` */
+const moreOf = (count: number, kind: string) => `${count} more ${kind}${count === 1 ? '' : 's'}`;
+
+/** DaemonSets listed in the markdown table; the rest are counted (a comment has room for so much). */
+const MAX_MARKDOWN_DAEMONSETS = 50;
 
 function findingText(f: DoctorFinding): string {
   return `${f.severity === 'error' ? '!' : '~'} [${f.cause}] ${terminalSafe(f.daemonSet)} ${terminalSafe(f.message)}\n    fix: ${terminalSafe(f.fix)}\n`;
@@ -124,14 +168,18 @@ export function doctorMarkdown(report: DoctorReport): string {
   let out = `### node-agents doctor\n\n${errors === 0 ? '**Healthy**' : `**${errors} finding${errors === 1 ? '' : 's'}**`}`
     + `${report.findings.length > errors ? ` (${report.findings.length - errors} warning${report.findings.length - errors === 1 ? '' : 's'})` : ''}.\n\n`;
   out += '| DaemonSet | desired | current | updated | ready | available | strategy | waits on |\n|---|---:|---:|---:|---:|---:|---|---|\n';
-  for (const d of report.daemonSets) {
+  for (const d of report.daemonSets.slice(0, MAX_MARKDOWN_DAEMONSETS)) {
     out += `| ${markdownEscape(d.daemonSet)} | ${d.desired} | ${d.current} | ${d.updated} | ${d.ready} | ${d.available} | ${markdownEscape(d.strategy)} | ${markdownEscape(d.waitsOn)} |\n`;
   }
+  if (report.daemonSets.length > MAX_MARKDOWN_DAEMONSETS) out += `\n… ${report.daemonSets.length - MAX_MARKDOWN_DAEMONSETS} more DaemonSets (all in \`--json\`)\n`;
   if (report.findings.length > 0) {
     out += '\n| | cause | DaemonSet | node | what | fix |\n|---|---|---|---|---|---|\n';
-    for (const f of report.findings) {
+    const { shown, hidden } = capPerKind(report.findings, kindOf);
+    for (const f of shown) {
       out += `| ${f.severity === 'error' ? '❌' : '⚠️'} | ${f.cause} | ${markdownEscape(f.daemonSet)} | ${markdownEscape(f.node)} | ${markdownEscape(f.message)} | ${markdownEscape(f.fix)} |\n`;
     }
+    if (hidden.length > 0) out += '\n';
+    for (const [kind, count] of hidden) out += `- … ${markdownEscape(moreOf(count, kind))} (all in \`--json\`)\n`;
   }
   return out;
 }

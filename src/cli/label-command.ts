@@ -268,7 +268,7 @@ function emptyWaveMessage(empty: EmptyWave, assignment: WaveAssignment, allNodes
     + 'its DaemonSet would gate nothing. Fix or replace those nodes, or raise its share';
 }
 
-interface GpuMove {
+export interface GpuMove {
   readonly node: string;
   /** wave now (undefined: fleet) and after */
   readonly from?: string;
@@ -277,7 +277,7 @@ interface GpuMove {
   readonly steps: readonly string[];
 }
 
-interface GpuPlan {
+export interface GpuPlan {
   /** GPU driver DaemonSets in the manifests (ids) */
   readonly drivers: readonly string[];
   /** whether the drivers are split into rollout waves (else a relabel leaves their pods alone) */
@@ -337,7 +337,8 @@ function gpuMoves(manifests: ManifestSet, assignment: WaveAssignment, nodes: rea
   return { drivers: [...drivers].sort(), waved, moves: moves.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)) };
 }
 
-function gpuText(gpu: GpuPlan): string {
+/** The GPU driver section of the commands: every value from the inventory or the manifests escaped for its `#` comment. */
+export function gpuText(gpu: GpuPlan): string {
   if (gpu.drivers.length === 0) {
     return `# --manifests holds no GPU driver DaemonSet (pod label app.kubernetes.io/component or name ${DRIVER_COMPONENTS.join(' or ')}): no node needs draining\n`;
   }

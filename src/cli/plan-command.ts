@@ -1,5 +1,6 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
 import { capacityGate, COST_FLAG_HELP, costMarkdown, costText, KUBERNETES_VERSION_OPTION, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
+import { fitComment } from './comment';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
@@ -188,7 +189,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     io.stdout.write(cost === undefined && pools === undefined ? planJson(steps)
       : JSON.stringify({ ...JSON.parse(planJson(steps)), ...(cost ? { cost } : {}), ...(pools ? { nodePools: pools } : {}) }, null, 2) + '\n');
   } else if (flag(parsed, 'markdown')) {
-    io.stdout.write(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)) + (pools === undefined ? '' : nodePoolMarkdown(pools, withCost)));
+    io.stdout.write(fitComment(planMarkdown(steps) + (cost === undefined ? '' : costMarkdown(cost)) + (pools === undefined ? '' : nodePoolMarkdown(pools, withCost))));
   } else {
     io.stdout.write(planText(steps) + (cost === undefined ? '' : costText(cost)) + (pools === undefined ? '' : nodePoolText(pools, withCost)));
   }

@@ -1,7 +1,8 @@
 import { createHash } from 'crypto';
 import * as YAML from 'yaml';
+import { ALIAS_SLACK_BYTES, AliasAllowance, expandAliases } from './yaml-aliases';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
-import { isLabelKey } from '../validation/values';
+import { isLabelKey, isLabelValue } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../waves/partition';
 
 /** The pod template label the wave construct puts on each wave's DaemonSet (`fleet` for the remainder). */
@@ -135,20 +136,21 @@ const YAML_OPTIONS = {
   // the package compares each key with every earlier key of its map (quadratic: 100,000 keys took 260 s);
   // checkUniqueKeys refuses duplicates in one pass instead
   uniqueKeys: false,
+  // the package's own warnings (a collection as a key) would reach stderr unformatted: such input is refused
+  // with an error of ours (yaml-aliases.ts) instead
+  logLevel: 'error',
   customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
     : tag.tag !== 'tag:yaml.org,2002:timestamp' && (tag as { format?: string }).format !== 'TIME')),
 } as const;
 
-/** Aliases may add at most this many nodes beyond the document's own: amplification is refused, not expanded. */
-const ALIAS_EXPANSION_SLACK = 10_000;
-
 /**
  * Parses one YAML (or JSON) text with any number of documents, with the rules kubectl and Argo CD
- * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where, never quote the text (but for a
- * repeated key that reads as a field name).
+ * apply (YAML_OPTIONS). `kind: List` documents are expanded. Errors say where; they quote no more of the text
+ * than a field name (a repeated key) or an anchor's name, cut short.
  */
 export function parseManifestText(text: string, source: string): ManifestDocument[] {
   const result: ManifestDocument[] = [];
+  const allowance: AliasAllowance = { slack: ALIAS_SLACK_BYTES };
   const docs = YAML.parseAllDocuments(text, YAML_OPTIONS);
   for (const doc of Array.isArray(docs) ? docs : [docs]) {
     if (doc.errors.length > 0) {
@@ -157,10 +159,16 @@ export function parseManifestText(text: string, source: string): ManifestDocumen
       throw new Error(`${source}: not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`);
     }
     checkUniqueKeys(doc, text, source);
-    checkAliasExpansion(doc, source);
+    try {
+      expandAliases(doc, text, source, allowance);
+    } catch (error) {
+      if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
+      throw error;
+    }
     let value: unknown;
     try {
-      value = doc.toJS({ maxAliasCount: 1000 });
+      // no alias is left (expandAliases put each anchored node in its place): nothing for the package to count
+      value = doc.toJS({ maxAliasCount: -1 });
     } catch (error) {
       const why = error instanceof RangeError ? 'nested too deeply' : /alias/i.test((error as Error).message) ? 'an alias it cannot resolve, or too many' : 'cannot be read';
       throw new Error(`${source}: not valid YAML (${why})`);
@@ -199,54 +207,6 @@ function checkUniqueKeys(doc: YAML.Document.Parsed, text: string, source: string
     if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
     throw error;
   }
-}
-
-/**
- * Counts the nodes a document holds once its aliases are expanded (each anchored node's size,
- * memoized) and refuses a document whose aliases more than double it: a small file must not
- * expand into gigabytes (go-yaml refuses such "excessive aliasing" too).
- */
-function checkAliasExpansion(doc: YAML.Document.Parsed, source: string): void {
-  if (!hasAlias(doc)) return;
-  const sizes = new Map<unknown, number>();
-  let own = 0;
-  const size = (node: unknown): number => {
-    if (YAML.isAlias(node)) return size(node.resolve(doc));
-    if (node === null || node === undefined || typeof node !== 'object') return 1;
-    const known = sizes.get(node);
-    if (known !== undefined) return known;
-    sizes.set(node, 1); // a cycle counts once
-    let total = 1;
-    if (YAML.isMap(node) || YAML.isSeq(node)) {
-      for (const item of node.items as unknown[]) total += YAML.isPair(item) ? size(item.key) + size(item.value) : size(item);
-    }
-    sizes.set(node, total);
-    return total;
-  };
-  YAML.visit(doc, () => {
-    own++;
-  });
-  let expanded: number;
-  try {
-    expanded = size(doc.contents);
-  } catch (error) {
-    if (error instanceof RangeError) throw new Error(`${source}: not valid YAML (nested too deeply)`);
-    throw error;
-  }
-  if (expanded > 2 * own + ALIAS_EXPANSION_SLACK) {
-    throw new Error(`${source}: not valid YAML (its aliases expand ${own} nodes to ${expanded}: refused as an alias amplification; write the values out)`);
-  }
-}
-
-function hasAlias(doc: YAML.Document.Parsed): boolean {
-  let found = false;
-  YAML.visit(doc, {
-    Alias: () => {
-      found = true;
-      return YAML.visit.BREAK;
-    },
-  });
-  return found;
 }
 
 function collect(value: unknown, source: string, into: ManifestDocument[]): void {
@@ -307,6 +267,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
   const spec = asObject(object.spec, `${where}: spec`);
   const template = asObject(spec.template, `${where}: spec.template`);
   const podSpec = asObject(template.spec, `${where}: spec.template.spec`);
+  labelSelector(spec.selector, `${where}: spec.selector`);
   const templateMeta = isObject(template.metadata) ? template.metadata : {};
   const podLabels = labelMap(templateMeta.labels, `${where}: spec.template.metadata.labels`);
   const labels = labelMap(object.metadata?.labels, `${where}: metadata.labels`);
@@ -506,7 +467,7 @@ function updateStrategy(value: unknown, where: string): UpdateStrategy {
   if (!isObject(value)) return { type: 'RollingUpdate' };
   const type = value.type ?? 'RollingUpdate';
   if (type !== 'RollingUpdate' && type !== 'OnDelete') {
-    throw new Error(`${where}: updateStrategy.type is "${String(type)}"; it must be RollingUpdate or OnDelete`);
+    throw new Error(`${where}: updateStrategy.type is ${shown(type)}; it must be RollingUpdate or OnDelete`);
   }
   const rolling = isObject(value.rollingUpdate) ? value.rollingUpdate : {};
   return {
@@ -519,11 +480,9 @@ function updateStrategy(value: unknown, where: string): UpdateStrategy {
 const INT32_MAX = 2 ** 31 - 1;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A label value (IsValidLabelValue): empty, or at most 63 alphanumerics, "-", "_", "." starting and ending alphanumeric. */
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** A value for an error message: JSON-quoted, cut short (the output escaper makes it printable). */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
@@ -573,12 +532,46 @@ function labelMap(value: unknown, what: string): Record<string, string> {
   const labels = stringMap(value, what);
   for (const [key, v] of Object.entries(labels)) {
     if (!isLabelKey(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it`);
-    if (v.length > 63 || !LABEL_VALUE.test(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
+    if (!isLabelValue(v)) throw new Error(`${what}: the value of ${key} (${shown(v)}) is not a valid label value; the API server refuses it`);
   }
   return labels;
 }
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
+const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
+/**
+ * spec.selector as ValidateDaemonSetSpec checks it with ValidateLabelSelector (apimachinery
+ * pkg/apis/meta/v1/validation/validation.go): matchLabels are labels (ValidateLabels), and each
+ * matchExpressions requirement (ValidateLabelSelectorRequirement) has a label-name key, In or NotIn with
+ * values, Exists or DoesNotExist without, every value a label value. `label` writes matchLabels into the GPU
+ * drain script's `--selector`: a value such as `a,app notin (logs)` would pick which pods the drain waits for.
+ */
+function labelSelector(value: unknown, what: string): void {
+  if (value === undefined || value === null) return;
+  if (!isObject(value)) throw new Error(`${what} must be an object with matchLabels or matchExpressions`);
+  labelMap(value.matchLabels, `${what}.matchLabels`);
+  const expressions = value.matchExpressions;
+  if (expressions === undefined || expressions === null) return;
+  if (!Array.isArray(expressions)) throw new Error(`${what}.matchExpressions must be a list`);
+  expressions.forEach((requirement: unknown, i: number) => {
+    const at = `${what}.matchExpressions[${i}]`;
+    if (!isObject(requirement) || typeof requirement.key !== 'string' || !isLabelKey(requirement.key)) {
+      throw new Error(`${at}: key ${shown(isObject(requirement) ? requirement.key : requirement)} is not a valid label key; the API server refuses it`);
+    }
+    if (!LABEL_SELECTOR_OPERATORS.includes(requirement.operator)) {
+      throw new Error(`${at}: operator ${shown(requirement.operator)} is not one of ${LABEL_SELECTOR_OPERATORS.join(', ')}; the API server refuses it`);
+    }
+    const values: unknown = requirement.values ?? [];
+    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !isLabelValue(v))) {
+      const bad = Array.isArray(values) ? values.find((v) => typeof v !== 'string' || !isLabelValue(v)) : values;
+      throw new Error(`${at}: values must be a list of label values, and ${shown(bad)} is not one; the API server refuses it`);
+    }
+    const within = requirement.operator === 'In' || requirement.operator === 'NotIn';
+    if (within && values.length === 0) throw new Error(`${at}: operator ${requirement.operator} needs at least one value`);
+    if (!within && values.length > 0) throw new Error(`${at}: operator ${requirement.operator} takes no values`);
+  });
+}
 
 /**
  * A required node affinity term, checked as ValidateNodeSelectorTerm does: each requirement has a

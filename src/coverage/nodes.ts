@@ -1,5 +1,6 @@
-import { compare, isObject } from './manifests';
+import { compare, isObject, shown } from './manifests';
 import { NodeIdentity, NodeJson, TaintJson } from '../scheduling/types';
+import { isLabelKey, isLabelValue } from '../validation/values';
 
 export const OS_LABEL = 'kubernetes.io/os';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -67,7 +68,7 @@ export function parseNodeList(value: unknown, source: string): NodeJson[] {
     throw new Error(`${source}: not a NodeList: the JSON is ${Array.isArray(value) ? 'an array' : typeof value}; ${hint}`);
   }
   if (value.kind !== 'NodeList' && value.kind !== 'List') {
-    throw new Error(`${source}: not a NodeList: kind is ${JSON.stringify(value.kind ?? null)}; ${hint}`);
+    throw new Error(`${source}: not a NodeList: kind is ${shown(value.kind ?? null)}; ${hint}`);
   }
   if (!Array.isArray(value.items)) {
     throw new Error(`${source}: not a NodeList: "items" is missing or not an array; ${hint}`);
@@ -85,26 +86,49 @@ export function parseNodeList(value: unknown, source: string): NodeJson[] {
 
 function checkNode(item: unknown, where: string): NodeJson {
   if (!isObject(item) || (item.kind !== undefined && item.kind !== 'Node')) {
-    throw new Error(`${where} is not a Node (kind ${isObject(item) ? JSON.stringify(item.kind) : typeof item}); a NodeList holds Node objects only`);
+    throw new Error(`${where} is not a Node (kind ${isObject(item) ? shown(item.kind) : typeof item}); a NodeList holds Node objects only`);
   }
   const name = isObject(item.metadata) ? item.metadata.name : undefined;
   if (typeof name !== 'string' || name === '') {
     throw new Error(`${where}: a Node without metadata.name`);
   }
-  const labels = isObject(item.metadata) ? item.metadata.labels : undefined;
-  if (labels !== undefined && (!isObject(labels) || Object.values(labels).some((v) => typeof v !== 'string'))) {
-    throw new Error(`${where} (node ${name}): metadata.labels must map strings to strings`);
-  }
+  // a name the API server refuses is quoted cut short (the inventory's reader refuses it before, with its rule)
+  if (name.length > 253) throw new Error(`${where}: node name ${shown(name)} is more than 253 characters; the API server refuses it`);
+  checkNodeLabels(isObject(item.metadata) ? item.metadata.labels : undefined, `${where} (node ${name}): metadata.labels`);
   const taints = isObject(item.spec) ? item.spec.taints : undefined;
   if (taints !== undefined && !Array.isArray(taints)) {
     throw new Error(`${where} (node ${name}): spec.taints must be a list`);
   }
   for (const taint of taints ?? []) {
     if (!isObject(taint) || typeof taint.key !== 'string' || !EFFECTS.includes(taint.effect)) {
-      throw new Error(`${where} (node ${name}): taint ${JSON.stringify(taint)} needs a key and an effect of ${EFFECTS.join(', ')}`);
+      throw new Error(`${where} (node ${name}): taint ${shown(taint)} needs a key and an effect of ${EFFECTS.join(', ')}`);
     }
   }
   return item as unknown as NodeJson;
+}
+
+/** Label keys already seen valid: the nodes of a cluster share most of their keys. */
+const GOOD_LABEL_KEYS = new Set<string>();
+
+/**
+ * A node's labels as the API server validates them (ValidateNode's ValidateObjectMeta, ValidateLabels): keys
+ * qualified names, values label values. A value with a newline or an escape sequence never
+ * reaches a kubectl command, a comment or a terminal: the inventory is refused.
+ */
+function checkNodeLabels(labels: unknown, what: string): void {
+  if (labels === undefined) return;
+  if (!isObject(labels)) throw new Error(`${what} must map strings to strings`);
+  for (const key of Object.keys(labels)) {
+    const value: unknown = labels[key];
+    if (typeof value !== 'string') throw new Error(`${what} must map strings to strings`);
+    if (!GOOD_LABEL_KEYS.has(key)) {
+      if (!isLabelKey(key)) throw new Error(`${what}: ${shown(key)} is not a valid label key; the API server refuses it: fix or remove it in the inventory`);
+      if (GOOD_LABEL_KEYS.size < 100_000) GOOD_LABEL_KEYS.add(key);
+    }
+    if (!isLabelValue(value)) {
+      throw new Error(`${what}: the value of ${key} (${shown(value)}) is not a valid label value; the API server refuses it: fix or remove it in the inventory`);
+    }
+  }
 }
 
 // Shared by the nodes without taints or hazards (most of them): three arrays fewer per node at 130k nodes.

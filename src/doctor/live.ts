@@ -20,7 +20,34 @@ export interface LiveOptions {
   readonly kubectl?: string;
   /** the most seconds one `kubectl get` may take @default 300 */
   readonly timeoutSeconds?: number;
+  /** the bounds of the whole read @default DEFAULT_LIVE_BUDGET */
+  readonly budget?: LiveBudget;
 }
+
+/**
+ * The bounds of one live read, all pages of all kinds together. Past one, the read stops with an error naming the
+ * limit and its flag (exit 2): a server that pages without end, or sends pages without end of any size, costs a
+ * bounded time and memory.
+ */
+export interface LiveBudget {
+  /** wall time of the whole read, seconds (`--live-timeout`) */
+  readonly seconds: number;
+  /** bytes kubectl prints, all pages together (`--live-max-bytes`) */
+  readonly bytes: number;
+  /** objects listed, all kinds together (`--live-max-objects`) */
+  readonly objects: number;
+}
+
+/**
+ * Defaults sized on a 130,000-node cluster running 30 pods a node (the shape `npm run bench` runs doctor on):
+ * 130k nodes, 3.9M pods, some 10k ControllerRevisions and up to 1M events make about 5M objects and 2,300 pages
+ * of PAGE_SIZE. As the API server sends them (managedFields included), a pod is some 4 to 12 KiB and a node 10 to
+ * 25 KiB (its status lists the images it holds): about 35 GiB in all at the high end. At about a second a page
+ * (kubectl's start, the API server's list, the parse) the read takes some 40 minutes. Each default leaves about
+ * twice that room, or more. The memory doctor keeps is what it reads of each object (the nodes and DaemonSets, a record of each pod, a
+ * few events per pod), not the pages; the byte budget bounds it whatever a server sends.
+ */
+export const DEFAULT_LIVE_BUDGET: LiveBudget = { seconds: 2 * 3600, bytes: 64 * 2 ** 30, objects: 10_000_000 };
 
 /**
  * The kinds doctor reads and the list path of each (every namespace): the API server's list calls, read a page at
@@ -58,19 +85,19 @@ export function liveArgs(path: string, continueToken: string | undefined, option
 /**
  * Reads what `doctor` needs from a live cluster: nodes, DaemonSets, ControllerRevisions, pods and events, each listed
  * page by page with `kubectl get --raw` (the user's kubectl, credentials and RBAC: only list rights are used). Each
- * page is bounded like a file (MAX_INPUT_BYTES), the pages of a kind by MAX_PAGES; kubectl's errors are passed on,
- * cut short (firstLines).
+ * page is bounded like a file (MAX_INPUT_BYTES), the pages of a kind by MAX_PAGES, the whole read by its budget
+ * (time, bytes, objects); kubectl's errors are passed on, cut short (firstLines).
  */
 export function loadLiveState(options: LiveOptions): ClusterState {
   const builder = new StateBuilder();
-  const timeout = (options.timeoutSeconds ?? 300) * 1000;
+  const spent = new BudgetSpent(options.budget ?? DEFAULT_LIVE_BUDGET, (options.timeoutSeconds ?? 300) * 1000);
   for (const { kind, path } of LIVE_KINDS) {
     let token: string | undefined;
     const seen = new Set<string>();
     for (let page = 0; ; page++) {
       const source = `kubectl get --raw ${path}${page === 0 ? '' : ` (page ${page + 1})`}`;
       if (page >= MAX_PAGES) throw new Error(`${source}: more than ${MAX_PAGES} pages; ${HINT}`);
-      const list = readPage(source, liveArgs(path, token, options), options, timeout);
+      const list = readPage(source, liveArgs(path, token, options), options, spent);
       // the API server's list items carry no kind (kubectl get -o json adds it): set it, as the dump has it
       list.items.forEach((item, i) => {
         if (isObject(item) && item.kind === undefined) item.kind = kind;
@@ -85,19 +112,79 @@ export function loadLiveState(options: LiveOptions): ClusterState {
   return checkedState(builder.finish('the cluster'), `the cluster${options.context === undefined ? '' : ` (context ${options.context})`}`, HINT);
 }
 
+/** The flag of each bound and how its error names it. */
+const BUDGET_FLAGS = {
+  seconds: ['--live-timeout', (n: number) => `${n} s`, 'the live read took longer than'],
+  bytes: ['--live-max-bytes', formatBytes, 'kubectl printed more than'],
+  objects: ['--live-max-objects', String, 'the lists held more objects than'],
+} as const;
+
+/** What the live read has spent of its budget; each page's limits are what is left. */
+class BudgetSpent {
+  private readonly started = Date.now();
+  private bytes = 0;
+  private objects = 0;
+
+  constructor(readonly budget: LiveBudget, private readonly pageTimeout: number) {}
+
+  /** The most milliseconds the next page may take: its own timeout, or what is left of the read's. */
+  timeLeft(source: string): { timeout: number; isDeadline: boolean } {
+    const left = this.budget.seconds * 1000 - (Date.now() - this.started);
+    if (left <= 0) throw this.exceeded(source, 'seconds');
+    return left < this.pageTimeout ? { timeout: Math.ceil(left), isDeadline: true } : { timeout: this.pageTimeout, isDeadline: false };
+  }
+
+  /** The most bytes the next page may hold: one file's, or what is left of the read's. */
+  bytesLeft(): { maxBuffer: number; isBudget: boolean } {
+    const left = this.budget.bytes - this.bytes;
+    return left < MAX_INPUT_BYTES ? { maxBuffer: Math.max(0, left), isBudget: true } : { maxBuffer: MAX_INPUT_BYTES, isBudget: false };
+  }
+
+  add(source: string, bytes: number, objects: number): void {
+    this.bytes += bytes;
+    this.objects += objects;
+    if (this.bytes > this.budget.bytes) throw this.exceeded(source, 'bytes');
+    if (this.objects > this.budget.objects) throw this.exceeded(source, 'objects');
+  }
+
+  exceeded(source: string, bound: keyof LiveBudget): Error {
+    const [flag, format, what] = BUDGET_FLAGS[bound];
+    const given = this.budget[bound];
+    const fallback = DEFAULT_LIVE_BUDGET[bound];
+    return new Error(`${source}: ${what} ${format(given)}, the live read's limit (${flag}${given === fallback ? ', the default' : ''}); `
+      + `raise it with ${flag} (default ${format(fallback)}), or dump the objects with \`kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json\` `
+      + 'into files and pass --state');
+  }
+}
+
+/** Bytes as a quantity the flag takes back: `64Gi`, `512Mi`, or a plain number. */
+export function formatBytes(bytes: number): string {
+  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
+  }
+  return String(bytes);
+}
+
 /** One page: kubectl run without a shell, its answer a list (`items`, and `metadata.continue` when more follow). */
-function readPage(source: string, args: string[], options: LiveOptions, timeout: number): { items: unknown[]; continueToken?: string } {
+function readPage(source: string, args: string[], options: LiveOptions, spent: BudgetSpent): { items: unknown[]; continueToken?: string } {
+  const { timeout, isDeadline } = spent.timeLeft(source);
+  const { maxBuffer, isBudget } = spent.bytesLeft();
   const run = spawnSync(options.kubectl ?? 'kubectl', args, {
     cwd: options.cwd,
     // this process's environment as it is now (PATH, KUBECONFIG), given explicitly
     env: process.env,
     encoding: 'utf-8',
-    maxBuffer: MAX_INPUT_BYTES,
+    maxBuffer,
     timeout,
     // nothing to read from the terminal: an exec credential plugin that would prompt fails instead of waiting
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (run.error !== undefined) throw new Error(spawnFailure(source, run.error as NodeJS.ErrnoException, timeout));
+  if (run.error !== undefined) {
+    const code = (run.error as NodeJS.ErrnoException).code;
+    if (code === 'ETIMEDOUT' && isDeadline) throw spent.exceeded(source, 'seconds');
+    if (code === 'ENOBUFS' && isBudget) throw spent.exceeded(source, 'bytes');
+    throw new Error(spawnFailure(source, run.error as NodeJS.ErrnoException, timeout));
+  }
   if (run.status !== 0) {
     throw new Error(`${source} failed (${run.status === null ? `signal ${run.signal}` : `exit ${run.status}`}): ${firstLines(run.stderr)}; ${HINT}`);
   }
@@ -108,6 +195,7 @@ function readPage(source: string, args: string[], options: LiveOptions, timeout:
     throw new Error(`${source}: kubectl printed no JSON; ${HINT}`);
   }
   if (!isObject(value) || !Array.isArray(value.items)) throw new Error(`${source}: the answer is not a list (no items); ${HINT}`);
+  spent.add(source, Buffer.byteLength(run.stdout, 'utf-8'), value.items.length);
   const token = isObject(value.metadata) && typeof value.metadata.continue === 'string' && value.metadata.continue !== '' ? value.metadata.continue : undefined;
   return { items: value.items, continueToken: token };
 }

@@ -89,7 +89,7 @@ export class StateBuilder {
     if (!isObject(item)) throw new Error(`${where}: not an object; ${HINT}`);
     switch (item.kind) {
       case 'Node':
-        this.nodes.push(item);
+        this.nodes.push(slimNode(item));
         this.seenConditions(item.status, ['lastHeartbeatTime', 'lastTransitionTime']);
         return;
       case 'Pod': {
@@ -166,6 +166,29 @@ export class StateBuilder {
     }).sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
     return { nodes, pods: this.pods, daemonSetPods: this.daemonSetPods, daemonSets, events: this.events, observedAt: this.newest };
   }
+}
+
+/**
+ * What doctor reads of a node (its name and labels, taints, cordon, conditions, allocatable, kubelet version);
+ * the rest (managedFields, annotations, the images its status lists: most of a real node's bytes) is dropped as
+ * it is read, so a live read or a dump keeps little per node. Shapes are kept as given: parseNodeList checks them.
+ */
+function slimNode(item: Record<string, any>): Record<string, unknown> {
+  const meta = isObject(item.metadata) ? item.metadata : {};
+  const spec = isObject(item.spec) ? item.spec : undefined;
+  const status = isObject(item.status) ? item.status : undefined;
+  return {
+    kind: item.kind,
+    metadata: { name: meta.name, labels: meta.labels },
+    ...(spec === undefined ? {} : { spec: { taints: spec.taints, unschedulable: spec.unschedulable } }),
+    ...(status === undefined ? {} : {
+      status: {
+        conditions: status.conditions,
+        allocatable: status.allocatable,
+        ...(isObject(status.nodeInfo) ? { nodeInfo: { kubeletVersion: status.nodeInfo.kubeletVersion } } : {}),
+      },
+    }),
+  };
 }
 
 const HINT = 'pass the output of `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` (a List), or a directory of such files';

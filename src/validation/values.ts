@@ -71,6 +71,14 @@ export function isLabelKey(key: string): boolean {
     && (prefix === undefined || (DNS1123_SUBDOMAIN.test(prefix) && prefix.length <= 253));
 }
 
+/**
+ * Whether a label value is one the API server takes (apimachinery pkg/util/validation IsValidLabelValue): empty,
+ * or at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit.
+ */
+export function isLabelValue(value: string): boolean {
+  return value.length <= 63 && LABEL_VALUE.test(value);
+}
+
 /** A label key such as `app.kubernetes.io/name`. */
 export function checkLabelKey(prop: string, key: unknown): string[] {
   const typeProblem = notString(prop, key, 'app.kubernetes.io/name');
@@ -83,7 +91,7 @@ export function checkLabelValue(prop: string, value: unknown): string[] {
   const typeProblem = notString(prop, value, 'v1');
   if (typeProblem) return [typeProblem];
   const text = value as string;
-  return LABEL_VALUE.test(text) && text.length <= 63
+  return isLabelValue(text)
     ? []
     : [`${prop}: "${text}" is not a valid label value (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`];
 }

@@ -1,0 +1,204 @@
+/**
+ * The CLI's bounds on hostile input (a benchmark that prints figures, not a test), each shape beside its limit:
+ * - YAML aliases: bytes read, the bytes they would expand to and the ratio, refused or read, with the time and
+ *   peak RSS of `coverage` on it (goal: every amplification refused at once, in about the memory of a plain run);
+ * - n mappings each merging one anchor at 300, 3,000 and 30,000: time per step of 10x (goal: ratio ≤ 12), beside
+ *   the yaml package's parse of the same text (the floor: what reading it costs at all);
+ * - `doctor --live` against a fake kubectl answering pages without end: wall time and peak RSS when the read
+ *   stops, beside the limit that stopped it (goal: stopped at the limit, in its time, RSS below its bytes);
+ * - doctor's and plan's `--markdown` on 5,000 and 50,000 broken nodes and on 3,000 agents: characters beside
+ *   GitHub's 65,536 (goal: under it whatever the input).
+ * Inputs are generated in a temporary directory.
+ *
+ *   npx ts-node --project test/tsconfig.json bench/cli-bounds.bench.ts
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { performance } from 'perf_hooks';
+import * as YAML from 'yaml';
+import { GITHUB_COMMENT_LIMIT } from '../src/cli/comment';
+import { parseManifestText } from '../src/coverage/manifests';
+
+const ROOT = path.join(__dirname, '..');
+
+interface ChildRun {
+  readonly code: number | null;
+  readonly ms: number;
+  readonly rssMiB: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The CLI in a child node (ts-node, transpile only) whose peak RSS is written to stderr at exit. */
+function cli(dir: string, argv: readonly string[], env: Record<string, string> = {}): ChildRun {
+  const preload = path.join(dir, 'rss.js');
+  fs.writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, '\\nRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+  const start = performance.now();
+  const r = spawnSync(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', preload, path.join(ROOT, 'src/cli/main.ts'), ...argv], {
+    cwd: dir, encoding: 'utf-8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json'), ...env },
+  });
+  const ms = performance.now() - start;
+  const match = /\nRSS (\d+)\n/.exec(r.stderr);
+  return { code: r.status, ms, rssMiB: match === null ? NaN : Number(match[1]) / 1024, stdout: r.stdout, stderr: r.stderr.replace(/\nRSS \d+\n/, '') };
+}
+
+function best(run: () => unknown): number {
+  run();
+  let fastest = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const start = performance.now();
+    run();
+    fastest = Math.min(fastest, performance.now() - start);
+  }
+  return fastest;
+}
+
+const NODES = JSON.stringify({
+  kind: 'List',
+  items: [{ kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/os': 'linux' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }],
+});
+
+/** One DaemonSet, in a file of its own: coverage needs one. */
+const DS = JSON.stringify({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name: 'a', namespace: 'agents', labels: { 'app.kubernetes.io/name': 'a' } },
+  spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'main', image: 'example.com/a:1' }] } } },
+});
+
+/** A DaemonSet whose container args are `count` aliases of one anchored string of `bytes` characters. */
+function aliasedArgs(bytes: number, count: number): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: b, namespace: agents, labels: {app.kubernetes.io/name: b}}
+spec:
+  selector: {matchLabels: {app: b}}
+  template:
+    metadata: {labels: {app: b}}
+    spec:
+      containers:
+      - {name: main, image: "example.com/b:1", env: [{name: X, value: &big ${'x'.repeat(bytes)}}], args: [${Array.from({ length: count }, () => '*big').join(', ')}]}
+`;
+}
+
+const merges = (n: number) => `kind: ConfigMap\nmetadata: {name: c}\nbase: &b {a: "1", b: "2"}\nitems:\n${Array.from({ length: n }, (_, i) => `- {<<: *b, name: x${i}}`).join('\n')}\n`;
+
+function aliasShapes(dir: string): void {
+  console.log('YAML aliases: bytes read, bytes they expand to, and what coverage does with them (goal: amplification refused at once)');
+  const laughs = `kind: ConfigMap\nmetadata: {name: c}\nl0: &l0 "lol"\n${Array.from({ length: 30 }, (_, i) => `l${i + 1}: &l${i + 1} [${Array.from({ length: 10 }, () => `*l${i}`).join(', ')}]`).join('\n')}\n`;
+  const block = `{${Array.from({ length: 20 }, (_, i) => `k${i}: v${i}`).join(', ')}}`;
+  const shapes: [string, string][] = [
+    ['1 MB scalar x 600 aliases', aliasedArgs(1_000_000, 600)],
+    ['300 KB scalar x 900 aliases', aliasedArgs(300_000, 900)],
+    ['10 anchors deep, 10 aliases each (laughs)', laughs],
+    ['a 200-byte block used 5 times', `kind: ConfigMap\nmetadata: {name: c}\nbase: &b ${block}\nuses: [*b, *b, *b, *b, *b]\n`],
+    ['30,000 merges of one anchor', merges(30_000)],
+  ];
+  fs.writeFileSync(path.join(dir, 'nodes.json'), NODES);
+  fs.writeFileSync(path.join(dir, 'ds.json'), DS);
+  console.log(`${'shape'.padEnd(44)} ${'read'.padStart(10)} ${'expands to'.padStart(12)} ${'ratio'.padStart(9)}  ${'verdict'.padEnd(8)} ${'time'.padStart(9)} ${'peak RSS'.padStart(9)}`);
+  for (const [label, text] of shapes) {
+    let expanded: number;
+    try {
+      expanded = JSON.stringify(parseManifestText(text, 'a.yaml').map((d) => d.object)).length;
+    } catch (error) {
+      const match = /expand (\d+) bytes to ([\d.e+]+)/.exec((error as Error).message);
+      expanded = match === null ? NaN : Number(match[2]) * (text.length / Number(match[1]));
+    }
+    fs.writeFileSync(path.join(dir, 'a.yaml'), text);
+    const r = cli(dir, ['coverage', '--nodes', 'nodes.json', 'a.yaml', 'ds.json']);
+    const verdict = r.code === 2 && /alias amplification/.test(r.stderr) ? 'refused' : r.code === 2 ? 'error' : 'read';
+    console.log(`${label.padEnd(44)} ${String(text.length).padStart(10)} ${expanded.toPrecision(3).padStart(12)} ${(expanded / text.length).toPrecision(3).padStart(9)}x `
+      + `${verdict.padEnd(8)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rssMiB.toFixed(0).padStart(5)} MiB`);
+  }
+  const plain = cli(dir, ['coverage', '--nodes', 'nodes.json', 'ds.json']);
+  console.log(`${'  floor: coverage of one DaemonSet, no alias'.padEnd(44)} ${''.padStart(10)} ${''.padStart(12)} ${''.padStart(9)}  ${''.padEnd(8)} ${plain.ms.toFixed(0).padStart(7)} ms ${plain.rssMiB.toFixed(0).padStart(5)} MiB`);
+}
+
+function mergeKeys(): void {
+  console.log('\nn mappings each merging one anchor (once n² steps): best of 3, and the ratio per step of 10x (goal ≤ 12)');
+  let previous: [number, number] | undefined;
+  for (const n of [300, 3_000, 30_000]) {
+    const text = merges(n);
+    const ours = best(() => parseManifestText(text, 'm.yaml'));
+    const floor = best(() => YAML.parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: false }));
+    const ratio = previous === undefined ? '' : `   ratio ${(ours / previous[0]).toFixed(1)} (floor ${(floor / previous[1]).toFixed(1)})`;
+    console.log(`  n=${String(n).padEnd(7)} ${ours.toFixed(1).padStart(9)} ms   floor (the yaml package's parse alone) ${floor.toFixed(1).padStart(9)} ms${ratio}`);
+    previous = [ours, floor];
+  }
+}
+
+/** A kubectl that answers every list with page.json's items and a fresh continue token: a server that pages without end. */
+function endlessKubectl(dir: string, items: unknown[]): void {
+  fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'page.json'), JSON.stringify(items));
+  fs.writeFileSync(path.join(dir, 'bin', 'kubectl'), [
+    '#!/bin/sh',
+    'n=0; for a in "$@"; do case "$a" in *continue=*) n="${a##*continue=}";; esac; done',
+    'printf \'{"kind":"List","metadata":{"continue":"%s"},"items":\' "$((n + 1))"',
+    `cat "${path.join(dir, 'page.json')}"`,
+    "printf '}'",
+  ].join('\n'), { mode: 0o755 });
+}
+
+function liveRead(dir: string): void {
+  console.log('\ndoctor --live against a kubectl answering pages without end: where the read stops (goal: stopped at the limit, in its time and below its bytes)');
+  const nodes = (n: number, pad: number) => Array.from({ length: n }, (_, i) => ({ metadata: { name: `n-${i}`, labels: { 'kubernetes.io/os': 'linux' }, annotations: { a: 'x'.repeat(pad) } } }));
+  const labelled = (k: number) => Object.fromEntries(Array.from({ length: k }, (_, j) => [`example.com/label-${j}`, 'v'.repeat(40)]));
+  const shapes: [string, unknown[], string[], string][] = [
+    ['1 node a page, a fresh token each', nodes(1, 0), ['--live-timeout', '20'], 'limit 20 s'],
+    ['2,000 nodes a page', nodes(2000, 0), ['--live-max-objects', '1000000'], 'limit 1,000,000 objects'],
+    ['64 MB pages (2,000 nodes, 32 KB notes)', nodes(2000, 32 * 1024), ['--live-max-bytes', '1Gi'], 'limit 1Gi'],
+    // the same bytes in labels, which doctor keeps (it matches selectors against them): memory follows the bytes
+    ['64 MB pages (2,000 nodes, 450 labels)', nodes(2000, 0).map((n) => ({ metadata: { ...n.metadata, labels: labelled(450) } })), ['--live-max-bytes', '1Gi'], 'limit 1Gi'],
+  ];
+  const env = { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}` };
+  for (const [label, items, flags, limit] of shapes) {
+    endlessKubectl(dir, items);
+    const r = cli(dir, ['doctor', '--live', ...flags], env);
+    const stopped = /page (\d+)\): (.*?),/.exec(r.stderr);
+    console.log(`  ${label.padEnd(36)} exit ${r.code}, stopped at page ${stopped?.[1] ?? '?'} (${stopped?.[2] ?? r.stderr.slice(0, 80)}; ${limit}): `
+      + `wall ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB`);
+  }
+}
+
+function markdownSizes(dir: string): void {
+  console.log(`\n--markdown size against GitHub's comment limit (${GITHUB_COMMENT_LIMIT} characters; goal: under it whatever the input)`);
+  const node = (name: string) => ({ kind: 'Node', metadata: { name, labels: { 'kubernetes.io/os': 'linux' } }, status: { conditions: [{ type: 'Ready', status: 'True' }], allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+  const ds = (name: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'agents', labels: { 'app.kubernetes.io/name': name }, generation: 1 },
+    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: `example.com/${name}:1` }] } } },
+  });
+  for (const n of [5_000, 50_000]) {
+    fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ kind: 'List', items: [...Array.from({ length: n }, (_, i) => node(`node-${i}`)), ds('logs')] }));
+    const markdown = cli(dir, ['doctor', '--state', 'state.json', '--markdown']);
+    const text = cli(dir, ['doctor', '--state', 'state.json']);
+    console.log(`  doctor, ${String(n).padStart(6)} nodes without their pod: markdown ${String(markdown.stdout.length).padStart(6)} characters `
+      + `(${(100 * markdown.stdout.length / GITHUB_COMMENT_LIMIT).toFixed(0)}% of the limit), text ${text.stdout.split('\n').length} lines`);
+  }
+  const agents = Array.from({ length: 3_000 }, (_, i) => ds(`agent-with-a-long-name-${i}`));
+  fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ kind: 'List', items: [node('n1'), node('n2')] }));
+  fs.writeFileSync(path.join(dir, 'before.json'), JSON.stringify({ kind: 'List', items: agents }));
+  fs.writeFileSync(path.join(dir, 'after.json'), JSON.stringify({ kind: 'List', items: agents.map((a) => JSON.parse(JSON.stringify(a).replace(':1"', ':2"'))) }));
+  const plan = cli(dir, ['plan', '--nodes', 'nodes.json', '--before', 'before.json', '--after', 'after.json', '--markdown']);
+  console.log(`  plan, 3,000 agents changed:                  markdown ${String(plan.stdout.length).padStart(6)} characters `
+    + `(${(100 * plan.stdout.length / GITHUB_COMMENT_LIMIT).toFixed(0)}% of the limit)${/\*\*Cut here\*\*: (\d+) more/.test(plan.stdout) ? `, ${/\*\*Cut here\*\*: (\d+) more/.exec(plan.stdout)![1]} characters cut` : ''}`);
+}
+
+function main(): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-bounds-'));
+  try {
+    aliasShapes(dir);
+    mergeKeys();
+    liveRead(dir);
+    markdownSizes(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
