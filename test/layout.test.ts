@@ -28,7 +28,7 @@ const FLOORS: Record<string, number> = {
   'estimate': 5,
   'plan': 6,
   'capacity': 6,
-  'constructs': 7,
+  'constructs': 8,
   'doctor': 7,
   'cli': 8,
 };

@@ -131,4 +131,56 @@ export interface AgentRollout {
    * @default - no gates
    */
   readonly gates?: WaveGate[];
+
+  /**
+   * A watcher per rendered wave and the fleet (with `argoCdSyncWaves`): an Argo CD Sync hook Job in the same sync
+   * wave as the group's DaemonSet that reads the DaemonSet and its new pods while they roll, and fails as soon as a
+   * new pod crash-loops past a restart budget, is OOMKilled, stays in an image pull or container config error, or
+   * stays Pending past a deadline; it passes when every desired pod is updated and available. Its verdict is
+   * recorded per revision, so Argo CD's retries do not pass a failed watcher. Argo CD fails the sync on a failed
+   * watcher only once the DaemonSet's own task stops running (see README "A canary that crash-loops").
+   * @default - no watchers
+   */
+  readonly watch?: RolloutWatch;
+}
+
+/** The budgets of the rollout watchers (`AgentRollout.watch`). */
+export interface RolloutWatch {
+  /**
+   * Restarts of one container of a new pod beyond which the pod is crash-looping.
+   * @default 3
+   */
+  readonly restartBudget?: number;
+
+  /**
+   * Seconds a new pod may stay Pending (not scheduled, or its containers not created).
+   * @default - the agent's startup budget (the largest startupProbe's initialDelaySeconds + periodSeconds ×
+   *   failureThreshold, 0 without one) plus 300
+   */
+  readonly pendingDeadlineSeconds?: number;
+
+  /**
+   * Seconds a container may stay in ImagePullBackOff / ErrImagePull or CreateContainerConfigError /
+   * RunContainerError (a registry hiccup, a Secret created moments later) before the watcher fails.
+   * @default 120
+   */
+  readonly failureGraceSeconds?: number;
+
+  /**
+   * Seconds between two reads of the DaemonSet and its pods.
+   * @default 10
+   */
+  readonly pollSeconds?: number;
+
+  /**
+   * Seconds the watcher waits for the rollout to complete before it fails (at most a day: it holds the sync).
+   * @default 21600
+   */
+  readonly timeoutSeconds?: number;
+
+  /**
+   * The watcher's image: POSIX sh, curl, grep and awk.
+   * @default - the gates' pinned curl image
+   */
+  readonly image?: string;
 }

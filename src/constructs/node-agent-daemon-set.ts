@@ -3,6 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
+import { renderWaveWatchers } from './wave-watchers';
 import { AgentAdoption } from '../adoption/adoption';
 import { AgentIdentity, AgentSpec, baseTerms, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
 import { registerAgent } from '../agent/cross-agent-checks';
@@ -94,6 +95,9 @@ export class NodeAgentDaemonSet extends Construct {
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
   public readonly gates: ApiObject[];
+
+  /** The watcher Jobs of `rollout.watch`: one per rendered group, in its DaemonSet's sync wave. */
+  public readonly watchers: ApiObject[];
 
   /**
    * The props as given: what a release of this agent is (see `AgentRelease`).
@@ -219,6 +223,7 @@ export class NodeAgentDaemonSet extends Construct {
       this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
     }
     this.gates = renderWaveGates(this, this, props.rollout);
+    this.watchers = renderWaveWatchers(this, this, props.rollout);
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */

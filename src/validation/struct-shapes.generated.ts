@@ -197,6 +197,7 @@ export const TYPES: TypeTable = {
         labelKey: { type: "string", optional: true },
         previous: { type: { ref: "AgentRelease" }, optional: true },
         promoted: { type: { ref: "Promotion" } },
+        watch: { type: { ref: "RolloutWatch" }, optional: true },
         wavePace: { type: { map: { ref: "UpdateStrategy" } }, optional: true },
         waves: { type: { array: { ref: "RolloutWave" } } },
       },
@@ -919,6 +920,17 @@ export const TYPES: TypeTable = {
       fields: {
         maxSurge: { type: { ref: "RolloutBudget" }, optional: true },
         maxUnavailable: { type: { ref: "RolloutBudget" }, optional: true },
+      },
+    },
+    "RolloutWatch": {
+      bases: [],
+      fields: {
+        failureGraceSeconds: { type: "number", optional: true },
+        image: { type: "string", optional: true },
+        pendingDeadlineSeconds: { type: "number", optional: true },
+        pollSeconds: { type: "number", optional: true },
+        restartBudget: { type: "number", optional: true },
+        timeoutSeconds: { type: "number", optional: true },
       },
     },
     "S3OutputOptions": {
