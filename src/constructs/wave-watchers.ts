@@ -13,6 +13,57 @@ import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
 import { argoSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
+/** The annotation on a watched DaemonSet naming its watcher Job: what WATCHED_DAEMONSET_HEALTH_LUA reads. */
+export const ROLLOUT_WATCHER_ANNOTATION = 'node-agents.cdk8s.io/rollout-watcher';
+
+/**
+ * An Argo CD health check for apps/DaemonSet (argocd-cm 'resource.customizations.health.apps_DaemonSet'), without
+ * which a failed watcher cannot fail the sync: gitops-engine's Sync (pkg/sync/sync_context.go) waits while any task
+ * of a multi-step sync is running, and a DaemonSet's task runs until the DaemonSet is Healthy, which a crash-looping
+ * rollout never is (gitops-engine's DaemonSet health knows Progressing and Healthy only). So a DaemonSet carrying
+ * ROLLOUT_WATCHER_ANNOTATION is Healthy as soon as its controller has observed its spec: its watcher, a Sync hook in
+ * the same sync wave, holds the sync until the rollout completes, and its failure then fails the sync at once. Every
+ * other DaemonSet gets gitops-engine's built-in DaemonSet health (pkg/health/health_daemonset.go
+ * getAppsv1DaemonSetHealth), written again in Lua since a customization replaces the built-in check for the kind.
+ */
+export const WATCHED_DAEMONSET_HEALTH_LUA = `local hs = {}
+local status = obj.status or {}
+local annotations = obj.metadata.annotations or {}
+local generation = obj.metadata.generation or 0
+local observed = status.observedGeneration or 0
+local desired = status.desiredNumberScheduled or 0
+local updated = status.updatedNumberScheduled or 0
+local available = status.numberAvailable or 0
+if generation > observed then
+  hs.status = "Progressing"
+  hs.message = "Waiting for rollout to finish: observed daemon set generation less than desired generation"
+  return hs
+end
+local watcher = annotations["${ROLLOUT_WATCHER_ANNOTATION}"]
+if watcher ~= nil then
+  hs.status = "Healthy"
+  hs.message = "rollout followed by the Sync hook Job " .. watcher .. ": " .. updated .. " of " .. desired .. " pods updated, " .. available .. " available"
+  return hs
+end
+if obj.spec ~= nil and obj.spec.updateStrategy ~= nil and obj.spec.updateStrategy.type == "OnDelete" then
+  hs.status = "Healthy"
+  hs.message = "daemon set " .. updated .. " out of " .. desired .. " new pods have been updated"
+  return hs
+end
+if updated < desired then
+  hs.status = "Progressing"
+  hs.message = "Waiting for daemon set \\"" .. obj.metadata.name .. "\\" rollout to finish: " .. updated .. " out of " .. desired .. " new pods have been updated..."
+  return hs
+end
+if available < desired then
+  hs.status = "Progressing"
+  hs.message = "Waiting for daemon set \\"" .. obj.metadata.name .. "\\" rollout to finish: " .. available .. " of " .. desired .. " updated pods are available..."
+  return hs
+end
+hs.status = "Healthy"
+return hs
+`;
+
 /** Where the watcher keeps its working files (an emptyDir: the root filesystem is read-only). */
 const WORK_DIR = '/tmp';
 
@@ -32,6 +83,8 @@ export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, 
   checkWatch(watch, where);
   const account = `${agent.name}-watch`;
   const jobs = agent.rolloutGroups.map((group, index) => watcherJob({ scope, agent, group, index, watch, account, where }));
+  // metadata only: no pod restarts for it (what the health check above reads)
+  jobs.forEach((job, index) => ApiObject.of(agent.daemonSets[index]).metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, job.name));
   watcherAccess(scope, agent, account, jobs.map((j) => j.name), agent.rolloutGroups.map((g) => groupResourceName(agent.name, g)));
   return jobs;
 }
