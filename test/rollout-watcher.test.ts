@@ -13,13 +13,13 @@ import { tmpdir } from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave, RolloutWatch } from '../src';
-import { fixFor } from '../src/doctor/diagnose';
-import { WATCHER_SCRIPT } from '../src/doctor/watch-script';
 import { ClusterView, FakeKubeApi, TOKEN } from './util/fake-kube-api';
 import { Manifest, synthManifests } from './util/manifests';
 import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from './util/watcher-shapes';
+import { fixFor } from '../src/doctor/diagnose';
+import { WATCHER_SCRIPT } from '../src/doctor/watch-script';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 
@@ -37,7 +37,8 @@ export function watcherObjects(watch: RolloutWatch = {}, image?: string): Manife
 const manifests = watcherObjects();
 const canaryJob = manifests.find((m) => m.kind === 'Job' && m.metadata.name === 'logs-watch-canary');
 const role = manifests.find((m) => m.kind === 'Role' && m.metadata.name === 'logs-watch');
-const envOf = (job: Manifest): Record<string, string> => Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
+const envOf = (job: Manifest): Record<string, string> =>
+  Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
 const RECORD = 'logs-watch-canary';
 const REVISION = envOf(canaryJob).WATCH_REVISION;
 

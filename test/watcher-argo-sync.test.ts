@@ -8,9 +8,9 @@
 import { spawnSync } from 'child_process';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../src';
-import { ROLLOUT_WATCHER_ANNOTATION, WATCHED_DAEMONSET_HEALTH_LUA } from '../src/constructs/wave-watchers';
 import { Health, SimTask, syncOnce, syncUntilDone } from './util/argo-sync-sim';
 import { Manifest, synthManifests } from './util/manifests';
+import { ROLLOUT_WATCHER_ANNOTATION, WATCHED_DAEMONSET_HEALTH_LUA } from '../src/constructs/wave-watchers';
 
 const LUA = process.env.LUA_BIN ?? 'lua5.1';
 const HAS_LUA = spawnSync(LUA, ['-v'], { stdio: 'ignore' }).error === undefined;
@@ -39,7 +39,12 @@ function live(ds: Manifest, status: { desired: number; updated: number; availabl
   return {
     ...ds,
     metadata: { ...ds.metadata, generation: 7 },
-    status: { observedGeneration: observed ? 7 : 6, desiredNumberScheduled: status.desired, updatedNumberScheduled: status.updated, numberAvailable: status.available },
+    status: {
+      observedGeneration: observed ? 7 : 6,
+      desiredNumberScheduled: status.desired,
+      updatedNumberScheduled: status.updated,
+      numberAvailable: status.available,
+    },
   };
 }
 

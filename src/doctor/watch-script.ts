@@ -100,7 +100,7 @@ export function watcherEnvironment(t: WatchTarget): { [name: string]: string } {
  * One JSON token a line (strings, numbers, literals, punctuation), as JSON.sh tokenizes: grep -o is linear in the
  * input, so a list of thousands of pods is walked once.
  */
-const TOKENIZE = `grep -o -E '"([^"\\\\]|\\\\.)*"|-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?|true|false|null|[][{}:,]'`;
+const TOKENIZE = 'grep -o -E \'"([^"\\\\]|\\\\.)*"|-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?|true|false|null|[][{}:,]\'';
 
 /**
  * The awk that walks the tokens: a stack of objects and arrays, the path of each scalar (`.items[3].status.phase`)
@@ -404,3 +404,105 @@ while :; do
   sleep "\${POLL_SECONDS}"
 done
 `;
+
+/** The awk programs the script runs, and its tokenizer, for a test to run them alone. */
+export const WATCH_PROGRAMS = {
+  tokenize: TOKENIZE, judge: JSON_WALK + JUDGE_AWK, daemonSet: JSON_WALK + DAEMONSET_AWK, events: JSON_WALK + EVENTS_AWK,
+};
+
+/** A pod of the new revision that fails the rollout: the judge's FAIL line. */
+export interface WatchFailure {
+  /** a doctor cause; 'pending-start' for a bound pod whose containers never started (its events tell which) */
+  readonly cause: WatchCause | 'pending-start';
+  readonly pod: string;
+  readonly node: string;
+  readonly reason: string;
+  readonly detail: string;
+}
+
+export interface WatchJudgement {
+  readonly failure?: WatchFailure;
+  /** the new revision's pods (not being deleted), and how many are Ready */
+  readonly pods: number;
+  readonly ready: number;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '');
+const oneLine = (s: string): string => s.replace(/[\n\r\t]/g, ' ').slice(0, 400);
+
+/** A container's failure, in JUDGE_AWK's order: OOMKilled, restarts past the budget, a pull error lasting the grace, a config error lasting it. */
+function containerFailure(p: any, s: any, what: string, now: number, seen: ReadonlyMap<string, number>, next: Map<string, number>, b: WatchBudgets):
+Omit<WatchFailure, 'pod' | 'node'> | undefined {
+  const name = str(p?.metadata?.name);
+  const rc = typeof s?.restartCount === 'number' ? s.restartCount : 0;
+  const wr = str(s?.state?.waiting?.reason);
+  const wm = str(s?.state?.waiting?.message);
+  const lr = str(s?.lastState?.terminated?.reason);
+  const le = str(s?.lastState?.terminated?.exitCode);
+  const tr = str(s?.state?.terminated?.reason);
+  const te = str(s?.state?.terminated?.exitCode);
+  const lasted = (cls: string) => {
+    const key = `${name}|${cls}`;
+    const first = seen.get(key) ?? now;
+    next.set(key, first);
+    return now - first >= b.failureGraceSeconds;
+  };
+  if (tr === 'OOMKilled' || lr === 'OOMKilled') {
+    return { cause: 'crash-loop', reason: 'OOMKilled', detail: `${what} was OOMKilled (exit code ${tr === 'OOMKilled' ? te : le}, ${rc} restarts): it uses more memory than its limit; raise the limit or roll back` };
+  }
+  if (rc > b.restartBudget) {
+    return { cause: 'crash-loop', reason: wr || 'Restarted', detail: `${what} restarted ${rc} times (budget ${b.restartBudget}); last terminated: ${lr || 'unknown reason'}, exit code ${le || '?'}` };
+  }
+  if (IMAGE_PULL_REASONS.includes(wr) && lasted('image-pull')) return { cause: 'image-pull', reason: wr, detail: `${what} image ${str(s?.image)}${wm ? `: ${wm}` : ''}` };
+  if (CONFIG_ERROR_REASONS.includes(wr) && lasted('config-error')) return { cause: 'config-error', reason: wr, detail: `${what}${wm ? `: ${wm}` : ''}` };
+  return undefined;
+}
+
+/** A Pending pod past the deadline: the scheduler's words decide which pending cause (the same keywords as doctor's pending()). */
+function pendingFailure(p: any, age: number, b: WatchBudgets): Omit<WatchFailure, 'pod' | 'node'> | undefined {
+  if (str(p?.status?.phase) !== 'Pending' || age < b.pendingDeadlineSeconds) return undefined;
+  const conditions: any[] = Array.isArray(p?.status?.conditions) ? p.status.conditions : [];
+  const said = str(conditions.find((c) => c?.type === 'PodScheduled')?.message);
+  if (str(p?.spec?.nodeName) !== '') {
+    return { cause: 'pending-start', reason: 'Pending', detail: `pod bound to the node but its containers not started after ${age} s (deadline ${b.pendingDeadlineSeconds} s)` };
+  }
+  const cause: WatchCause = /Insufficient|Too many pods/.test(said) ? 'pending-resources' : /free ports/.test(said) ? 'pending-host-port'
+    : /taint/.test(said) ? 'pending-taint' : /affinity|selector/.test(said) ? 'pending-affinity' : 'pending-resources';
+  return { cause, reason: 'Unschedulable', detail: `pod Pending for ${age} s (deadline ${b.pendingDeadlineSeconds} s)${said ? `; the scheduler: ${said}` : ''}` };
+}
+
+/**
+ * JUDGE_AWK's verdict, for `doctor --live --wait`: the same conditions in the same order on the same fields of the
+ * new revision's pods (a test runs both on the same shapes). `seen` holds when each (pod, class) was first seen; the
+ * entries still true this time are written to `next`.
+ */
+export function judgePods(pods: readonly any[], now: number, seen: ReadonlyMap<string, number>, b: WatchBudgets,
+  next: Map<string, number>): WatchJudgement {
+  let failure: WatchFailure | undefined;
+  let count = 0;
+  let ready = 0;
+  for (const p of pods) {
+    if (p?.metadata?.deletionTimestamp !== undefined) continue;
+    count++;
+    const conditions: any[] = Array.isArray(p?.status?.conditions) ? p.status.conditions : [];
+    if (conditions.some((c) => c?.type === 'Ready' && c?.status === 'True')) ready++;
+    if (failure !== undefined) continue;
+    const terms = p?.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+    const target = str(terms?.[0]?.matchFields?.[0]?.values?.[0]);
+    const node = str(p?.spec?.nodeName) || target || '-';
+    const statuses: Array<[string, any]> = [
+      ...(Array.isArray(p?.status?.initContainerStatuses) ? p.status.initContainerStatuses.map((s: any) => [`init container ${str(s?.name)}`, s]) : []),
+      ...(Array.isArray(p?.status?.containerStatuses) ? p.status.containerStatuses.map((s: any) => [`container ${str(s?.name)}`, s]) : []),
+    ];
+    let found: Omit<WatchFailure, 'pod' | 'node'> | undefined;
+    for (const [what, s] of statuses) {
+      found = containerFailure(p, s, what, now, seen, next, b);
+      if (found !== undefined) break;
+    }
+    const created = Date.parse(str(p?.metadata?.creationTimestamp));
+    found ??= pendingFailure(p, Number.isNaN(created) ? 0 : now - Math.floor(created / 1000), b);
+    if (found !== undefined) failure = { ...found, pod: str(p?.metadata?.name), node, detail: oneLine(found.detail) };
+  }
+  return { failure, pods: count, ready };
+}

@@ -24,13 +24,16 @@ export class FakeKubeApi {
   public readonly refused: string[] = [];
   public rules: any[] = [];
   public url = '';
-  /** read n (0, 1, …) of the DaemonSet, at `now` (epoch seconds) */
-  public scenario: (read: number, now: number) => ClusterView = () => ({ pods: [] });
   private reads = 0;
   private view: ClusterView = { pods: [] };
   private server?: http.Server;
+  private readonly namespace: string;
+  /** read n (0, 1, …) of the DaemonSet, at `now` (epoch seconds) */
+  private scenario: ((read: number, now: number) => ClusterView) | undefined;
 
-  constructor(private readonly namespace: string) {}
+  constructor(namespace: string) {
+    this.namespace = namespace;
+  }
 
   public reset(scenario: (read: number, now: number) => ClusterView): void {
     this.scenario = scenario;
@@ -79,7 +82,7 @@ export class FakeKubeApi {
       return reply(403, { kind: 'Status', reason: 'Forbidden', message: `${resource} "${name ?? ''}" is forbidden: cannot ${verb}` });
     }
     if (resource === 'daemonsets') {
-      this.view = this.scenario(this.reads++, Math.floor(Date.now() / 1000));
+      this.view = this.scenario?.(this.reads++, Math.floor(Date.now() / 1000)) ?? { pods: [] };
       const ds = this.view.daemonSet;
       return ds && ds.metadata.name === name ? reply(200, ds) : reply(404, { kind: 'Status', reason: 'NotFound' });
     }
@@ -96,7 +99,8 @@ export class FakeKubeApi {
     return this.configMap(verb, name, body, req, reply);
   }
 
-  private configMap(verb: string, name: string | undefined, body: string, req: http.IncomingMessage, reply: (code: number, object: unknown) => void): void {
+  private configMap(verb: string, name: string | undefined, body: string, req: http.IncomingMessage,
+    reply: (code: number, object: unknown) => void): void {
     if (verb === 'get') {
       const cm = this.configMaps.get(name!);
       return cm ? reply(200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: this.namespace }, data: cm.data }) : reply(404, { kind: 'Status', reason: 'NotFound' });

@@ -122,7 +122,12 @@ export function running(now: number, restarts = 0): any {
     podIP: '10.0.0.11',
     startTime: at(now, 300),
     containerStatuses: [{
-      name: 'fluent-bit', image: IMAGE, imageID: `${IMAGE}@sha256:0123`, ready: true, started: true, restartCount: restarts,
+      name: 'fluent-bit',
+      image: IMAGE,
+      imageID: `${IMAGE}@sha256:0123`,
+      ready: true,
+      started: true,
+      restartCount: restarts,
       state: { running: { startedAt: at(now, 120) } },
       ...(restarts > 0 ? { lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: at(now, 200), finishedAt: at(now, 125) } } } : { lastState: {} }),
     }],
@@ -146,7 +151,12 @@ export function crashLoop(now: number, restarts: number): any {
     hostIP: '10.0.0.11',
     startTime: at(now, 600),
     containerStatuses: [{
-      name: 'fluent-bit', image: IMAGE, imageID: `${IMAGE}@sha256:0123`, ready: false, started: false, restartCount: restarts,
+      name: 'fluent-bit',
+      image: IMAGE,
+      imageID: `${IMAGE}@sha256:0123`,
+      ready: false,
+      started: false,
+      restartCount: restarts,
       state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=fluent-bit pod=${DAEMONSET}-x7k2p_${NAMESPACE}(uid)` } },
       lastState: { terminated: { exitCode: 1, reason: 'Error', message: '[error] [config] section \'es\' tried to instance a plugin name that doesn\'t exist', startedAt: at(now, 45), finishedAt: at(now, 44) } },
     }],
@@ -160,7 +170,12 @@ export function oomKilled(now: number): any {
     hostIP: '10.0.0.11',
     startTime: at(now, 200),
     containerStatuses: [{
-      name: 'fluent-bit', image: IMAGE, imageID: `${IMAGE}@sha256:0123`, ready: false, started: false, restartCount: 1,
+      name: 'fluent-bit',
+      image: IMAGE,
+      imageID: `${IMAGE}@sha256:0123`,
+      ready: false,
+      started: false,
+      restartCount: 1,
       state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=fluent-bit pod=${DAEMONSET}-m2q9d_${NAMESPACE}(uid)` } },
       lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: at(now, 30), finishedAt: at(now, 5) } },
     }],
@@ -175,7 +190,13 @@ export function imagePull(now: number, reason: 'ErrImagePull' | 'ImagePullBackOf
     hostIP: '10.0.0.11',
     startTime: at(now, 90),
     containerStatuses: [{
-      name: 'fluent-bit', image, imageID: '', ready: false, started: false, restartCount: 0, lastState: {},
+      name: 'fluent-bit',
+      image,
+      imageID: '',
+      ready: false,
+      started: false,
+      restartCount: 0,
+      lastState: {},
       state: {
         waiting: reason === 'ImagePullBackOff'
           ? { reason, message: `Back-off pulling image "${image}"` }
@@ -192,7 +213,13 @@ export function missingSecretEnv(now: number): any {
     hostIP: '10.0.0.11',
     startTime: at(now, 90),
     containerStatuses: [{
-      name: 'fluent-bit', image: IMAGE, imageID: '', ready: false, started: false, restartCount: 0, lastState: {},
+      name: 'fluent-bit',
+      image: IMAGE,
+      imageID: '',
+      ready: false,
+      started: false,
+      restartCount: 0,
+      lastState: {},
       state: { waiting: { reason: 'CreateContainerConfigError', message: 'secret "es-credentials" not found' } },
     }],
   };
@@ -202,7 +229,11 @@ export function unschedulable(now: number): any {
   return {
     phase: 'Pending',
     conditions: [{
-      type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastProbeTime: null, lastTransitionTime: at(now, 900),
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      lastProbeTime: null,
+      lastTransitionTime: at(now, 900),
       message: '0/12 nodes are available: 1 Insufficient memory, 11 node(s) didn\'t satisfy plugin(s) [NodeAffinity]. preemption: 0/12 nodes are available: 1 No preemption victims found for incoming pod, 11 Preemption is not helpful for scheduling.',
     }],
   };
@@ -212,8 +243,12 @@ export function event(podName: string, now: number, type: string, reason: string
   return {
     metadata: { name: `${podName}.17c0a`, namespace: NAMESPACE },
     involvedObject: { kind: 'Pod', namespace: NAMESPACE, name: podName, apiVersion: 'v1' },
-    reason, message, type, count: 3,
+    reason,
+    message,
+    type,
+    count: 3,
     source: { component: 'kubelet', host: 'worker-a-1' },
-    firstTimestamp: at(now, secondsAgo + 60), lastTimestamp: at(now, secondsAgo),
+    firstTimestamp: at(now, secondsAgo + 60),
+    lastTimestamp: at(now, secondsAgo),
   };
 }
