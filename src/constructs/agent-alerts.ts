@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { rolloutExpectations } from './rollout-expectations';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
@@ -57,7 +58,8 @@ export class AgentAlerts extends Construct {
     if (!builtByLibrary(this)) checkStruct(where, 'AgentAlertsProps', props);
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
-    const target = { agent: agent.name, namespace: agent.namespace, waves, where };
+    const expectedSeconds = rolloutExpectations(agent, props.rolloutPodSeconds);
+    const target = { agent: agent.name, namespace: agent.namespace, waves, where, expectedSeconds };
     this.ruleGroups = [
       ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),
       ...(props.additionalGroups ?? []),

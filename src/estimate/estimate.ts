@@ -290,3 +290,20 @@ export function formatDuration(seconds: number): string {
   if (s > 0 || parts.length === 0) parts.push(`${s} s`);
   return parts.join(' ');
 }
+
+/**
+ * waveEstimate's seconds as PromQL, for a DaemonSet whose desired count is the vector `desired` (kube-state-metrics'
+ * kube_daemonset_status_desired_number_scheduled): ceil(desired / batch) × (podSeconds + minReadySeconds), the batch
+ * scaled as paceOf scales it (maxSurge when it is not 0, else maxUnavailable; a percentage of desired rounded up;
+ * at least 1, the controller's fallback). Undefined for OnDelete: no automatic rollout, so no expected duration.
+ */
+export function expectedSecondsPromQL(strategy: UpdateStrategy, minReadySeconds: number, desired: string,
+  podSeconds: number = DEFAULT_POD_SECONDS): string | undefined {
+  if (strategy.type === 'OnDelete') return undefined;
+  const surge = strategy.maxSurge ?? 0;
+  const value = rawValue(surge) !== 0 ? surge : strategy.maxUnavailable ?? 1;
+  const cycle = nonNegative(podSeconds, 'podSeconds') + minReadySeconds;
+  if (typeof value === 'number') return `ceil(${desired} / ${Math.max(value, 1)}) * ${cycle}`;
+  const percent = rawValue(value);
+  return `ceil(${desired} / clamp_min(ceil(${desired} * ${percent} / 100), 1)) * ${cycle}`;
+}

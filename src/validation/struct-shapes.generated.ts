@@ -35,6 +35,8 @@ export const TYPES: TypeTable = {
         misscheduledFor: { type: "string", optional: true },
         missingFor: { type: "string", optional: true },
         notScheduledFor: { type: "string", optional: true },
+        rolloutOverdueFactor: { type: "number", optional: true },
+        rolloutPodSeconds: { type: "number", optional: true },
         rolloutStuckFor: { type: "string", optional: true },
         ruleLabels: { type: { map: "string" }, optional: true },
         runbookUrl: { type: "string", optional: true },
