@@ -6,6 +6,8 @@
  * runs health checks with gopher-lua, a Lua 5.1).
  */
 import { spawnSync } from 'child_process';
+import { readFileSync } from 'fs';
+import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../src';
 import { Health, SimTask, syncOnce, syncUntilDone } from './util/argo-sync-sim';
@@ -47,6 +49,12 @@ function live(ds: Manifest, status: { desired: number; updated: number; availabl
     },
   };
 }
+
+test('the README gives the health check as the library ships it', () => {
+  const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const block = /<!-- watched-daemonset-health\.lua -->\n```lua\n([\s\S]*?)```\n<!-- \/watched-daemonset-health\.lua -->/.exec(readme);
+  expect(block?.[1]).toBe(WATCHED_DAEMONSET_HEALTH_LUA);
+});
 
 describe('gitops-engine sync_context_test.go, ported', () => {
   const hook = (name: string, phase: number, state: SimTask['state'], result: 'Running' | 'Succeeded' | 'Failed' = 'Running'): SimTask =>
