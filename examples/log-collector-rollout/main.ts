@@ -5,7 +5,8 @@
  * stage's YAML is in dist/<stage>/:
  *
  *   0-before   4.1.1 everywhere (waves already enabled)
- *   1-canary   4.2.3 on the canary nodes only          (DaemonSet logs-canary changes; the new ConfigMap is added)
+ *   1-canary   4.2.3 on the canary nodes only          (DaemonSet logs-canary changes; the new ConfigMap is added;
+ *                                                        logs-prepull-canary pulls 4.2.3 on the canary nodes first)
  *   2-wave-1   4.2.3 on canary and wave-1              (only DaemonSet logs-wave-1 changes)
  *   3-fleet    4.2.3 everywhere                        (only DaemonSet logs changes; the 4.1.1 ConfigMap goes)
  *   4-done     `previous` removed from the code         (no manifest changes at all)
@@ -62,6 +63,9 @@ const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const GATING = {
   argoCdSyncWaves: true,
   watch: {},
+  // the wave being promoted gets its image pulled on each of its nodes first (a pull-only DaemonSet in the sync
+  // wave before it), so a node's collector is down for the restart only, not for the pull
+  prePull: {},
   gates: [{ afterWave: 'canary', prometheusUrl: 'http://prometheus-operated.monitoring.svc:9090' }],
 };
 

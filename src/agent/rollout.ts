@@ -142,6 +142,33 @@ export interface AgentRollout {
    * @default - no watchers
    */
   readonly watch?: RolloutWatch;
+
+  /**
+   * Pull the new image on the promoted wave's nodes before its DaemonSet is applied (with `argoCdSyncWaves` and
+   * `previous`, i.e. while a rollout is in progress): a pull-only DaemonSet `<name>-prepull-<wave>` on that
+   * wave's nodes (the same node affinity, node selector and tolerations), whose init container runs the new image
+   * with a command that exits at once and whose container is a pause container, in the sync wave before the wave's
+   * DaemonSet, so Argo CD applies the wave only once every node of it has the image. The next stage renders the next
+   * wave's instead (Argo CD prunes the previous one when the Application prunes).
+   * @default - no pre-pull
+   */
+  readonly prePull?: RolloutPrePull;
+}
+
+/** The pull-only DaemonSet of `AgentRollout.prePull`. */
+export interface RolloutPrePull {
+  /**
+   * What the init container runs in the new image: a command that exits at once.
+   * @default - the agent's: fluent-bit and node_exporter `--version`, the GPU driver image's `sh -c "exit 0"`;
+   *   required for a NodeAgentDaemonSet
+   */
+  readonly command?: string[];
+
+  /**
+   * The pause image of the DaemonSet's container.
+   * @default "registry.k8s.io/pause:3.10"
+   */
+  readonly pauseImage?: string;
 }
 
 /** The budgets of the rollout watchers (`AgentRollout.watch`). */

@@ -37,6 +37,8 @@ Flags:
   --start-seconds N        termination is the DaemonSet's terminationGracePeriodSeconds)
   --ready-seconds N
   --termination-seconds N
+                           a DaemonSet whose image a pull-only DaemonSet of the tree pulls first
+                           (rollout.prePull) rolls without the pull: its cycle is the rest
   --bake-seconds N         wait after each wave before the next (default ${DEFAULT_BAKE_SECONDS}); a wave
                            followed by a rendered gate Job bakes as long as the Job does (its
                            BAKE_SECONDS), since Argo CD waits for the Job on every sync
@@ -114,7 +116,10 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     const gate = gateAfter(gates, d);
     return gate === undefined ? [] : [[d.id, gate.bakeSeconds] as const];
   }));
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes });
+  // a wave whose image a pull-only DaemonSet pulled beforehand: the pull is not in its per-node time
+  const pull = Math.min(secondsValue(parsed, 'estimate', 'pull-seconds') ?? DEFAULT_PARTS['pull-seconds'], podSeconds);
+  const prePulled = new Map((manifests.prePulls ?? []).map((p) => [p.for, pull]));
+  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, prePulled });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
   // --pods (src/capacity): a pod that never starts stalls its wave
   const podsFile = stringValue(parsed, 'pods');

@@ -3,6 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
+import { renderPrePull } from './wave-pre-pull';
 import { renderWaveWatchers } from './wave-watchers';
 import { AgentAdoption } from '../adoption/adoption';
 import { AgentIdentity, AgentSpec, baseTerms, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
@@ -98,6 +99,9 @@ export class NodeAgentDaemonSet extends Construct {
 
   /** The watcher Jobs of `rollout.watch`: one per rendered group, in its DaemonSet's sync wave. */
   public readonly watchers: ApiObject[];
+
+  /** The pull-only DaemonSet of `rollout.prePull` for the promoted wave, while a rollout is in progress. */
+  public readonly prePull?: ApiObject;
 
   /**
    * The props as given: what a release of this agent is (see `AgentRelease`).
@@ -224,6 +228,7 @@ export class NodeAgentDaemonSet extends Construct {
     }
     this.gates = renderWaveGates(this, this, props.rollout);
     this.watchers = renderWaveWatchers(this, this, props.rollout);
+    this.prePull = renderPrePull(this, this, props.rollout);
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */

@@ -78,6 +78,12 @@ export interface EstimateOptions {
    * the last wave with pods. @default none
    */
   readonly gateBakes?: ReadonlyMap<string, number>;
+  /**
+   * DaemonSet id → the seconds of its pod cycle spent pulling the image, when the tree renders a pull-only
+   * DaemonSet for it (rollout.prePull): its nodes hold the new image before it rolls, so those seconds are not
+   * counted per node. @default none
+   */
+  readonly prePulled?: ReadonlyMap<string, number>;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -152,7 +158,8 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
     const waves = ordered.map((info): WaveEstimate => {
       const covered = coveredById.get(info.id)!;
       if (sortedCount === undefined) covered.forEach((n) => seen.add(n));
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size);
+      const pulled = Math.min(options.prePulled?.get(info.id) ?? 0, podSeconds);
+      const estimate = waveEstimate(info, covered.length, podSeconds - pulled, agentNodes, sortedCount ?? seen.size);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);

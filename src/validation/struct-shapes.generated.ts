@@ -197,6 +197,7 @@ export const TYPES: TypeTable = {
         canaryPace: { type: { ref: "UpdateStrategy" }, optional: true },
         gates: { type: { array: { ref: "WaveGate" } }, optional: true },
         labelKey: { type: "string", optional: true },
+        prePull: { type: { ref: "RolloutPrePull" }, optional: true },
         previous: { type: { ref: "AgentRelease" }, optional: true },
         promoted: { type: { ref: "Promotion" } },
         watch: { type: { ref: "RolloutWatch" }, optional: true },
@@ -922,6 +923,13 @@ export const TYPES: TypeTable = {
       fields: {
         maxSurge: { type: { ref: "RolloutBudget" }, optional: true },
         maxUnavailable: { type: { ref: "RolloutBudget" }, optional: true },
+      },
+    },
+    "RolloutPrePull": {
+      bases: [],
+      fields: {
+        command: { type: { array: "string" }, optional: true },
+        pauseImage: { type: "string", optional: true },
       },
     },
     "RolloutWatch": {
