@@ -227,8 +227,7 @@ export class NodeAgentDaemonSet extends Construct {
       this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
     }
     this.gates = renderWaveGates(this, this, props.rollout);
-    this.watchers = renderWaveWatchers(this, this, props.rollout);
-    this.prePull = renderPrePull(this, this, props.rollout);
+    [this.watchers, this.prePull] = [renderWaveWatchers(this, this, props.rollout), renderPrePull(this, this, props.rollout)];
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */
