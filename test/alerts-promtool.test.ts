@@ -153,10 +153,54 @@ const DAEMONSET_CASES: AlertCase[] = [
     healthy: { input: withDaemonSet('kube_daemonset_status_number_unavailable', 'logs-canary', '1x10 0x50'), at: '30m' },
   },
   {
-    alert: 'NodeAgentRolloutStuck',
-    fire: { input: withDaemonSet('kube_daemonset_status_updated_number_scheduled', 'logs', '1x60'), at: '40m', alerts: [{ labels: DESCRIBED, value: '2' }] },
-    // Behind for 20 minutes, then done: within rolloutStuckFor.
+    alert: 'NodeAgentRolloutNoProgress',
+    // per DaemonSet: the fleet's updated count stuck at 1 of 3 for the window (30m), and that long
+    fire: { input: withDaemonSet('kube_daemonset_status_updated_number_scheduled', 'logs', '1x60'), at: '55m', alerts: [{ labels: { namespace: NS, daemonset: 'logs' }, value: '2' }] },
+    // Behind for 20 minutes, then done.
     healthy: { input: withDaemonSet('kube_daemonset_status_updated_number_scheduled', 'logs', '1x20 3x40'), at: '40m' },
+  },
+  {
+    alert: 'NodeAgentRolloutOverdue',
+    // the canary's spec changes at 5m and one of its 3 pods is updated: its pace (one at a time, 30 s + minReadySeconds 10
+    // a pod) gives 120 s, 1.5 × = 180 s
+    fire: {
+      input: [
+        ...withDaemonSet('kube_daemonset_metadata_generation', 'logs-canary', '2x5 3x55').filter((x) => !x.series.startsWith('kube_daemonset_status_updated_number_scheduled{job="kube-state-metrics",namespace="observability",daemonset="logs-canary"')),
+        series('kube_daemonset_status_updated_number_scheduled', ds('logs-canary'), '3x5 1+0x55'),
+      ],
+      at: '20m',
+      alerts: [{ labels: { namespace: NS, daemonset: 'logs-canary' }, value: '1' }],
+    },
+    // the same change, rolled in two minutes
+    healthy: {
+      input: [
+        ...withDaemonSet('kube_daemonset_metadata_generation', 'logs-canary', '2x5 3x55').filter((x) => !x.series.startsWith('kube_daemonset_status_updated_number_scheduled{job="kube-state-metrics",namespace="observability",daemonset="logs-canary"')),
+        series('kube_daemonset_status_updated_number_scheduled', ds('logs-canary'), '3x5 1 2 3x53'),
+      ],
+      at: '20m',
+    },
+  },
+  {
+    alert: 'NodeAgentPodsUnavailableOnNotReadyNodes',
+    fire: {
+      input: [
+        ...healthyDaemonSets(),
+        series('kube_pod_info', { ...KSM, namespace: NS, pod: 'logs-canary-x7k2p', node: 'node-7' }, '1x60'),
+        series('kube_pod_status_ready', { ...KSM, namespace: NS, pod: 'logs-canary-x7k2p', condition: 'true' }, '0x60'),
+        series('kube_node_status_condition', { ...KSM, node: 'node-7', condition: 'Ready', status: 'true' }, '0x60'),
+      ],
+      at: '20m',
+      alerts: [{ labels: { namespace: NS, node: 'node-7' }, value: '1' }],
+    },
+    healthy: {
+      input: [
+        ...healthyDaemonSets(),
+        series('kube_pod_info', { ...KSM, namespace: NS, pod: 'logs-canary-x7k2p', node: 'node-7' }, '1x60'),
+        series('kube_pod_status_ready', { ...KSM, namespace: NS, pod: 'logs-canary-x7k2p', condition: 'true' }, '0x60'),
+        series('kube_node_status_condition', { ...KSM, node: 'node-7', condition: 'Ready', status: 'true' }, '1x60'),
+      ],
+      at: '20m',
+    },
   },
   {
     alert: 'NodeAgentGenerationMismatch',
@@ -409,17 +453,17 @@ describe('alert rules (synthesized)', () => {
       expect(rules[0].metadata.namespace).toBe(ns);
       for (const rule of rulesOf(manifests)) {
         expect(Object.keys(rule.annotations).sort()).toEqual(['description', 'runbook_url', 'summary']);
-        expect(['critical', 'warning']).toContain(rule.labels.severity);
+        expect(['critical', 'warning', 'info']).toContain(rule.labels.severity);
         expect(rule.labels.node_agent).toBe(rules[0].metadata.labels['app.kubernetes.io/instance']);
         // The description names where: the node, the pod or the DaemonSets.
-        expect(rule.annotations.description).toMatch(/\{\{ \$labels\.(node|instance|pod) \}\}|DaemonSets [a-z-]+(, [a-z0-9-]+)*/);
+        expect(rule.annotations.description).toMatch(/\{\{ \$labels\.(node|instance|pod|daemonset) \}\}|DaemonSets [a-z-]+(, [a-z0-9-]+)*/);
       }
     }
   });
 
   test('the DaemonSet selector names exactly the fleet and each wave DaemonSet', () => {
-    const rule = rulesOf(logCollectorManifests()).find((r) => r.alert === 'NodeAgentPodsUnavailable');
-    expect(rule.expr).toBe('sum by (namespace) (kube_daemonset_status_number_unavailable{job="kube-state-metrics",namespace="observability",daemonset=~"logs(-canary|-wave-1)?"}) > 0');
+    const rule = rulesOf(logCollectorManifests()).find((r) => r.alert === 'NodeAgentMisscheduled');
+    expect(rule.expr).toBe('sum by (namespace) (kube_daemonset_status_number_misscheduled{job="kube-state-metrics",namespace="observability",daemonset=~"logs(-canary|-wave-1)?"}) > 0');
     expect(rule.for).toBe('15m');
     expect(rule.labels).toEqual({ node_agent: 'logs', severity: 'warning', team: 'platform' });
   });
@@ -435,7 +479,10 @@ describe('alert rules (synthesized)', () => {
     const rules = rulesOf(gpuDriverManifests());
     const node = rules.find((r) => r.alert === 'GpuNodeWithoutReadyDriver');
     expect(node.expr).toContain('kube_node_labels{job="kube-state-metrics",label_nvidia_com_gpu_present=~"true",label_cloud_google_com_gke_gpu_driver_version="",label_nvidia_com_gpu_deploy_driver!~"false|pre-installed"}');
-    expect(rules.find((r) => r.alert === 'NodeAgentRolloutStuck').for).toBe('24h');
+    const stuck = rules.find((r) => r.alert === 'NodeAgentRolloutNoProgress');
+    expect([stuck.for, stuck.expr]).toEqual(['24h', expect.stringContaining('[24h]')]);
+    // OnDelete: no automatic rollout, so no expected duration and no overdue alert
+    expect(rules.find((r) => r.alert === 'NodeAgentRolloutOverdue')).toBeUndefined();
   });
 
   test('bad alert options name the construct, the prop and the value', () => {
@@ -464,9 +511,9 @@ describe('alert rules (synthesized)', () => {
 
 describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTOOL], () => {
   test.each([
-    ['log collector', logCollectorManifests, 13],
-    ['node exporter with node-mixin', nodeExporterManifests, 19],
-    ['GPU driver', gpuDriverManifests, 8],
+    ['log collector', logCollectorManifests, 15],
+    ['node exporter with node-mixin', nodeExporterManifests, 21],
+    ['GPU driver', gpuDriverManifests, 9],
   ] as const)('the %s rule file passes promtool check rules', (_, manifests, count) => {
     const run = promtool(['check', 'rules', 'rules.yaml'], { 'rules.yaml': ruleFile(manifests()) });
     expect(run.output).toContain(`SUCCESS: ${count} rules found`);
@@ -542,14 +589,14 @@ describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTO
   test('the GPU driver alerts fire when they should and stay silent when healthy', () => {
     const manifests = gpuDriverManifests();
     const generic = DAEMONSET_CASES.map(forNamespace(GPU_NS, 'gpu-driver'));
-    const stuck = generic.find((c) => c.alert === 'NodeAgentRolloutStuck')!;
+    const stuck = generic.find((c) => c.alert === 'NodeAgentRolloutNoProgress')!;
     // OnDelete pods are replaced by the runbook: 40 minutes behind is normal, 25 hours is stuck.
     const onDeleteStuck: AlertCase = {
       alert: stuck.alert,
-      fire: { ...stuck.fire, input: stuck.fire.input.map((x) => ({ ...x, values: x.values.replace('x60', 'x1600') })), at: '1510m' },
+      fire: { ...stuck.fire, input: stuck.fire.input.map((x) => ({ ...x, values: x.values.replace(/x60$/, 'x3000') })), at: '2900m' },
       healthy: { input: stuck.fire.input, at: '40m' },
     };
-    const cases = [...generic.filter((c) => c !== stuck), onDeleteStuck, ...GPU_CASES];
+    const cases = [...generic.filter((c) => c !== stuck && c.alert !== 'NodeAgentRolloutOverdue'), onDeleteStuck, ...GPU_CASES];
     expectEveryAlertCovered(manifests, cases);
     runUnitTests(manifests, cases);
   });
@@ -562,12 +609,15 @@ function addLabels(c: AlertCase, labels: Record<string, string>): AlertCase {
 /** A DaemonSet case moved to another agent with the same waves: DaemonSet names and the namespace replaced. */
 function forNamespace(namespace: string, agent: string): (c: AlertCase) => AlertCase {
   const fix = (s: { series: string; values: string }) => ({
-    series: s.series.replace(/daemonset="logs/, `daemonset="${agent}`).replace(`namespace="${NS}"`, `namespace="${namespace}"`),
+    series: s.series.replace(/daemonset="logs/, `daemonset="${agent}`).replace(/pod="logs/, `pod="${agent}`).replace(`namespace="${NS}"`, `namespace="${namespace}"`),
     values: s.values,
+  });
+  const label = (labels: Record<string, string>) => ({
+    ...labels, namespace, ...(labels.daemonset === undefined ? {} : { daemonset: labels.daemonset.replace(/^logs/, agent) }),
   });
   return (c) => ({
     ...c,
-    fire: { ...c.fire, input: c.fire.input.map(fix), alerts: c.fire.alerts.map((a) => ({ ...a, labels: { ...a.labels, namespace } })) },
+    fire: { ...c.fire, input: c.fire.input.map(fix), alerts: c.fire.alerts.map((a) => ({ ...a, labels: label(a.labels) })) },
     healthy: { ...c.healthy, input: c.healthy.input.map(fix) },
   });
 }

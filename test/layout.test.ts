@@ -28,7 +28,7 @@ const FLOORS: Record<string, number> = {
   'estimate': 5,
   'plan': 6,
   'capacity': 6,
-  'constructs': 7,
+  'constructs': 8,
   'doctor': 7,
   'cli': 8,
 };
@@ -113,7 +113,7 @@ test('the check sees an import that climbs, a require() and a re-export', () => 
       "import { v } from '../index';",
     ].join('\n'));
     expect(upwardImports([bad], root).map((w) => w.replace(/^.*imports /, ''))).toEqual([
-      'constructs/ (floor 7)', 'render/ (floor 5)', 'agent/ (floor 4)', "src/'s index",
+      'constructs/ (floor 8)', 'render/ (floor 5)', 'agent/ (floor 4)', "src/'s index",
     ]);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -26,7 +26,7 @@ function diff(a: string, b: string): string[] {
 function images(stage: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [key, json] of objects(stage)) {
-    if (key.startsWith('DaemonSet/')) result[key] = JSON.parse(json).spec.template.spec.containers[0].image.split(':').pop();
+    if (key.startsWith('DaemonSet/') && !key.includes('-prepull')) result[key] = JSON.parse(json).spec.template.spec.containers[0].image.split(':').pop();
   }
   return result;
 }
@@ -41,11 +41,25 @@ test('each stage changes only the promoted DaemonSet; the new config is added wi
   const oldConfig = configMap('0-before');
   const newConfig = configMap('4-done');
   expect(newConfig).not.toBe(oldConfig);
-  // The canary's gate Job changes with the canary: its record's revision hashes the gated DaemonSet.
-  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'Job/logs-gate-canary']);
-  expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-wave-1']);
-  expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs'].sort());
-  expect(diff('3-fleet', '4-done')).toEqual([]);
+  // The canary's gate Job and each wave's watcher change with their wave: their record's revision hashes its DaemonSet.
+  // The pull-only DaemonSet of the promoted wave comes with its stage and goes with the next.
+  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'DaemonSet/logs-prepull-canary', 'Job/logs-gate-canary', 'Job/logs-watch-canary']);
+  expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-prepull-canary', 'DaemonSet/logs-prepull-wave-1', 'DaemonSet/logs-wave-1', 'Job/logs-watch-wave-1']);
+  expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs', 'DaemonSet/logs-prepull-fleet', 'DaemonSet/logs-prepull-wave-1', 'Job/logs-watch-fleet'].sort());
+  expect(diff('3-fleet', '4-done')).toEqual(['DaemonSet/logs-prepull-fleet']);
+  expect([...objects('4-done').keys()].filter((k) => k.includes('prepull'))).toEqual([]);
+});
+
+test('every stage renders a watcher per wave, in its DaemonSet\'s sync wave, named by the DaemonSet it watches', () => {
+  for (const stage of ['0-before', '1-canary', '2-wave-1', '3-fleet', '4-done']) {
+    const all = [...objects(stage).values()].map((j) => JSON.parse(j));
+    const watchers = all.filter((o) => o.kind === 'Job' && o.metadata.labels['app.kubernetes.io/component'] === 'rollout-watch');
+    expect(watchers.map((w) => w.metadata.name)).toEqual(['logs-watch-canary', 'logs-watch-wave-1', 'logs-watch-fleet']);
+    for (const w of watchers) {
+      const ds = all.find((o) => o.kind === 'DaemonSet' && o.metadata.annotations['node-agents.cdk8s.io/rollout-watcher'] === w.metadata.name);
+      expect(w.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe(ds.metadata.annotations['argocd.argoproj.io/sync-wave']);
+    }
+  }
 });
 
 test('the new credentialed output reaches only promoted waves: held ones keep the previous release byte for byte', () => {

@@ -5,15 +5,18 @@
  * stage's YAML is in dist/<stage>/:
  *
  *   0-before   4.1.1 everywhere (waves already enabled)
- *   1-canary   4.2.3 on the canary nodes only          (DaemonSet logs-canary changes; the new ConfigMap is added)
+ *   1-canary   4.2.3 on the canary nodes only          (DaemonSet logs-canary changes; the new ConfigMap is added;
+ *                                                        logs-prepull-canary pulls 4.2.3 on the canary nodes first)
  *   2-wave-1   4.2.3 on canary and wave-1              (only DaemonSet logs-wave-1 changes)
  *   3-fleet    4.2.3 everywhere                        (only DaemonSet logs changes; the 4.1.1 ConfigMap goes)
  *   4-done     `previous` removed from the code         (no manifest changes at all)
  *
- * Every stage has the same alerts (a PrometheusRule covering all three DaemonSets) and the same gate:
- * with Argo CD sync waves, the canary's DaemonSet is applied first (sync wave 1), then a Sync hook
- * Job (sync wave 2) bakes 10 minutes and queries Prometheus; wave-1 (3) and the fleet (5) are
- * applied only when the gate passes.
+ * Every stage has the same alerts (a PrometheusRule covering all three DaemonSets), the same watchers
+ * and the same gate: with Argo CD sync waves, the canary's DaemonSet and its watcher Job are applied
+ * first (sync wave 1; the watcher follows the canary's new pods until every one is updated and
+ * available, and fails on the first that crash-loops), then a Sync hook Job (sync wave 2) bakes 10
+ * minutes and queries Prometheus; wave-1 (3) and the fleet (5), each with its watcher, are applied
+ * only when the gate passes.
  *
  * Rolling back a stage is reverting its commit: the earlier stage's YAML comes back byte for byte.
  * Nodes join a wave through the label node-agents.cdk8s.io/rollout-wave=<wave>; compute it from the
@@ -52,9 +55,17 @@ const CURRENT: LogCollectorDaemonSetProps = {
 };
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
-/** Argo CD orders the waves; the gate after the canary stops the sync if the canary's metrics are bad. */
+/**
+ * Argo CD orders the waves; a watcher per wave (a Sync hook Job in the wave's own sync wave) fails the sync as soon
+ * as a new pod crash-loops, is OOMKilled, cannot pull its image or start for a missing Secret, or stays Pending; the
+ * gate after the canary stops the sync if the canary's metrics are bad after its bake.
+ */
 const GATING = {
   argoCdSyncWaves: true,
+  watch: {},
+  // the wave being promoted gets its image pulled on each of its nodes first (a pull-only DaemonSet in the sync
+  // wave before it), so a node's collector is down for the restart only, not for the pull
+  prePull: {},
   gates: [{ afterWave: 'canary', prometheusUrl: 'http://prometheus-operated.monitoring.svc:9090' }],
 };
 

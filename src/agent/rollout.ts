@@ -131,4 +131,83 @@ export interface AgentRollout {
    * @default - no gates
    */
   readonly gates?: WaveGate[];
+
+  /**
+   * A watcher per rendered wave and the fleet (with `argoCdSyncWaves`): an Argo CD Sync hook Job in the same sync
+   * wave as the group's DaemonSet that reads the DaemonSet and its new pods while they roll, and fails as soon as a
+   * new pod crash-loops past a restart budget, is OOMKilled, stays in an image pull or container config error, or
+   * stays Pending past a deadline; it passes when every desired pod is updated and available. Its verdict is
+   * recorded per revision, so Argo CD's retries do not pass a failed watcher. Argo CD fails the sync on a failed
+   * watcher only once the DaemonSet's own task stops running (see README "A canary that crash-loops").
+   * @default - no watchers
+   */
+  readonly watch?: RolloutWatch;
+
+  /**
+   * Pull the new image on the promoted wave's nodes before its DaemonSet is applied (with `argoCdSyncWaves` and
+   * `previous`, i.e. while a rollout is in progress): a pull-only DaemonSet `<name>-prepull-<wave>` on that
+   * wave's nodes (the same node affinity, node selector and tolerations), whose init container runs the new image
+   * with a command that exits at once and whose container is a pause container, in the sync wave before the wave's
+   * DaemonSet, so Argo CD applies the wave only once every node of it has the image. The next stage renders the next
+   * wave's instead (Argo CD prunes the previous one when the Application prunes).
+   * @default - no pre-pull
+   */
+  readonly prePull?: RolloutPrePull;
+}
+
+/** The pull-only DaemonSet of `AgentRollout.prePull`. */
+export interface RolloutPrePull {
+  /**
+   * What the init container runs in the new image: a command that exits at once.
+   * @default - the agent's: fluent-bit and node_exporter `--version`, the GPU driver image's `sh -c "exit 0"`;
+   *   required for a NodeAgentDaemonSet
+   */
+  readonly command?: string[];
+
+  /**
+   * The pause image of the DaemonSet's container.
+   * @default "registry.k8s.io/pause:3.10"
+   */
+  readonly pauseImage?: string;
+}
+
+/** The budgets of the rollout watchers (`AgentRollout.watch`). */
+export interface RolloutWatch {
+  /**
+   * Restarts of one container of a new pod beyond which the pod is crash-looping.
+   * @default 3
+   */
+  readonly restartBudget?: number;
+
+  /**
+   * Seconds a new pod may stay Pending (not scheduled, or its containers not created).
+   * @default - the agent's startup budget (the largest startupProbe's initialDelaySeconds + periodSeconds ×
+   *   failureThreshold, 0 without one) plus 300
+   */
+  readonly pendingDeadlineSeconds?: number;
+
+  /**
+   * Seconds a container may stay in ImagePullBackOff / ErrImagePull or CreateContainerConfigError /
+   * RunContainerError (a registry hiccup, a Secret created moments later) before the watcher fails.
+   * @default 120
+   */
+  readonly failureGraceSeconds?: number;
+
+  /**
+   * Seconds between two reads of the DaemonSet and its pods.
+   * @default 10
+   */
+  readonly pollSeconds?: number;
+
+  /**
+   * Seconds the watcher waits for the rollout to complete before it fails (at most a day: it holds the sync).
+   * @default 21600
+   */
+  readonly timeoutSeconds?: number;
+
+  /**
+   * The watcher's image: POSIX sh, curl, grep and awk.
+   * @default - the gates' pinned curl image
+   */
+  readonly image?: string;
 }

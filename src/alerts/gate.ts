@@ -163,6 +163,47 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 export const KUBERNETES_API = 'https://kubernetes.default.svc';
 
 /**
+ * The sh functions a Job that keeps a verdict in a record ConfigMap defines (the gates, the watchers): 'oneline',
+ * 'kube METHOD URL [JSON TYPE]' (the API server with the pod's ServiceAccount token; sets kube_code and kube_body)
+ * and 'record STATE' (writes "<revision> STATE" to the ConfigMap RECORD_NAME, patched or created with the label
+ * app.kubernetes.io/component=<component>). ns and revision name the environment variables holding the
+ * record's namespace and the revision; the script defines 'log' before them.
+ */
+export function recordFunctions(ns: string, revision: string, component: string): string {
+  return `# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
+oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
+record_url="\${KUBERNETES_API}/api/v1/namespaces/\${${ns}}/configmaps"
+# kube METHOD URL [JSON]: sets kube_code (HTTP status, 000 when unreachable) and kube_body
+kube() {
+  if [ "$#" -ge 3 ]; then
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
+  else
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
+  fi
+  kube_code=$(printf '%s' "$kube_out" | tail -n 1)
+  kube_body=$(printf '%s' "$kube_out" | sed '$d')
+  case "$kube_code" in [0-9][0-9][0-9]) ;; *) kube_code=000 ;; esac
+}
+# record STATE: the verdict of this revision, in the record ConfigMap (patched, or created)
+record() {
+  at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  kube PATCH "\${record_url}/\${RECORD_NAME}" "{\\"data\\":{\\"state\\":\\"\${${revision}} $1\\",\\"at\\":\\"\${at}\\"}}" application/merge-patch+json
+  if [ "$kube_code" = 404 ]; then
+    kube POST "\${record_url}" "{\\"apiVersion\\":\\"v1\\",\\"kind\\":\\"ConfigMap\\",\\"metadata\\":{\\"name\\":\\"\${RECORD_NAME}\\",\\"namespace\\":\\"\${${ns}}\\",\\"labels\\":{\\"app.kubernetes.io/component\\":\\"${component}\\"}},\\"data\\":{\\"state\\":\\"\${${revision}} $1\\",\\"at\\":\\"\${at}\\"}}" application/json
+  fi
+  case "$kube_code" in
+    2??) return 0 ;;
+    *) log "cannot record '$1' in configmap \${${ns}}/\${RECORD_NAME} (HTTP \${kube_code}): $(oneline "$kube_body")"; return 1 ;;
+  esac
+}
+`;
+}
+
+/**
  * The gate, as POSIX sh with curl (no jq, no kubectl: the image has neither).
  *
  * Reads GATE_NAME, PROMETHEUS_URL, BAKE_SECONDS, CHECK_COUNT, CHECK_<i>_NAME / CHECK_<i>_EXPR,
@@ -190,37 +231,7 @@ export const KUBERNETES_API = 'https://kubernetes.default.svc';
  */
 export const GATE_SCRIPT = `set -u
 log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
-# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
-oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
-record_url="\${KUBERNETES_API}/api/v1/namespaces/\${GATE_NAMESPACE}/configmaps"
-# kube METHOD URL [JSON]: sets kube_code (HTTP status, 000 when unreachable) and kube_body
-kube() {
-  if [ "$#" -ge 3 ]; then
-    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
-      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
-      -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
-  else
-    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
-      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
-      -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
-  fi
-  kube_code=$(printf '%s' "$kube_out" | tail -n 1)
-  kube_body=$(printf '%s' "$kube_out" | sed '$d')
-  case "$kube_code" in [0-9][0-9][0-9]) ;; *) kube_code=000 ;; esac
-}
-# record STATE: the verdict of this revision, in the record ConfigMap (patched, or created)
-record() {
-  at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  kube PATCH "\${record_url}/\${RECORD_NAME}" "{\\"data\\":{\\"state\\":\\"\${GATE_REVISION} $1\\",\\"at\\":\\"\${at}\\"}}" application/merge-patch+json
-  if [ "$kube_code" = 404 ]; then
-    kube POST "\${record_url}" "{\\"apiVersion\\":\\"v1\\",\\"kind\\":\\"ConfigMap\\",\\"metadata\\":{\\"name\\":\\"\${RECORD_NAME}\\",\\"namespace\\":\\"\${GATE_NAMESPACE}\\",\\"labels\\":{\\"app.kubernetes.io/component\\":\\"rollout-gate-record\\"}},\\"data\\":{\\"state\\":\\"\${GATE_REVISION} $1\\",\\"at\\":\\"\${at}\\"}}" application/json
-  fi
-  case "$kube_code" in
-    2??) return 0 ;;
-    *) log "cannot record '$1' in configmap \${GATE_NAMESPACE}/\${RECORD_NAME} (HTTP \${kube_code}): $(oneline "$kube_body")"; return 1 ;;
-  esac
-}
-how_to_act() {
+${recordFunctions('GATE_NAMESPACE', 'GATE_REVISION', 'rollout-gate-record')}how_to_act() {
   log "a retry of this sync fails here again; a person decides:"
   log "  fix the wave or the checks in a new commit (a new revision gates again), or revert the commit;"
   log "  bake and check again: kubectl -n \${GATE_NAMESPACE} delete configmap \${RECORD_NAME}, then sync;"

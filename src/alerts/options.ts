@@ -117,10 +117,25 @@ export interface AgentAlertsOptions {
   readonly maxUnavailablePods?: number;
 
   /**
-   * `NodeAgentRolloutStuck`: how long pods may run an outdated pod template.
+   * `NodeAgentRolloutNoProgress`: how long a DaemonSet's updated count may stay unchanged while its rollout is
+   * incomplete (one batch of its pace must fit in it: image pull, start, readiness).
    * @default "30m" ("24h" for the GPU driver, whose OnDelete pods are replaced by the runbook)
    */
   readonly rolloutStuckFor?: string;
+
+  /**
+   * `NodeAgentRolloutOverdue`: a DaemonSet still rolling this many times the time its update pace gives after its
+   * spec changed (estimate's model: ceil(desired / batch) × (rolloutPodSeconds + minReadySeconds)).
+   * @default 1.5
+   */
+  readonly rolloutOverdueFactor?: number;
+
+  /**
+   * `NodeAgentRolloutOverdue`: seconds one pod's replacement takes (image pull, start, readiness, the old pod's
+   * termination), `node-agents estimate --pod-seconds`.
+   * @default 30
+   */
+  readonly rolloutPodSeconds?: number;
 
   /**
    * `NodeAgentGenerationMismatch`: how long the DaemonSet controller may lag behind a spec change.

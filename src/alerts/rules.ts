@@ -29,6 +29,11 @@ export interface AlertTarget {
   readonly profiles?: readonly string[];
   /** Who asks, for error messages (construct kind and path). */
   readonly where: string;
+  /**
+   * The expected rollout time of each DaemonSet that rolls by itself, as PromQL of its desired count (estimate's
+   * model, estimate.ts expectedSecondsPromQL), for NodeAgentRolloutOverdue. @default - no overdue alert
+   */
+  readonly expectedSeconds?: ReadonlyArray<{ readonly daemonSet: string; readonly expr: (desired: string) => string }>;
 }
 
 export const DEFAULT_KUBE_STATE_METRICS_SELECTOR = 'job="kube-state-metrics"';
@@ -76,8 +81,6 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
   const ds = s.daemonSets;
   const of = `agent ${target.namespace}/${target.agent} (DaemonSets ${s.daemonSetNames})`;
   const sum = (metric: string) => `sum by (namespace) (${metric}{${ds}})`;
-  const maxUnavailable = checkNumber(options.maxUnavailablePods ?? 0, 'alerts.maxUnavailablePods', w);
-  if (!Number.isInteger(maxUnavailable)) throw new ValidationError(w, `alerts.maxUnavailablePods ${maxUnavailable} must be a whole number`);
   const rules: AlertRule[] = [
     {
       alert: 'NodeAgentMissing',
@@ -103,22 +106,7 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
       summary: `Node agent ${target.agent} runs pods on nodes it should not cover.`,
       description: `{{ $value }} pod(s) of ${of} run on nodes outside their DaemonSet's node selection.`,
     },
-    {
-      alert: 'NodeAgentPodsUnavailable',
-      expr: `${sum('kube_daemonset_status_number_unavailable')} > ${maxUnavailable}`,
-      forDuration: duration(options.unavailableFor, '15m', 'alerts.unavailableFor', w),
-      severity: AlertSeverity.WARNING,
-      summary: `Pods of node agent ${target.agent} are unavailable.`,
-      description: `{{ $value }} pod(s) of ${of} are unavailable (not ready for minReadySeconds, or missing).`,
-    },
-    {
-      alert: 'NodeAgentRolloutStuck',
-      expr: `${sum('kube_daemonset_status_desired_number_scheduled')} - ${sum('kube_daemonset_status_updated_number_scheduled')} > 0`,
-      forDuration: duration(options.rolloutStuckFor, defaults.rolloutStuckFor ?? '30m', 'alerts.rolloutStuckFor', w),
-      severity: AlertSeverity.WARNING,
-      summary: `The rollout of node agent ${target.agent} does not finish.`,
-      description: `{{ $value }} pod(s) of ${of} still run an outdated pod template of their DaemonSet.`,
-    },
+    ...stuckRules(target, options, s, defaults),
     {
       alert: 'NodeAgentGenerationMismatch',
       expr: `count by (namespace) (kube_daemonset_status_observed_generation{${ds}} != kube_daemonset_metadata_generation{${ds}}) > 0`,
@@ -129,6 +117,78 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
     },
   ];
   return { name: `${target.agent}.daemonsets`, rules };
+}
+
+/**
+ * The stuck signal, in three parts, so that a healthy rollout pages nobody (kubernetes-mixin added a progress term to
+ * KubeDaemonSetRolloutStuck for the same reason): no progress (a DaemonSet's updated count unchanged over a window
+ * while its rollout is incomplete), overdue (a DaemonSet still incomplete longer after its last spec change than
+ * `rolloutOverdueFactor` × the time estimate gives its pace), and pods unavailable, split between Ready nodes (a
+ * warning, outside a rollout: during one the budget allows them) and NotReady nodes (info: the node is the problem).
+ * Per DaemonSet (`namespace`, `daemonset` labels, as kube-state-metrics' and kubernetes-mixin's KubeDaemonSet* alerts
+ * carry them, so an Alertmanager inhibition can match them).
+ */
+function stuckRules(target: AlertTarget, options: AgentAlertsOptions, s: TargetSelectors, defaults: { rolloutStuckFor?: string }): AlertRule[] {
+  const w = target.where;
+  const ds = s.daemonSets;
+  const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
+  const of = `agent ${target.namespace}/${target.agent}`;
+  const perDs = (metric: string) => `max by (namespace, daemonset) (${metric}{${ds}})`;
+  const incomplete = `${perDs('kube_daemonset_status_desired_number_scheduled')} - ${perDs('kube_daemonset_status_updated_number_scheduled')} > 0`;
+  const window = duration(options.rolloutStuckFor, defaults.rolloutStuckFor ?? '30m', 'alerts.rolloutStuckFor', w);
+  const maxUnavailable = checkNumber(options.maxUnavailablePods ?? 0, 'alerts.maxUnavailablePods', w);
+  if (!Number.isInteger(maxUnavailable)) throw new ValidationError(w, `alerts.maxUnavailablePods ${maxUnavailable} must be a whole number`);
+  const factor = checkNumber(options.rolloutOverdueFactor ?? 1.5, 'alerts.rolloutOverdueFactor', w);
+  if (factor < 1) throw new ValidationError(w, `alerts.rolloutOverdueFactor ${factor} must be at least 1 (a multiple of the expected rollout time)`);
+  // a node of the agent that is NotReady: its pods are unavailable because of the node
+  const notReadyNodes = `max by (node) (kube_node_status_condition{${matchers(ksm, 'condition="Ready"', 'status="true"')}}) == 0`;
+  const podNode = `max by (namespace, pod, node) (kube_pod_info{${s.pods}})`;
+  const unreadyPods = `(max by (namespace, pod) (kube_pod_status_ready{${matchers(s.pods, 'condition="true"')}}) == 0) * on (namespace, pod) group_left (node) ${podNode}`;
+  const onNotReady = `count by (namespace) (${podNode} * on (node) group_left () (${notReadyNodes}))`;
+  const sum = (metric: string) => `sum by (namespace) (${metric}{${ds}})`;
+  const rules: AlertRule[] = [
+    {
+      alert: 'NodeAgentPodsUnavailable',
+      expr: `${sum('kube_daemonset_status_number_unavailable')} - (${onNotReady} or ${sum('kube_daemonset_status_number_unavailable')} * 0) > ${maxUnavailable}`
+        + ` unless on (namespace) (${sum('kube_daemonset_status_desired_number_scheduled')} - ${sum('kube_daemonset_status_updated_number_scheduled')} > 0)`,
+      forDuration: duration(options.unavailableFor, '15m', 'alerts.unavailableFor', w),
+      severity: AlertSeverity.WARNING,
+      summary: `Pods of node agent ${target.agent} are unavailable on Ready nodes.`,
+      description: `{{ $value }} pod(s) of ${of} (DaemonSets ${s.daemonSetNames}) are unavailable on nodes that are Ready, with no rollout in progress (a rollout's own unavailable pods are its budget; NodeAgentRolloutNoProgress and NodeAgentRolloutOverdue cover it).`,
+    },
+    {
+      alert: 'NodeAgentPodsUnavailableOnNotReadyNodes',
+      expr: `count by (namespace, node) (${unreadyPods} * on (node) group_left () (${notReadyNodes})) > 0`,
+      forDuration: duration(options.unavailableFor, '15m', 'alerts.unavailableFor', w),
+      severity: AlertSeverity.INFO,
+      summary: `Node agent ${target.agent} is unavailable on a NotReady node.`,
+      description: `The pod of ${of} on node {{ $labels.node }} is not ready, and the node is NotReady: bring the node back or remove it; the agent is not the cause.`,
+    },
+    {
+      alert: 'NodeAgentRolloutNoProgress',
+      expr: `(${incomplete}) and on (namespace, daemonset) (max by (namespace, daemonset) (changes(kube_daemonset_status_updated_number_scheduled{${ds}}[${window}])) == 0)`,
+      // for the window too: a series younger than the window (a new Prometheus) shows no change without being stuck
+      forDuration: window,
+      severity: AlertSeverity.WARNING,
+      summary: `The rollout of node agent ${target.agent} makes no progress.`,
+      description: `DaemonSet {{ $labels.namespace }}/{{ $labels.daemonset }} of ${of} has {{ $value }} pod(s) on an outdated template, and no pod was updated for ${window}: the rollout is stuck (\`node-agents doctor\` tells why).`,
+    },
+  ];
+  const expected = target.expectedSeconds ?? [];
+  if (expected.length > 0) {
+    const desired = (name: string) => `max by (namespace, daemonset) (kube_daemonset_status_desired_number_scheduled{${matchers(ksm, eq('namespace', target.namespace), eq('daemonset', name))}})`;
+    const expectation = expected.map((e) => `(${e.expr(desired(e.daemonSet))})`).join(' or ');
+    const changedAt = `max by (namespace, daemonset) (max_over_time(timestamp(changes(kube_daemonset_metadata_generation{${ds}}[5m]) > 0)[1d:1m]))`;
+    rules.push({
+      alert: 'NodeAgentRolloutOverdue',
+      expr: `(time() - ${changedAt} > ${factor} * (${expectation})) and on (namespace, daemonset) (${incomplete})`,
+      forDuration: '5m',
+      severity: AlertSeverity.WARNING,
+      summary: `The rollout of node agent ${target.agent} takes longer than its pace allows.`,
+      description: `DaemonSet {{ $labels.namespace }}/{{ $labels.daemonset }} of ${of} is still rolling longer after its spec changed than ${factor} × the time its update pace gives (\`node-agents estimate\`'s model): pods are slow to start, or stuck (\`node-agents doctor\`).`,
+    });
+  }
+  return rules;
 }
 
 /**

@@ -7,11 +7,14 @@ import { displayName } from '../capacity/names';
 import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
 import { DEFAULT_LIVE_BUDGET, formatBytes, LiveBudget, loadLiveState } from '../doctor/live';
 import { loadState } from '../doctor/state';
+import { waitForRollout } from '../doctor/wait';
+import { WatchBudgets } from '../doctor/watch-script';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
 import { parseQuantity } from '../util/quantity';
 
 export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
        node-agents doctor --live [--context NAME] [--kubeconfig FILE] [flags]
+       node-agents doctor --live --wait NAMESPACE/DAEMONSET [budget flags]
 
 Why a DaemonSet rollout is stuck, and why a node has no healthy agent, from a dump of the cluster:
   kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json > state.json
@@ -64,6 +67,21 @@ Flags:
   -h, --help          this help
 
 Exit codes: 0 healthy (warnings only: a rollout waiting its turn), 1 findings, 2 bad usage or input.
+
+Waiting on a wave (--wait, with --live): what a rollout watcher Job does under Argo CD, for a rollout
+applied with kubectl (a CI promotion step). Reads the DaemonSet and the pods of its current template
+generation every --interval seconds and exits 1 as soon as one of those pods is OOMKilled, restarts
+more than --restart-budget times, stays --failure-grace seconds in ImagePullBackOff / ErrImagePull or
+CreateContainerConfigError / RunContainerError, or stays Pending --pending-deadline seconds, naming the
+pod, the node, the reason, the pod's newest warning event and the fix; exits 0 once every desired pod
+is updated and available; exits 1 after --timeout seconds. Read-only (get on the DaemonSet, list on
+pods and events).
+  --wait NS/NAME          the DaemonSet to wait on
+  --restart-budget N      default 3
+  --pending-deadline S    default the pod template's startup budget (its startupProbe) + 300
+  --failure-grace S       default 120
+  --interval S            default 10
+  --timeout S             default 21600
 `;
 
 const OPTIONS = {
@@ -79,6 +97,12 @@ const OPTIONS = {
   'json': { type: 'boolean' },
   'markdown': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
+  'wait': { type: 'string' },
+  'restart-budget': { type: 'string' },
+  'pending-deadline': { type: 'string' },
+  'failure-grace': { type: 'string' },
+  'interval': { type: 'string' },
+  'timeout': { type: 'string' },
 } as const;
 
 export function doctorCommand(argv: readonly string[], io: CliIo): number {
@@ -98,6 +122,8 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
   if (flag(parsed, 'markdown') && flag(parsed, 'json')) throw new UsageError('--markdown and --json: give one output format', 'doctor');
   const now = stringValue(parsed, 'now');
   if (now !== undefined && !isRfc3339(now)) throw new UsageError(`--now ${JSON.stringify(now.slice(0, 40))}: not an RFC 3339 time; give one like 2026-01-01T12:00:00Z`, 'doctor');
+  const wait = stringValue(parsed, 'wait');
+  if (wait !== undefined) return waitCommand(parsed, wait, live, { context, kubeconfig }, io);
   const budget = liveBudget(parsed, live);
   const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd, budget }) : loadState(stateFile!, io.cwd);
   const agent = stringValue(parsed, 'agent');
@@ -182,4 +208,46 @@ export function doctorMarkdown(report: DoctorReport): string {
     for (const [kind, count] of hidden) out += `- … ${markdownEscape(moreOf(count, kind))} (all in \`--json\`)\n`;
   }
   return out;
+}
+
+/** The budget flags of --wait, whole numbers of seconds (or restarts). */
+function waitBudgets(parsed: ReturnType<typeof parse>): Partial<WatchBudgets> {
+  const budgets: { -readonly [K in keyof WatchBudgets]?: number } = {};
+  const flags: Array<[string, keyof WatchBudgets, number]> = [
+    ['restart-budget', 'restartBudget', 0], ['pending-deadline', 'pendingDeadlineSeconds', 1], ['failure-grace', 'failureGraceSeconds', 0],
+    ['interval', 'pollSeconds', 1], ['timeout', 'timeoutSeconds', 1],
+  ];
+  for (const [name, key, min] of flags) {
+    const text = stringValue(parsed, name);
+    if (text === undefined) continue;
+    if (!/^\d{1,6}$/.test(text) || Number(text) < min) throw new UsageError(`--${name} ${displayName(text)}: give a whole number from ${min} to 999999`, 'doctor');
+    budgets[key] = Number(text);
+  }
+  return budgets;
+}
+
+/** doctor --live --wait NS/NAME: waits on one DaemonSet's rollout, as a watcher Job does. */
+function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean, cluster: { context?: string; kubeconfig?: string },
+  io: CliIo): number {
+  if (!live) throw new UsageError('--wait reads the cluster: give --live (or --context, --kubeconfig)', 'doctor');
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(target);
+  if (m === null || m[1].length > 63 || m[3].length > 253) throw new UsageError(`--wait ${displayName(target)}: give NAMESPACE/DAEMONSET, e.g. observability/logs-canary`, 'doctor');
+  const [namespace, daemonSet] = [m[1], m[3]];
+  const prefix = `wait ${namespace}/${daemonSet}`;
+  const result = waitForRollout({
+    ...cluster, cwd: io.cwd, namespace, daemonSet, budgets: waitBudgets(parsed), log: (line) => io.stdout.write(`${prefix}: ${terminalSafe(line)}\n`),
+  });
+  if (result.passed) {
+    io.stdout.write(`${prefix}: rollout complete: every desired pod updated and available\n`);
+    return 0;
+  }
+  const f = result.failure;
+  if (f === undefined) {
+    io.stdout.write(`${prefix}: FAILED: ${terminalSafe(result.reason ?? 'no verdict')}\n`);
+    return 1;
+  }
+  io.stdout.write(`${prefix}: FAILED: pod ${namespace}/${terminalSafe(f.pod)} on node ${terminalSafe(f.node)}: ${terminalSafe(f.reason)}: ${terminalSafe(f.detail)}\n`);
+  if (f.event !== undefined) io.stdout.write(`${prefix}:   newest warning event: ${terminalSafe(f.event)}\n`);
+  io.stdout.write(`${prefix}:   cause ${f.cause}; fix: ${f.fix}\n`);
+  return 1;
 }

@@ -44,6 +44,8 @@ Flags:
   --start-seconds N        termination is the DaemonSet's terminationGracePeriodSeconds)
   --ready-seconds N
   --termination-seconds N
+                           a DaemonSet whose image a pull-only DaemonSet of the tree pulls first
+                           (rollout.prePull) rolls without the pull: its cycle is the rest
   --bake-seconds N         wait after each wave before the next (default ${DEFAULT_BAKE_SECONDS}); a wave
                            followed by a rendered gate Job bakes as long as the Job does (its
                            BAKE_SECONDS), since Argo CD waits for the Job on every sync
@@ -124,12 +126,17 @@ export function estimateCommand(argv: readonly string[], io: CliIo): number {
     const gate = gateAfter(gates, d);
     return gate === undefined ? [] : [[d.id, gate.bakeSeconds] as const];
   }));
+  // a wave whose image a pull-only DaemonSet pulled beforehand: the pull is not in its per-node time
+  const pull = Math.min(secondsValue(parsed, 'estimate', 'pull-seconds') ?? DEFAULT_PARTS['pull-seconds'], podSeconds);
+  const prePulled = new Map((manifests.prePulls ?? []).map((p) => [p.for, pull]));
   // --pods (src/capacity): a pod that never starts stalls its wave; an old pod not available is replaced outside the budget
   const podsFile = stringValue(parsed, 'pods');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'estimate'));
   const unavailable = pods?.unavailableDaemonPods;
   const replacementsCounted = controlPlaneAtLeast(inventory, stringValue(parsed, 'kubernetes-version'), REPLACEMENTS_COUNTED_SINCE);
-  const estimates = estimateRollout(report.daemonSets, { podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable, replacementsCounted });
+  const estimates = estimateRollout(report.daemonSets, {
+    podSeconds, bakeSeconds, stalls, gateBakes, report, unavailable, replacementsCounted, prePulled,
+  });
   const problems = estimates.flatMap((a) => a.waves.filter((w) => w.problem !== undefined));
   const capacity = pods === undefined ? [] : treeCapacity(manifests, report, pods);
 

@@ -209,6 +209,7 @@ export function planJson(steps: readonly PlanStep[]): string {
       safe: s.report.findings.every((f) => f.severity !== 'error'),
       agents: s.report.agents,
       findings: s.report.findings,
+      ...(s.report.prePulls.length > 0 ? { prePulls: s.report.prePulls } : {}),
     })),
   }, null, 2) + '\n';
 }
@@ -333,6 +334,9 @@ export function planText(steps: readonly PlanStep[]): string {
       }
       for (const line of nodeMoves(agent)) out += `  ${line}\n`;
     }
+    for (const p of report.prePulls ?? []) {
+      out += `\nimage pre-pull ${t(p.id)} (for ${t(p.for)}, ${t(p.image)}): ${p.change}; pulls only, no agent pod moves\n`;
+    }
     const errors = report.findings.filter((f) => f.severity === 'error').length;
     const warnings = report.findings.length - errors;
     if (report.findings.length === 0) {
@@ -379,6 +383,9 @@ export function planMarkdown(steps: readonly PlanStep[]): string {
       out += `\n- ${finding.severity === 'error' ? '❌' : '⚠️'} **${md(finding.kind)}** (${md(finding.cause)}): ${md(finding.message)}  \n  Fix: ${md(finding.fix)}\n`;
     }
     for (const [kind, count] of hidden) out += `\n- … ${md(plural(count, `more ${kind}`, `more ${kind}s`))} (all in \`--json\`)\n`;
+    for (const p of report.prePulls ?? []) {
+      out += `\n- Image pre-pull ${markdownCode(p.id)} (for ${markdownCode(p.for)}, ${markdownCode(p.image)}): ${md(p.change)}; pulls only, no agent pod moves\n`;
+    }
     for (const agent of report.agents.filter(changed)) {
       out += `\n<details><summary>${markdownHtmlEscape(`${agent.agent}: ${nodeSummary(agent)}`)}</summary>\n\n`;
       out += '| DaemonSet | group | change | version | nodes | replaced | pace |\n|---|---|---|---|---:|---:|---|\n';

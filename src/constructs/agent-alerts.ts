@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { rolloutExpectations } from './rollout-expectations';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { checkPromQL, RULE_REFUSED } from '../alerts/promql-parse';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
@@ -62,7 +63,8 @@ export class AgentAlerts extends Construct {
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const profiles = agent.resourceProfiles;
-    const target = { agent: agent.name, namespace: agent.namespace, waves, where, ...(profiles.length > 0 ? { profiles } : {}) };
+    const expectedSeconds = rolloutExpectations(agent, props.rolloutPodSeconds);
+    const target = { agent: agent.name, namespace: agent.namespace, waves, where, expectedSeconds, ...(profiles.length > 0 ? { profiles } : {}) };
     this.ruleGroups = [
       ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),
       ...(props.additionalGroups ?? []),

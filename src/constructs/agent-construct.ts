@@ -8,6 +8,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { rolloutExpectations } from './rollout-expectations';
 import { KindGateChecks, renderWaveGates } from './wave-gates';
 import { AgentRollout } from '../agent/rollout';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
@@ -57,7 +58,10 @@ export function finishAgentConstruct<A extends AgentAlertsOptions>(
       agent: f.agent,
       waves,
       daemonSetAlerts: false,
-      additionalGroups: [daemonSetAlertGroup(target, f.alerts), ...f.alertGroups(target, f.alerts)],
+      additionalGroups: [
+        daemonSetAlertGroup({ ...target, expectedSeconds: rolloutExpectations(f.agent, f.alerts.rolloutPodSeconds) }, f.alerts),
+        ...f.alertGroups(target, f.alerts),
+      ],
     });
   }
   return { alerts, gates: renderWaveGates(construct, f.agent, f.rollout, f.gateChecks) };

@@ -3,6 +3,8 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { renderWaveGates } from './wave-gates';
+import { renderPrePull } from './wave-pre-pull';
+import { renderWaveWatchers } from './wave-watchers';
 import { AgentAdoption } from '../adoption/adoption';
 import { AgentIdentity, AgentSpec, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
 import { registerAgent } from '../agent/cross-agent-checks';
@@ -21,8 +23,8 @@ import { AgentRollout } from '../agent/rollout';
 import { UpdateStrategy } from '../agent/update-strategy';
 import { renderAgentDaemonSet, selectorLabels } from '../render/daemon-set';
 import { addObjectSizeValidation } from '../render/late-checks';
-import { renderedHostPorts } from '../render/rendered-rules';
 import { renderReadinessTaintAccess } from '../render/readiness-taint';
+import { renderedHostPorts } from '../render/rendered-rules';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
 import { karpenterStartupTaint } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
@@ -104,6 +106,15 @@ export class NodeAgentDaemonSet extends Construct {
   public readonly alerts?: AgentAlerts;
   /** The gate Jobs of `rollout.gates`. */
   public readonly gates: ApiObject[];
+
+  /** The watcher Jobs of `rollout.watch`: one per rendered group, in its DaemonSet's sync wave. */
+  public readonly watchers: ApiObject[];
+
+  /**
+   * The pull-only DaemonSets of `rollout.prePull` for the promoted wave, while a rollout is in progress: one, or with
+   * resource profiles one per profile of the wave. Empty otherwise.
+   */
+  public readonly prePulls: ApiObject[];
 
   /**
    * The props as given: what a release of this agent is (see `AgentRelease`).
@@ -231,6 +242,7 @@ export class NodeAgentDaemonSet extends Construct {
       this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
     }
     this.gates = renderWaveGates(this, this, props.rollout);
+    [this.watchers, this.prePulls] = [renderWaveWatchers(this, this, props.rollout), renderPrePull(this, this, props.rollout)];
   }
 
   /**

@@ -119,6 +119,12 @@ export interface DaemonSetInfo {
 export interface ManifestSet {
   readonly documents: readonly ManifestDocument[];
   readonly daemonSets: readonly DaemonSetInfo[];
+  /**
+   * Pull-only DaemonSets (label app.kubernetes.io/component: image-pre-pull, rendered by rollout.prePull), by id, with
+   * the DaemonSet whose image each pulls (annotation node-agents.cdk8s.io/pre-pull-for): not agents, so not in
+   * `daemonSets`. @default none
+   */
+  readonly prePulls?: ReadonlyArray<{ readonly id: string; readonly for: string; readonly image: string }>;
   /** count of the other kinds, kept for context (`ConfigMap: 2`) */
   readonly otherKinds: Readonly<Record<string, number>>;
 }
@@ -223,9 +229,15 @@ function collect(value: unknown, source: string, into: ManifestDocument[]): void
 /** Extracts the DaemonSets (and counts the other kinds) of parsed documents. */
 export function manifestSet(documents: readonly ManifestDocument[]): ManifestSet {
   const daemonSets: DaemonSetInfo[] = [];
+  const prePulls: { id: string; for: string; image: string }[] = [];
   const otherKinds: Record<string, number> = {};
   const seen = new Map<string, string>();
   for (const doc of documents) {
+    const prePull = prePullOf(doc.object);
+    if (prePull !== undefined) {
+      prePulls.push(prePull);
+      continue;
+    }
     if (doc.object.kind !== 'DaemonSet') {
       const kind = doc.object.kind ?? 'unknown';
       otherKinds[kind] = (otherKinds[kind] ?? 0) + 1;
@@ -245,7 +257,21 @@ export function manifestSet(documents: readonly ManifestDocument[]): ManifestSet
     daemonSets.push(ds);
   }
   daemonSets.sort((a, b) => compare(a.id, b.id));
-  return { documents, daemonSets, otherKinds };
+  prePulls.sort((a, b) => compare(a.id, b.id));
+  return { documents, daemonSets, prePulls, otherKinds };
+}
+
+/**
+ * A pull-only DaemonSet of rollout.prePull (label app.kubernetes.io/component: image-pre-pull): its id, the DaemonSet
+ * it pulls for (same namespace) and the image its init container pulls. No agent pod: it neither moves nor replaces one.
+ */
+function prePullOf(object: KubeObject): { id: string; for: string; image: string } | undefined {
+  const meta = object.metadata;
+  if (object.kind !== 'DaemonSet' || !isObject(meta) || !isObject(meta.labels) || meta.labels['app.kubernetes.io/component'] !== 'image-pre-pull') return undefined;
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : 'default';
+  const target = isObject(meta.annotations) && typeof meta.annotations['node-agents.cdk8s.io/pre-pull-for'] === 'string' ? meta.annotations['node-agents.cdk8s.io/pre-pull-for'] : '';
+  const init = (object as Record<string, any>).spec?.template?.spec?.initContainers?.[0];
+  return { id: `${namespace}/${String(meta.name)}`, for: `${namespace}/${target}`, image: typeof init?.image === 'string' ? init.image : '' };
 }
 
 /** Reads the fields coverage and estimates need, checking the shapes it relies on. */

@@ -625,3 +625,8 @@ function paceText(pace: ReturnType<typeof paceOf>): string {
 function list(items: readonly string[]): string {
   return items.length <= 5 ? items.join(', ') : `${items.slice(0, 5).join(', ')}, … ${items.length - 5} more`;
 }
+
+/** The fix doctor gives for a cause, in its own words: the rollout watchers print the same (doctor/watch-script.ts). */
+export function fixFor(cause: DoctorCause): string {
+  return FIX[cause];
+}

@@ -96,6 +96,12 @@ export interface EstimateOptions {
    * controller does in the first batch is left out. @default false
    */
   readonly replacementsCounted?: boolean;
+  /**
+   * DaemonSet id → the seconds of its pod cycle spent pulling the image, when the tree renders a pull-only
+   * DaemonSet for it (rollout.prePull): its nodes hold the new image before it rolls, so those seconds are not
+   * counted per node. @default none
+   */
+  readonly prePulled?: ReadonlyMap<string, number>;
 }
 
 export const DEFAULT_POD_SECONDS = 30;
@@ -176,7 +182,9 @@ export function estimateRollout(daemonSets: readonly CoveredDaemonSet[], options
       const covered = coveredById.get(info.id)!;
       if (sortedCount === undefined) covered.forEach((n) => seen.add(n));
       const shapeOf = shapeInput(options, info.id);
-      const estimate = waveEstimate(info, covered.length, podSeconds, agentNodes, sortedCount ?? seen.size, shapeOf, options.replacementsCounted);
+      const pulled = Math.min(options.prePulled?.get(info.id) ?? 0, podSeconds);
+      const estimate = waveEstimate(info, covered.length, podSeconds - pulled, agentNodes, sortedCount ?? seen.size, shapeOf,
+        options.replacementsCounted);
       const gate = options.gateBakes?.get(info.id);
       const gated = gate === undefined ? estimate : { ...estimate, gateSeconds: gate };
       const stall = options.stalls?.get(info.id);
@@ -362,4 +370,21 @@ export function formatDuration(seconds: number): string {
   if (m > 0) parts.push(`${m} min`);
   if (s > 0 || parts.length === 0) parts.push(`${s} s`);
   return parts.join(' ');
+}
+
+/**
+ * waveEstimate's seconds as PromQL, for a DaemonSet whose desired count is the vector `desired` (kube-state-metrics'
+ * kube_daemonset_status_desired_number_scheduled): ceil(desired / batch) × (podSeconds + minReadySeconds), the batch
+ * scaled as paceOf scales it (maxSurge when it is not 0, else maxUnavailable; a percentage of desired rounded up;
+ * at least 1, the controller's fallback). Undefined for OnDelete: no automatic rollout, so no expected duration.
+ */
+export function expectedSecondsPromQL(strategy: UpdateStrategy, minReadySeconds: number, desired: string,
+  podSeconds: number = DEFAULT_POD_SECONDS): string | undefined {
+  if (strategy.type === 'OnDelete') return undefined;
+  const surge = strategy.maxSurge ?? 0;
+  const value = rawValue(surge) !== 0 ? surge : strategy.maxUnavailable ?? 1;
+  const cycle = nonNegative(podSeconds, 'podSeconds') + minReadySeconds;
+  if (typeof value === 'number') return `ceil(${desired} / ${Math.max(value, 1)}) * ${cycle}`;
+  const percent = rawValue(value);
+  return `ceil(${desired} / clamp_min(ceil(${desired} * ${percent} / 100), 1)) * ${cycle}`;
 }

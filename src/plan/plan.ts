@@ -208,6 +208,32 @@ export interface PlanReport {
   /** every agent of either tree, by name; agents with no change included (all untouched) */
   readonly agents: readonly AgentPlan[];
   readonly findings: readonly Finding[];
+  /**
+   * The pull-only DaemonSets of rollout.prePull in either tree (not agents: their pods pull an image and idle, no
+   * agent pod moves or restarts for them), created, deleted or kept.
+   */
+  readonly prePulls: readonly PrePullPlan[];
+}
+
+/** A pull-only DaemonSet and what the change does to it. */
+export interface PrePullPlan {
+  readonly id: string;
+  /** the DaemonSet whose image it pulls beforehand */
+  readonly for: string;
+  readonly image: string;
+  readonly change: 'created' | 'deleted' | 'changed' | 'unchanged';
+}
+
+/** The pre-pull DaemonSets of both trees, in id order. */
+function prePullPlans(before: ManifestSet, after: ManifestSet): PrePullPlan[] {
+  const was = new Map((before.prePulls ?? []).map((p) => [p.id, p]));
+  const is = new Map((after.prePulls ?? []).map((p) => [p.id, p]));
+  return [...new Set([...was.keys(), ...is.keys()])].sort(compare).map((id) => {
+    const b = was.get(id);
+    const a = is.get(id);
+    const change = a === undefined ? 'deleted' : b === undefined ? 'created' : a.image === b.image && a.for === b.for ? 'unchanged' : 'changed';
+    return { ...(a ?? b)!, change };
+  });
 }
 
 /** The agent's DaemonSets that have a pod on a node: its owner, or the DaemonSet whose pod stays on a NotReady node. */
@@ -269,6 +295,7 @@ export function planChange(before: ManifestSet, after: ManifestSet, nodes: reado
     agents,
     findings: findings.sort((x, y) => FINDING_KINDS.indexOf(x.kind) - FINDING_KINDS.indexOf(y.kind)
       || compare(x.agent ?? '', y.agent ?? '') || compare(x.message, y.message)),
+    prePulls: prePullPlans(before, after),
   };
 }
 

@@ -35,6 +35,8 @@ export const TYPES: TypeTable = {
         misscheduledFor: { type: "string", optional: true },
         missingFor: { type: "string", optional: true },
         notScheduledFor: { type: "string", optional: true },
+        rolloutOverdueFactor: { type: "number", optional: true },
+        rolloutPodSeconds: { type: "number", optional: true },
         rolloutStuckFor: { type: "string", optional: true },
         ruleLabels: { type: { map: "string" }, optional: true },
         runbookUrl: { type: "string", optional: true },
@@ -219,8 +221,10 @@ export const TYPES: TypeTable = {
         canaryPace: { type: { ref: "UpdateStrategy" }, optional: true },
         gates: { type: { array: { ref: "WaveGate" } }, optional: true },
         labelKey: { type: "string", optional: true },
+        prePull: { type: { ref: "RolloutPrePull" }, optional: true },
         previous: { type: { ref: "AgentRelease" }, optional: true },
         promoted: { type: { ref: "Promotion" } },
+        watch: { type: { ref: "RolloutWatch" }, optional: true },
         wavePace: { type: { map: { ref: "UpdateStrategy" } }, optional: true },
         waves: { type: { array: { ref: "RolloutWave" } } },
       },
@@ -993,6 +997,24 @@ export const TYPES: TypeTable = {
       fields: {
         maxSurge: { type: { ref: "RolloutBudget" }, optional: true },
         maxUnavailable: { type: { ref: "RolloutBudget" }, optional: true },
+      },
+    },
+    "RolloutPrePull": {
+      bases: [],
+      fields: {
+        command: { type: { array: "string" }, optional: true },
+        pauseImage: { type: "string", optional: true },
+      },
+    },
+    "RolloutWatch": {
+      bases: [],
+      fields: {
+        failureGraceSeconds: { type: "number", optional: true },
+        image: { type: "string", optional: true },
+        pendingDeadlineSeconds: { type: "number", optional: true },
+        pollSeconds: { type: "number", optional: true },
+        restartBudget: { type: "number", optional: true },
+        timeoutSeconds: { type: "number", optional: true },
       },
     },
     "S3OutputOptions": {

@@ -1,0 +1,151 @@
+import { spawnSync } from 'child_process';
+import { fixFor } from './diagnose';
+import { LiveOptions } from './live';
+import { defaultWatchBudgets, judgePods, WatchBudgets, WatchCause, WatchFailure } from './watch-script';
+import { MAX_INPUT_BYTES } from '../capacity/input';
+import { isObject } from '../coverage/manifests';
+import { podStartupBudgetSeconds } from '../gpu/startup-budget';
+
+/**
+ * `doctor --live --wait NAMESPACE/DAEMONSET`: what a wave's watcher Job does, for a rollout applied without Argo CD
+ * (kubectl apply in a CI promotion step): read the DaemonSet and the pods of its current template generation until a
+ * pod fails (judgePods: the watcher's conditions) or every desired pod is updated and available. Read-only, through
+ * kubectl (`kubectl get --raw`), with the user's credentials: get on the DaemonSet, list on pods and events.
+ */
+export interface WaitOptions extends LiveOptions {
+  readonly namespace: string;
+  readonly daemonSet: string;
+  /** budgets given on the command line; the rest from the DaemonSet's pod template, as the watcher Job's */
+  readonly budgets: Partial<WatchBudgets>;
+  /** one line of progress or verdict */
+  readonly log: (line: string) => void;
+  /** waits `seconds` @default a blocking sleep */
+  readonly sleep?: (seconds: number) => void;
+  /** the time, in epoch seconds @default the clock */
+  readonly now?: () => number;
+}
+
+export interface WaitResult {
+  readonly passed: boolean;
+  readonly failure?: WatchFailure & { readonly cause: WatchCause; readonly fix: string; readonly event?: string };
+  /** why it stopped without a pod to blame (timeout, unreadable) */
+  readonly reason?: string;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+function blockingSleep(seconds: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
+}
+
+/** `kubectl get --raw PATH`: the answer as JSON, or the error kubectl gave. */
+function getRaw(path: string, options: WaitOptions): { value?: any; error?: string } {
+  const run = spawnSync(options.kubectl ?? 'kubectl', [
+    ...(options.kubeconfig === undefined ? [] : [`--kubeconfig=${options.kubeconfig}`]),
+    ...(options.context === undefined ? [] : [`--context=${options.context}`]),
+    '--request-timeout=60s', 'get', `--raw=${path}`,
+  ], { cwd: options.cwd, env: process.env, encoding: 'utf-8', maxBuffer: MAX_INPUT_BYTES, timeout: (options.timeoutSeconds ?? 300) * 1000, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (run.error !== undefined) return { error: `cannot run kubectl (${(run.error as NodeJS.ErrnoException).code ?? run.error.message})` };
+  if (run.status !== 0) return { error: (run.stderr || 'no message').split('\n').filter((l) => l.trim() !== '').slice(0, 2).join(' / ').slice(0, 500) };
+  try {
+    return { value: JSON.parse(run.stdout) };
+  } catch {
+    return { error: 'kubectl printed no JSON' };
+  }
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/** Waits on one DaemonSet's rollout; every line it says goes to options.log. */
+export function waitForRollout(options: WaitOptions): WaitResult {
+  const sleep = options.sleep ?? blockingSleep;
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const ns = encodeURIComponent(options.namespace);
+  const name = encodeURIComponent(options.daemonSet);
+  const started = now();
+  let seen = new Map<string, number>();
+  let failures = 0;
+  let progress = '';
+  let budgets: WatchBudgets | undefined;
+  for (;;) {
+    const t = now();
+    const timeout = budgets?.timeoutSeconds ?? options.budgets.timeoutSeconds ?? defaultWatchBudgets(undefined).timeoutSeconds;
+    if (t - started >= timeout) return { passed: false, reason: `the rollout is not complete after ${timeout} s (${progress || 'nothing read'})` };
+    const ds = getRaw(`/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`, options);
+    const read = ds.value === undefined ? undefined : readDaemonSet(ds.value);
+    if (read === undefined) {
+      failures++;
+      options.log(`cannot read daemonset ${options.namespace}/${options.daemonSet}: ${ds.error ?? 'not a DaemonSet'}`);
+      if (failures >= 5) return { passed: false, reason: `${failures} reads in a row failed` };
+      sleep(budgets?.pollSeconds ?? options.budgets.pollSeconds ?? 10);
+      continue;
+    }
+    budgets ??= { ...defaultWatchBudgets(podStartupBudgetSeconds(ds.value?.spec?.template?.spec)), ...options.budgets };
+    if (!read.observed) {
+      options.log(`waiting for the DaemonSet controller to observe generation ${read.generation}`);
+      sleep(budgets.pollSeconds);
+      continue;
+    }
+    const selector = [read.selector, read.template === undefined ? '' : `pod-template-generation=${read.template}`].filter((s) => s !== '').join(',');
+    const pods = getRaw(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`, options);
+    if (!isObject(pods.value) || !Array.isArray(pods.value.items)) {
+      failures++;
+      options.log(`cannot read the pods of daemonset ${options.namespace}/${options.daemonSet}: ${pods.error ?? 'not a list'}`);
+      if (failures >= 5) return { passed: false, reason: `${failures} reads in a row failed` };
+      sleep(budgets.pollSeconds);
+      continue;
+    }
+    failures = 0;
+    const next = new Map<string, number>();
+    const judged = judgePods(pods.value.items, t, seen, budgets, next);
+    seen = next;
+    if (judged.failure !== undefined) return { passed: false, failure: told(judged.failure, options) };
+    const line = `${read.updated} of ${read.desired} updated, ${read.available} available; new revision (template generation ${read.template ?? '?'}): ${judged.pods} pods, ${judged.ready} ready`;
+    if (line !== progress) options.log(line);
+    progress = line;
+    if (read.updated >= read.desired && read.available >= read.desired) return { passed: true };
+    sleep(budgets.pollSeconds);
+  }
+}
+
+interface DaemonSetRead {
+  readonly observed: boolean;
+  readonly generation: number;
+  readonly template?: string;
+  readonly selector: string;
+  readonly desired: number;
+  readonly updated: number;
+  readonly available: number;
+}
+
+function readDaemonSet(ds: any): DaemonSetRead | undefined {
+  if (!isObject(ds) || !isObject(ds.metadata)) return undefined;
+  const generation = num(ds.metadata.generation) ?? 0;
+  const observed = num(ds.status?.observedGeneration);
+  const labels = isObject(ds.spec?.selector?.matchLabels) ? ds.spec.selector.matchLabels as Record<string, unknown> : {};
+  const template = ds.metadata.annotations?.['deprecated.daemonset.template.generation'];
+  return {
+    observed: observed !== undefined && observed >= generation,
+    generation,
+    template: typeof template === 'string' ? template : undefined,
+    selector: Object.keys(labels).sort().map((k) => `${k}=${String(labels[k])}`).join(','),
+    desired: num(ds.status?.desiredNumberScheduled) ?? 0,
+    updated: num(ds.status?.updatedNumberScheduled) ?? 0,
+    available: num(ds.status?.numberAvailable) ?? 0,
+  };
+}
+
+/** The failure with the pod's newest Warning event and doctor's fix, as the watcher tells it. */
+function told(failure: WatchFailure, options: WaitOptions): NonNullable<WaitResult['failure']> {
+  const events = getRaw(`/api/v1/namespaces/${encodeURIComponent(options.namespace)}/events?fieldSelector=${encodeURIComponent(`involvedObject.name=${failure.pod}`)}`, options);
+  const items: any[] = isObject(events.value) && Array.isArray(events.value.items) ? events.value.items : [];
+  let newest: any;
+  for (const e of items) {
+    const at = String(e?.lastTimestamp ?? e?.eventTime ?? '');
+    if (e?.type === 'Warning' && (newest === undefined || at >= String(newest.lastTimestamp ?? newest.eventTime ?? ''))) newest = e;
+  }
+  const event = newest === undefined ? undefined : `${String(newest.reason ?? '')} ${String(newest.message ?? '').replace(/[\n\r\t]/g, ' ').slice(0, 400)}`;
+  const cause: WatchCause = failure.cause === 'pending-start' ? (newest?.reason === 'FailedMount' ? 'config-error' : 'not-ready') : failure.cause;
+  return { ...failure, cause, fix: fixFor(cause), event };
+}
+
