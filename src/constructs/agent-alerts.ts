@@ -63,7 +63,7 @@ export class AgentAlerts extends Construct {
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const profiles = agent.resourceProfiles;
-    const expectedSeconds = rolloutExpectations(agent, props.rolloutPodSeconds);
+    const expectedSeconds = rolloutExpectations(agent, props.rolloutPodSeconds, where);
     const target = { agent: agent.name, namespace: agent.namespace, waves, where, expectedSeconds, ...(profiles.length > 0 ? { profiles } : {}) };
     this.ruleGroups = [
       ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),

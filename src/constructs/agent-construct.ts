@@ -59,7 +59,7 @@ export function finishAgentConstruct<A extends AgentAlertsOptions>(
       waves,
       daemonSetAlerts: false,
       additionalGroups: [
-        daemonSetAlertGroup({ ...target, expectedSeconds: rolloutExpectations(f.agent, f.alerts.rolloutPodSeconds) }, f.alerts),
+        daemonSetAlertGroup({ ...target, expectedSeconds: rolloutExpectations(f.agent, f.alerts.rolloutPodSeconds, f.where) }, f.alerts),
         ...f.alertGroups(target, f.alerts),
       ],
     });

@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { checkNumber } from '../alerts/promql';
 import { AlertTarget } from '../alerts/rules';
 import { UpdateStrategy } from '../coverage/manifests';
 import { expectedSecondsPromQL } from '../estimate/estimate';
@@ -9,7 +10,9 @@ import { expectedSecondsPromQL } from '../estimate/estimate';
  * minReadySeconds through estimate's model (expectedSecondsPromQL), for NodeAgentRolloutOverdue. OnDelete DaemonSets
  * have none. Read from the DaemonSets as rendered so far (a JSON patch added later to the strategy is not seen).
  */
-export function rolloutExpectations(agent: NodeAgentDaemonSet, podSeconds: number | undefined): AlertTarget['expectedSeconds'] {
+export function rolloutExpectations(agent: NodeAgentDaemonSet, podSeconds: number | undefined, where: string): AlertTarget['expectedSeconds'] {
+  // one pod's replacement: at least a second (a rollout expected to take no time would be overdue at once)
+  if (podSeconds !== undefined) checkNumber(podSeconds, 'alerts.rolloutPodSeconds', where, 1, 86_400);
   // every DaemonSet of the agent: one per rollout group, and with resource profiles one per profile and group
   return agent.daemonSets.flatMap((ds) => {
     const object = ApiObject.of(ds);
