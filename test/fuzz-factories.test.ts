@@ -134,9 +134,8 @@ test.each(factories)('fuzz: %s returns, or names itself; its product synthesizes
 });
 
 test('fuzz: AgentFleet writes valid, byte-identical files, or refuses naming the fleet or the cluster', () => {
-  // Cluster names without constructor, __proto__ and toString: that class ("There is already a Construct
-  // with name '__proto__'") is issue 38's fleet part, fixed with the fleet; add them here once it is.
-  const props = fuzzed({ ref: 'AgentFleetProps' }, { name: pick('a', 'parsr', ' a', '', 'prod-eu-1') });
+  // Cluster names like Object.prototype members once made "There is already a Construct with name '__proto__'"
+  const props = fuzzed({ ref: 'AgentFleetProps' }, { name: pick('a', 'parsr', ' a', '', 'prod-eu-1', 'constructor', '__proto__', 'toString') });
   let synthesized = 0;
   fc.assert(fc.property(props, (p) => {
     const build = (): { files: string } | { error: string } => {
