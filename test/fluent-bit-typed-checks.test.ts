@@ -247,8 +247,8 @@ describe('fuzz classes refused at the factory, naming it and the prop (not by th
     ['recordModifier with a line break', () => FluentBitFilter.recordModifier({ records: { a: 'a\nb' } }), 'records.a value "a\\nb" must be one non-empty line'],
     ['nest removePrefix with a trailing space', () => FluentBitFilter.nest({ wildcards: ['a'], nestUnder: 'b', removePrefix: 'a ' }), 'removePrefix key "a " must be a top-level key'],
     ['lift addPrefix with a space', () => FluentBitFilter.lift({ nestedUnder: 'k', addPrefix: 'k _' }), 'addPrefix key "k _" must be a top-level key'],
-  ])('found by the fuzz: %s is refused at the factory', (_what, build, message) => {
-    expect(refusal(build)).toContain(message);
+  ])('found by the fuzz: %s is refused at the factory', (_what, make, message) => {
+    expect(refusal(make)).toContain(message);
   });
 
   test('the rendered config of every case above stays parseable', () => {

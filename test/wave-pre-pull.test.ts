@@ -137,7 +137,11 @@ describe('with resource profiles: a watcher and a pull-only DaemonSet per Daemon
     ...CURRENT,
     resourceProfiles: [{ name: 'large', nodes: ResourceProfileNodes.instanceCpu({ min: 16 }), resources: { memoryRequest: '450Mi', memoryLimit: '900Mi' } }],
     rollout: {
-      waves: WAVES, promoted: Promotion.through('canary'), argoCdSyncWaves: true, prePull: {}, watch: {},
+      waves: WAVES,
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      prePull: {},
+      watch: {},
       previous: LogCollectorDaemonSet.release(PREVIOUS),
     },
   });

@@ -1,7 +1,7 @@
 import * as kplus from 'cdk8s-plus-28';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
-import { AgentResourceProfile } from './resource-profiles';
 import type { AgentReadinessTaint } from './readiness-taint';
+import { AgentResourceProfile } from './resource-profiles';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 
