@@ -187,7 +187,7 @@ describe.each(SHELLS)('the watcher script (%s) on the shapes of a bad version', 
       ],
     })));
     const volume = await runWatcher(canaryJob, shell);
-    expect(volume.output).toMatch(/watch canary: FAILED: pod observability\/logs-canary-v0l1m on node worker-a-1: Pending: pod bound to the node but its containers not started after 36\d\d s \(deadline 480 s\)/);
+    expect(volume.output).toMatch(/watch canary: FAILED: pod observability\/logs-canary-v0l1m on node worker-a-1: Pending: pod bound to the node but its containers not started after (359\d|36\d\d) s \(deadline 480 s\)/);
     expect(volume.output).toContain('newest warning event: FailedMount MountVolume.SetUp failed for volume "es-tls" : secret "es-tls" not found');
     expect(volume.output).toContain(`cause config-error; fix: ${fixFor('config-error')}`);
     expect(volume.code).toBe(1);
