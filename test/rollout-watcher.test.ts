@@ -199,7 +199,7 @@ describe.each(SHELLS)('the watcher script (%s) on the shapes of a bad version', 
       pods: [pod({ name: 'logs-canary-q1w2e', target: 'worker-c-2', ageSeconds: 900, status: unschedulable(now) })],
     })));
     const run = await runWatcher(canaryJob, shell);
-    expect(run.output).toMatch(/FAILED: pod observability\/logs-canary-q1w2e on node worker-c-2: Unschedulable: pod Pending for 9\d\d s \(deadline 480 s\); the scheduler: 0\/12 nodes are available: 1 Insufficient memory/);
+    expect(run.output).toMatch(/FAILED: pod observability\/logs-canary-q1w2e on node worker-c-2: Unschedulable: pod Pending for (899|9\d\d) s \(deadline 480 s\); the scheduler: 0\/12 nodes are available: 1 Insufficient memory/);
     expect(run.output).toContain(`cause pending-resources; fix: ${fixFor('pending-resources')}`);
     expect(run.code).toBe(1);
   }, 70_000);
