@@ -20,6 +20,7 @@ import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
 import { GITHUB_COMMENT_LIMIT } from '../src/cli/comment';
 import { parseManifestText } from '../src/coverage/manifests';
+import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../test/util/hostile-yaml';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -55,11 +56,6 @@ function best(run: () => unknown): number {
   return fastest;
 }
 
-const NODES = JSON.stringify({
-  kind: 'List',
-  items: [{ kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/os': 'linux' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }],
-});
-
 /** One DaemonSet, in a file of its own: coverage needs one. */
 const DS = JSON.stringify({
   apiVersion: 'apps/v1',
@@ -68,35 +64,17 @@ const DS = JSON.stringify({
   spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'main', image: 'example.com/a:1' }] } } },
 });
 
-/** A DaemonSet whose container args are `count` aliases of one anchored string of `bytes` characters. */
-function aliasedArgs(bytes: number, count: number): string {
-  return `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: b, namespace: agents, labels: {app.kubernetes.io/name: b}}
-spec:
-  selector: {matchLabels: {app: b}}
-  template:
-    metadata: {labels: {app: b}}
-    spec:
-      containers:
-      - {name: main, image: "example.com/b:1", env: [{name: X, value: &big ${'x'.repeat(bytes)}}], args: [${Array.from({ length: count }, () => '*big').join(', ')}]}
-`;
-}
-
-const merges = (n: number) => `kind: ConfigMap\nmetadata: {name: c}\nbase: &b {a: "1", b: "2"}\nitems:\n${Array.from({ length: n }, (_, i) => `- {<<: *b, name: x${i}}`).join('\n')}\n`;
-
 function aliasShapes(dir: string): void {
   console.log('YAML aliases: bytes read, bytes they expand to, and what coverage does with them (goal: amplification refused at once)');
-  const laughs = `kind: ConfigMap\nmetadata: {name: c}\nl0: &l0 "lol"\n${Array.from({ length: 30 }, (_, i) => `l${i + 1}: &l${i + 1} [${Array.from({ length: 10 }, () => `*l${i}`).join(', ')}]`).join('\n')}\n`;
   const block = `{${Array.from({ length: 20 }, (_, i) => `k${i}: v${i}`).join(', ')}}`;
   const shapes: [string, string][] = [
     ['1 MB scalar x 600 aliases', aliasedArgs(1_000_000, 600)],
     ['300 KB scalar x 900 aliases', aliasedArgs(300_000, 900)],
-    ['10 anchors deep, 10 aliases each (laughs)', laughs],
+    ['30 anchors deep, 10 aliases each (laughs)', nestedAliases()],
     ['a 200-byte block used 5 times', `kind: ConfigMap\nmetadata: {name: c}\nbase: &b ${block}\nuses: [*b, *b, *b, *b, *b]\n`],
-    ['30,000 merges of one anchor', merges(30_000)],
+    ['30,000 merges of one anchor', mergedAnchors(30_000)],
   ];
-  fs.writeFileSync(path.join(dir, 'nodes.json'), NODES);
+  fs.writeFileSync(path.join(dir, 'nodes.json'), ONE_NODE_LIST);
   fs.writeFileSync(path.join(dir, 'ds.json'), DS);
   console.log(`${'shape'.padEnd(44)} ${'read'.padStart(10)} ${'expands to'.padStart(12)} ${'ratio'.padStart(9)}  ${'verdict'.padEnd(8)} ${'time'.padStart(9)} ${'peak RSS'.padStart(9)}`);
   for (const [label, text] of shapes) {
@@ -121,7 +99,7 @@ function mergeKeys(): void {
   console.log('\nn mappings each merging one anchor (once n² steps): best of 3, and the ratio per step of 10x (goal ≤ 12)');
   let previous: [number, number] | undefined;
   for (const n of [300, 3_000, 30_000]) {
-    const text = merges(n);
+    const text = mergedAnchors(n);
     const ours = best(() => parseManifestText(text, 'm.yaml'));
     const floor = best(() => YAML.parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: false }));
     const ratio = previous === undefined ? '' : `   ratio ${(ours / previous[0]).toFixed(1)} (floor ${(floor / previous[1]).toFixed(1)})`;

@@ -9,6 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import * as YAML from 'yaml';
+import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from './util/hostile-yaml';
 import { daemonSet } from './util/plan';
 import { runCli } from '../src/cli/run';
 import { parseManifestText } from '../src/coverage/manifests';
@@ -33,29 +34,8 @@ function run(cwd: string, ...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const NODES = JSON.stringify({
-  kind: 'List',
-  items: [{ kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/os': 'linux' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }],
-});
+const NODES = ONE_NODE_LIST;
 const DS = JSON.stringify(daemonSet('a'));
-
-/** A DaemonSet whose container args are `count` aliases of one anchored string of `bytes` characters. */
-function aliasedArgs(bytes: number, count: number): string {
-  return `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: b, namespace: agents, labels: {app.kubernetes.io/name: b}}
-spec:
-  selector: {matchLabels: {app: b}}
-  template:
-    metadata: {labels: {app: b}}
-    spec:
-      containers:
-      - name: main
-        image: example.com/b:1
-        env: [{name: X, value: &big ${'x'.repeat(bytes)}}]
-        args: [${Array.from({ length: count }, () => '*big').join(', ')}]
-`;
-}
 
 describe('case 1: alias amplification is measured in expanded bytes', () => {
   test.each([
@@ -75,9 +55,7 @@ describe('case 1: alias amplification is measured in expanded bytes', () => {
   });
 
   test('a nested amplification (each anchor aliases the one before ten times): refused, measured without expanding', () => {
-    const levels = Array.from({ length: 30 }, (_, i) => `l${i + 1}: &l${i + 1} [${Array.from({ length: 10 }, () => `*l${i}`).join(', ')}]`);
-    const text = `kind: ConfigMap\nmetadata: {name: c}\nl0: &l0 "lol"\n${levels.join('\n')}\n`;
-    expect(() => parseManifestText(text, 'lol.yaml')).toThrow(/its aliases expand \d+ bytes to \d\.\d+e\+30, more than double: refused as an alias amplification/);
+    expect(() => parseManifestText(nestedAliases(), 'lol.yaml')).toThrow(/its aliases expand \d+ bytes to \d\.\d+e\+30, more than double: refused as an alias amplification/);
   });
 
   test('aliases that keep a document within double its size (and a file within 64 KiB more) are read, as go-yaml reads them', () => {
@@ -99,11 +77,8 @@ describe('case 1: alias amplification is measured in expanded bytes', () => {
 });
 
 describe('case 2: merge keys are read in linear time', () => {
-  /** n mappings each merging one anchor (`- {<<: *base, name: xi}`): the yaml package resolved each alias by walking the document. */
-  const merges = (n: number) => `kind: ConfigMap\nmetadata: {name: c}\nbase: &b {a: "1", b: "2"}\nitems:\n${Array.from({ length: n }, (_, i) => `- {<<: *b, name: x${i}}`).join('\n')}\n`;
-
   test('10,000 mappings merging one anchor: read, each with the merged keys (was: 212 s, then "too many aliases")', () => {
-    const [doc] = parseManifestText(merges(10_000), 'merge.yaml');
+    const [doc] = parseManifestText(mergedAnchors(10_000), 'merge.yaml');
     const items = (doc.object as any).items as Record<string, string>[];
     expect(items).toHaveLength(10_000);
     expect(items[9_999]).toEqual({ a: '1', b: '2', name: 'x9999' });

@@ -1,5 +1,4 @@
 import {
-  bidirectionalWithoutPrivileged,
   gpuRequestProblem,
   gpuResourceRequests,
   gpuSelectionProblem,
@@ -44,24 +43,6 @@ describe('gpuResourceRequests', () => {
 
   test('empty for a spec without GPU resources', () => {
     expect(gpuResourceRequests({ containers: [{ name: 'a' }] })).toEqual([]);
-  });
-});
-
-describe('bidirectionalWithoutPrivileged', () => {
-  const mount = { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional' };
-
-  test('flags an unprivileged container with a Bidirectional mount', () => {
-    const problems = bidirectionalWithoutPrivileged({ containers: [{ name: 'driver', securityContext: { privileged: false }, volumeMounts: [mount] }] });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain('container "driver" mounts /run/nvidia with Bidirectional propagation but is not privileged');
-  });
-
-  test('accepts it when privileged, and other propagation modes when not', () => {
-    expect(bidirectionalWithoutPrivileged({ containers: [{ name: 'driver', securityContext: { privileged: true }, volumeMounts: [mount] }] })).toEqual([]);
-    expect(bidirectionalWithoutPrivileged({
-      initContainers: [{ name: 'i', volumeMounts: [{ ...mount, mountPropagation: 'HostToContainer' }] }],
-      containers: [{ name: 'c' }],
-    })).toEqual([]);
   });
 });
 

@@ -10,8 +10,8 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import { existsSync } from 'fs';
 import * as http from 'http';
-import * as net from 'net';
 import { Testing } from 'cdk8s';
+import { freePort } from './util/loopback';
 import { synthManifests } from './util/manifests';
 import { NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps } from '../src/constructs/node-exporter-daemon-set';
 import { flagName, FS_TYPES_EXCLUDE, HOST_PROC, HOST_ROOT, HOST_SYS, MOUNT_POINTS_EXCLUDE, NET_DEVICES_EXCLUDE, isRepeatable } from '../src/node-exporter/args';
@@ -75,17 +75,6 @@ function missingFlags(args: readonly string[], info: BinaryInfo): string | undef
   if (missing.length === 0) return undefined;
   return `node_exporter ${info.version} (Debian package ${info.debianVersion}) at ${BINARY} lacks ` +
     missing.map((arg) => `${flagName(arg)} (synthesized as '${arg}')`).join(', ');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function get(port: number, path: string): Promise<{ status: number; body: string }> {

@@ -14,6 +14,7 @@ import * as api from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
 import { planChange } from '../src/plan/plan';
+import { checkRenderedPodFields } from '../src/validation/rendered-fields';
 
 const POD = '/spec/template/spec';
 const LOKI = api.FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
@@ -123,6 +124,19 @@ describe('agent rules on the patched object', () => {
     const agent = new api.NodeAgentDaemonSet(chart, 'agent', { image: 'ghcr.io/acme/scanner:1.2.3', hostPaths: [{ name: 'run', hostPath: '/run/scanner' }] });
     ApiObject.of(agent.daemonSet).addJsonPatch(JsonPatch.add(`${POD}/containers/0/volumeMounts/0/mountPropagation`, 'Bidirectional'));
     expect(() => Testing.synth(chart)).toThrow(/mounts string "run" with Bidirectional propagation, which the API server allows only in a privileged container/);
+  });
+
+  test('Bidirectional is refused in any unprivileged container, init containers too, and only there (pkg/apis/core/validation validateMountPropagation)', () => {
+    const mount = { name: 'run-nvidia', mountPath: '/run/nvidia', mountPropagation: 'Bidirectional' };
+    const volumes = [{ name: 'run-nvidia', hostPath: { path: '/run/nvidia' } }];
+    const bidirectional = (pod: Manifest) => checkRenderedPodFields({ ...pod, volumes }).filter((p) => p.includes('Bidirectional'));
+    expect(bidirectional({ containers: [{ name: 'driver', image: 'x', securityContext: { privileged: false }, volumeMounts: [mount] }] })).toHaveLength(1);
+    expect(bidirectional({ initContainers: [{ name: 'i', image: 'x', volumeMounts: [mount] }], containers: [{ name: 'c', image: 'x' }] })).toHaveLength(1);
+    expect(bidirectional({ containers: [{ name: 'driver', image: 'x', securityContext: { privileged: true }, volumeMounts: [mount] }] })).toEqual([]);
+    expect(bidirectional({
+      initContainers: [{ name: 'i', image: 'x', volumeMounts: [{ ...mount, mountPropagation: 'HostToContainer' }] }],
+      containers: [{ name: 'c', image: 'x' }],
+    })).toEqual([]);
   });
 });
 

@@ -7,13 +7,14 @@
 import { ChildProcess, spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as http from 'http';
-import * as net from 'net';
 import { tmpdir } from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import { NodeExporterDaemonSet, Promotion, RolloutWave, WaveGateCheck } from '../src';
-import { Manifest, synthManifests, validateManifests } from './util/manifests';
+import { FakeWatchApi, TOKEN } from './util/fake-watch-api';
+import { freePort, Loopback, serveLoopback } from './util/loopback';
+import { Manifest, synthManifests } from './util/manifests';
 import { describeWithBinaries, PROMETHEUS } from './util/prometheus-tools';
 
 const NODE_EXPORTER = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
@@ -40,81 +41,6 @@ function gateObjects(extraChecks?: WaveGateCheck[], image?: string): { job: Mani
   const job = manifests.find((m) => m.kind === 'Job');
   const binding = manifests.find((m) => m.kind === 'RoleBinding' && m.subjects[0].name === job.spec.template.spec.serviceAccountName);
   return { job, role: manifests.find((m) => m.kind === 'Role' && m.metadata.name === binding.roleRef.name) };
-}
-
-/**
- * A stand-in for the API server's ConfigMap endpoints the gate uses (GET, merge PATCH and POST),
- * authorizing each request with the rendered Role's rules as RBAC does (verb get/patch/create,
- * resourceNames matched against the name in the path; a create carries no name), with the bearer
- * token of the ServiceAccount. Answers 404 for a missing ConfigMap and 409 for an existing one.
- */
-class FakeApiServer {
-  public readonly configMaps = new Map<string, { data: Record<string, string> }>();
-  public readonly requests: string[] = [];
-  public rules: Manifest[] = [];
-  private server?: http.Server;
-  public url = '';
-
-  public async start(): Promise<void> {
-    this.server = http.createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c) => (body += c));
-      req.on('end', () => this.handle(req, body, res));
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${port}`;
-  }
-
-  public async stop(): Promise<void> {
-    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
-  }
-
-  private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
-    const reply = (code: number, object: unknown) => {
-      res.writeHead(code, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(object));
-    };
-    this.requests.push(`${req.method} ${req.url}`);
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { kind: 'Status', reason: 'Unauthorized' });
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps(?:\/([^/]+))?$/.exec(req.url ?? '');
-    if (!m) return reply(404, { kind: 'Status', reason: 'NotFound' });
-    const [, namespace, name] = m;
-    const verb = ({ GET: 'get', PATCH: 'patch', POST: 'create' } as Record<string, string>)[req.method ?? ''];
-    const allowed = this.rules.some((r: Manifest) => r.resources.includes('configmaps') && r.verbs.includes(verb)
-      && (r.resourceNames === undefined || (name !== undefined && r.resourceNames.includes(name))));
-    if (namespace !== 'monitoring' || !allowed) return reply(403, { kind: 'Status', reason: 'Forbidden', message: `${verb} configmaps ${name ?? ''} is forbidden` });
-    if (verb === 'get') {
-      const cm = this.configMaps.get(name);
-      return cm ? reply(200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace }, data: cm.data }) : reply(404, { kind: 'Status', reason: 'NotFound' });
-    }
-    if (verb === 'patch') {
-      const cm = this.configMaps.get(name);
-      if (!cm) return reply(404, { kind: 'Status', reason: 'NotFound' });
-      if (req.headers['content-type'] !== 'application/merge-patch+json') return reply(415, { kind: 'Status' });
-      Object.assign(cm.data, JSON.parse(body).data);
-      return reply(200, { kind: 'ConfigMap', data: cm.data });
-    }
-    const created = JSON.parse(body);
-    if (this.configMaps.has(created.metadata.name)) return reply(409, { kind: 'Status', reason: 'AlreadyExists' });
-    validateManifests([created]);
-    this.configMaps.set(created.metadata.name, { data: created.data });
-    return reply(201, created);
-  }
-}
-
-const TOKEN = 'gate-token';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function getJson(url: string): Promise<Manifest> {
@@ -205,14 +131,15 @@ function kubeStateMetrics(unavailable: number): string {
   ].join('\n');
 }
 
-const api = new FakeApiServer();
+// the gate uses the ConfigMap endpoints only: GET, merge PATCH and POST of its record, authorized by its Role
+const api = new FakeWatchApi('monitoring');
 let serviceAccountDir = '';
 
 describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS}) scraping the real node_exporter`, [PROMETHEUS, NODE_EXPORTER], () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-prometheus-'));
   let exporter: Started | undefined;
   let prometheus: Started | undefined;
-  let ksm: http.Server | undefined;
+  let ksm: Loopback | undefined;
   let ksmUnavailable = 0;
   let prometheusUrl = '';
 
@@ -223,13 +150,12 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
     writeFileSync(path.join(serviceAccountDir, 'ca.crt'), '');
     api.rules = gateObjects().role.rules;
     await api.start();
-    const [exporterPort, ksmPort, prometheusPort] = [await freePort(), await freePort(), await freePort()];
+    const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
     exporter = start(NODE_EXPORTER, [`--web.listen-address=127.0.0.1:${exporterPort}`]);
-    ksm = http.createServer((_, res) => {
+    ksm = await serveLoopback((_, __, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
       res.end(kubeStateMetrics(ksmUnavailable));
     });
-    await new Promise<void>((resolve) => ksm!.listen(ksmPort, '127.0.0.1', resolve));
     const config = {
       global: { scrape_interval: '1s', evaluation_interval: '1s' },
       scrape_configs: [
@@ -238,7 +164,7 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
           job_name: 'node-exporter',
           static_configs: [{ targets: [`127.0.0.1:${exporterPort}`], labels: { namespace: 'monitoring', pod: CANARY_POD } }],
         },
-        { job_name: 'kube-state-metrics', honor_labels: true, static_configs: [{ targets: [`127.0.0.1:${ksmPort}`] }] },
+        { job_name: 'kube-state-metrics', honor_labels: true, static_configs: [{ targets: [`127.0.0.1:${ksm.port}`] }] },
       ],
     };
     writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config));
@@ -265,7 +191,7 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
     await api.stop();
     await prometheus?.stop();
     await exporter?.stop();
-    await new Promise((resolve) => (ksm ? ksm.close(resolve) : resolve(undefined)));
+    await ksm?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -162,6 +162,9 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 /** The API server as the gate pod reaches it (the `kubernetes` Service in `default`). */
 export const KUBERNETES_API = 'https://kubernetes.default.svc';
 
+/** curl's arguments for the API server: its CA and the pod's ServiceAccount token (read at each call: the kubelet rotates it). */
+export const KUBE_AUTH = '--cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)"';
+
 /**
  * The sh functions a Job that keeps a verdict in a record ConfigMap defines (the gates, the watchers): 'oneline',
  * 'kube METHOD URL [JSON TYPE]' (the API server with the pod's ServiceAccount token; sets kube_code and kube_body)
@@ -177,11 +180,11 @@ record_url="\${KUBERNETES_API}/api/v1/namespaces/\${${ns}}/configmaps"
 kube() {
   if [ "$#" -ge 3 ]; then
     kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
-      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      ${KUBE_AUTH} \\
       -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
   else
     kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
-      --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+      ${KUBE_AUTH} \\
       -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
   fi
   kube_code=$(printf '%s' "$kube_out" | tail -n 1)
@@ -202,6 +205,62 @@ record() {
 }
 `;
 }
+
+/** What recordGuard and recordVerdict say of a Job keeping its verdict in a record ConfigMap. */
+export interface RecordWords {
+  /** the environment variables holding the record's namespace and the revision */
+  readonly ns: string;
+  readonly revision: string;
+  /** the Job as its log names it: 'gate', 'watcher' */
+  readonly who: string;
+  /** what an override skips, after "this revision passes without": 'checks: promoting past this wave', 'watching' */
+  readonly overridden: string;
+  /** what a revision that failed before is not done again: 'checking', 'watching' */
+  readonly again: string;
+}
+
+/**
+ * The start of a Job that keeps a verdict in a record (after recordFunctions and its 'how_to_act'): reads the
+ * record, then exits 0 on an override of this revision, exits 1 on this revision's "failed", records "failed" and
+ * exits 1 on its "running" (an earlier attempt ended without a verdict), and otherwise records "running". The
+ * record unreadable or unwritable: fails closed.
+ */
+export function recordGuard(w: RecordWords): string {
+  const ns = `\${${w.ns}}`;
+  const rev = `\${${w.revision}}`;
+  return `kube GET "\${record_url}/\${RECORD_NAME}"
+case "$kube_code" in
+  200) state_json="$kube_body" ;;
+  404) state_json="" ;;
+  *)
+    log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (HTTP \${kube_code}), the ${w.who} fails closed: $(oneline "$kube_body")"
+    exit 1 ;;
+esac
+case "$state_json" in
+  *"\\"override\\":\\"${rev}\\""*)
+    log "overridden: configmap ${ns}/\${RECORD_NAME} has override ${rev}, this revision passes without ${w.overridden}"
+    exit 0 ;;
+  *"\\"state\\":\\"${rev} failed\\""*)
+    log "FAILED before for revision ${rev} (configmap ${ns}/\${RECORD_NAME}); not ${w.again} again"
+    how_to_act
+    exit 1 ;;
+  *"\\"state\\":\\"${rev} running\\""*)
+    log "FAILED: an earlier attempt for revision ${rev} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
+    record failed
+    how_to_act
+    exit 1 ;;
+esac
+${recordVerdict(w, 'running')}`;
+}
+
+/** `record STATE`, the Job failing closed when the record cannot be written. */
+export function recordVerdict(w: RecordWords, state: 'running' | 'passed'): string {
+  return `record ${state} || { log "FAILED: the ${w.who} fails closed without its record"; exit 1; }`;
+}
+
+const GATE_RECORD: RecordWords = {
+  ns: 'GATE_NAMESPACE', revision: 'GATE_REVISION', who: 'gate', overridden: 'checks: promoting past this wave', again: 'checking',
+};
 
 /**
  * The gate, as POSIX sh with curl (no jq, no kubectl: the image has neither).
@@ -231,35 +290,13 @@ record() {
  */
 export const GATE_SCRIPT = `set -u
 log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
-${recordFunctions('GATE_NAMESPACE', 'GATE_REVISION', 'rollout-gate-record')}how_to_act() {
+${recordFunctions(GATE_RECORD.ns, GATE_RECORD.revision, 'rollout-gate-record')}how_to_act() {
   log "a retry of this sync fails here again; a person decides:"
   log "  fix the wave or the checks in a new commit (a new revision gates again), or revert the commit;"
   log "  bake and check again: kubectl -n \${GATE_NAMESPACE} delete configmap \${RECORD_NAME}, then sync;"
   log "  override (pass without checking): kubectl -n \${GATE_NAMESPACE} patch configmap \${RECORD_NAME} --type merge -p '{\\"data\\":{\\"override\\":\\"\${GATE_REVISION}\\"}}', then sync"
 }
-kube GET "\${record_url}/\${RECORD_NAME}"
-case "$kube_code" in
-  200) state_json="$kube_body" ;;
-  404) state_json="" ;;
-  *)
-    log "FAILED: cannot read the gate's record, configmap \${GATE_NAMESPACE}/\${RECORD_NAME} (HTTP \${kube_code}), the gate fails closed: $(oneline "$kube_body")"
-    exit 1 ;;
-esac
-case "$state_json" in
-  *"\\"override\\":\\"\${GATE_REVISION}\\""*)
-    log "overridden: configmap \${GATE_NAMESPACE}/\${RECORD_NAME} has override \${GATE_REVISION}, this revision passes without checks: promoting past this wave"
-    exit 0 ;;
-  *"\\"state\\":\\"\${GATE_REVISION} failed\\""*)
-    log "FAILED before for revision \${GATE_REVISION} (configmap \${GATE_NAMESPACE}/\${RECORD_NAME}); not checking again"
-    how_to_act
-    exit 1 ;;
-  *"\\"state\\":\\"\${GATE_REVISION} running\\""*)
-    log "FAILED: an earlier attempt for revision \${GATE_REVISION} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
-    record failed
-    how_to_act
-    exit 1 ;;
-esac
-record running || { log "FAILED: the gate fails closed without its record"; exit 1; }
+${recordGuard(GATE_RECORD)}
 if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
 log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
 sleep "\${BAKE_SECONDS}"
@@ -302,7 +339,7 @@ while [ "$i" -le "\${CHECK_COUNT}" ]; do
   log "  expr: \${expr}"
 done
 if [ "$failed" -eq 0 ]; then
-  record passed || { log "FAILED: the gate fails closed without its record"; exit 1; }
+  ${recordVerdict(GATE_RECORD, 'passed')}
   log "0 of \${CHECK_COUNT} checks failed after \${bake} bake: promoting past this wave"
   exit 0
 fi

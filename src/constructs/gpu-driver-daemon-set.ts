@@ -19,7 +19,7 @@ import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
 import { gpuDriverAlertGroup } from '../alerts/rules';
 import {
-  bidirectionalWithoutPrivileged, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
+  gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
 } from '../gpu/driver-checks';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
@@ -811,7 +811,6 @@ export class GpuDriverDaemonSet extends Construct {
     const spec = manifest.spec?.template?.spec ?? {};
     const problems: string[] = [
       ...gpuResourceRequests(spec).map((r) => gpuRequestProblem(`container "${r.container}"`, r.resource)),
-      ...bidirectionalWithoutPrivileged(spec),
       ...visibleDevicesProblems(spec),
     ];
     const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];

@@ -1,37 +1,26 @@
-import { createHash } from 'crypto';
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
+import { envList, hookRevision, hookAccess, hookJob, hookJobName, HookKind } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
+import { AgentRollout } from '../agent/rollout';
 import {
-  bakeSeconds, daemonSetGateChecks, GATE_GID, GATE_IMAGE, GATE_SCRIPT, GATE_UID, gateEnvironment, GateTarget, KUBERNETES_API,
-  SERVICE_ACCOUNT_DIR,
+  bakeSeconds, daemonSetGateChecks, GATE_IMAGE, GATE_SCRIPT, gateEnvironment, GateTarget, KUBERNETES_API, SERVICE_ACCOUNT_DIR,
 } from '../alerts/gate';
 import { WaveGate, WaveGateCheck } from '../alerts/options';
 import { checkPromQL, checkSelector, GATE_FAILS } from '../alerts/promql-parse';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
-import { FLEET_GROUP, gateSyncWave, groupResourceName, ROLLOUT_GROUP_LABEL } from '../waves/partition';
+import { FLEET_GROUP, gateSyncWave, groupResourceName } from '../waves/partition';
 
 /** The longest a gate may query after its bake (a day): the gate holds the Argo CD sync that long. */
 const GATE_MAX_TIMEOUT_SECONDS = 86400;
 
-/** Argo CD's hook annotations: a Sync hook, deleted before the next sync creates it again. */
-export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';
-export const ARGOCD_HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
+/** The gates' names and labels: Jobs `<agent>-gate-<wave>`, account `<agent>-gate`. */
+const GATE: HookKind = { suffix: 'gate', component: 'rollout-gate' };
 
 /** The agent kind's own default checks for a wave (the DaemonSet checks are always added first). */
 export type KindGateChecks = (target: GateTarget) => WaveGateCheck[];
-
-/**
- * The revision a gate's verdict is recorded for: a hash of the gated wave's DaemonSet (name and
- * spec, as rendered) and of the gate's environment (its checks, bake, Prometheus). A commit that
- * changes either gates again; a retry of the same sync sees the same revision.
- */
-export function gateRevision(daemonSet: { name: string; spec: unknown }, env: { [name: string]: string }): string {
-  return createHash('sha256').update(JSON.stringify({ daemonSet, env })).digest('hex').slice(0, 16);
-}
 
 /**
  * The gate Jobs of `rollout.gates`: one Argo CD Sync hook Job per gated wave, in the sync wave
@@ -52,13 +41,13 @@ export function renderWaveGates(
   const waves = rollout!.waves.map((w) => w.name);
   const seen = new Set<string>();
   const jobs: ApiObject[] = [];
-  const account = `${agent.name}-gate`;
   for (const gate of gates) {
     const index = checkGate(gate, waves, seen, where);
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
-    jobs.push(gateJob({ scope, agent, gate, index, account, where, kindChecks }));
+    jobs.push(gateJob({ scope, agent, gate, index, where, kindChecks }));
   }
-  if (jobs.length > 0) recordAccess(scope, agent, account, jobs.map((job) => job.name));
+  // the gates' token: their record ConfigMaps only
+  if (jobs.length > 0) hookAccess(scope, agent, GATE, 'Gate', jobs.map((job) => job.name));
   return jobs;
 }
 
@@ -103,7 +92,6 @@ interface GateJobInput {
   readonly gate: WaveGate;
   /** the gated wave's place in rollout.waves */
   readonly index: number;
-  readonly account: string;
   readonly where: string;
   readonly kindChecks?: KindGateChecks;
 }
@@ -112,10 +100,7 @@ interface GateJobInput {
 function gateJob(input: GateJobInput): ApiObject {
   const { scope, agent, gate, where, kindChecks } = input;
   const daemonSet = groupResourceName(agent.name, gate.afterWave);
-  const jobName = `${agent.name}-gate-${gate.afterWave}`;
-  if (jobName.length > 63) {
-    throw new ValidationError(where, `gate Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
-  }
+  const jobName = hookJobName(agent, GATE, gate.afterWave, 'gate', where);
   const bake = bakeSeconds(gate, where);
   const profiled = agent.daemonSetsOfGroup(gate.afterWave).map((ds) => ds.name);
   const target: GateTarget = {
@@ -135,8 +120,8 @@ function gateJob(input: GateJobInput): ApiObject {
   // Resolved at synthesis, once the wave's DaemonSets have every patch; without profiles exactly as before.
   const revision = Lazy.any({
     produce: () => (waveDaemonSets.length === 1
-      ? gateRevision({ name: daemonSet, spec: waveDaemonSets[0].toJson().spec }, env)
-      : gateRevision({ name: daemonSet, spec: waveDaemonSets.map((ds) => ({ name: ds.name, spec: ds.toJson().spec })) }, env)),
+      ? hookRevision({ name: daemonSet, spec: waveDaemonSets[0].toJson().spec }, env)
+      : hookRevision({ name: daemonSet, spec: waveDaemonSets.map((ds) => ({ name: ds.name, spec: ds.toJson().spec })) }, env)),
   });
   const jobEnv: { [name: string]: unknown } = {
     ...env,
@@ -146,96 +131,15 @@ function gateJob(input: GateJobInput): ApiObject {
     RECORD_NAME: jobName,
     SERVICE_ACCOUNT_DIR,
   };
-  const labels = {
-    'app.kubernetes.io/component': 'rollout-gate',
-    'app.kubernetes.io/instance': agent.name,
-    'app.kubernetes.io/managed-by': 'cdk8s',
-    // Not the agent's own name: the agent's Services and DaemonSets select name + instance.
-    'app.kubernetes.io/name': `${agent.name}-gate`,
-    [ROLLOUT_GROUP_LABEL]: gate.afterWave,
-  };
-  return new ApiObject(scope, `Gate-${gate.afterWave}`, {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: jobName,
-      namespace: agent.namespace,
-      labels,
-      annotations: {
-        [ARGOCD_HOOK]: 'Sync',
-        [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation',
-        [ARGOCD_SYNC_WAVE]: `${gateSyncWave(input.index)}`,
-      },
-    },
-    spec: {
-      // One attempt: a failed gate must stop the sync, not be retried into passing.
-      backoffLimit: 0,
-      activeDeadlineSeconds: bake + (gate.timeoutSeconds ?? 300),
-      template: { metadata: { labels }, spec: gatePodSpec(input.account, gate.image ?? GATE_IMAGE, jobEnv) },
-    },
-  });
-}
-
-/** The gate's pod: non-root, read-only, its token good only for its record ConfigMaps. */
-function gatePodSpec(account: string, image: string, jobEnv: { [name: string]: unknown }): object {
-  return {
-    restartPolicy: 'Never',
-    // Its token may only read and write its own record ConfigMaps (the Role below).
-    serviceAccountName: account,
-    automountServiceAccountToken: true,
-    enableServiceLinks: false,
-    securityContext: {
-      runAsNonRoot: true,
-      runAsUser: GATE_UID,
-      runAsGroup: GATE_GID,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
-    containers: [{
-      name: 'gate',
-      image,
-      command: ['sh', '-c', GATE_SCRIPT],
-      env: Object.keys(jobEnv).sort().map((name) => ({ name, value: jobEnv[name] })),
-      resources: {
-        limits: { memory: '32Mi' },
-        requests: { cpu: '10m', memory: '16Mi' },
-      },
-      securityContext: {
-        allowPrivilegeEscalation: false,
-        capabilities: { drop: ['ALL'] },
-        readOnlyRootFilesystem: true,
-      },
-    }],
-  };
-}
-
-/**
- * The gates' ServiceAccount, and a Role letting it read and patch its record ConfigMaps by name and
- * create ConfigMaps in the agent's namespace (RBAC cannot restrict `create` by name: the name is not
- * known when the request is authorized). Nothing else: no Secrets, no other kinds, no delete.
- */
-function recordAccess(scope: Construct, agent: NodeAgentDaemonSet, account: string, recordNames: string[]): void {
-  const labels = {
-    'app.kubernetes.io/component': 'rollout-gate',
-    'app.kubernetes.io/instance': agent.name,
-    'app.kubernetes.io/managed-by': 'cdk8s',
-    'app.kubernetes.io/name': `${agent.name}-gate`,
-  };
-  const metadata = { name: account, namespace: agent.namespace, labels };
-  new ApiObject(scope, 'GateServiceAccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata });
-  new ApiObject(scope, 'GateRole', {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata,
-    rules: [
-      { apiGroups: [''], resources: ['configmaps'], resourceNames: [...recordNames].sort(), verbs: ['get', 'patch'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
-    ],
-  });
-  new ApiObject(scope, 'GateRoleBinding', {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata,
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: account },
-    subjects: [{ kind: 'ServiceAccount', name: account, namespace: agent.namespace }],
+  return hookJob({
+    scope,
+    id: `Gate-${gate.afterWave}`,
+    agent,
+    kind: GATE,
+    name: jobName,
+    group: gate.afterWave,
+    syncWave: gateSyncWave(input.index),
+    activeDeadlineSeconds: bake + (gate.timeoutSeconds ?? 300),
+    pod: { container: 'gate', image: gate.image ?? GATE_IMAGE, script: GATE_SCRIPT, env: envList(jobEnv), memoryLimit: '32Mi' },
   });
 }

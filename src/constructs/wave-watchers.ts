@@ -1,10 +1,10 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
-import { ARGOCD_HOOK, ARGOCD_HOOK_DELETE_POLICY, gateRevision } from './wave-gates';
-import { AgentRollout, ARGOCD_SYNC_WAVE, RolloutWatch } from '../agent/rollout';
-import { GATE_GID, GATE_IMAGE, GATE_UID, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../alerts/gate';
+import { AgentRollout, RolloutWatch } from '../agent/rollout';
+import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../alerts/gate';
 import {
   defaultWatchBudgets, MAX_WATCH_SECONDS, WATCHER_SCRIPT, watcherEnvironment, WatchBudgets,
 } from '../doctor/watch-script';
@@ -68,6 +68,9 @@ return hs
 /** Where the watcher keeps its working files (an emptyDir: the root filesystem is read-only). */
 const WORK_DIR = '/tmp';
 
+/** The watchers' names and labels: Jobs `<agent>-watch-<group>`, account `<agent>-watch`. */
+const WATCH: HookKind = { suffix: 'watch', component: 'rollout-watch' };
+
 /**
  * The watchers of `rollout.watch`: one Argo CD Sync hook Job per rendered group (each wave and the fleet), in the
  * group DaemonSet's own sync wave, running WATCHER_SCRIPT while the DaemonSet rolls; and the ServiceAccount and
@@ -82,13 +85,17 @@ export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, 
     throw new ValidationError(where, 'rollout.watch needs rollout.argoCdSyncWaves: true; the watchers are Argo CD Sync hooks in their wave\'s sync wave');
   }
   checkWatch(watch, where);
-  const account = `${agent.name}-watch`;
   // one per DaemonSet: with resource profiles, one per profile of each group
   const targets = agent.rolloutGroups.flatMap((group, index) => agent.daemonSetsOfGroup(group).map((ds) => ({ group, index, ds })));
-  const jobs = targets.map((t) => watcherJob({ scope, agent, ...t, watch, account, where }));
+  const jobs = targets.map((t) => watcherJob({ scope, agent, ...t, watch, where }));
   // metadata only: no pod restarts for it (what the health check above reads)
   targets.forEach((t, i) => ApiObject.of(t.ds).metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, jobs[i].name));
-  watcherAccess(scope, agent, account, jobs.map((j) => j.name), targets.map((t) => t.ds.name));
+  // The watchers' token: get the agent's DaemonSets by name; list pods and events in the agent's namespace (RBAC
+  // cannot limit a list to names: the watcher selects the DaemonSet's pods by label); keep their records.
+  hookAccess(scope, agent, WATCH, 'Watch', jobs.map((j) => j.name), [
+    { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: targets.map((t) => t.ds.name).sort(), verbs: ['get'] },
+    { apiGroups: [''], resources: ['pods', 'events'], verbs: ['list'] },
+  ]);
   return jobs;
 }
 
@@ -120,7 +127,6 @@ interface WatcherJobInput {
   /** the DaemonSet it watches: the group's, or one profile's of the group */
   readonly ds: kplus.DaemonSet;
   readonly watch: RolloutWatch;
-  readonly account: string;
   readonly where: string;
 }
 
@@ -142,10 +148,7 @@ function watcherJob(input: WatcherJobInput): ApiObject {
   const daemonSet = input.ds.name;
   // a profile's DaemonSet carries the rollout-group label `<wave>.<profile>`; the default profile's, the wave
   const label = input.ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group;
-  const jobName = `${agent.name}-watch-${label.replace(/\./g, '-')}`;
-  if (jobName.length > 63) {
-    throw new ValidationError(where, `watcher Job name "${jobName}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
-  }
+  const jobName = hookJobName(agent, WATCH, label.replace(/\./g, '-'), 'watcher', where);
   const groupDaemonSet = ApiObject.of(input.ds);
   // Resolved at synthesis, once the group's DaemonSet has every patch: its startup budget and its revision.
   let resolved: { env: { [name: string]: string }; budgets: WatchBudgets } | undefined;
@@ -161,118 +164,32 @@ function watcherJob(input: WatcherJobInput): ApiObject {
           KUBERNETES_API,
           RECORD_NAME: jobName,
           SERVICE_ACCOUNT_DIR,
-          WATCH_REVISION: gateRevision({ name: daemonSet, spec }, env),
+          WATCH_REVISION: hookRevision({ name: daemonSet, spec }, env),
           WORK_DIR,
         },
       };
     }
     return resolved;
   };
-  const labels = {
-    'app.kubernetes.io/component': 'rollout-watch',
-    'app.kubernetes.io/instance': agent.name,
-    'app.kubernetes.io/managed-by': 'cdk8s',
-    // Not the agent's own name: the agent's Services and DaemonSets select name + instance.
-    'app.kubernetes.io/name': `${agent.name}-watch`,
-    [ROLLOUT_GROUP_LABEL]: label,
-  };
-  return new ApiObject(scope, `Watch-${label}`, {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: jobName,
-      namespace: agent.namespace,
-      labels,
-      annotations: {
-        [ARGOCD_HOOK]: 'Sync',
-        [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation',
-        // The DaemonSet's own sync wave: Argo CD applies both together and waits for both.
-        [ARGOCD_SYNC_WAVE]: `${argoSyncWave(input.index)}`,
-      },
+  return hookJob({
+    scope,
+    id: `Watch-${label}`,
+    agent,
+    kind: WATCH,
+    name: jobName,
+    group: label,
+    // The DaemonSet's own sync wave: Argo CD applies both together and waits for both.
+    syncWave: argoSyncWave(input.index),
+    // The script gives its own verdict at timeoutSeconds; the deadline is a backstop a minute later.
+    activeDeadlineSeconds: Lazy.any({ produce: () => resolve().budgets.timeoutSeconds + 60 }),
+    pod: {
+      container: 'watch',
+      image: watch.image ?? GATE_IMAGE,
+      script: WATCHER_SCRIPT,
+      env: Lazy.any({ produce: () => envList(resolve().env) }),
+      // a fleet's pod list is walked as a stream (grep, awk), never held whole
+      memoryLimit: '64Mi',
+      workDir: { mountPath: WORK_DIR, sizeLimit: '256Mi' },
     },
-    spec: {
-      // One attempt: a failed watcher must stop the sync, not be retried into passing.
-      backoffLimit: 0,
-      // The script gives its own verdict at timeoutSeconds; the deadline is a backstop a minute later.
-      activeDeadlineSeconds: Lazy.any({ produce: () => resolve().budgets.timeoutSeconds + 60 }),
-      template: {
-        metadata: { labels },
-        spec: watcherPodSpec(input.account, watch.image ?? GATE_IMAGE, Lazy.any({
-          produce: () => {
-            const env = resolve().env;
-            return Object.keys(env).sort().map((name) => ({ name, value: env[name] }));
-          },
-        })),
-      },
-    },
-  });
-}
-
-/** The watcher's pod: the gate's (non-root, read-only root filesystem, no capability), an emptyDir for its files. */
-function watcherPodSpec(account: string, image: string, env: unknown): object {
-  return {
-    restartPolicy: 'Never',
-    // Its token may only read the agent's DaemonSets, pods and events and keep its record (the Role below).
-    serviceAccountName: account,
-    automountServiceAccountToken: true,
-    enableServiceLinks: false,
-    securityContext: {
-      runAsNonRoot: true,
-      runAsUser: GATE_UID,
-      runAsGroup: GATE_GID,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
-    containers: [{
-      name: 'watch',
-      image,
-      command: ['sh', '-c', WATCHER_SCRIPT],
-      env,
-      resources: {
-        // a fleet's pod list is walked as a stream (grep, awk), never held whole
-        limits: { memory: '64Mi' },
-        requests: { cpu: '10m', memory: '16Mi' },
-      },
-      securityContext: {
-        allowPrivilegeEscalation: false,
-        capabilities: { drop: ['ALL'] },
-        readOnlyRootFilesystem: true,
-      },
-      volumeMounts: [{ name: 'work', mountPath: WORK_DIR }],
-    }],
-    volumes: [{ name: 'work', emptyDir: { sizeLimit: '256Mi' } }],
-  };
-}
-
-/**
- * The watchers' ServiceAccount and Role: get the agent's DaemonSets by name; list pods and events in the agent's
- * namespace (RBAC cannot limit a list to names: the watcher selects the DaemonSet's pods by label); get and patch
- * its record ConfigMaps by name and create ConfigMaps. Read-only on everything but its records.
- */
-function watcherAccess(scope: Construct, agent: NodeAgentDaemonSet, account: string, recordNames: string[], daemonSets: string[]): void {
-  const labels = {
-    'app.kubernetes.io/component': 'rollout-watch',
-    'app.kubernetes.io/instance': agent.name,
-    'app.kubernetes.io/managed-by': 'cdk8s',
-    'app.kubernetes.io/name': `${agent.name}-watch`,
-  };
-  const metadata = { name: account, namespace: agent.namespace, labels };
-  new ApiObject(scope, 'WatchServiceAccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata });
-  new ApiObject(scope, 'WatchRole', {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata,
-    rules: [
-      { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: [...daemonSets].sort(), verbs: ['get'] },
-      { apiGroups: [''], resources: ['pods', 'events'], verbs: ['list'] },
-      { apiGroups: [''], resources: ['configmaps'], resourceNames: [...recordNames].sort(), verbs: ['get', 'patch'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
-    ],
-  });
-  new ApiObject(scope, 'WatchRoleBinding', {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata,
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: account },
-    subjects: [{ kind: 'ServiceAccount', name: account, namespace: agent.namespace }],
   });
 }

@@ -10,7 +10,7 @@
  * (diagnose.ts fixFor), passed to the Job in its environment.
  */
 import { fixFor } from './diagnose';
-import { recordFunctions } from '../alerts/gate';
+import { KUBE_AUTH, recordFunctions, recordGuard, recordVerdict, RecordWords } from '../alerts/gate';
 
 /** What makes a watcher fail the sync; every field has a default derived from the agent's startup budget. */
 export interface WatchBudgets {
@@ -256,6 +256,10 @@ for (const [what, program] of Object.entries({ JSON_WALK, DAEMONSET_AWK, EVENTS_
   if (program.includes('\'')) throw new Error(`${what} holds a single quote`);
 }
 
+const WATCH_RECORD: RecordWords = {
+  ns: 'WATCH_NAMESPACE', revision: 'WATCH_REVISION', who: 'watcher', overridden: 'watching', again: 'watching',
+};
+
 /** The watcher's instructions to a person, after a failure. */
 const HOW_TO_ACT = `how_to_act() {
   log "the sync stops here; a retry of this sync fails here again; a person decides:"
@@ -290,12 +294,12 @@ const HOW_TO_ACT = `how_to_act() {
  */
 export const WATCHER_SCRIPT = `set -u
 log() { printf '%s\\n' "watch \${WATCH_NAME}: $*"; }
-${recordFunctions('WATCH_NAMESPACE', 'WATCH_REVISION', 'rollout-watch-record')}${HOW_TO_ACT}
+${recordFunctions(WATCH_RECORD.ns, WATCH_RECORD.revision, 'rollout-watch-record')}${HOW_TO_ACT}
 tokens() { ${TOKENIZE} "$1"; }
 # get PATH FILE: the API server's answer to GET PATH in FILE; sets get_code (000 when unreachable) and get_error
 get() {
   get_code=$(curl --silent --show-error --connect-timeout 10 --max-time 60 --retry 3 --retry-delay 2 --retry-connrefused \\
-    --cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)" \\
+    ${KUBE_AUTH} \\
     --output "$2" --write-out '%{http_code}' "\${KUBERNETES_API}$1" 2>"\${WORK_DIR}/curl.err")
   case "$get_code" in [0-9][0-9][0-9]) get_error="" ;; *) get_code=000; get_error=$(oneline "$(cat "\${WORK_DIR}/curl.err")") ;; esac
 }
@@ -332,29 +336,7 @@ EOF
   how_to_act
   exit 1
 }
-kube GET "\${record_url}/\${RECORD_NAME}"
-case "$kube_code" in
-  200) state_json="$kube_body" ;;
-  404) state_json="" ;;
-  *)
-    log "FAILED: cannot read the watcher's record, configmap \${WATCH_NAMESPACE}/\${RECORD_NAME} (HTTP \${kube_code}), the watcher fails closed: $(oneline "$kube_body")"
-    exit 1 ;;
-esac
-case "$state_json" in
-  *"\\"override\\":\\"\${WATCH_REVISION}\\""*)
-    log "overridden: configmap \${WATCH_NAMESPACE}/\${RECORD_NAME} has override \${WATCH_REVISION}, this revision passes without watching"
-    exit 0 ;;
-  *"\\"state\\":\\"\${WATCH_REVISION} failed\\""*)
-    log "FAILED before for revision \${WATCH_REVISION} (configmap \${WATCH_NAMESPACE}/\${RECORD_NAME}); not watching again"
-    how_to_act
-    exit 1 ;;
-  *"\\"state\\":\\"\${WATCH_REVISION} running\\""*)
-    log "FAILED: an earlier attempt for revision \${WATCH_REVISION} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
-    record failed
-    how_to_act
-    exit 1 ;;
-esac
-record running || { log "FAILED: the watcher fails closed without its record"; exit 1; }
+${recordGuard(WATCH_RECORD)}
 log "watching daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}: fails when a pod of its new revision restarts more than \${RESTART_BUDGET} times, is OOMKilled, stays \${FAILURE_GRACE_SECONDS} s in an image pull or container config error, or Pending \${PENDING_DEADLINE_SECONDS} s; passes when every pod is updated and available"
 : > "\${WORK_DIR}/seen"
 started=$(date -u +%s)
@@ -397,7 +379,7 @@ while :; do
   now_progress=$(printf '%s' "$now_progress" | sed 's/: \\([0-9]*\\) \\([0-9]*\\)$/: \\1 pods, \\2 ready/')
   if [ "$now_progress" != "$progress" ]; then log "$now_progress"; progress="$now_progress"; fi
   if [ "$updated" -ge "$desired" ] && [ "$available" -ge "$desired" ]; then
-    record passed || { log "FAILED: the watcher fails closed without its record"; exit 1; }
+    ${recordVerdict(WATCH_RECORD, 'passed')}
     log "rollout complete: every desired pod (\${desired}) updated and available: promoting past this wave"
     exit 0
   fi

@@ -38,21 +38,6 @@ export function gpuResourceRequests(podSpec: any): Array<{ container: string; re
   return found;
 }
 
-/** Containers mounting with Bidirectional propagation while not privileged (the API rejects them). */
-export function bidirectionalWithoutPrivileged(podSpec: any): string[] {
-  const problems: string[] = [];
-  for (const c of allContainers(podSpec)) {
-    if (c.securityContext?.privileged === true) continue;
-    for (const mount of c.volumeMounts ?? []) {
-      if (mount.mountPropagation === 'Bidirectional') {
-        problems.push(`container "${c.name}" mounts ${mount.mountPath} with Bidirectional propagation but is not privileged; `
-          + 'the API server rejects that: make the container privileged or use HostToContainer propagation');
-      }
-    }
-  }
-  return problems;
-}
-
 /** Containers whose NVIDIA_VISIBLE_DEVICES is not `void` (the runtime would hand them GPUs). */
 export function visibleDevicesProblems(podSpec: any): string[] {
   const problems: string[] = [];

@@ -12,8 +12,8 @@
  * Every request is recorded with its body.
  */
 import * as http from 'http';
-import * as net from 'net';
 import { CelInput, run } from '@bufbuild/cel';
+import { Loopback, serveLoopback } from './loopback';
 import { Manifest } from './manifests';
 
 export interface UserInfo {
@@ -108,7 +108,7 @@ export class FakeKubeApi {
   /** runs before a PATCH is applied: another client changing the object in between */
   public beforePatch?: (name: string) => void;
   public url = '';
-  private server?: http.Server;
+  private server?: Loopback;
   private version = 1;
 
   /** RBAC from the rendered objects: every Role / ClusterRole bound to a ServiceAccount, as the binding says. */
@@ -140,19 +140,12 @@ export class FakeKubeApi {
   }
 
   public async start(): Promise<void> {
-    this.server = http.createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c) => (body += c));
-      req.on('end', () => this.handle(req, body, res));
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${port}`;
+    this.server = await serveLoopback((req, body, res) => this.handle(req, body, res));
+    this.url = this.server.url;
   }
 
   public async stop(): Promise<void> {
-    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+    await this.server?.close();
   }
 
   private allowed(user: string, verb: string, resource: string, namespace?: string): boolean {
@@ -198,15 +191,4 @@ export class FakeKubeApi {
     this.putNode(patched);
     return reply(200, this.nodes.get(name));
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }

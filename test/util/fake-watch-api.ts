@@ -1,12 +1,14 @@
 /**
  * A stand-in for the API server endpoints a rollout watcher uses, on 127.0.0.1: get a DaemonSet, list pods by label
- * selector, list events by involvedObject.name, and get / merge-patch / create ConfigMaps. Each request is authorized
+ * selector, list events by involvedObject.name, and get / merge-patch / create ConfigMaps (the record ConfigMaps,
+ * which the gate Jobs use too: 404 for a missing one, 409 for an existing one). Each request is authorized
  * with the rendered Role's rules as RBAC does (apiGroup, resource, verb, resourceNames against the name in the path;
  * a list or a create carries no name), with the ServiceAccount's bearer token. What it serves comes from a scenario
  * called on every read of the DaemonSet (so a rollout can progress between reads).
  */
 import * as http from 'http';
-import * as net from 'net';
+import { Loopback, serveLoopback } from './loopback';
+import { validateManifests } from './manifests';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -26,7 +28,7 @@ export class FakeWatchApi {
   public url = '';
   private reads = 0;
   private view: ClusterView = { pods: [] };
-  private server?: http.Server;
+  private server?: Loopback;
   private readonly namespace: string;
   /** read n (0, 1, …) of the DaemonSet, at `now` (epoch seconds) */
   private scenario: ((read: number, now: number) => ClusterView) | undefined;
@@ -45,19 +47,12 @@ export class FakeWatchApi {
   }
 
   public async start(): Promise<void> {
-    this.server = http.createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c) => (body += c));
-      req.on('end', () => this.handle(req, body, res));
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${port}`;
+    this.server = await serveLoopback((req, body, res) => this.handle(req, body, res));
+    this.url = this.server.url;
   }
 
   public async stop(): Promise<void> {
-    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+    await this.server?.close();
   }
 
   private allowed(group: string, resource: string, verb: string, name: string | undefined): boolean {
@@ -114,18 +109,9 @@ export class FakeWatchApi {
     }
     const created = JSON.parse(body);
     if (this.configMaps.has(created.metadata.name)) return reply(409, { kind: 'Status', reason: 'AlreadyExists' });
+    // what the script creates is a ConfigMap the API server accepts (it throws, failing the suite, otherwise)
+    validateManifests([created]);
     this.configMaps.set(created.metadata.name, { data: created.data });
     return reply(201, created);
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
