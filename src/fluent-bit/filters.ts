@@ -172,15 +172,16 @@ export interface RecordModifierFilterOptions extends FilterCommonOptions {
 
 /** Options of a throttle filter: at most `rate` records per `interval`, averaged over `window` intervals. */
 export interface ThrottleFilterOptions extends FilterCommonOptions {
-  /** Records allowed per interval (averaged over the window). */
+  /** Records allowed per interval (averaged over the window), at least 1 (fluent-bit raises a lower rate to 1). */
   readonly rate: number;
   /**
-   * Intervals in the sliding window.
+   * Intervals in the sliding window, at least 2 (fluent-bit replaces 1 by 5).
    * @default 5
    */
   readonly window?: number;
   /**
-   * Length of an interval (a fluent-bit time such as `1s` or `1m`).
+   * Length of an interval: a fluent-bit time such as `1s` or `1m`, a whole number of seconds, at
+   * least one (fluent-bit keeps the whole seconds; under one second its ticker spins on a CPU core).
    * @default "1s"
    */
   readonly interval?: string;
@@ -445,6 +446,8 @@ export class FluentBitFilter {
       if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
         throw new Error(`FluentBitFilter.throttle: interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
       }
+      const problem = throttleValueProblem(options.rate, window, interval);
+      if (problem !== undefined) throw new ValidationError('FluentBitFilter.throttle', problem);
       return new FluentBitFilter('throttle', options, () => ({
         fields: [
           ['Rate', options.rate],
@@ -617,6 +620,38 @@ export class FluentBitFilter {
   }
 }
 brand(FluentBitFilter, 'FluentBitFilter');
+
+/** Seconds per suffix of a throttle interval (plugins/filter_throttle/throttle.c, apply_suffix; none means seconds). */
+const THROTTLE_SUFFIX_SECONDS: { readonly [suffix: string]: number } = { '': 1, 's': 1, 'm': 60, 'h': 3600, 'd': 86400 };
+
+/**
+ * What fluent-bit 5.1.1's throttle filter would change silently (plugins/filter_throttle/throttle.c):
+ * `configure` replaces a rate of 1 or less by 1 and a window of 1 or less by 5; `parse_duration`
+ * returns the interval's seconds as an int, so 1.5s becomes 1 s, and an interval under one second
+ * becomes 0, which `time_ticker` sleeps between ticks: a thread spinning on a CPU core for as long as
+ * the collector runs (seen with the built binary: 29,139 status lines in 5 s with 0.5s, one a second with 1s).
+ */
+function throttleValueProblem(rate: number, window: number, interval: string): string | undefined {
+  if (rate < 1) {
+    return `rate ${rate} is below 1: fluent-bit replaces a rate of 1 or less by 1 (plugins/filter_throttle/throttle.c, configure), so it would let `
+      + `${1 / rate > 1 ? `${Math.round(1 / rate)} times ` : ''}more records through than asked. Give a rate of at least 1 per interval, and a longer interval for a lower rate (e.g. rate 1, interval '10s').`;
+  }
+  if (window < 2) {
+    return `window ${window} is below 2: fluent-bit replaces a window of 1 or less by its default 5 (plugins/filter_throttle/throttle.c, configure). `
+      + 'Give a window of at least 2 intervals, or leave it unset for 5.';
+  }
+  const [, number, suffix] = /^([0-9.]+)([smhd]?)$/.exec(interval)!;
+  const seconds = Number(number) * THROTTLE_SUFFIX_SECONDS[suffix];
+  if (seconds < 1) {
+    return `interval ${JSON.stringify(interval)} is under one second: fluent-bit keeps whole seconds of it (throttle.c, parse_duration returns an int), `
+      + 'so its ticker would sleep 0 s and spin on a CPU core for as long as the collector runs. Give at least \'1s\'.';
+  }
+  if (!Number.isInteger(seconds)) {
+    return `interval ${JSON.stringify(interval)} is ${seconds} seconds: fluent-bit keeps whole seconds of it (throttle.c, parse_duration returns an int) `
+      + `and would tick every ${Math.floor(seconds)} s. Give a whole number of seconds, e.g. '${Math.floor(seconds)}s' or '${Math.ceil(seconds)}s'.`;
+  }
+  return undefined;
+}
 
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 
