@@ -39,7 +39,12 @@ Findings (exit code 1), for the agents the change touches:
   never-starts        a pod Pending for good: host port taken, pod anti-affinity, untolerated taint;
                       on new nodes, an agent not tolerating another agent's readiness taint, or a
                       readiness taint no agent removes any more while node pools still set it
-                      (acknowledge with node-agents.cdk8s.io/retired-readiness-taints: KEY)
+                      (acknowledge with node-agents.cdk8s.io/retired-readiness-taints: KEY); a rollout
+                      part way through enabling or dropping a readiness taint: held groups of a
+                      release without it (readiness-taint-held) or promoted groups of one that
+                      dropped it (readiness-taint-dropped), an error when nodes of theirs carry it or
+                      the tree's NodePools list it; nodes carrying it that no DaemonSet of the agent
+                      selects (readiness-taint-uncovered)
   stall               a rollout that stops or is not gated: NotReady or unreachable nodes
                       filling the update budget (a tolerated one's new pod never turns
                       available; an untolerated unreachable one's deleted pod stays Terminating),

@@ -26,13 +26,14 @@ import { addObjectSizeValidation } from '../render/late-checks';
 import { renderReadinessTaintAccess } from '../render/readiness-taint';
 import { renderedHostPorts } from '../render/rendered-rules';
 import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, renderRbac } from '../render/shared-objects';
-import { karpenterStartupTaint } from '../scheduling/readiness-taint';
+import { karpenterStartupTaint, READINESS_TAINT_ANNOTATION, readinessTaintAnnotation } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import { sortedRecord } from '../validation/values';
+import { FLEET_GROUP } from '../waves/partition';
 import { DEFAULT_PROFILE } from '../waves/profiles';
 
 export { configChecksum } from '../agent/agent-spec';
@@ -256,10 +257,18 @@ export class NodeAgentDaemonSet extends Construct {
   /**
    * The entry Karpenter NodePools list under `spec.template.spec.startupTaints` for the agent's readiness taint (every
    * NodePool whose nodes run the agent): Karpenter puts it on each node it launches and ignores it when it sizes them.
-   * Undefined without `readinessTaint`.
+   * Undefined without `readinessTaint`, and while a rollout holds groups whose DaemonSets do not remove this taint
+   * (held groups of a previous release without it or with another key, or a new agent's groups not rendered yet):
+   * a node of such a group that joined with it would keep it, and take no workload, until the group is promoted.
+   * The node pools list it from the stage on where every group removes it.
    */
   public karpenterStartupTaint(): KarpenterStartupTaint | undefined {
-    return this.readinessTaintKey === undefined ? undefined : karpenterStartupTaint(this.readinessTaintKey);
+    if (this.readinessTaintKey === undefined) return undefined;
+    const annotation = readinessTaintAnnotation(this.readinessTaintKey);
+    // every group rendered (the fleet, the last, is), and each of its DaemonSets removing this taint
+    const everyGroup = this.rolloutGroups.includes(FLEET_GROUP)
+      && this.daemonSets.every((ds) => ds.metadata.toJson().annotations?.[READINESS_TAINT_ANNOTATION] === annotation);
+    return everyGroup ? karpenterStartupTaint(this.readinessTaintKey) : undefined;
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */

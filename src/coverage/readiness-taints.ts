@@ -54,7 +54,7 @@ export function readinessTaintsOf(set: ManifestSet): AgentReadinessTaint[] {
 }
 
 /** Whether the DaemonSet's nodeSelector and required node affinity select the node, whatever its taints. */
-function selects(ds: DaemonSetInfo, node: NodeFacts): boolean {
+export function selectsIgnoringTaints(ds: DaemonSetInfo, node: NodeFacts): boolean {
   if (ds.nodeName !== undefined && ds.nodeName !== node.name) return false;
   return nodeSelectorMatches(ds.nodeSelector, node.labels) && (ds.requiredTerms === undefined || termsMatch(ds.requiredTerms, node.identity));
 }
@@ -79,7 +79,7 @@ export function readinessTaintWaits(set: ManifestSet, report: CoverageReport): R
       if (tolerated([...ds.tolerations, ...controllerAddedTolerations(ds.hostNetwork)], taint)) continue;
       for (const position of at) {
         const node = report.nodes[position];
-        if (!selects(ds, node)) continue;
+        if (!selectsIgnoringTaints(ds, node)) continue;
         const entry = byWaiter.get(ds.agent) ?? { ids: new Set<string>(), nodes: new Set<string>() };
         entry.ids.add(ds.id);
         entry.nodes.add(node.name);

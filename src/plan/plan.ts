@@ -10,6 +10,7 @@ import { NodeFacts } from '../coverage/nodes';
 import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-affinity';
 import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { emptyProfileIsUnused, profileOfGroup, waveOfGroup } from '../coverage/profiles';
+import { gapTaintKeys } from '../coverage/readiness-taint-gaps';
 import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
 import { rollingUpdateShape, shapeNote } from '../estimate/rollout-model';
 import { entryOf } from '../util/maps';
@@ -183,7 +184,7 @@ export interface Finding {
   readonly severity: 'error' | 'warning';
   /**
    * the finer reason: move, duplicate, same-program (two-pods-per-node); host-port, anti-affinity, toleration, readiness-taint,
-   * readiness-taint-orphaned (never-starts); not-ready,
+   * readiness-taint-orphaned, readiness-taint-held, readiness-taint-dropped, readiness-taint-uncovered (never-starts); not-ready,
    * assumption, surge-resource, empty-wave, on-delete, strategy, immutable-selector, sync-wave-order (stall); deleted, narrowed, node-condition (loses-agent);
    * template (held-wave-restart); ConfigMap, Secret (missing-reference)
    */
@@ -449,11 +450,11 @@ function afterTreeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touch
   const beforeCovered = new Map(ctx.beforeReport.daemonSets.map((d) => [d.info.id, d.covered]));
   const afterCovered = new Map(ctx.afterReport.daemonSets.map((d) => [d.info.id, d.covered]));
   const standing = new Set([
-    ...steadyStateFindings(ctx.beforeReport, ctx.beforeById, touched),
+    ...steadyStateFindings(ctx.beforeReport, ctx.beforeById, touched, gapTaintKeys(ctx.before)),
     ...referenceFindings(ctx.before, ctx.before, touched, new Set(), beforeCovered),
   ].map(findingKey));
   const found = [
-    ...steadyStateFindings(ctx.afterReport, ctx.afterById, touched),
+    ...steadyStateFindings(ctx.afterReport, ctx.afterById, touched, gapTaintKeys(ctx.after)),
     ...referenceFindings(ctx.before, ctx.after, touched, restarting, afterCovered),
   ];
   return found.map((finding) => (standing.has(findingKey(finding))
@@ -1062,12 +1063,16 @@ function selectorFindings(agent: AgentPlan, before: ManifestSet, after: Manifest
   }));
 }
 
-/** In the after-tree: pods that never start on a node (host port, anti-affinity, untolerated taint) and two pods of one agent for good. */
-function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, DaemonSetInfo>, touched: ReadonlySet<string>): Finding[] {
+/**
+ * In the after-tree: pods that never start on a node (host port, anti-affinity, untolerated taint) and two pods of one agent for good.
+ * `rolloutTaints`: per DaemonSet, its agent's readiness taints it does not remove while others of the agent do (gapTaintKeys).
+ */
+function steadyStateFindings(report: CoverageReport, byId: ReadonlyMap<string, DaemonSetInfo>, touched: ReadonlySet<string>,
+  rolloutTaints: ReadonlyMap<string, ReadonlySet<string>>): Finding[] {
   return [
     ...hostPortClashFindings(report, byId, touched),
     ...coLocationGroups(report, touched).map(coLocationFinding),
-    ...tolerationFindings(report, touched),
+    ...tolerationFindings(report, touched, rolloutTaints),
   ];
 }
 
@@ -1173,7 +1178,8 @@ function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup):
 }
 
 /** Targeted nodes an untolerated (non-condition) taint keeps a touched agent off. */
-function tolerationFindings(report: CoverageReport, touched: ReadonlySet<string>): Finding[] {
+function tolerationFindings(report: CoverageReport, touched: ReadonlySet<string>,
+  rolloutTaints: ReadonlyMap<string, ReadonlySet<string>>): Finding[] {
   const result: Finding[] = [];
   const explain = placementExplainer(report);
   for (const agent of report.agents) {
@@ -1182,7 +1188,10 @@ function tolerationFindings(report: CoverageReport, touched: ReadonlySet<string>
     agent.nodes.forEach((entry, i) => {
       if (entry.status !== 'gap' || entry.closest === undefined) return;
       const placement = explain(agent.agent, i).find((p) => p.daemonSet === entry.closest);
-      const taints = placement?.blockers.filter((x) => x.kind === 'taint' && x.cls === 'taint') ?? [];
+      // a readiness taint of the agent that this group's release does not have yet (or no more) is the rollout's
+      // state, with its own finding (readiness-taint-held / -dropped), not a toleration to add
+      const rollout = rolloutTaints.get(entry.closest);
+      const taints = placement?.blockers.filter((x) => x.kind === 'taint' && x.cls === 'taint' && !rollout?.has(x.taint.key)) ?? [];
       if (taints.length === 0 || placement!.blockers.some((x) => x.cls === 'wave' || x.cls === 'selection')) return;
       const text = taints.map((x) => (x.kind === 'taint' ? `${x.taint.key}${x.taint.value ? `=${x.taint.value}` : ''}:${x.taint.effect}` : '')).join(', ');
       const key = `${entry.closest}\0${text}`;

@@ -6,9 +6,12 @@
  *   after-tree does (the agent deleted, or its taint renamed or dropped) while node pools still give new nodes that
  *   taint: nothing removes it any more, so no pod that does not tolerate it lands on a new node. Node pools are
  *   usually not in the trees: the finding is an error unless the after-tree's Karpenter NodePools show that none
- *   lists the taint, or an object of the after-tree acknowledges it (RETIRED_READINESS_TAINTS_ANNOTATION).
+ *   lists the taint, or an object of the after-tree acknowledges it (RETIRED_READINESS_TAINTS_ANNOTATION);
+ * - never-starts (readiness-taint-held, readiness-taint-dropped): a rollout part way through enabling or dropping a
+ *   readiness taint, whose groups do not all remove it (src/plan/readiness-taint-gaps.ts).
  */
 import type { Finding } from './plan';
+import { readinessTaintGapFindings } from './readiness-taint-gaps';
 import { CoverageReport } from '../coverage/analysis';
 import { compare, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
@@ -21,7 +24,7 @@ import { describeWait, readinessTaintsOf, readinessTaintWaits, waitCycles, waitF
 export const RETIRED_READINESS_TAINTS_ANNOTATION = 'node-agents.cdk8s.io/retired-readiness-taints';
 
 /** Karpenter NodePools of a tree (karpenter.sh), with the taint keys each gives its nodes (startupTaints and taints). */
-function nodePools(set: ManifestSet): { name: string; keys: string[] }[] {
+export function nodePools(set: ManifestSet): { name: string; keys: string[] }[] {
   return set.documents.map((d) => d.object)
     .filter((o) => o.kind === 'NodePool' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('karpenter.sh/'))
     .map((o) => {
@@ -44,7 +47,8 @@ function retiredKeys(set: ManifestSet): Set<string> {
 
 export function readinessTaintFindings(before: ManifestSet, after: ManifestSet, beforeReport: CoverageReport, afterReport: CoverageReport,
   nodes: readonly NodeFacts[]): Finding[] {
-  return [...waitFindings(before, after, beforeReport, afterReport), ...orphanFindings(before, after, nodes)];
+  return [...waitFindings(before, after, beforeReport, afterReport), ...orphanFindings(before, after, nodes),
+    ...readinessTaintGapFindings(before, after, nodes, nodePools)];
 }
 
 function waitFindings(before: ManifestSet, after: ManifestSet, beforeReport: CoverageReport, afterReport: CoverageReport): Finding[] {
