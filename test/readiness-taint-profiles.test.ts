@@ -239,7 +239,8 @@ describe('plan: a rollout that drops the readiness taint over waves and profiles
     const steps = walk(STAGES.map((s) => stage(V2, V3, s)), NODES);
     expect(steps[0].findings.map(summary)).toEqual([['readiness-taint-dropped', 'error',
       ['kube-system/scanner-canary', 'kube-system/scanner-gpu-canary', 'kube-system/scanner-large-canary'], ['canary-gpu-new', 'canary-large-new', 'canary-new']]]);
-    expect(steps[0].findings[0].message).toContain('which its held groups wave-1, wave-1.gpu, wave-1.large, fleet, fleet.gpu, fleet.large still remove');
+    expect(steps[0].findings[0].message).toContain('which its held groups wave-1, wave-1.gpu, wave-1.large, fleet, fleet.gpu, fleet.large still remove; '
+      + 'nor do they tolerate it: the DaemonSet controller creates no pod of theirs on a node with the taint.');
     expect(steps[2].findings.map((f) => [f.cause, f.daemonSets.length])).toEqual([['readiness-taint-orphaned', 3]]);
     expect(steps.map((s) => s.closed)).toEqual([
       TAINTED.filter((n) => n.startsWith('canary')), TAINTED.filter((n) => !n.startsWith('fleet')), TAINTED, TAINTED,
