@@ -10,7 +10,8 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  AgentRelease, FluentBitOutput, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, ResourceProfileNodes, RolloutWave,
+  AgentRelease, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps,
+  NodeExporterDaemonSet, Promotion, ResourceProfileNodes, RolloutWave,
 } from '../src';
 import { agentPod, list, node, revision } from './util/cluster';
 import { Manifest, synthManifests } from './util/manifests';
@@ -151,17 +152,27 @@ describe('rendering: every profile DaemonSet of every wave of a release with rea
     expect(closedNodes(modelNodes(NODES), manifests)).toEqual([]);
   });
 
-  test('LogCollectorDaemonSet with profiles: every profile DaemonSet removes it too', () => {
-    const chart = Testing.chart();
-    new LogCollectorDaemonSet(chart, 'logs', {
-      outputs: [FluentBitOutput.stdout()],
+  const LARGE = { name: 'large', nodes: ResourceProfileNodes.instanceCpu({ min: 16 }), resources: { memoryRequest: '256Mi', memoryLimit: '1Gi' } };
+  const rollout = { waves: WAVES, promoted: Promotion.all() };
+  test.each<[string, (chart: Chart) => unknown]>([
+    ['LogCollectorDaemonSet', (chart) => new LogCollectorDaemonSet(chart, 'a', {
+      outputs: [FluentBitOutput.stdout()], readinessTaint: { key: KEY }, resourceProfiles: [LARGE], rollout,
+    })],
+    ['NodeExporterDaemonSet', (chart) => new NodeExporterDaemonSet(chart, 'a', { readinessTaint: { key: KEY }, resourceProfiles: [LARGE], rollout })],
+    ['GpuDriverDaemonSet', (chart) => new GpuDriverDaemonSet(chart, 'a', {
+      image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
+      shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 1800 }),
       readinessTaint: { key: KEY },
-      resourceProfiles: [{ name: 'large', nodes: ResourceProfileNodes.instanceCpu({ min: 16 }), resources: { memoryRequest: '256Mi', memoryLimit: '1Gi' } }],
-      rollout: { waves: WAVES, promoted: Promotion.all() },
-    });
+      rollout,
+      resourceProfiles: [{ name: 'multi', nodes: ResourceProfileNodes.labelRange('karpenter.k8s.aws/instance-gpu-count', { min: 4 }), resources: { memoryRequest: '2Gi', memoryLimit: '4Gi' } }],
+    })],
+  ])('%s with a profile and waves: its six DaemonSets all remove it', (_kind, build) => {
+    const chart = Testing.chart();
+    build(chart);
     const manifests = synthManifests(chart);
     expect(daemonSets(manifests)).toHaveLength(6);
     expect(daemonSets(manifests).filter((d) => !removes(d)).map((d) => d.metadata.name)).toEqual([]);
+    expect(manifests.filter((m) => m.kind === 'ValidatingAdmissionPolicy')).toHaveLength(1);
   });
 });
 
