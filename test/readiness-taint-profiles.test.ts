@@ -237,6 +237,23 @@ describe('plan: a rollout that enables the readiness taint over waves and profil
     expect(steps.map((s) => s.closed)).toEqual([[], []]);
   });
 
+  test('a new agent installed wave by wave: the tainted nodes of every profile of the groups not rendered yet are uncovered, no other', () => {
+    const fresh = (promoted: Promotion) => {
+      const chart = new Chart(Testing.app(), 'new');
+      const agent = new NodeAgentDaemonSet(chart, 'scanner', { ...V2, rollout: { waves: WAVES, promoted } });
+      const manifests = synthManifests(chart);
+      return { manifests, set: tree(manifests), agent };
+    };
+    const empty = { manifests: [], set: tree([]), agent: undefined as unknown as NodeAgentDaemonSet };
+    const steps = walk([empty, fresh(Promotion.through('canary')), fresh(Promotion.all())], NODES);
+    expect(steps.map((s) => s.findings.map(summary))).toEqual([
+      [['readiness-taint-uncovered', 'error', ['kube-system/scanner-canary', 'kube-system/scanner-gpu-canary', 'kube-system/scanner-large-canary'],
+        TAINTED.filter((n) => !n.startsWith('canary'))]],
+      [],
+    ]);
+    expect(steps.map((s) => s.closed)).toEqual([TAINTED.filter((n) => !n.startsWith('canary')), []]);
+  });
+
   test('the agent deleted while the node pools still list it: one orphaned finding naming every profile DaemonSet', () => {
     const done = stage(V1, V2, 'done');
     const empty = { manifests: [], set: tree([]), agent: undefined as unknown as NodeAgentDaemonSet };
