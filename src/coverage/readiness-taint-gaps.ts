@@ -81,9 +81,12 @@ export function readinessTaintGaps(set: ManifestSet, nodes: readonly NodeFacts[]
   return gaps;
 }
 
-/** In wave order (WAVE_INDEX_ANNOTATION; DaemonSets without one last), then by id. */
+/**
+ * In wave order (WAVE_INDEX_ANNOTATION; DaemonSets without one last), then by rollout group (a wave's default profile,
+ * `wave-1`, before its resource profiles, `wave-1.large`: src/waves/profiles.ts profileGroupLabel), then by id.
+ */
 function inWaveOrder(a: DaemonSetInfo, b: DaemonSetInfo): number {
-  return (a.waveIndex ?? Infinity) - (b.waveIndex ?? Infinity) || compare(a.id, b.id);
+  return (a.waveIndex ?? Infinity) - (b.waveIndex ?? Infinity) || compare(a.rolloutGroup ?? '', b.rolloutGroup ?? '') || compare(a.id, b.id);
 }
 
 function directionOf(removers: readonly DaemonSetInfo[], others: readonly DaemonSetInfo[]): ReadinessTaintGapDirection {

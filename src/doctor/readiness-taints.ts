@@ -52,10 +52,15 @@ export function readinessTaintDoctorFindings(state: ClusterState, agent?: string
     for (const node of state.nodes) {
       const name = node.metadata.name;
       if (!(node.spec?.taints ?? []).some((taint) => taint.key === t.key && taint.effect === t.effect)) continue;
-      const pods = daemonSets.flatMap((id) => (state.daemonSetPods.get(id) ?? []).filter((p) => p.node === name && !p.terminal));
-      const pod = pods.find(ready) ?? pods[0];
+      const pods = daemonSets.flatMap((id) => (state.daemonSetPods.get(id) ?? [])
+        .filter((p) => p.node === name && !p.terminal).map((p) => ({ id, p })));
+      const found = pods.find((x) => ready(x.p)) ?? pods[0];
+      const pod = found?.p;
       const taint = `${t.key}:${t.effect}`;
-      const base = { cause: 'readiness-taint' as const, daemonSet: daemonSets[0], node: name, pod: pod && `${pod.namespace}/${pod.name}` };
+      // the DaemonSet the finding is about: the one whose pod runs there, else the one that selects the node (its wave
+      // and resource profile), else the first
+      const owner = found?.id ?? selectingDaemonSet(state, daemonSets, node) ?? daemonSets[0];
+      const base = { cause: 'readiness-taint' as const, daemonSet: owner, node: name, pod: pod && `${pod.namespace}/${pod.name}` };
       const untaint = `kubectl taint nodes ${shellWord(name)} ${shellWord(`${taint}-`)}`;
       const held = pod === undefined ? heldGroupFinding(state, t, node, others, untaint) : undefined;
       if (held !== undefined) {
@@ -75,6 +80,15 @@ export function readinessTaintDoctorFindings(state: ClusterState, agent?: string
     }
   }
   return findings;
+}
+
+/** The first of `ids` whose nodeSelector and required node affinity select the node, whatever its taints. */
+function selectingDaemonSet(state: ClusterState, ids: readonly string[], node: NodeJson): string | undefined {
+  const facts = nodeFacts([node])[0];
+  return ids.find((id) => {
+    const ds = state.daemonSets.find((d) => d.info.id === id);
+    return ds !== undefined && selectsIgnoringTaints(ds.info, facts);
+  });
 }
 
 /** An agent's readiness taint with the DaemonSets that remove it. */

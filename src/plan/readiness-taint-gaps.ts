@@ -110,9 +110,11 @@ function gapFinding(gap: ReadinessTaintGap, listing: readonly string[], poolsKno
       ? `${gap.agent}'s promoted rollout groups ${groups} run a release that does not remove the readiness taint ${taint}, which its held `
         + `groups ${groupsOf(gap.removers)} still remove`
       : `${gap.agent}'s DaemonSets ${capped(ids)} do not remove its readiness taint ${taint}, which ${groupsOf(gap.removers)} remove`;
+  // `who` ends with the release that does not remove the taint (held), or with the DaemonSets that remove it (the others)
+  const first = gap.direction === 'held';
   const pods = untolerating.length === gap.gaps.length
-    ? ' nor tolerate it: the DaemonSet controller creates no pod of theirs on a node with the taint'
-    : untolerating.length === 0 ? ': their pods tolerate it and run there, without the remover'
+    ? `${first ? ' nor tolerate it' : '; nor do they tolerate it'}: the DaemonSet controller creates no pod of theirs on a node with the taint`
+    : untolerating.length === 0 ? `${first ? ': their' : '; these groups\''} pods tolerate it and run there, without the remover`
       : `; ${groupsOf(untolerating)} do not tolerate it either (no pod of theirs is created on a node with the taint)`;
   const evidence = [
     ...gap.nodes.length > 0 ? [`${nodesText(gap.nodes)} of these groups carr${gap.nodes.length === 1 ? 'ies' : 'y'} it now`] : [],
