@@ -16,7 +16,8 @@ import {
 import { agentPod, list, node, revision } from './util/cluster';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, TestNode, tree, WAVE_KEY } from './util/plan';
-import { closedNodes, daemonPodCreated, ModelNode, removedTaintKey } from './util/taint-model';
+import { closedNodes, daemonPodCreated, removedTaintKey } from './util/taint-model';
+import { modelNodes, summary, walk } from './util/taint-walk';
 import { REMOVER_CONTAINER } from '../src/agent/readiness-remover';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { ManifestSet } from '../src/coverage/manifests';
@@ -24,7 +25,6 @@ import { readinessTaintGaps, uncoveredReadinessTaints } from '../src/coverage/re
 import { withReadinessTaintProblems } from '../src/coverage/readiness-taints';
 import { diagnose } from '../src/doctor/diagnose';
 import { StateBuilder } from '../src/doctor/state';
-import { Finding, planChange } from '../src/plan/plan';
 import { READINESS_TAINT_ANNOTATION } from '../src/scheduling/readiness-taint';
 import { TaintJson } from '../src/scheduling/types';
 
@@ -74,25 +74,6 @@ const NODES: TestNode[] = GROUP_NODES.flatMap(([prefix, wave]) => PROFILE_LABELS
 ]));
 const UNTAINTED: TestNode[] = NODES.map((n) => ({ ...n, taints: [] }));
 const TAINTED = NODES.filter((n) => (n.taints ?? []).length > 0).map((n) => n.name).sort();
-
-function modelNodes(nodes: readonly TestNode[]): ModelNode[] {
-  return nodes.map((n) => ({
-    name: n.name,
-    labels: { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': n.name, ...(n.wave ? { [WAVE_KEY]: n.wave } : {}), ...n.labels },
-    taints: n.taints ?? [],
-  }));
-}
-
-const readinessFindings = (findings: readonly Finding[]) => findings.filter((f) => f.cause.startsWith('readiness-taint'));
-const summary = (f: Finding) => [f.cause, f.severity, [...f.daemonSets], [...f.nodes]];
-
-function walk(stages: readonly Rendered[], nodes: readonly TestNode[]) {
-  const facts = inventory(nodes);
-  return stages.slice(1).map((after, i) => {
-    const report = planChange(stages[i].set, after.set, facts);
-    return { findings: readinessFindings(report.findings), all: report.findings, closed: closedNodes(modelNodes(nodes), after.manifests) };
-  });
-}
 
 describe('rendering: every profile DaemonSet of every wave of a release with readinessTaint removes the taint', () => {
   function removes(ds: Manifest): boolean {

@@ -19,13 +19,13 @@ import * as YAML from 'yaml';
 import { AgentRelease, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../src';
 import { agentPod, list, node, revision } from './util/cluster';
 import { Manifest, synthManifests } from './util/manifests';
-import { inventory, TestNode, tree, WAVE_KEY } from './util/plan';
-import { closedNodes, ModelNode } from './util/taint-model';
+import { TestNode, tree, WAVE_KEY } from './util/plan';
+import { closedNodes } from './util/taint-model';
+import { modelNodes, summary, walk } from './util/taint-walk';
 import { runCli } from '../src/cli/run';
 import { manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { diagnose } from '../src/doctor/diagnose';
 import { StateBuilder } from '../src/doctor/state';
-import { Finding, planChange } from '../src/plan/plan';
 import { TaintJson } from '../src/scheduling/types';
 
 const KEY = 'node-agents.cdk8s.io/scanner-not-ready';
@@ -83,26 +83,6 @@ const NODES: TestNode[] = [
   { name: 'fleet-1' }, { name: 'fleet-new', taints: [TAINT] },
 ];
 const UNTAINTED: TestNode[] = NODES.map((n) => ({ ...n, taints: [] }));
-
-function modelNodes(nodes: readonly TestNode[]): ModelNode[] {
-  return nodes.map((n) => ({
-    name: n.name,
-    labels: { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': n.name, ...(n.wave ? { [WAVE_KEY]: n.wave } : {}), ...n.labels },
-    taints: n.taints ?? [],
-  }));
-}
-
-const readinessFindings = (findings: readonly Finding[]) => findings.filter((f) => f.cause.startsWith('readiness-taint'));
-const summary = (f: Finding) => [f.cause, f.severity, [...f.daemonSets], [...f.nodes]];
-
-/** Every step of a sequence: plan's readiness taint findings, and the nodes the model says stay closed after it. */
-function walk(stages: readonly Rendered[], nodes: readonly TestNode[]) {
-  const facts = inventory(nodes);
-  return stages.slice(1).map((after, i) => {
-    const report = planChange(stages[i].set, after.set, facts);
-    return { findings: readinessFindings(report.findings), all: report.findings, closed: closedNodes(modelNodes(nodes), after.manifests) };
-  });
-}
 
 describe('a rollout that enables the readiness taint', () => {
   test('the model: on a node that joined with the taint, a held group creates no pod and nothing removes the taint; once promoted, it does', () => {
