@@ -17,7 +17,7 @@ import { agentPod, list, node, revision } from './util/cluster';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, TestNode, tree, WAVE_KEY } from './util/plan';
 import { closedNodes, daemonPodCreated, removedTaintKey } from './util/taint-model';
-import { modelNodes, summary, walk } from './util/taint-walk';
+import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from './util/taint-walk';
 import { REMOVER_CONTAINER } from '../src/agent/readiness-remover';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { ManifestSet } from '../src/coverage/manifests';
@@ -219,13 +219,8 @@ describe('plan: a rollout that enables the readiness taint over waves and profil
   });
 
   test('a new agent installed wave by wave: the tainted nodes of every profile of the groups not rendered yet are uncovered, no other', () => {
-    const fresh = (promoted: Promotion) => {
-      const chart = new Chart(Testing.app(), 'new');
-      const agent = new NodeAgentDaemonSet(chart, 'scanner', { ...V2, rollout: { waves: WAVES, promoted } });
-      const manifests = synthManifests(chart);
-      return { manifests, set: tree(manifests), agent };
-    };
-    const empty = { manifests: [], set: tree([]), agent: undefined as unknown as NodeAgentDaemonSet };
+    const fresh = (promoted: Promotion) => freshInstall(V2, WAVES, promoted);
+    const empty = EMPTY_STAGE;
     const steps = walk([empty, fresh(Promotion.through('canary')), fresh(Promotion.all())], NODES);
     expect(steps.map((s) => s.findings.map(summary))).toEqual([
       [['readiness-taint-uncovered', 'error', ['kube-system/scanner-canary', 'kube-system/scanner-gpu-canary', 'kube-system/scanner-large-canary'],

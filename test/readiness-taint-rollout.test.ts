@@ -21,7 +21,7 @@ import { agentPod, list, node, revision } from './util/cluster';
 import { Manifest, synthManifests } from './util/manifests';
 import { TestNode, tree, WAVE_KEY } from './util/plan';
 import { closedNodes } from './util/taint-model';
-import { modelNodes, summary, walk } from './util/taint-walk';
+import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from './util/taint-walk';
 import { runCli } from '../src/cli/run';
 import { manifestSet, ManifestSet } from '../src/coverage/manifests';
 import { diagnose } from '../src/doctor/diagnose';
@@ -182,13 +182,8 @@ describe('a rollout that enables the readiness taint', () => {
   });
 
   test('a new agent installed wave by wave: the groups not promoted have no DaemonSet, so nothing removes the taint on their nodes (readiness-taint-uncovered)', () => {
-    const fresh = (promoted: Promotion) => {
-      const chart = new Chart(Testing.app(), 'new');
-      const agent = new NodeAgentDaemonSet(chart, 'scanner', { ...V2, rollout: { waves: WAVES, promoted } });
-      const manifests = synthManifests(chart);
-      return { manifests, set: tree(manifests), agent };
-    };
-    const empty = { manifests: [], set: tree([]), agent: undefined as unknown as NodeAgentDaemonSet };
+    const fresh = (promoted: Promotion) => freshInstall(V2, WAVES, promoted);
+    const empty = EMPTY_STAGE;
     const steps = walk([empty, fresh(Promotion.through('canary')), fresh(Promotion.through('wave-1')), fresh(Promotion.all())], NODES);
     expect(steps.map((s) => s.closed)).toEqual([['fleet-new', 'wave1-new'], ['fleet-new'], []]);
     expect(steps.map((s) => s.findings.map(summary))).toEqual([

@@ -2,9 +2,11 @@
  * A rollout walked step by step for the readiness taint suites: at each step, `plan`'s readiness taint findings and
  * the nodes the model (test/util/taint-model.ts) leaves closed after it.
  */
-import { Manifest } from './manifests';
-import { inventory, TestNode, WAVE_KEY } from './plan';
+import { Chart, Testing } from 'cdk8s';
+import { Manifest, synthManifests } from './manifests';
+import { inventory, TestNode, tree, WAVE_KEY } from './plan';
 import { closedNodes, ModelNode } from './taint-model';
+import { NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../../src';
 import { ManifestSet } from '../../src/coverage/manifests';
 import { Finding, planChange } from '../../src/plan/plan';
 
@@ -34,3 +36,14 @@ export function walk(stages: readonly WalkStage[], nodes: readonly TestNode[]) {
     return { findings: readinessFindings(report.findings), all: report.findings, closed: closedNodes(modelNodes(nodes), after.manifests) };
   });
 }
+
+/** A new agent's tree, installed wave by wave: only the groups `promoted` names are rendered. */
+export function freshInstall(props: NodeAgentDaemonSetProps, waves: RolloutWave[], promoted: Promotion): WalkStage {
+  const chart = new Chart(Testing.app(), 'new');
+  new NodeAgentDaemonSet(chart, 'scanner', { ...props, rollout: { waves, promoted } });
+  const manifests = synthManifests(chart);
+  return { manifests, set: tree(manifests) };
+}
+
+/** The tree before the agent is installed. */
+export const EMPTY_STAGE: WalkStage = { manifests: [], set: tree([]) };
