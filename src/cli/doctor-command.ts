@@ -236,8 +236,8 @@ function waitBudgets(parsed: ReturnType<typeof parse>): Partial<WatchBudgets> {
 }
 
 /** doctor --live --wait NS/NAME: waits on one DaemonSet's rollout, as a watcher Job does. */
-function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean, cluster: { context?: string; kubeconfig?: string; budget: LiveBudget },
-  io: CliIo): number {
+function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean,
+  cluster: { context?: string; kubeconfig?: string; budget: LiveBudget }, io: CliIo): number {
   if (!live) throw new UsageError('--wait reads the cluster: give --live (or --context, --kubeconfig)', 'doctor');
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(target);
   if (m === null || m[1].length > 63 || m[3].length > 253) throw new UsageError(`--wait ${displayName(target)}: give NAMESPACE/DAEMONSET, e.g. observability/logs-canary`, 'doctor');

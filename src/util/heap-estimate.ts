@@ -101,7 +101,7 @@ const FAST_PROPERTIES = 128;
 export function stringBytes(text: string): number {
   // eslint-disable-next-line no-control-regex
   const width = /[^\u0000-\u00ff]/.test(text) ? 2 : 1;
-  return (16 + width * text.length + 7) & ~7;
+  return Math.ceil((16 + width * text.length) / 8) * 8;
 }
 
 /** An object's own bytes (not its values') for `count` properties. */
