@@ -86,8 +86,8 @@ describe('case 3: doctor --live has a total deadline, byte and object budget', (
     expect(calls()).toBe(3);
   }, 60_000);
 
-  test('the defaults: one hour of the read or more, 64 GiB, 10 million objects, 4 GiB kept; the flags are checked as typed and only with --live', () => {
-    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: 4 * 2 ** 30 });
+  test('the defaults: one hour of the read or more, 64 GiB, 10 million objects, 3 GiB kept; the flags are checked as typed and only with --live', () => {
+    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: 3 * 2 ** 30 });
     expect(DEFAULT_MAX_KEPT).toBe(DEFAULT_LIVE_BUDGET.kept);
     for (const [argv, message] of [
       [['--live', '--live-timeout', '0'], '--live-timeout "0": give more than 0 seconds'],
@@ -95,7 +95,7 @@ describe('case 3: doctor --live has a total deadline, byte and object budget', (
       [['--live', '--live-max-bytes', 'lots'], '--live-max-bytes "lots": give a size of at least one byte, such as 64Gi or 500Mi'],
       [['--live', '--live-max-objects', '1e6'], '--live-max-objects "1e6": give a whole number of objects'],
       [['--state', 'x.json', '--live-max-objects', '5'], '--live-max-objects bounds the live read: give it with --live'],
-      [['--live', '--live-max-kept', 'lots'], '--live-max-kept "lots": give a size of at least one byte, such as 4Gi or 500Mi'],
+      [['--live', '--live-max-kept', 'lots'], '--live-max-kept "lots": give a size of at least one byte, such as 3Gi or 500Mi'],
       [['--state', 'x.json', '--live-max-kept', '0'], '--live-max-kept "0": give a size of at least one byte'],
     ] as const) {
       const r = run('doctor', ...argv);
@@ -117,15 +117,15 @@ describe('case 3: what doctor keeps is bounded (--live-max-kept), whatever the b
     endlessKubectl({ items: labelledNodes(200, 450) });
     const r = run('doctor', '--live', '--live-max-kept', '30Mi');
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than 30Mi, the live read's limit \(--live-max-kept\); raise it with --live-max-kept \(default 4Gi\) on a machine with the memory for it\n$/);
+    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than 30Mi, the live read's limit \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\) on a machine with the memory for it\n$/);
     // it stops inside the page that passes the budget: three pages (some 3.9 MB read) hold about 30 MB kept
     expect(r.stderr).toContain('(page 4)');
     expect(calls()).toBe(4);
   }, 60_000);
 
   test('the error says when the limit is the default', () => {
-    expect(keptExceeded('here', DEFAULT_MAX_KEPT, 'the live read\'s limit').message).toBe('here: what doctor keeps of the objects read is estimated at more than 4Gi, '
-      + 'the live read\'s limit (--live-max-kept, the default); raise it with --live-max-kept (default 4Gi) on a machine with the memory for it');
+    expect(keptExceeded('here', DEFAULT_MAX_KEPT, 'the live read\'s limit').message).toBe('here: what doctor keeps of the objects read is estimated at more than 3Gi, '
+      + 'the live read\'s limit (--live-max-kept, the default); raise it with --live-max-kept (default 3Gi) on a machine with the memory for it');
     // a node's 450 labels of 40 characters are counted (a dictionary-mode object: 18 KB of values and more)
     const builder = new StateBuilder();
     builder.add(labelledNodes(1, 450)[0], 'x');
@@ -136,7 +136,7 @@ describe('case 3: what doctor keeps is bounded (--live-max-kept), whatever the b
     fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ kind: 'List', items: labelledNodes(400, 450) }));
     const r = run('doctor', '--state', 'state.json', '--live-max-kept', '10Mi');
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/^node-agents doctor: state\.json: items\[\d+\]: what doctor keeps of the objects read is estimated at more than 10Mi, the limit of what doctor keeps \(--live-max-kept\); raise it with --live-max-kept \(default 4Gi\)/);
+    expect(r.stderr).toMatch(/^node-agents doctor: state\.json: items\[\d+\]: what doctor keeps of the objects read is estimated at more than 10Mi, the limit of what doctor keeps \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\)/);
   }, 60_000);
 });
 

@@ -167,7 +167,7 @@ function liveBudget(parsed: Parsed, live: boolean): LiveBudget {
     'a size of at least one byte, such as 64Gi or 500Mi');
   const objects = positive('live-max-objects', objectsText === undefined ? undefined : /^\d{1,15}$/.test(objectsText) ? Number(objectsText) : NaN,
     'a whole number of objects, such as 10000000');
-  const kept = positive('live-max-kept', keptText === undefined ? undefined : Math.floor(parseQuantity(keptText)), 'a size of at least one byte, such as 4Gi or 500Mi');
+  const kept = positive('live-max-kept', keptText === undefined ? undefined : Math.floor(parseQuantity(keptText)), 'a size of at least one byte, such as 3Gi or 500Mi');
   const fallback = DEFAULT_LIVE_BUDGET;
   return { seconds: seconds ?? fallback.seconds, bytes: bytes ?? fallback.bytes, objects: objects ?? fallback.objects, kept: kept ?? fallback.kept };
 }

@@ -6,13 +6,14 @@ import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../util/heap-estimate';
  * The most bytes doctor keeps of what it reads (`--live-max-kept`), as HeapEstimate counts them on the slimmed
  * objects as they are kept: the nodes (slimNode), a record of each pod (podRecord, with keptOf of a DaemonSet's),
  * the newest events of each pod, the DaemonSets. Sized on the doctor bench's 130,000-node cluster (30 pods a node,
- * two DaemonSets), whose state is estimated at about 1.1 GiB: some 190 bytes a node (its labels, conditions and
- * allocatable), 230 a workload pod's record and 1,200 a DaemonSet pod's (its labels, affinity and status kept), and
- * 230 an event (8 at most per pod; a real cluster's event TTL of an hour keeps some 1M). The default leaves about
- * four times that room, well inside a CI runner's memory (7 GiB on GitHub's hosted ones): a server sending nodes
- * with hundreds of labels stops there, whatever --live-max-bytes allows.
+ * two of them DaemonSet pods): estimated at 512 bytes a node, 1,184 a DaemonSet pod (its labels, affinity and
+ * status kept), 243 a workload pod's record and 479 an event (measured 515, 1,240, 233 and 485), its state at
+ * 1.19 GiB (1.03 measured), 1.65 GiB with the 1M events a real cluster's hour of event TTL may keep. The default
+ * leaves about twice that room, and stays under the heap Node gives a process by default (a quarter of the
+ * machine's memory, at most 4 GiB), so a server sending nodes with hundreds of labels is stopped with this error
+ * rather than by Node running out of heap.
  */
-export const DEFAULT_MAX_KEPT = 4 * 2 ** 30;
+export const DEFAULT_MAX_KEPT = 3 * 2 ** 30;
 
 /** A bound on what a StateBuilder keeps: the most bytes (HeapEstimate), and the error once they are passed. */
 export interface KeptLimit {
