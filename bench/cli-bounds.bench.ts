@@ -5,12 +5,14 @@
  * - n mappings each merging one anchor at 300, 3,000 and 30,000: time per step of 10x (goal: ratio ≤ 12), beside
  *   the yaml package's parse of the same text (the floor: what reading it costs at all);
  * - `doctor --live` against a fake kubectl answering pages without end: wall time and peak RSS when the read
- *   stops, beside the limit that stopped it (goal: stopped at the limit, in its time, RSS below its bytes);
+ *   stops, beside the limit that stopped it (goal: stopped at the limit, in its time, RSS below its bytes); and
+ *   the pages of nodes with 450 labels each (what doctor keeps whole) with and without the budget on what doctor
+ *   keeps (`--live-max-kept`), peak RSS per byte read (goal: the budget, not the bytes read, bounds the memory);
  * - doctor's and plan's `--markdown` on 5,000 and 50,000 broken nodes and on 3,000 agents: characters beside
  *   GitHub's 65,536 (goal: under it whatever the input).
  * Inputs are generated in a temporary directory.
  *
- *   npx ts-node --project test/tsconfig.json bench/cli-bounds.bench.ts
+ *   npx ts-node --project test/tsconfig.json bench/cli-bounds.bench.ts        (BENCH_BOUNDS=aliases,merges,live,markdown)
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -129,8 +131,14 @@ function liveRead(dir: string): void {
     ['1 node a page, a fresh token each', nodes(1, 0), ['--live-timeout', '20'], 'limit 20 s'],
     ['2,000 nodes a page', nodes(2000, 0), ['--live-max-objects', '1000000'], 'limit 1,000,000 objects'],
     ['64 MB pages (2,000 nodes, 32 KB notes)', nodes(2000, 32 * 1024), ['--live-max-bytes', '1Gi'], 'limit 1Gi'],
-    // the same bytes in labels, which doctor keeps (it matches selectors against them): memory follows the bytes
-    ['64 MB pages (2,000 nodes, 450 labels)', nodes(2000, 0).map((n) => ({ metadata: { ...n.metadata, labels: labelled(450) } })), ['--live-max-bytes', '1Gi'], 'limit 1Gi'],
+  ];
+  const hostile = nodes(2000, 0).map((n) => ({ metadata: { ...n.metadata, labels: labelled(450) } }));
+  // the same bytes in labels, which doctor keeps (it matches selectors against them): without the kept budget memory
+  // follows the bytes read; with it, the budget stops the read (the default's own row: the other limits at theirs)
+  const labelShapes: [string, string[], string][] = [
+    ['no kept budget (--live-max-kept 1Ti)', ['--live-max-bytes', '1Gi', '--live-max-kept', '1Ti'], 'limit 1Gi read'],
+    ['--live-max-kept 512Mi', ['--live-max-bytes', '1Gi', '--live-max-kept', '512Mi'], 'limit 512Mi kept'],
+    ['the defaults (3Gi kept, 64Gi read)', [], 'limit 3Gi kept'],
   ];
   const env = { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}` };
   for (const [label, items, flags, limit] of shapes) {
@@ -139,6 +147,18 @@ function liveRead(dir: string): void {
     const stopped = /page (\d+)\): (.*?),/.exec(r.stderr);
     console.log(`  ${label.padEnd(36)} exit ${r.code}, stopped at page ${stopped?.[1] ?? '?'} (${stopped?.[2] ?? r.stderr.slice(0, 80)}; ${limit}): `
       + `wall ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB`);
+  }
+  const pageBytes = JSON.stringify(hostile).length;
+  console.log(`  64 MB pages (2,000 nodes, 450 labels each; ${(pageBytes / 2 ** 20).toFixed(0)} MiB a page): peak RSS per byte read, without and with the budget on what doctor keeps`);
+  endlessKubectl(dir, hostile);
+  for (const [label, flags, limit] of labelShapes) {
+    const r = cli(dir, ['doctor', '--live', ...flags], env);
+    const page = Number(/page (\d+)\)/.exec(r.stderr)?.[1] ?? NaN);
+    const stopped = /: (kubectl printed more than [^,]*|what doctor keeps of the objects read is estimated at more than [^,]*),/.exec(r.stderr)?.[1] ?? r.stderr.slice(0, 80);
+    // the page that passed a limit is read whole (the byte budget cuts it as kubectl prints it: read at most that)
+    const read = page * pageBytes;
+    console.log(`    ${label.padEnd(36)} exit ${r.code}, stopped in page ${page} (${stopped}; ${limit}): read at most ${(read / 2 ** 20).toFixed(0)} MiB, `
+      + `wall ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB, ${(r.rssMiB * 2 ** 20 / read).toFixed(2)} bytes of RSS per byte read`);
   }
 }
 
@@ -170,10 +190,10 @@ function markdownSizes(dir: string): void {
 function main(): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-bounds-'));
   try {
-    aliasShapes(dir);
-    mergeKeys();
-    liveRead(dir);
-    markdownSizes(dir);
+    // BENCH_BOUNDS=live,markdown runs only those parts
+    const parts = process.env.BENCH_BOUNDS?.split(',');
+    const all: [string, () => void][] = [['aliases', () => aliasShapes(dir)], ['merges', mergeKeys], ['live', () => liveRead(dir)], ['markdown', () => markdownSizes(dir)]];
+    for (const [name, part] of all) if (parts === undefined || parts.includes(name)) part();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

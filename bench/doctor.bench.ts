@@ -18,6 +18,10 @@
  * node ratio (10 and 26) and near the floor's, printed beside it; and between 50k and 130k, both past the caches,
  * near the node ratio (2.6).
  *
+ * What doctor keeps (`--live-max-kept`): the bytes its StateBuilder estimates it keeps (HeapEstimate) beside the live
+ * heap measured, for the whole state at each size, and per object of each kind (100,000 of one kind in a child of
+ * its own: nodes, DaemonSet pods, workload pods, events), the figures DEFAULT_MAX_KEPT is sized on.
+ *
  *   npx ts-node --project test/tsconfig.json bench/doctor.bench.ts            (BENCH_DOCTOR_SIZES=5000,50000,130000)
  */
 import { spawnSync } from 'child_process';
@@ -98,7 +102,41 @@ function* podsOf(i: number): Generator<Record<string, unknown>> {
   }
 }
 
-/** One size, in this process: prints `RESULT doctorMs doctorMaxMs planMs planMaxMs rssMB doctorLiveMB planLiveMB floorMs findings`. */
+/** An event about the pod of agent `logs` on node i, as the kubelet reports a crash loop. */
+function eventObject(i: number): Record<string, unknown> {
+  return {
+    kind: 'Event',
+    involvedObject: { kind: 'Pod', namespace: 'agents', name: `logs-${i}` },
+    reason: 'BackOff',
+    message: `Back-off restarting failed container main in pod logs-${i}_agents(0f2c5a1e-8d3b-4f7a-9c21-${String(i).padStart(12, '0')})`,
+    type: 'Warning',
+    lastTimestamp: '2026-01-01T00:00:00Z',
+    count: 12,
+  };
+}
+
+/** Pod i of a kind, on node i / PODS_PER_NODE (a node's pods share its list in the pod index, as in a cluster). */
+function onItsNode(pod: Record<string, any>, i: number): Record<string, unknown> {
+  return { ...pod, spec: { ...pod.spec, nodeName: `node-${Math.floor(i / PODS_PER_NODE)}` } };
+}
+
+const KEPT_KINDS: Record<string, (i: number) => Record<string, unknown>> = {
+  'node': (i) => nodeObject(i) as unknown as Record<string, unknown>,
+  'DaemonSet pod': (i) => onItsNode(podsOf(i).next().value as Record<string, unknown>, i),
+  'workload pod': (i) => onItsNode([...podsOf(i)][2 + (i % 26)], i),
+  'event': eventObject,
+};
+
+/** `count` objects of one kind (KEPT_KINDS), each parsed from its JSON as a read does: prints `KEPT estimateBytes measuredBytes`, per object. */
+function keptChild(kind: string, count: number): void {
+  baseHeap = liveHeap();
+  const builder = new StateBuilder();
+  for (let i = 0; i < count; i++) builder.add(JSON.parse(JSON.stringify(KEPT_KINDS[kind](i))), 'bench');
+  const measured = liveHeap() * 2 ** 20;
+  console.log(`KEPT ${(builder.kept / count).toFixed(0)} ${(measured / count).toFixed(0)}`);
+}
+
+/** One size, in this process: prints `RESULT doctorMs doctorMaxMs planMs planMaxMs rssMB doctorLiveMB planLiveMB floorMs findings keptMB`. */
 function child(count: number): void {
   const before = manifestSet([daemonSet('logs', '200Mi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
   const after: ManifestSet = manifestSet([daemonSet('logs', '2Gi'), daemonSet('node-exporter', '64Mi', 9100)].map((object) => ({ source: 'bench', object })));
@@ -108,7 +146,7 @@ function child(count: number): void {
   gc();
   const plan = timePlan(count, before, after);
   const rss = process.resourceUsage().maxRSS / 1024;
-  console.log(`RESULT ${[doctor.ms, doctor.maxMs, plan.ms, plan.maxMs, rss, doctor.liveMb, plan.liveMb, plan.floorMs].map((n) => n.toFixed(0)).join(' ')} ${doctor.findings} ${plan.findings}`);
+  console.log(`RESULT ${[doctor.ms, doctor.maxMs, plan.ms, plan.maxMs, rss, doctor.liveMb, plan.liveMb, plan.floorMs].map((n) => n.toFixed(0)).join(' ')} ${doctor.findings} ${plan.findings} ${doctor.keptMb.toFixed(0)}`);
 }
 
 let baseHeap = 0;
@@ -139,7 +177,7 @@ function median<T>(run: () => T): { ms: number; maxMs: number; result: T } {
 }
 
 /** doctor on a state read object by object (building it is not timed). */
-function timeDoctor(count: number, after: ManifestSet): { ms: number; maxMs: number; liveMb: number; findings: number } {
+function timeDoctor(count: number, after: ManifestSet): { ms: number; maxMs: number; liveMb: number; findings: number; keptMb: number } {
   const builder = new StateBuilder();
   for (let i = 0; i < count; i++) {
     builder.add(nodeObject(i), 'bench');
@@ -147,10 +185,11 @@ function timeDoctor(count: number, after: ManifestSet): { ms: number; maxMs: num
   }
   for (const object of after.documents) builder.add(object.object, 'bench');
   builder.add({ kind: 'ControllerRevision', metadata: { name: 'logs-v2', namespace: 'agents', labels: { 'controller-revision-hash': 'v2' }, ownerReferences: [{ kind: 'DaemonSet', name: 'logs', controller: true }] }, revision: 2 }, 'bench');
+  const keptMb = builder.kept / 2 ** 20;
   const state = builder.finish('bench');
   const liveMb = liveHeap();
   const { ms, maxMs, result } = median(() => diagnose(state).findings.length);
-  return { ms, maxMs, liveMb, findings: result };
+  return { ms, maxMs, liveMb, findings: result, keptMb };
 }
 
 /** plan with --pods: the plan and the capacity check, node facts included. */
@@ -188,18 +227,19 @@ function floor(inventory: readonly NodeJson[], pods: PodIndex): number {
 function main(): void {
   const sizes = (process.env.BENCH_DOCTOR_SIZES ?? '5000,50000,130000').split(',').map(Number);
   console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time: median (slowest) of ${MIN_RUNS} to ${MAX_RUNS} runs after a warm-up, excluding generating the input; RSS includes it`);
-  console.log('nodes     doctor ms (max)   plan --pods ms (max)   floor ms   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings');
+  console.log('nodes     doctor ms (max)   plan --pods ms (max)   floor ms   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings   doctor kept, estimated MB');
   const rows: { count: number; doctor: number; plan: number; floor: number; rss: number; doctorLive: number; planLive: number }[] = [];
   for (const count of sizes) {
     const run = spawnSync(process.execPath, ['--max-old-space-size=12000', '--expose-gc', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'child', String(count)], {
       cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') }, encoding: 'utf-8', maxBuffer: 1024 * 1024,
     });
-    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
+    const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout);
     if (match === null) throw new Error(`size ${count}: the child printed no result: ${run.stderr.slice(0, 2000)}`);
-    const [doctor, doctorMax, plan, planMax, rss, doctorLive, planLive, floorMs, doctorFindings, planFindings] = match.slice(1).map(Number);
+    const [doctor, doctorMax, plan, planMax, rss, doctorLive, planLive, floorMs, doctorFindings, planFindings, kept] = match.slice(1).map(Number);
     rows.push({ count, doctor, plan, floor: floorMs, rss, doctorLive, planLive });
     console.log(`${String(count).padEnd(9)} ${`${doctor} (${doctorMax})`.padStart(15)}   ${`${plan} (${planMax})`.padStart(20)}   ${String(floorMs).padStart(8)}   ${String(rss).padStart(11)}   `
-      + `${`${doctorLive}/${planLive}`.padStart(24)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}`);
+      + `${`${doctorLive}/${planLive}`.padStart(24)}   ${String(doctorFindings).padStart(15)}   ${String(planFindings).padStart(13)}   `
+      + `${kept} (measured ${doctorLive})`);
   }
   const ratio = (row: typeof rows[number], base: typeof rows[number]) => {
     const x = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
@@ -210,7 +250,23 @@ function main(): void {
   // against the smallest size (the issue's figures), then between consecutive sizes (both past the caches from 50k on)
   for (const row of rows.slice(1)) ratio(row, rows[0]);
   for (let i = 2; i < rows.length; i++) ratio(rows[i], rows[i - 1]);
+  keptPerObject();
+}
+
+/** What doctor keeps per object of each kind: estimated (HeapEstimate, as the StateBuilder counts) and measured (live heap). */
+function keptPerObject(): void {
+  const count = 100_000;
+  console.log(`\nwhat doctor keeps per object (${count} of one kind, parsed from JSON, in a child of its own): estimated beside measured (live heap after a full GC)`);
+  for (const kind of Object.keys(KEPT_KINDS)) {
+    const run = spawnSync(process.execPath, ['--expose-gc', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'kept', kind, String(count)], {
+      cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'test/tsconfig.json') }, encoding: 'utf-8', maxBuffer: 1024 * 1024,
+    });
+    const match = /KEPT (\d+) (-?\d+)/.exec(run.stdout);
+    if (match === null) throw new Error(`kept ${kind}: the child printed no result: ${run.stderr.slice(0, 2000)}`);
+    console.log(`  ${kind.padEnd(14)} estimated ${match[1].padStart(5)} bytes, measured ${match[2].padStart(5)} bytes`);
+  }
 }
 
 if (process.argv[2] === 'child') child(Number(process.argv[3]));
+else if (process.argv[2] === 'kept') keptChild(process.argv[3], Number(process.argv[4]));
 else main();

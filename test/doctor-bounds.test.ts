@@ -12,7 +12,9 @@ import { agentDaemonSet, list, node, revision } from './util/cluster';
 import { daemonSet } from './util/plan';
 import { fitComment, GITHUB_COMMENT_LIMIT, MAX_MARKDOWN_CHARS } from '../src/cli/comment';
 import { runCli } from '../src/cli/run';
+import { DEFAULT_MAX_KEPT, keptExceeded } from '../src/doctor/kept';
 import { DEFAULT_LIVE_BUDGET, PAGE_SIZE } from '../src/doctor/live';
+import { StateBuilder } from '../src/doctor/state';
 
 let dir: string;
 let savedPath: string | undefined;
@@ -84,20 +86,58 @@ describe('case 3: doctor --live has a total deadline, byte and object budget', (
     expect(calls()).toBe(3);
   }, 60_000);
 
-  test('the defaults: one hour of the read or more, 64 GiB, 10 million objects; the flags are checked as typed and only with --live', () => {
-    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000 });
+  test('the defaults: one hour of the read or more, 64 GiB, 10 million objects, 3 GiB kept; the flags are checked as typed and only with --live', () => {
+    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: 3 * 2 ** 30 });
+    expect(DEFAULT_MAX_KEPT).toBe(DEFAULT_LIVE_BUDGET.kept);
     for (const [argv, message] of [
       [['--live', '--live-timeout', '0'], '--live-timeout "0": give more than 0 seconds'],
       [['--live', '--live-timeout', '30s'], '--live-timeout "30s" has a unit'],
       [['--live', '--live-max-bytes', 'lots'], '--live-max-bytes "lots": give a size of at least one byte, such as 64Gi or 500Mi'],
       [['--live', '--live-max-objects', '1e6'], '--live-max-objects "1e6": give a whole number of objects'],
       [['--state', 'x.json', '--live-max-objects', '5'], '--live-max-objects bounds the live read: give it with --live'],
+      [['--live', '--live-max-kept', 'lots'], '--live-max-kept "lots": give a size of at least one byte, such as 3Gi or 500Mi'],
+      [['--state', 'x.json', '--live-max-kept', '0'], '--live-max-kept "0": give a size of at least one byte'],
     ] as const) {
       const r = run('doctor', ...argv);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(message);
     }
   });
+});
+
+/** `n` nodes of `k` labels each (40-character values): what doctor keeps whole of a node, since selectors match them. */
+const labelledNodes = (n: number, k: number, from = 0) => Array.from({ length: n }, (_, i) => ({
+  kind: 'Node',
+  metadata: { name: `n-${from + i}`, labels: Object.fromEntries(Array.from({ length: k }, (__, j) => [`example.com/label-${j}`, 'v'.repeat(40)])) },
+}));
+
+describe('case 3: what doctor keeps is bounded (--live-max-kept), whatever the bytes read allow', () => {
+  test('pages of nodes with 450 labels each without end: stopped at the kept budget, long before the byte budget, exit 2 naming --live-max-kept', () => {
+    // 200 nodes a page: some 1.3 MB of JSON, about 10 MB kept (HeapEstimate: some 50 KB a node in dictionary mode)
+    endlessKubectl({ items: labelledNodes(200, 450) });
+    const r = run('doctor', '--live', '--live-max-kept', '30Mi');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than 30Mi, the live read's limit \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\) on a machine with the memory for it\n$/);
+    // it stops inside the page that passes the budget: three pages (some 3.9 MB read) hold about 30 MB kept
+    expect(r.stderr).toContain('(page 4)');
+    expect(calls()).toBe(4);
+  }, 60_000);
+
+  test('the error says when the limit is the default', () => {
+    expect(keptExceeded('here', DEFAULT_MAX_KEPT, 'the live read\'s limit').message).toBe('here: what doctor keeps of the objects read is estimated at more than 3Gi, '
+      + 'the live read\'s limit (--live-max-kept, the default); raise it with --live-max-kept (default 3Gi) on a machine with the memory for it');
+    // a node's 450 labels of 40 characters are counted (a dictionary-mode object: 18 KB of values and more)
+    const builder = new StateBuilder();
+    builder.add(labelledNodes(1, 450)[0], 'x');
+    expect(builder.kept).toBeGreaterThan(450 * (16 + 40));
+  });
+
+  test('doctor --state: a dump whose nodes carry 450 labels each stops at the same budget, naming the file, the object and the flag', () => {
+    fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ kind: 'List', items: labelledNodes(400, 450) }));
+    const r = run('doctor', '--state', 'state.json', '--live-max-kept', '10Mi');
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^node-agents doctor: state\.json: items\[\d+\]: what doctor keeps of the objects read is estimated at more than 10Mi, the limit of what doctor keeps \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\)/);
+  }, 60_000);
 });
 
 /** A dump of `n` Linux nodes and one DaemonSet that should cover them all, with no pod anywhere: n no-pod findings. */

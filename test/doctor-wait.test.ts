@@ -131,3 +131,18 @@ describe('the same conditions as the watcher Job: judgePods and the Job\'s awk j
     }
   });
 });
+
+test('a read doctor would keep more of than --live-max-kept (pods with 450 labels each): exit 2 naming the read, the limit and the flag', () => {
+  const t = now();
+  const labels = Object.fromEntries(Array.from({ length: 450 }, (_, j) => [`example.com/label-${j}`, 'v'.repeat(40)]));
+  const pods = Array.from({ length: 200 }, (_, i) => {
+    const p = pod({ name: `logs-canary-${i}`, node: `worker-${i}`, ageSeconds: 20, status: running(t) });
+    return { ...p, metadata: { ...p.metadata, labels: { ...p.metadata.labels, ...labels } } };
+  });
+  fakeKubectl([{ daemonSet: daemonSet({ desired: 200, updated: 200, available: 200 }), pods }]);
+  const r = run('doctor', '--live', '--wait', 'observability/logs-canary', '--interval', '1', '--live-max-kept', '5Mi');
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/namespaces\/observability\/pods\?labelSelector=\S+: what doctor keeps of the objects read is estimated at more than 5Mi, the limit of one read of --wait \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\)/);
+  // within the default, the same pods pass: every desired pod is updated and available
+  expect(run('doctor', '--live', '--wait', 'observability/logs-canary', '--interval', '1')).toMatchObject({ code: 0 });
+}, 60_000);

@@ -57,6 +57,9 @@ Flags:
                              such as 64Gi or 500Mi (default ${formatBytes(DEFAULT_LIVE_BUDGET.bytes)})
   --live-max-objects N       the most objects the lists may hold, all kinds together
                              (default ${DEFAULT_LIVE_BUDGET.objects}); past a limit, exit 2 naming it
+  --live-max-kept SIZE       the most memory doctor keeps of the objects it reads, estimated as it
+                             keeps them (default ${formatBytes(DEFAULT_LIVE_BUDGET.kept)}); also bounds --state and each
+                             read of --wait
   --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
   --now TIME          the time the dump was taken (RFC 3339, e.g. 2026-01-01T12:00:00Z), against
                       which a terminating pod's deadline is judged; default: the dump's newest
@@ -92,6 +95,7 @@ const OPTIONS = {
   'live-timeout': { type: 'string' },
   'live-max-bytes': { type: 'string' },
   'live-max-objects': { type: 'string' },
+  'live-max-kept': { type: 'string' },
   'agent': { type: 'string' },
   'now': { type: 'string' },
   'json': { type: 'boolean' },
@@ -123,9 +127,9 @@ export function doctorCommand(argv: readonly string[], io: CliIo): number {
   const now = stringValue(parsed, 'now');
   if (now !== undefined && !isRfc3339(now)) throw new UsageError(`--now ${JSON.stringify(now.slice(0, 40))}: not an RFC 3339 time; give one like 2026-01-01T12:00:00Z`, 'doctor');
   const wait = stringValue(parsed, 'wait');
-  if (wait !== undefined) return waitCommand(parsed, wait, live, { context, kubeconfig }, io);
   const budget = liveBudget(parsed, live);
-  const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd, budget }) : loadState(stateFile!, io.cwd);
+  if (wait !== undefined) return waitCommand(parsed, wait, live, { context, kubeconfig, budget }, io);
+  const state = live ? loadLiveState({ context, kubeconfig, cwd: io.cwd, budget }) : loadState(stateFile!, io.cwd, budget.kept);
   const agent = stringValue(parsed, 'agent');
   if (agent !== undefined && !state.daemonSets.some((d) => d.info.agent === agent)) {
     const known = [...new Set(state.daemonSets.map((d) => displayName(d.info.agent)))].sort();
@@ -142,7 +146,10 @@ function isRfc3339(text: string): boolean {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/.test(text) && !Number.isNaN(Date.parse(text));
 }
 
-/** The live read's bounds from the flags, each checked as typed (a flag of the live read without --live is an error). */
+/**
+ * The live read's bounds from the flags, each checked as typed (a flag of the live read without --live is an error;
+ * --live-max-kept bounds --state too).
+ */
 function liveBudget(parsed: Parsed, live: boolean): LiveBudget {
   const given = ['live-timeout', 'live-max-bytes', 'live-max-objects'].filter((name) => stringValue(parsed, name) !== undefined);
   if (!live && given.length > 0) throw new UsageError(`--${given[0]} bounds the live read: give it with --live (or --context, --kubeconfig)`, 'doctor');
@@ -154,13 +161,15 @@ function liveBudget(parsed: Parsed, live: boolean): LiveBudget {
   };
   const bytesText = stringValue(parsed, 'live-max-bytes');
   const objectsText = stringValue(parsed, 'live-max-objects');
+  const keptText = stringValue(parsed, 'live-max-kept');
   const seconds = positive('live-timeout', secondsValue(parsed, 'doctor', 'live-timeout'), 'more than 0 seconds');
   const bytes = positive('live-max-bytes', bytesText === undefined ? undefined : Math.floor(parseQuantity(bytesText)),
     'a size of at least one byte, such as 64Gi or 500Mi');
   const objects = positive('live-max-objects', objectsText === undefined ? undefined : /^\d{1,15}$/.test(objectsText) ? Number(objectsText) : NaN,
     'a whole number of objects, such as 10000000');
+  const kept = positive('live-max-kept', keptText === undefined ? undefined : Math.floor(parseQuantity(keptText)), 'a size of at least one byte, such as 3Gi or 500Mi');
   const fallback = DEFAULT_LIVE_BUDGET;
-  return { seconds: seconds ?? fallback.seconds, bytes: bytes ?? fallback.bytes, objects: objects ?? fallback.objects };
+  return { seconds: seconds ?? fallback.seconds, bytes: bytes ?? fallback.bytes, objects: objects ?? fallback.objects, kept: kept ?? fallback.kept };
 }
 
 export function doctorText(report: DoctorReport): string {
@@ -227,8 +236,8 @@ function waitBudgets(parsed: ReturnType<typeof parse>): Partial<WatchBudgets> {
 }
 
 /** doctor --live --wait NS/NAME: waits on one DaemonSet's rollout, as a watcher Job does. */
-function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean, cluster: { context?: string; kubeconfig?: string },
-  io: CliIo): number {
+function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean,
+  cluster: { context?: string; kubeconfig?: string; budget: LiveBudget }, io: CliIo): number {
   if (!live) throw new UsageError('--wait reads the cluster: give --live (or --context, --kubeconfig)', 'doctor');
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(target);
   if (m === null || m[1].length > 63 || m[3].length > 253) throw new UsageError(`--wait ${displayName(target)}: give NAMESPACE/DAEMONSET, e.g. observability/logs-canary`, 'doctor');

@@ -1,4 +1,5 @@
 import { spawnSync } from 'child_process';
+import { DEFAULT_MAX_KEPT, formatBytes, keptExceeded } from './kept';
 import { checkedState, ClusterState, StateBuilder } from './state';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
@@ -36,6 +37,8 @@ export interface LiveBudget {
   readonly bytes: number;
   /** objects listed, all kinds together (`--live-max-objects`) */
   readonly objects: number;
+  /** bytes doctor keeps of the objects, as HeapEstimate counts them (`--live-max-kept`; see DEFAULT_MAX_KEPT) */
+  readonly kept: number;
 }
 
 /**
@@ -45,9 +48,11 @@ export interface LiveBudget {
  * 25 KiB (its status lists the images it holds): about 35 GiB in all at the high end. At about a second a page
  * (kubectl's start, the API server's list, the parse) the read takes some 40 minutes. Each default leaves about
  * twice that room, or more. The memory doctor keeps is what it reads of each object (the nodes and DaemonSets, a record of each pod, a
- * few events per pod), not the pages; the byte budget bounds it whatever a server sends.
+ * few events per pod), not the pages: its own budget (kept, DEFAULT_MAX_KEPT) bounds it whatever a server sends.
  */
-export const DEFAULT_LIVE_BUDGET: LiveBudget = { seconds: 2 * 3600, bytes: 64 * 2 ** 30, objects: 10_000_000 };
+export const DEFAULT_LIVE_BUDGET: LiveBudget = { seconds: 2 * 3600, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: DEFAULT_MAX_KEPT };
+
+export { formatBytes } from './kept';
 
 /**
  * The kinds doctor reads and the list path of each (every namespace): the API server's list calls, read a page at
@@ -86,11 +91,12 @@ export function liveArgs(path: string, continueToken: string | undefined, option
  * Reads what `doctor` needs from a live cluster: nodes, DaemonSets, ControllerRevisions, pods and events, each listed
  * page by page with `kubectl get --raw` (the user's kubectl, credentials and RBAC: only list rights are used). Each
  * page is bounded like a file (MAX_INPUT_BYTES), the pages of a kind by MAX_PAGES, the whole read by its budget
- * (time, bytes, objects); kubectl's errors are passed on, cut short (firstLines).
+ * (time, bytes, objects, and the bytes kept of them: the StateBuilder counts those as it keeps them); kubectl's errors are passed on, cut short (firstLines).
  */
 export function loadLiveState(options: LiveOptions): ClusterState {
-  const builder = new StateBuilder();
-  const spent = new BudgetSpent(options.budget ?? DEFAULT_LIVE_BUDGET, (options.timeoutSeconds ?? 300) * 1000);
+  const budget = options.budget ?? DEFAULT_LIVE_BUDGET;
+  const spent = new BudgetSpent(budget, (options.timeoutSeconds ?? 300) * 1000);
+  const builder = new StateBuilder({ bytes: budget.kept, exceeded: (where) => keptExceeded(where, budget.kept, 'the live read\'s limit') });
   for (const { kind, path } of LIVE_KINDS) {
     let token: string | undefined;
     const seen = new Set<string>();
@@ -147,7 +153,7 @@ class BudgetSpent {
     if (this.objects > this.budget.objects) throw this.exceeded(source, 'objects');
   }
 
-  exceeded(source: string, bound: keyof LiveBudget): Error {
+  exceeded(source: string, bound: keyof typeof BUDGET_FLAGS): Error {
     const [flag, format, what] = BUDGET_FLAGS[bound];
     const given = this.budget[bound];
     const fallback = DEFAULT_LIVE_BUDGET[bound];
@@ -155,14 +161,6 @@ class BudgetSpent {
       + `raise it with ${flag} (default ${format(fallback)}), or dump the objects with \`kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json\` `
       + 'into files and pass --state');
   }
-}
-
-/** Bytes as a quantity the flag takes back: `64Gi`, `512Mi`, or a plain number. */
-export function formatBytes(bytes: number): string {
-  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
-  }
-  return String(bytes);
 }
 
 /** One page: kubectl run without a shell, its answer a list (`items`, and `metadata.continue` when more follow). */

@@ -1,8 +1,10 @@
+import { eventBytes, KeptLimit, listEntryBytes, podBytes, stateKeptLimit } from './kept';
 import { isDirectory, jsonFilesIn, readJsonFile } from '../capacity/input';
 import { PodIndex, podRecord, PodRecord } from '../capacity/pods';
 import { daemonSetInfo, DaemonSetInfo, isObject, KubeObject } from '../coverage/manifests';
 import { parseNodeList } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
+import { ENTRY, HeapEstimate, SLOT } from '../util/heap-estimate';
 
 /** An event about a pod, as kubectl lists it (the scheduler's and the kubelet's own words). */
 export interface PodEvent {
@@ -51,7 +53,10 @@ const hasOwner = (owner: string | undefined): boolean => owner !== undefined;
 
 const KINDS = ['Node', 'Pod', 'DaemonSet', 'ControllerRevision', 'Event'];
 
-/** Collects the objects of one or more Lists into a state; call `finish` once all are added. */
+/**
+ * Collects the objects of one or more Lists into a state; call `finish` once all are added. What it keeps is
+ * counted as it is kept (HeapEstimate, on the slimmed objects): past the limit, `add` throws the limit's error.
+ */
 export class StateBuilder {
   private readonly nodes: unknown[] = [];
   private readonly pods = new PodIndex();
@@ -61,6 +66,21 @@ export class StateBuilder {
   private readonly revisions = new Map<string, [number, string]>();
   private readonly events = new Map<string, PodEvent[]>();
   private newest: string | undefined;
+  private readonly estimate = new HeapEstimate();
+  private keptBytes = 0;
+
+  constructor(private readonly limit: KeptLimit = stateKeptLimit()) {}
+
+  /** The bytes kept so far, as HeapEstimate counts them. */
+  get kept(): number {
+    return this.keptBytes;
+  }
+
+  /** Counts `bytes` more kept for the object at `where` (less when negative: a value dropped); past the limit, throws. */
+  private keep(bytes: number, where: string): void {
+    this.keptBytes += bytes;
+    if (this.keptBytes > this.limit.bytes) throw this.limit.exceeded(where);
+  }
 
   /** Keeps the newest time seen (the dump's own time: see ClusterState.observedAt). */
   private seen(time: unknown): void {
@@ -88,13 +108,17 @@ export class StateBuilder {
   add(item: unknown, where: string): void {
     if (!isObject(item)) throw new Error(`${where}: not an object; ${HINT}`);
     switch (item.kind) {
-      case 'Node':
-        this.nodes.push(slimNode(item));
+      case 'Node': {
+        const slim = slimNode(item);
+        this.keep(this.estimate.of(slim) + SLOT, where);
+        this.nodes.push(slim);
         this.seenConditions(item.status, ['lastHeartbeatTime', 'lastTransitionTime']);
         return;
+      }
       case 'Pod': {
         const pod = podRecord(item, hasOwner, this.pods.interner);
         if (pod === undefined) throw new Error(`${where}: a Pod without metadata.name`);
+        this.keep(podBytes(this.estimate, pod, pod.node !== undefined && !pod.terminal && this.pods.on(pod.node).length === 0), where);
         this.pods.add(pod);
         this.seen(isObject(item.metadata) ? item.metadata.creationTimestamp : undefined);
         if (pod.owner !== undefined) this.seenConditions(item.status, ['lastTransitionTime']);
@@ -105,20 +129,23 @@ export class StateBuilder {
         }
         return;
       }
-      case 'DaemonSet':
-        this.daemonSetObjects.push({ object: item as KubeObject, source: where });
+      case 'DaemonSet': {
+        const entry = { object: item as KubeObject, source: where };
+        this.keep(this.estimate.of(entry) + SLOT, where);
+        this.daemonSetObjects.push(entry);
         return;
+      }
       case 'ControllerRevision':
-        this.addRevision(item);
+        this.addRevision(item, where);
         return;
       case 'Event':
-        this.addEvent(item);
+        this.addEvent(item, where);
         return;
       default:
     }
   }
 
-  private addRevision(item: Record<string, any>): void {
+  private addRevision(item: Record<string, any>, where: string): void {
     const meta = isObject(item.metadata) ? item.metadata : {};
     const owner = Array.isArray(meta.ownerReferences)
       ? meta.ownerReferences.find((o: unknown) => isObject(o) && o.kind === 'DaemonSet' && o.controller === true) : undefined;
@@ -131,27 +158,32 @@ export class StateBuilder {
       : name.startsWith(`${owner.name}-`) ? name.slice(owner.name.length + 1) : undefined;
     if (hash === undefined) return;
     const seen = this.revisions.get(id);
-    if (seen === undefined || item.revision > seen[0]) this.revisions.set(id, [item.revision, hash]);
+    if (seen !== undefined && item.revision <= seen[0]) return;
+    const newest: [number, string] = [item.revision, hash];
+    this.keep(this.estimate.of(newest) + (seen === undefined ? ENTRY + this.estimate.of(id) : 0), where);
+    this.revisions.set(id, newest);
   }
 
-  private addEvent(item: Record<string, any>): void {
+  private addEvent(item: Record<string, any>, where: string): void {
     const involved = isObject(item.involvedObject) ? item.involvedObject : isObject(item.regarding) ? item.regarding : undefined;
     if (involved === undefined || involved.kind !== 'Pod' || typeof involved.name !== 'string') return;
     const key = `${typeof involved.namespace === 'string' ? involved.namespace : 'default'}/${involved.name}`;
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     const message = text(item.message ?? item.note);
     const event: PodEvent = {
-      reason: text(item.reason).slice(0, 100),
-      message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message,
-      type: text(item.type).slice(0, 20),
+      reason: cut(text(item.reason), 100),
+      message: message.length > MAX_MESSAGE ? `${cut(message, MAX_MESSAGE)}…` : message,
+      type: cut(text(item.type), 20),
       time: text(item.lastTimestamp) || text(item.eventTime) || text(item.firstTimestamp),
       count: typeof item.count === 'number' ? item.count : 1,
     };
     this.seen(event.time);
     const list = this.events.get(key) ?? [];
+    this.keep(eventBytes(this.estimate, event) + (list.length === 0 ? listEntryBytes(key) : 0), where);
     list.push(event);
     list.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
-    if (list.length > MAX_EVENTS_PER_POD) list.length = MAX_EVENTS_PER_POD;
+    // the oldest past the few kept is dropped, and no longer counted
+    if (list.length > MAX_EVENTS_PER_POD) this.keep(-eventBytes(this.estimate, list.pop()!), where);
     this.events.set(key, list);
   }
 
@@ -166,6 +198,15 @@ export class StateBuilder {
     }).sort((a, b) => (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
     return { nodes, pods: this.pods, daemonSetPods: this.daemonSetPods, daemonSets, events: this.events, observedAt: this.newest };
   }
+}
+
+/**
+ * The first `max` characters of `text`, as a string of their own: V8 makes a slice of a long string a view into it,
+ * which would keep all of a forged event's megabytes alive for its few characters (and past the kept budget's count).
+ * JSON's round trip copies it exactly, lone surrogates included.
+ */
+function cut(text: string, max: number): string {
+  return text.length > max ? JSON.parse(JSON.stringify(text.slice(0, max))) as string : text;
 }
 
 /**
@@ -193,9 +234,12 @@ function slimNode(item: Record<string, any>): Record<string, unknown> {
 
 const HINT = 'pass the output of `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` (a List), or a directory of such files';
 
-/** Reads `--state FILE|DIR`: one dump, or every `.json` file of a directory (a large cluster's dump split up). */
-export function loadState(given: string, cwd: string): ClusterState {
-  const builder = new StateBuilder();
+/**
+ * Reads `--state FILE|DIR`: one dump, or every `.json` file of a directory (a large cluster's dump split up), keeping
+ * at most `maxKept` bytes of it (DEFAULT_MAX_KEPT; `--live-max-kept`).
+ */
+export function loadState(given: string, cwd: string, maxKept?: number): ClusterState {
+  const builder = new StateBuilder(stateKeptLimit(maxKept));
   const files = isDirectory(given, cwd) ? jsonFilesIn(given, cwd) : [given];
   if (files.length === 0) throw new Error(`${given}: the directory holds no .json files; ${HINT}`);
   for (const file of files) builder.addDocument(readJsonFile(file, cwd, HINT), file);

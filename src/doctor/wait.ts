@@ -1,10 +1,12 @@
 import { spawnSync } from 'child_process';
 import { fixFor } from './diagnose';
-import { LiveOptions } from './live';
+import { keptExceeded } from './kept';
+import { DEFAULT_LIVE_BUDGET, LiveOptions } from './live';
 import { defaultWatchBudgets, judgePods, WatchBudgets, WatchCause, WatchFailure } from './watch-script';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
 import { podStartupBudgetSeconds } from '../gpu/startup-budget';
+import { HeapEstimate } from '../util/heap-estimate';
 
 /**
  * `doctor --live --wait NAMESPACE/DAEMONSET`: what a wave's watcher Job does, for a rollout applied without Argo CD
@@ -38,7 +40,10 @@ function blockingSleep(seconds: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
 }
 
-/** `kubectl get --raw PATH`: the answer as JSON, or the error kubectl gave. */
+/**
+ * `kubectl get --raw PATH`: the answer as JSON, or the error kubectl gave. An answer doctor would keep more of than
+ * the budget's `kept` bytes (HeapEstimate; it is held while judged) is an error naming the limit and its flag (exit 2).
+ */
 function getRaw(path: string, options: WaitOptions): { value?: any; error?: string } {
   const run = spawnSync(options.kubectl ?? 'kubectl', [
     ...(options.kubeconfig === undefined ? [] : [`--kubeconfig=${options.kubeconfig}`]),
@@ -47,11 +52,15 @@ function getRaw(path: string, options: WaitOptions): { value?: any; error?: stri
   ], { cwd: options.cwd, env: process.env, encoding: 'utf-8', maxBuffer: MAX_INPUT_BYTES, timeout: (options.timeoutSeconds ?? 300) * 1000, stdio: ['ignore', 'pipe', 'pipe'] });
   if (run.error !== undefined) return { error: `cannot run kubectl (${(run.error as NodeJS.ErrnoException).code ?? run.error.message})` };
   if (run.status !== 0) return { error: (run.stderr || 'no message').split('\n').filter((l) => l.trim() !== '').slice(0, 2).join(' / ').slice(0, 500) };
+  let value: unknown;
   try {
-    return { value: JSON.parse(run.stdout) };
+    value = JSON.parse(run.stdout);
   } catch {
     return { error: 'kubectl printed no JSON' };
   }
+  const kept = (options.budget ?? DEFAULT_LIVE_BUDGET).kept;
+  if (new HeapEstimate().of(value) > kept) throw keptExceeded(`kubectl get --raw ${path}`, kept, 'the limit of one read of --wait');
+  return { value };
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);

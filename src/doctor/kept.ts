@@ -1,0 +1,68 @@
+import type { PodEvent } from './state';
+import { PodRecord } from '../capacity/pods';
+import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../util/heap-estimate';
+
+/**
+ * The most bytes doctor keeps of what it reads (`--live-max-kept`), as HeapEstimate counts them on the slimmed
+ * objects as they are kept: the nodes (slimNode), a record of each pod (podRecord, with keptOf of a DaemonSet's),
+ * the newest events of each pod, the DaemonSets. Sized on the doctor bench's 130,000-node cluster (30 pods a node,
+ * two of them DaemonSet pods): estimated at 512 bytes a node, 1,184 a DaemonSet pod (its labels, affinity and
+ * status kept), 243 a workload pod's record and 479 an event (measured 515, 1,240, 233 and 485), its state at
+ * 1.19 GiB (1.03 measured), 1.65 GiB with the 1M events a real cluster's hour of event TTL may keep. The default
+ * leaves about twice that room, and stays under the heap Node gives a process by default (a quarter of the
+ * machine's memory, at most 4 GiB), so a server sending nodes with hundreds of labels is stopped with this error
+ * rather than by Node running out of heap.
+ */
+export const DEFAULT_MAX_KEPT = 3 * 2 ** 30;
+
+/** A bound on what a StateBuilder keeps: the most bytes (HeapEstimate), and the error once they are passed. */
+export interface KeptLimit {
+  readonly bytes: number;
+  /** the error when what is kept passes `bytes` at `where` (the object that passed it) */
+  readonly exceeded: (where: string) => Error;
+}
+
+/** The limit of a dump (`--state`): past it, an error naming the limit, its value and its flag. */
+export function stateKeptLimit(bytes: number = DEFAULT_MAX_KEPT): KeptLimit {
+  return { bytes, exceeded: (where) => keptExceeded(where, bytes, 'the limit of what doctor keeps') };
+}
+
+/** The error past the limit of what doctor keeps, worded as the live read's others (`whose`: the live read's, the dump's). */
+export function keptExceeded(where: string, given: number, whose: string): Error {
+  return new Error(`${where}: what doctor keeps of the objects read is estimated at more than ${formatBytes(given)}, ${whose} `
+    + `(--live-max-kept${given === DEFAULT_MAX_KEPT ? ', the default' : ''}); raise it with --live-max-kept (default ${formatBytes(DEFAULT_MAX_KEPT)}) `
+    + 'on a machine with the memory for it');
+}
+
+/** Bytes as a quantity the flag takes back: `64Gi`, `512Mi`, or a plain number. */
+export function formatBytes(bytes: number): string {
+  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
+  }
+  return String(bytes);
+}
+
+/**
+ * What one pod's record keeps: its own fields, the values the index's interner shares (namespace, node, phase,
+ * owner, request list) and the shared empty port list once, its slot in the index's lists (by node, by owner), and
+ * the list of its node when it is the first pod there (`newList`: a server may put each pod on a node of its own).
+ */
+export function podBytes(estimate: HeapEstimate, pod: PodRecord, newList: boolean): number {
+  const { namespace, node, phase, owner, requests, hostPorts } = pod;
+  return estimate.of({ ...pod, namespace: 0, node: 0, phase: 0, owner: 0, requests: 0, hostPorts: 0 })
+    + estimate.name(namespace) + estimate.name(node ?? '') + estimate.name(phase) + estimate.name(owner ?? '')
+    + estimate.once(requests) + estimate.once(hostPorts) + 2 * SLOT + (newList ? LIST : 0);
+}
+
+/** A map's entry holding a new list that grew once (room for 17: V8 grows a backing store to 1.5 times and 16 more). */
+const LIST = ENTRY + 32 + 16 + 17 * SLOT;
+
+/** What one event kept of a pod holds (its slot in the pod's list is counted with the list); the same again when it is dropped. */
+export function eventBytes(estimate: HeapEstimate, event: PodEvent): number {
+  return estimate.of(event);
+}
+
+/** A map's entry of `key` (built, not parsed: a string of its own) holding a new list of events (LIST: room for more than are kept). */
+export function listEntryBytes(key: string): number {
+  return LIST + stringBytes(key);
+}
