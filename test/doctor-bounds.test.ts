@@ -8,11 +8,12 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as v8 from 'v8';
 import { agentDaemonSet, list, node, revision } from './util/cluster';
 import { daemonSet } from './util/plan';
 import { fitComment, GITHUB_COMMENT_LIMIT, MAX_MARKDOWN_CHARS } from '../src/cli/comment';
 import { runCli } from '../src/cli/run';
-import { DEFAULT_MAX_KEPT, keptExceeded } from '../src/doctor/kept';
+import { DEFAULT_MAX_KEPT, defaultMaxKept, formatBytes, keptExceeded, MAX_KEPT_CAP } from '../src/doctor/kept';
 import { DEFAULT_LIVE_BUDGET, PAGE_SIZE } from '../src/doctor/live';
 import { StateBuilder } from '../src/doctor/state';
 
@@ -87,7 +88,7 @@ describe('case 3: doctor --live has a total deadline, byte and object budget', (
   }, 60_000);
 
   test('the defaults: one hour of the read or more, 64 GiB, 10 million objects, 3 GiB kept; the flags are checked as typed and only with --live', () => {
-    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: 3 * 2 ** 30 });
+    expect(DEFAULT_LIVE_BUDGET).toEqual({ seconds: 7200, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: defaultMaxKept() });
     expect(DEFAULT_MAX_KEPT).toBe(DEFAULT_LIVE_BUDGET.kept);
     for (const [argv, message] of [
       [['--live', '--live-timeout', '0'], '--live-timeout "0": give more than 0 seconds'],
@@ -112,20 +113,38 @@ const labelledNodes = (n: number, k: number, from = 0) => Array.from({ length: n
 }));
 
 describe('case 3: what doctor keeps is bounded (--live-max-kept), whatever the bytes read allow', () => {
+  test('the default follows the Node heap: 3 GiB where the heap allows it, else the heap less 1 GiB for the page being parsed, at least 256 MiB', () => {
+    const MiB = 2 ** 20;
+    expect(defaultMaxKept(4144 * MiB)).toBe(MAX_KEPT_CAP); // a 16 GB machine's default heap
+    expect(defaultMaxKept(1792 * MiB + 123)).toBe(768 * MiB); // a 7 GB runner's, to whole MiB
+    expect(defaultMaxKept(1100 * MiB)).toBe(256 * MiB);
+    expect(DEFAULT_MAX_KEPT).toBe(defaultMaxKept(v8.getHeapStatistics().heap_size_limit));
+  });
+
+  test('under a small Node heap (--max-old-space-size=1280), pages of nodes with 450 labels each stop at the default with exit 2, not at Node\'s heap limit', () => {
+    endlessKubectl({ items: labelledNodes(2000, 450) });
+    const r = spawnSync(process.execPath, ['--max-old-space-size=1280', '-r', require.resolve('ts-node/register/transpile-only'),
+      path.join(__dirname, '..', 'src', 'cli', 'main.ts'), 'doctor', '--live'], {
+      cwd: dir, encoding: 'utf-8', env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, 'tsconfig.json') },
+    });
+    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d+\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than \d+Mi, the live read's limit \(--live-max-kept, the default\)/);
+    expect(r.status).toBe(2);
+  }, 120_000);
+
   test('pages of nodes with 450 labels each without end: stopped at the kept budget, long before the byte budget, exit 2 naming --live-max-kept', () => {
     // 200 nodes a page: some 1.3 MB of JSON, about 10 MB kept (HeapEstimate: some 50 KB a node in dictionary mode)
     endlessKubectl({ items: labelledNodes(200, 450) });
     const r = run('doctor', '--live', '--live-max-kept', '30Mi');
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than 30Mi, the live read's limit \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\) on a machine with the memory for it\n$/);
+    expect(r.stderr).toMatch(/^node-agents doctor: kubectl get --raw \/api\/v1\/nodes \(page \d\): items\[\d+\]: what doctor keeps of the objects read is estimated at more than 30Mi, the live read's limit \(--live-max-kept\); raise it with --live-max-kept \(default (3Gi|\d+Mi)\) on a machine with the memory for it\n$/);
     // it stops inside the page that passes the budget: three pages (some 3.9 MB read) hold about 30 MB kept
     expect(r.stderr).toContain('(page 4)');
     expect(calls()).toBe(4);
   }, 60_000);
 
   test('the error says when the limit is the default', () => {
-    expect(keptExceeded('here', DEFAULT_MAX_KEPT, 'the live read\'s limit').message).toBe('here: what doctor keeps of the objects read is estimated at more than 3Gi, '
-      + 'the live read\'s limit (--live-max-kept, the default); raise it with --live-max-kept (default 3Gi) on a machine with the memory for it');
+    expect(keptExceeded('here', DEFAULT_MAX_KEPT, 'the live read\'s limit').message).toBe(`here: what doctor keeps of the objects read is estimated at more than ${formatBytes(DEFAULT_MAX_KEPT)}, `
+      + `the live read's limit (--live-max-kept, the default); raise it with --live-max-kept (default ${formatBytes(DEFAULT_MAX_KEPT)}) on a machine with the memory for it`);
     // a node's 450 labels of 40 characters are counted (a dictionary-mode object: 18 KB of values and more)
     const builder = new StateBuilder();
     builder.add(labelledNodes(1, 450)[0], 'x');
@@ -136,7 +155,7 @@ describe('case 3: what doctor keeps is bounded (--live-max-kept), whatever the b
     fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ kind: 'List', items: labelledNodes(400, 450) }));
     const r = run('doctor', '--state', 'state.json', '--live-max-kept', '10Mi');
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/^node-agents doctor: state\.json: items\[\d+\]: what doctor keeps of the objects read is estimated at more than 10Mi, the limit of what doctor keeps \(--live-max-kept\); raise it with --live-max-kept \(default 3Gi\)/);
+    expect(r.stderr).toMatch(/^node-agents doctor: state\.json: items\[\d+\]: what doctor keeps of the objects read is estimated at more than 10Mi, the limit of what doctor keeps \(--live-max-kept\); raise it with --live-max-kept \(default (3Gi|\d+Mi)\)/);
   }, 60_000);
 });
 

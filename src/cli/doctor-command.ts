@@ -58,8 +58,8 @@ Flags:
   --live-max-objects N       the most objects the lists may hold, all kinds together
                              (default ${DEFAULT_LIVE_BUDGET.objects}); past a limit, exit 2 naming it
   --live-max-kept SIZE       the most memory doctor keeps of the objects it reads, estimated as it
-                             keeps them (default ${formatBytes(DEFAULT_LIVE_BUDGET.kept)}); also bounds --state and each
-                             read of --wait
+                             keeps them (default ${formatBytes(DEFAULT_LIVE_BUDGET.kept)}: 3Gi, or Node's heap limit less
+                             1Gi when that is less); also bounds --state and each read of --wait
   --agent NAME        only this agent's DaemonSets (label app.kubernetes.io/name), waves included
   --now TIME          the time the dump was taken (RFC 3339, e.g. 2026-01-01T12:00:00Z), against
                       which a terminating pod's deadline is judged; default: the dump's newest

@@ -1,19 +1,44 @@
+import * as v8 from 'v8';
 import type { PodEvent } from './state';
 import { PodRecord } from '../capacity/pods';
 import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../util/heap-estimate';
 
 /**
- * The most bytes doctor keeps of what it reads (`--live-max-kept`), as HeapEstimate counts them on the slimmed
- * objects as they are kept: the nodes (slimNode), a record of each pod (podRecord, with keptOf of a DaemonSet's),
- * the newest events of each pod, the DaemonSets. Sized on the doctor bench's 130,000-node cluster (30 pods a node,
- * two of them DaemonSet pods): estimated at 512 bytes a node, 1,184 a DaemonSet pod (its labels, affinity and
- * status kept), 243 a workload pod's record and 479 an event (measured 515, 1,240, 233 and 485), its state at
- * 1.19 GiB (1.03 measured), 1.65 GiB with the 1M events a real cluster's hour of event TTL may keep. The default
- * leaves about twice that room, and stays under the heap Node gives a process by default (a quarter of the
- * machine's memory, at most 4 GiB), so a server sending nodes with hundreds of labels is stopped with this error
- * rather than by Node running out of heap.
+ * The most bytes doctor keeps of what it reads by default, on a machine whose Node heap allows it (`--live-max-kept`),
+ * as HeapEstimate counts them on the slimmed objects as they are kept: the nodes (slimNode), a record of each pod
+ * (podRecord, with keptOf of a DaemonSet's), the newest events of each pod, the DaemonSets. Sized on the doctor
+ * bench's 130,000-node cluster (30 pods a node, two of them DaemonSet pods): estimated at 512 bytes a node, 1,184 a
+ * DaemonSet pod (its labels, affinity and status kept), 243 a workload pod's record and 479 an event (measured 515,
+ * 1,240, 233 and 485), its state at 1.19 GiB (1.03 measured), 1.65 GiB with the 1M events a real cluster's hour of
+ * event TTL may keep: 3 GiB leaves about twice that room.
  */
-export const DEFAULT_MAX_KEPT = 3 * 2 ** 30;
+export const MAX_KEPT_CAP = 3 * 2 ** 30;
+
+/**
+ * The heap the default leaves beside what doctor keeps, for the page, read or file being parsed: its text and the
+ * objects JSON.parse makes of it take 2.66 times its bytes at the peak (measured on Node 20: a 57 MiB page of 2,000
+ * nodes with 450 labels each took 95 MiB of objects besides its text), so a page of up to 385 MiB of that shape
+ * fits; a real page of 500 objects takes a few MiB to some tens.
+ */
+export const PARSE_RESERVE = 2 ** 30;
+
+/** The least default: a heap smaller than the reserve and this cannot read a real cluster in any case. */
+export const MIN_DEFAULT_KEPT = 256 * 2 ** 20;
+
+/**
+ * The default of `--live-max-kept`: MAX_KEPT_CAP, or the heap this Node process may use (v8 heap_size_limit: by
+ * default a quarter of the machine's memory, at most about 4 GiB; `--max-old-space-size` sets it) less
+ * PARSE_RESERVE when that is less (at least MIN_DEFAULT_KEPT), in whole MiB. A server sending nodes with hundreds of
+ * labels is then stopped with doctor's exit 2 naming the limit rather than by Node running out of heap, on a 7 GB
+ * CI runner (some 768 MiB kept) as on a large machine (3 GiB).
+ */
+export function defaultMaxKept(heapLimit: number = v8.getHeapStatistics().heap_size_limit): number {
+  const room = Math.floor((heapLimit - PARSE_RESERVE) / 2 ** 20) * 2 ** 20;
+  return Math.min(MAX_KEPT_CAP, Math.max(MIN_DEFAULT_KEPT, room));
+}
+
+/** defaultMaxKept() for this process. */
+export const DEFAULT_MAX_KEPT = defaultMaxKept();
 
 /** A bound on what a StateBuilder keeps: the most bytes (HeapEstimate), and the error once they are passed. */
 export interface KeptLimit {
