@@ -139,7 +139,11 @@ function liveRead(dir: string): void {
     ['no kept budget (--live-max-kept 1Ti)', ['--live-max-bytes', '1Gi', '--live-max-kept', '1Ti'], 'limit 1Gi read'],
     ['--live-max-kept 512Mi', ['--live-max-bytes', '1Gi', '--live-max-kept', '512Mi'], 'limit 512Mi kept'],
     ['the defaults (3Gi kept, 64Gi read)', [], 'limit 3Gi kept'],
+    // a smaller Node heap: the default follows it (the heap limit less 1Gi); a fixed 3Gi ran Node out of heap here
+    ['the defaults under a 1,280 MiB heap', [], 'limit: the heap less 1Gi'],
+    ['--live-max-kept 3Gi under a 1,280 MiB heap', ['--live-max-kept', '3Gi'], 'Node\'s heap limit'],
   ];
+  const heapOf = (label: string): Record<string, string> => (label.includes('1,280 MiB heap') ? { NODE_OPTIONS: '--max-old-space-size=1280' } : {});
   const env = { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}` };
   for (const [label, items, flags, limit] of shapes) {
     endlessKubectl(dir, items);
@@ -152,9 +156,10 @@ function liveRead(dir: string): void {
   console.log(`  64 MB pages (2,000 nodes, 450 labels each; ${(pageBytes / 2 ** 20).toFixed(0)} MiB a page): peak RSS per byte read, without and with the budget on what doctor keeps`);
   endlessKubectl(dir, hostile);
   for (const [label, flags, limit] of labelShapes) {
-    const r = cli(dir, ['doctor', '--live', ...flags], env);
+    const r = cli(dir, ['doctor', '--live', ...flags], { ...env, ...heapOf(label) });
     const page = Number(/page (\d+)\)/.exec(r.stderr)?.[1] ?? NaN);
-    const stopped = /: (kubectl printed more than [^,]*|what doctor keeps of the objects read is estimated at more than [^,]*),/.exec(r.stderr)?.[1] ?? r.stderr.slice(0, 80);
+    const stopped = /: (kubectl printed more than [^,]*|what doctor keeps of the objects read is estimated at more than [^,]*),/.exec(r.stderr)?.[1]
+      ?? (/heap out of memory/.test(r.stderr) ? 'Node ran out of heap' : r.stderr.slice(0, 80));
     // the page that passed a limit is read whole (the byte budget cuts it as kubectl prints it: read at most that)
     const read = page * pageBytes;
     console.log(`    ${label.padEnd(36)} exit ${r.code}, stopped in page ${page} (${stopped}; ${limit}): read at most ${(read / 2 ** 20).toFixed(0)} MiB, `
