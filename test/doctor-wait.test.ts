@@ -99,6 +99,12 @@ test('usage: --wait needs --live and NAMESPACE/NAME; budgets are whole numbers',
   expect(run('doctor', '--wait', 'observability/logs-canary').stderr).toContain('--live');
   expect(run('doctor', '--live', '--wait', 'logs-canary').stderr).toContain('give NAMESPACE/DAEMONSET');
   expect(run('doctor', '--live', '--wait', 'observability/logs-canary', '--restart-budget', '-1').code).toBe(2);
+  // the whole-read bounds do nothing under --wait: refused rather than ignored
+  for (const flag of ['--live-timeout', '--live-max-bytes', '--live-max-objects']) {
+    const r = run('doctor', '--live', '--wait', 'observability/logs-canary', flag, '100');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${flag} bounds the one-time live read, not --wait: its time is --timeout, and each of its reads is bounded by 512 MiB and --live-max-kept`);
+  }
 });
 
 describe('the same conditions as the watcher Job: judgePods and the Job\'s awk judge agree on every shape', () => {

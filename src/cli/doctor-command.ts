@@ -239,6 +239,12 @@ function waitBudgets(parsed: ReturnType<typeof parse>): Partial<WatchBudgets> {
 function waitCommand(parsed: ReturnType<typeof parse>, target: string, live: boolean,
   cluster: { context?: string; kubeconfig?: string; budget: LiveBudget }, io: CliIo): number {
   if (!live) throw new UsageError('--wait reads the cluster: give --live (or --context, --kubeconfig)', 'doctor');
+  // the whole-read bounds would be accepted and do nothing here: --wait reads one DaemonSet's pods at a time
+  const whole = ['live-timeout', 'live-max-bytes', 'live-max-objects'].find((name) => stringValue(parsed, name) !== undefined);
+  if (whole !== undefined) {
+    throw new UsageError(`--${whole} bounds the one-time live read, not --wait: its time is --timeout, and each of its reads is bounded `
+      + 'by 512 MiB and --live-max-kept', 'doctor');
+  }
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(target);
   if (m === null || m[1].length > 63 || m[3].length > 253) throw new UsageError(`--wait ${displayName(target)}: give NAMESPACE/DAEMONSET, e.g. observability/logs-canary`, 'doctor');
   const [namespace, daemonSet] = [m[1], m[3]];
