@@ -5,12 +5,12 @@ import type { CliIo } from './io';
 import { capPerKind } from './limits';
 import { displayName } from '../capacity/names';
 import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
-import { DEFAULT_LIVE_BUDGET, formatBytes, LiveBudget, loadLiveState } from '../doctor/live';
+import { DEFAULT_LIVE_BUDGET, LiveBudget, loadLiveState } from '../doctor/live';
 import { loadState } from '../doctor/state';
 import { waitForRollout } from '../doctor/wait';
 import { WatchBudgets } from '../doctor/watch-script';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
-import { parseQuantity } from '../util/quantity';
+import { formatBytes, parseQuantity } from '../util/quantity';
 
 export const DOCTOR_HELP = `Usage: node-agents doctor --state DUMP [flags]
        node-agents doctor --live [--context NAME] [--kubeconfig FILE] [flags]

@@ -2,6 +2,7 @@ import * as v8 from 'v8';
 import type { PodEvent } from './state';
 import { PodRecord } from '../capacity/pods';
 import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../util/heap-estimate';
+import { formatBytes } from '../util/quantity';
 
 /**
  * The most bytes doctor keeps of what it reads by default, on a machine whose Node heap allows it (`--live-max-kept`),
@@ -57,14 +58,6 @@ export function keptExceeded(where: string, given: number, whose: string): Error
   return new Error(`${where}: what doctor keeps of the objects read is estimated at more than ${formatBytes(given)}, ${whose} `
     + `(--live-max-kept${given === DEFAULT_MAX_KEPT ? ', the default' : ''}); raise it with --live-max-kept (default ${formatBytes(DEFAULT_MAX_KEPT)}) `
     + 'on a machine with the memory for it');
-}
-
-/** Bytes as a quantity the flag takes back: `64Gi`, `512Mi`, or a plain number. */
-export function formatBytes(bytes: number): string {
-  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
-  }
-  return String(bytes);
 }
 
 /**

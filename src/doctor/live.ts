@@ -1,8 +1,9 @@
 import { spawnSync } from 'child_process';
-import { DEFAULT_MAX_KEPT, formatBytes, keptExceeded } from './kept';
+import { DEFAULT_MAX_KEPT, keptExceeded } from './kept';
 import { checkedState, ClusterState, StateBuilder } from './state';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
+import { formatBytes } from '../util/quantity';
 
 /**
  * Where `doctor` reads a live cluster: through kubectl, read-only (`kubectl get` and nothing else). kubectl rather
@@ -51,8 +52,6 @@ export interface LiveBudget {
  * few events per pod), not the pages: its own budget (kept, DEFAULT_MAX_KEPT) bounds it whatever a server sends.
  */
 export const DEFAULT_LIVE_BUDGET: LiveBudget = { seconds: 2 * 3600, bytes: 64 * 2 ** 30, objects: 10_000_000, kept: DEFAULT_MAX_KEPT };
-
-export { formatBytes } from './kept';
 
 /**
  * The kinds doctor reads and the list path of each (every namespace): the API server's list calls, read a page at

@@ -34,3 +34,11 @@ export function parseQuantity(text: string): number {
   if (exponent) return Number.parseFloat(number + exponent);
   return Number.parseFloat(number) * SUFFIXES[suffix ?? ''];
 }
+
+/** Bytes as a quantity parseQuantity reads back: `64Gi`, `512Mi`, or a plain number. */
+export function formatBytes(bytes: number): string {
+  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${suffix}`;
+  }
+  return String(bytes);
+}
