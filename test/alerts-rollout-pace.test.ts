@@ -10,7 +10,7 @@ import { Testing } from 'cdk8s';
 import { LogCollectorDaemonSet, FluentBitOutput, NodeExporterDaemonSet, UpdateStrategy } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from './util/prometheus-tools';
-import { expectedSecondsPromQL, paceOf } from '../src/estimate/estimate';
+import { expectedSecondsPromQL, paceOf } from '../src/rollout/pace';
 
 const KSM = { job: 'kube-state-metrics' };
 const NS = 'observability';

@@ -13,7 +13,7 @@ import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from './util/watcher-shapes';
 import { runCli } from '../src/cli/run';
-import { fixFor } from '../src/doctor/diagnose';
+import { fixFor } from '../src/rollout/stuck-causes';
 import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../src/doctor/watch-script';
 
 let dir: string;

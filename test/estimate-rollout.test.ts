@@ -1,5 +1,6 @@
 import { daemonSetInfo, DaemonSetInfo, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
-import { estimateRollout, formatDuration, paceOf, scaledValue } from '../src/estimate/estimate';
+import { estimateRollout } from '../src/estimate/estimate';
+import { formatDuration, paceOf, scaledValue } from '../src/rollout/pace';
 
 /** A DaemonSet covering `nodes` synthetic nodes. */
 function covered(name: string, nodes: number, spec: Record<string, unknown> = {}, podSpec: Record<string, unknown> = {}, group?: string, agent = 'agent') {

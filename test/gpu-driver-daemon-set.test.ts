@@ -13,7 +13,7 @@ import {
   DriverReadinessCheck, GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuDriverShapeKind, GpuNodeSelection,
 } from '../src/constructs/gpu-driver-daemon-set';
 import { gpuResourceRequests } from '../src/gpu/driver-checks';
-import { startupBudgetSeconds } from '../src/gpu/startup-budget';
+import { startupBudgetSeconds } from '../src/rollout/startup-budget';
 import { termsMatch } from '../src/scheduling/node-affinity';
 
 const MODULE_AND_DAEMONS = 'test -f /sys/module/nvidia/refcnt && { [ ! -f /run/nvidia/validations/.driver-daemons-status ] '

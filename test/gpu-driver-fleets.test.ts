@@ -28,7 +28,7 @@ import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
 import { daemonSetInfo } from '../src/coverage/manifests';
 import { antiAffinitySeparates } from '../src/coverage/pod-affinity';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
-import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/gpu/startup-budget';
+import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/rollout/startup-budget';
 import { termsMatch } from '../src/scheduling/node-affinity';
 
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04';

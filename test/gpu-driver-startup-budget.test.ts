@@ -2,10 +2,10 @@ import * as fc from 'fast-check';
 import {
   DEFAULT_DRIVER_BUILD_SECONDS,
   failureThresholdFor,
-  formatDuration,
+  shortDuration,
   startupBudgetProblem,
   startupBudgetSeconds,
-} from '../src/gpu/startup-budget';
+} from '../src/rollout/startup-budget';
 
 describe('startupBudgetSeconds', () => {
   test('is periodSeconds × failureThreshold plus initialDelaySeconds', () => {
@@ -71,9 +71,9 @@ describe('startupBudgetProblem', () => {
   });
 });
 
-test('formatDuration', () => {
-  expect(formatDuration(0)).toBe('0s');
-  expect(formatDuration(90)).toBe('1m 30s');
-  expect(formatDuration(1200)).toBe('20m');
-  expect(formatDuration(3900)).toBe('1h 5m');
+test('shortDuration', () => {
+  expect(shortDuration(0)).toBe('0s');
+  expect(shortDuration(90)).toBe('1m 30s');
+  expect(shortDuration(1200)).toBe('20m');
+  expect(shortDuration(3900)).toBe('1h 5m');
 });

@@ -18,7 +18,7 @@ import { Manifest, synthManifests } from './util/manifests';
 import { inventory, TestNode, tree, WAVE_KEY } from './util/plan';
 import { closedNodes, daemonPodCreated, removedTaintKey } from './util/taint-model';
 import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from './util/taint-walk';
-import { REMOVER_CONTAINER } from '../src/agent/readiness-remover';
+import { REMOVER_CONTAINER } from '../src/scheduling/readiness-taint';
 import { analyzeCoverage } from '../src/coverage/analysis';
 import { ManifestSet } from '../src/coverage/manifests';
 import { readinessTaintGaps, uncoveredReadinessTaints } from '../src/coverage/readiness-taint-gaps';

@@ -14,7 +14,8 @@ import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet } from '../src';
 import { admissionDenial, FakeKubeApi } from './util/fake-kube-api';
 import { Manifest, synthManifests } from './util/manifests';
-import { JSON_AWK, NODE_NAME_EXTRA, REMOVER_API_LINES, REMOVER_CONTAINER } from '../src/agent/readiness-remover';
+import { JSON_AWK, NODE_NAME_EXTRA, REMOVER_API_LINES } from '../src/agent/readiness-remover';
+import { REMOVER_CONTAINER } from '../src/scheduling/readiness-taint';
 import { untoleratedTaints } from '../src/scheduling/tolerations';
 
 const KEY = 'node-agents.cdk8s.io/logs-not-ready';

@@ -9,7 +9,7 @@ import {
   ReadinessTaintConsumer, RolloutWave,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
-import { REMOVER_CONTAINER } from '../src/agent/readiness-remover';
+import { REMOVER_CONTAINER } from '../src/scheduling/readiness-taint';
 import { READINESS_TAINT_ANNOTATION } from '../src/scheduling/readiness-taint';
 
 const BASE = { image: 'registry.example.com/agent:1.0.0' };

@@ -18,7 +18,7 @@ import { Manifest, synthManifests } from './util/manifests';
 import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from './util/watcher-shapes';
-import { fixFor } from '../src/doctor/diagnose';
+import { fixFor } from '../src/rollout/stuck-causes';
 import { WATCHER_SCRIPT } from '../src/doctor/watch-script';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];

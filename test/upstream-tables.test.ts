@@ -44,7 +44,7 @@ import { Manifest } from './util/manifests';
 import { daemonSet, inventory, tree } from './util/plan';
 import { analyzeCoverage, placementsFor } from '../src/coverage/analysis';
 import { nodeFacts } from '../src/coverage/nodes';
-import { paceOf, scaledValue } from '../src/estimate/estimate';
+import { paceOf, scaledValue } from '../src/rollout/pace';
 import { inLastSyncStep, lastSyncStep } from '../src/plan/argo-sync';
 import { planChange } from '../src/plan/plan';
 import { controllerAddedTolerations, tolerated, toleratesTaint, untoleratedTaints } from '../src/scheduling/tolerations';

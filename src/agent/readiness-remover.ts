@@ -18,8 +18,6 @@ import { READINESS_TAINT_EFFECT } from '../scheduling/readiness-taint';
 export const REMOVER_IMAGE = GATE_IMAGE;
 export const REMOVER_UID = GATE_UID;
 export const REMOVER_GID = GATE_GID;
-/** The remover container's name. */
-export const REMOVER_CONTAINER = 'readiness-taint-remover';
 /** Where the remover's own token and the cluster CA are mounted (a projected volume only it mounts). */
 export const REMOVER_TOKEN_DIR = '/var/run/secrets/node-agents.cdk8s.io/readiness-taint';
 /** Seconds between two reads while the taint is there and the pod is not Ready yet. */

@@ -10,7 +10,7 @@ import { loadManifests } from '../coverage/load';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NodeFacts, nodeFacts } from '../coverage/nodes';
 import { profileOf, waveOfGroup } from '../coverage/profiles';
-import { podStartupBudgetSeconds, readyWaitSeconds } from '../gpu/startup-budget';
+import { podStartupBudgetSeconds, readyWaitSeconds } from '../rollout/startup-budget';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
 import { checkLabelKey } from '../validation/values';

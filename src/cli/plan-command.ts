@@ -13,7 +13,7 @@ import { analyzeCoverage } from '../coverage/analysis';
 import { loadManifests } from '../coverage/load';
 import { ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
-import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../estimate/estimate';
+import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../rollout/pace';
 import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
 import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, RolloutPlan } from '../plan/plan';
 import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';

@@ -2,8 +2,7 @@ import { ApiObject } from 'cdk8s';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { checkNumber } from '../alerts/promql';
 import { AlertTarget } from '../alerts/rules';
-import { UpdateStrategy } from '../coverage/manifests';
-import { expectedSecondsPromQL } from '../estimate/estimate';
+import { expectedSecondsPromQL, UpdateStrategyJson } from '../rollout/pace';
 
 /**
  * Each rendered DaemonSet's expected rollout time as PromQL of its desired count, from its rendered update strategy and
@@ -18,7 +17,7 @@ export function rolloutExpectations(agent: NodeAgentDaemonSet, podSeconds: numbe
     const object = ApiObject.of(ds);
     const spec = object.toJson().spec ?? {};
     const raw = spec.updateStrategy ?? {};
-    const strategy: UpdateStrategy = raw.type === 'OnDelete' ? { type: 'OnDelete' }
+    const strategy: UpdateStrategyJson = raw.type === 'OnDelete' ? { type: 'OnDelete' }
       : { type: 'RollingUpdate', maxUnavailable: raw.rollingUpdate?.maxUnavailable, maxSurge: raw.rollingUpdate?.maxSurge };
     const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
     if (expectedSecondsPromQL(strategy, minReady, 'x', podSeconds) === undefined) return [];

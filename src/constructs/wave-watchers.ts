@@ -8,7 +8,7 @@ import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../alerts/gate'
 import {
   defaultWatchBudgets, MAX_WATCH_SECONDS, WATCHER_SCRIPT, watcherEnvironment, WatchBudgets,
 } from '../doctor/watch-script';
-import { podStartupBudgetSeconds } from '../gpu/startup-budget';
+import { podStartupBudgetSeconds } from '../rollout/startup-budget';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';

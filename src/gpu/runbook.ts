@@ -10,7 +10,7 @@
  *
  * Pure module: no cdk8s imports. Output is deterministic text (no dates, stable ordering).
  */
-import { DEFAULT_READY_WAIT_SECONDS, formatDuration } from './startup-budget';
+import { DEFAULT_READY_WAIT_SECONDS, shortDuration } from '../rollout/startup-budget';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { shellWord } from '../util/shell';
 
@@ -148,9 +148,9 @@ function markdownIntro(o: Resolved): string[] {
     `| GPU nodes | ${o.gpuNodeSelectors.map((s) => `\`-l ${s}\``).join(' or ')} |`,
     `| Nodes left alone | label \`${o.skipNodeLabel}\` |`,
     '| GPU pods | pods whose containers request `nvidia.com/gpu` or a MIG slice `nvidia.com/mig-*`, and pods with DRA ResourceClaims |',
-    `| Pods waited for, not evicted | ${o.waitForPodSelector ? `\`-l ${o.waitForPodSelector}\`, up to ${formatDuration(o.completionTimeout)}` : 'none'} |`,
-    `| Eviction timeout | ${formatDuration(o.evictionTimeout)} |`,
-    `| New driver pod ready within | ${formatDuration(o.readyTimeout)} (the driver may first build its kernel module) |`,
+    `| Pods waited for, not evicted | ${o.waitForPodSelector ? `\`-l ${o.waitForPodSelector}\`, up to ${shortDuration(o.completionTimeout)}` : 'none'} |`,
+    `| Eviction timeout | ${shortDuration(o.evictionTimeout)} |`,
+    `| New driver pod ready within | ${shortDuration(o.readyTimeout)} (the driver may first build its kernel module) |`,
     '',
     'Needs `kubectl` (rights to cordon nodes, evict pods and read ControllerRevisions) and `jq`. '
       + 'The companion script runs the same steps for every outdated node and stops at the first failure, leaving that node cordoned.',
@@ -252,7 +252,7 @@ function waitForCompletionStep(waitForPodSelector: string, completionTimeout: nu
   return [
     '### Wait for pods that must finish',
     '',
-    `Pods matching \`${waitForPodSelector}\` are left to complete rather than evicted. Wait until none is left running on the node (up to ${formatDuration(completionTimeout)}):`,
+    `Pods matching \`${waitForPodSelector}\` are left to complete rather than evicted. Wait until none is left running on the node (up to ${shortDuration(completionTimeout)}):`,
     '',
     ...codeBlock(`kubectl get pods -A -l ${shellWord(waitForPodSelector)} --field-selector "spec.nodeName=$NODE,status.phase!=Succeeded,status.phase!=Failed" -o wide`),
   ];

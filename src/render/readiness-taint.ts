@@ -9,8 +9,9 @@ import { Construct } from 'constructs';
 import { clusterScoped } from './shared-objects';
 import { AgentSpec } from '../agent/agent-spec';
 import {
-  REMOVER_CONTAINER, REMOVER_GID, REMOVER_SCRIPT, REMOVER_TOKEN_DIR, REMOVER_UID, removerEnvironment, removerPolicyMatch, removerPolicyValidations,
+  REMOVER_GID, REMOVER_SCRIPT, REMOVER_TOKEN_DIR, REMOVER_UID, removerEnvironment, removerPolicyMatch, removerPolicyValidations,
 } from '../agent/readiness-remover';
+import { REMOVER_CONTAINER } from '../scheduling/readiness-taint';
 
 /** The remover's projected volume: its own bound token and the cluster CA, mounted in the remover only. */
 export const REMOVER_TOKEN_VOLUME = 'readiness-taint-token';

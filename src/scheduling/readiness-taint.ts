@@ -19,6 +19,9 @@ export const READINESS_TAINT_ANNOTATION = 'node-agents.cdk8s.io/readiness-taint'
  */
 export const READINESS_TAINT_EFFECT = 'NoSchedule';
 
+/** The name of the container that removes the readiness taint, in every agent pod that carries one (doctor reads its log). */
+export const REMOVER_CONTAINER = 'readiness-taint-remover';
+
 /**
  * cluster-autoscaler treats a taint under this prefix as a startup taint: it leaves it out of its node templates
  * and counts a node carrying it as not yet started (cluster-autoscaler utils/taints/taints.go, StartupTaintPrefix).

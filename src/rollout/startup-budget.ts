@@ -96,14 +96,14 @@ export function startupBudgetProblem(timing: StartupProbeTiming, buildSeconds: n
   if (budget >= buildSeconds) return undefined;
   const initialDelay = timing.initialDelaySeconds ?? 0;
   const needed = failureThresholdFor(buildSeconds, timing.periodSeconds, initialDelay);
-  return `the startupProbe budget is ${formatDuration(budget)} `
+  return `the startupProbe budget is ${shortDuration(budget)} `
     + `(initialDelaySeconds ${initialDelay} + periodSeconds ${timing.periodSeconds} × failureThreshold ${timing.failureThreshold}) `
-    + `but the driver build may take ${formatDuration(buildSeconds)}: the kubelet would kill the container mid-build and restart it forever. `
+    + `but the driver build may take ${shortDuration(buildSeconds)}: the kubelet would kill the container mid-build and restart it forever. `
     + `Set failureThreshold to at least ${needed} (or raise periodSeconds), or lower the declared build time if the image ships a precompiled module.`;
 }
 
 /** "20m", "1h 5m", "90s" -> human text for messages and runbooks. */
-export function formatDuration(seconds: number): string {
+export function shortDuration(seconds: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;

@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { UpdateStrategyJson } from '../rollout/pace';
 import * as YAML from 'yaml';
 import { ALIAS_SLACK_BYTES, AliasAllowance, expandAliases } from './yaml-aliases';
 import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
@@ -39,12 +40,6 @@ export interface HostPort {
   readonly hostIP: string;
 }
 
-/** `spec.updateStrategy` as written (defaults are applied by the estimate, like the API server would). */
-export interface UpdateStrategy {
-  readonly type: 'RollingUpdate' | 'OnDelete';
-  readonly maxUnavailable?: number | string;
-  readonly maxSurge?: number | string;
-}
 
 /** A label selector as written in a pod (anti-)affinity term. */
 export interface LabelSelectorJson {
@@ -89,7 +84,7 @@ export interface DaemonSetInfo {
   readonly tolerations: readonly TolerationJson[];
   readonly hostNetwork: boolean;
   readonly hostPorts: readonly HostPort[];
-  readonly updateStrategy: UpdateStrategy;
+  readonly updateStrategy: UpdateStrategyJson;
   readonly minReadySeconds: number;
   readonly terminationGracePeriodSeconds?: number;
   /** pod template labels */
@@ -489,7 +484,7 @@ export function hostPorts(podSpec: Record<string, unknown>, hostNetwork: boolean
   return result;
 }
 
-function updateStrategy(value: unknown, where: string): UpdateStrategy {
+function updateStrategy(value: unknown, where: string): UpdateStrategyJson {
   if (!isObject(value)) return { type: 'RollingUpdate' };
   const type = value.type ?? 'RollingUpdate';
   if (type !== 'RollingUpdate' && type !== 'OnDelete') {

@@ -8,18 +8,9 @@ import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverag
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts, NodeFacts } from '../coverage/nodes';
 import { BUILT_IN_PRIORITY_CLASSES } from '../coverage/priority';
-import { paceOf, scaledValue } from '../estimate/estimate';
+import { paceOf, scaledValue } from '../rollout/pace';
+import { DOCTOR_CAUSES, DoctorCause, fixFor } from '../rollout/stuck-causes';
 import { entryOf } from '../util/maps';
-
-/** Why a node the DaemonSet should cover has no healthy pod of the current revision (the JSON `cause`). */
-export type DoctorCause =
-  | 'pending-resources' | 'pending-taint' | 'pending-host-port' | 'pending-affinity'
-  | 'image-pull' | 'crash-loop' | 'config-error' | 'start-error' | 'not-ready' | 'node-not-ready'
-  | 'no-pod' | 'misscheduled' | 'old-revision' | 'terminating' | 'readiness-taint';
-
-export const DOCTOR_CAUSES: readonly DoctorCause[] = ['pending-resources', 'pending-taint', 'pending-host-port', 'pending-affinity',
-  'image-pull', 'crash-loop', 'config-error', 'start-error', 'not-ready', 'node-not-ready', 'no-pod', 'misscheduled', 'old-revision', 'terminating',
-  'readiness-taint'];
 
 export interface DoctorFinding {
   readonly cause: DoctorCause;
@@ -80,23 +71,6 @@ const CONFIG = ['CreateContainerConfigError'];
 const START = ['CreateContainerError', 'RunContainerError', 'PreCreateHookError', 'PreStartHookError', 'PostStartHookError',
   'RunInitContainerError', 'VerifyNonRootError', 'CreatePodSandboxError', 'ConfigPodSandboxError'];
 
-const FIX: Record<DoctorCause, string> = {
-  'pending-resources': 'lower the agent\'s requests, make room on the node (move workloads off, a larger instance type), or give the agent the system-node-critical priority class so the scheduler preempts lower-priority pods',
-  'pending-taint': 'tolerate the taint in the DaemonSet\'s pod template, or remove the taint from the node',
-  'pending-host-port': 'free the host port on the node (the pod holding it), or change the agent\'s host port',
-  'pending-affinity': 'the pod\'s affinity, anti-affinity or nodeSelector rejects the node: with rollout waves, the other wave\'s pod leaves first; check the rules',
-  'image-pull': 'check that the image and tag exist in the registry and that the pull secret (imagePullSecrets) is valid for it',
-  'crash-loop': 'read the crashed container\'s log (kubectl logs --previous) and fix the configuration, or roll back',
-  'config-error': 'create the missing Secret or ConfigMap (or key) in the pod\'s namespace, or fix the reference in the pod template',
-  'start-error': 'read the kubelet\'s message (kubectl describe pod): fix the command, args or entrypoint, the security profile (seccomp, AppArmor) or the mount it names in the pod template, or roll back',
-  'not-ready': 'the readiness probe fails: check the probe\'s port and path and the agent\'s log',
-  'node-not-ready': 'bring the node back (kubelet, network), or delete the Node object if the machine is gone: the agent cannot run there until the node is Ready',
-  'no-pod': 'the DaemonSet controller created no pod there: read the DaemonSet\'s events (kubectl describe daemonset) and the controller manager\'s log',
-  'misscheduled': 'the node no longer matches the DaemonSet (labels or taints changed): the controller deletes the pod, unless only a NoSchedule taint excludes the node',
-  'old-revision': 'nothing while it waits its turn; when blocked, fix the nodes that hold the update budget (named above)',
-  'readiness-taint': 'the agent\'s pod on the node removes its readiness taint once Ready: see the finding for what keeps it',
-  'terminating': 'the node is unreachable, so no kubelet confirms the deletion: delete the Node object if the machine is gone (its pods go with it), or, once you know its containers are stopped, force-delete the pod (kubectl delete pod --grace-period=0 --force)',
-};
 
 /** What every DaemonSet's diagnosis reads: the dump, the nodes by position (coverage.nodes, name order) and the models. */
 interface Diagnosis {
@@ -160,7 +134,7 @@ function diagnoseDaemonSet(run: Diagnosis, ds: DaemonSetState, coveredCount: num
     return held === undefined ? NO_PODS : Array.isArray(held) ? held : [held];
   };
   const dsFindings: DoctorFinding[] = [];
-  const add: AddFinding = (cause, node, pod, message, severity = 'error', fix = FIX[cause]) =>
+  const add: AddFinding = (cause, node, pod, message, severity = 'error', fix = fixFor(cause)) =>
     dsFindings.push({ cause, severity, daemonSet: id, node, pod: pod && `${pod.namespace}/${pod.name}`, message: `${displayName(node)}: ${message}`, fix });
 
   const pace = paceOf(ds.info.updateStrategy, coveredCount);
@@ -479,7 +453,7 @@ function resourcesFix(pod: PodRecord): string {
   return critical
     ? 'the agent has the system-node-critical priority class already, so the scheduler could not preempt enough (the pods there are as important, or '
       + 'a preemption is under way): lower the agent\'s requests, or make room on the node (move workloads off, a larger instance type)'
-    : FIX['pending-resources'];
+    : fixFor('pending-resources');
 }
 
 /** The node a DaemonSet pod was made for: the controller pins it with a matchFields metadata.name requirement. */
@@ -561,7 +535,7 @@ function containerProblem(pod: PodRecord, events: readonly PodEvent[]): { cause:
       return {
         cause: 'crash-loop',
         message: `${where}: CrashLoopBackOff, ${typeof s.restartCount === 'number' ? s.restartCount : '?'} restarts; ${exit}`,
-        fix: lastReason === 'OOMKilled' ? OOM_FIX : lastReason === 'StartError' || lastReason === 'ContainerCannotRun' ? FIX['start-error'] : undefined,
+        fix: lastReason === 'OOMKilled' ? OOM_FIX : lastReason === 'StartError' || lastReason === 'ContainerCannotRun' ? fixFor('start-error') : undefined,
       };
     }
   }
@@ -595,7 +569,7 @@ function imageProblem(where: string, reason: string, s: Record<string, any>, sai
           : /\b40[13]\b|unauthorized|denied|forbidden|authentication required/i.test(text)
             ? 'the registry refuses the pull: give the pod an imagePullSecrets entry whose credentials can read the image, or make the repository readable'
             : /not found|manifest unknown|no such/i.test(text) ? 'the image or tag does not exist in the registry: fix the tag (or digest) in the pod template, or push the image'
-              : FIX['image-pull'];
+              : fixFor('image-pull');
   return { cause: 'image-pull', message: `${where}: ${reason} for image ${image}${quote(words)}`, fix };
 }
 
@@ -624,9 +598,4 @@ function paceText(pace: ReturnType<typeof paceOf>): string {
 
 function list(items: readonly string[]): string {
   return items.length <= 5 ? items.join(', ') : `${items.slice(0, 5).join(', ')}, … ${items.length - 5} more`;
-}
-
-/** The fix doctor gives for a cause, in its own words: the rollout watchers print the same (doctor/watch-script.ts). */
-export function fixFor(cause: DoctorCause): string {
-  return FIX[cause];
 }

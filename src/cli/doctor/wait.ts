@@ -1,11 +1,11 @@
 import { spawnSync } from 'child_process';
-import { fixFor } from './diagnose';
+import { fixFor } from '../rollout/stuck-causes';
 import { keptExceeded } from './kept';
 import { DEFAULT_LIVE_BUDGET, LiveOptions } from './live';
 import { defaultWatchBudgets, judgePods, WatchBudgets, WatchCause, WatchFailure } from './watch-script';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
-import { podStartupBudgetSeconds } from '../gpu/startup-budget';
+import { podStartupBudgetSeconds } from '../rollout/startup-budget';
 import { HeapEstimate } from '../util/heap-estimate';
 
 /**

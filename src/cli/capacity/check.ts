@@ -5,7 +5,7 @@ import { formatAmount, ResourceList } from './resources';
 import { AgentPodTemplate, allocatableReader } from './template';
 import { compare, DaemonSetInfo } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
-import { paceOf } from '../estimate/estimate';
+import { paceOf } from '../rollout/pace';
 
 /** A finding of the capacity check, in the shape of `plan`'s findings. */
 export interface CapacityFinding {

@@ -11,7 +11,8 @@ import { antiAffinitySeparates, HOSTNAME_TOPOLOGY_KEY } from '../coverage/pod-af
 import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { emptyProfileIsUnused, profileOfGroup, waveOfGroup } from '../coverage/profiles';
 import { gapTaintKeys } from '../coverage/readiness-taint-gaps';
-import { DEFAULT_POD_SECONDS, estimateRollout, Pace } from '../estimate/estimate';
+import { estimateRollout } from '../estimate/estimate';
+import { DEFAULT_POD_SECONDS, Pace } from '../rollout/pace';
 import { rollingUpdateShape, shapeNote } from '../estimate/rollout-model';
 import { entryOf } from '../util/maps';
 import { SetIds } from '../util/set-ids';

@@ -8,13 +8,12 @@
  */
 import type { DoctorFinding } from './diagnose';
 import { ClusterState, DaemonSetState } from './state';
-import { REMOVER_CONTAINER } from '../agent/readiness-remover';
 import { displayName } from '../capacity/names';
 import { PodRecord } from '../capacity/pods';
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { selectsIgnoringTaints } from '../coverage/readiness-taints';
-import { readinessTaintOf } from '../scheduling/readiness-taint';
+import { readinessTaintOf, REMOVER_CONTAINER } from '../scheduling/readiness-taint';
 import { NodeJson } from '../scheduling/types';
 import { shellWord } from '../util/shell';
 
