@@ -83,6 +83,20 @@ project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 
 // typescript-eslint refuses more than 8 default-project files unless told; every example and bench adds one.
 project.eslint?.file.addOverride('parserOptions.projectService.maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING', 32);
 
+// The two wings of src/ never import each other, and the shared floors import neither (CONTRIBUTING.md's Layout;
+// test/layout.test.ts checks the floors within each wing and what each product loads).
+const LIBRARY_WING = ['adoption', 'agent', 'alerts', 'constructs', 'fleet', 'fluent-bit', 'gpu', 'node-exporter', 'render'].map((d) => `./src/${d}`);
+const SHARED_FLOORS = ['rollout', 'scheduling', 'util', 'validation', 'waves'].map((d) => `./src/${d}`);
+project.eslint?.addRules({
+  'import/no-restricted-paths': ['error', {
+    zones: [
+      { target: ['./src/cli'], from: LIBRARY_WING, message: 'the tools (src/cli/) do not import the library wing: move the shared fact to a floor (rollout, waves, scheduling, validation, util)' },
+      { target: LIBRARY_WING, from: ['./src/cli'], message: 'the library does not import the tools (src/cli/): move the shared fact to a floor (rollout, waves, scheduling, validation, util)' },
+      { target: SHARED_FLOORS, from: [...LIBRARY_WING, './src/cli'], message: 'a shared floor imports neither wing' },
+    ],
+  }],
+});
+
 // Examples import the package by its name: resolve it for eslint through test/tsconfig.json's paths too.
 const eslintrc = project.tryFindObjectFile('.eslintrc.json');
 eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './test/tsconfig.json']);

@@ -21,7 +21,7 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
 import { GITHUB_COMMENT_LIMIT } from '../src/cli/comment';
-import { parseManifestText } from '../src/coverage/manifests';
+import { parseManifestText } from '../src/cli/coverage/manifests';
 import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../test/util/hostile-yaml';
 
 const ROOT = path.join(__dirname, '..');

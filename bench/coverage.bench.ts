@@ -6,8 +6,8 @@
  */
 import { performance } from 'perf_hooks';
 import { syntheticNodes, twelveDaemonSets } from './synthetic';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { nodeFacts } from '../src/coverage/nodes';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 
 const RUNS = 9;
 

@@ -15,8 +15,8 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
 import { syntheticNodes, twelveDaemonSetObjects } from './synthetic';
+import { assignWaves, labelCommands } from '../src/cli/coverage/labelling';
 import { runCli } from '../src/cli/run';
-import { assignWaves, labelCommands } from '../src/coverage/labelling';
 
 const RUNS = 5;
 const WAVES = [{ name: 'canary', fraction: 0.02 }, { name: 'wave-1', fraction: 0.1 }, { name: 'wave-2', fraction: 0.3 }];

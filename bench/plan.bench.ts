@@ -8,10 +8,10 @@
  */
 import { performance } from 'perf_hooks';
 import { syntheticNodes } from './synthetic';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { KubeObject, manifestSet, ManifestSet, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
-import { planChange } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { KubeObject, manifestSet, ManifestSet, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { planChange } from '../src/cli/plan/plan';
 import { NodeSelectorRequirementJson, TolerationJson } from '../src/scheduling/types';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';

@@ -2,7 +2,7 @@
  * Synthetic inputs shared by the benchmarks: a deterministic node inventory like the example one
  * (control plane, GPU, spot, Windows, Fargate, NotReady, wave labels) and 12 DaemonSets.
  */
-import { daemonSetInfo, DaemonSetInfo, KubeObject, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
+import { daemonSetInfo, DaemonSetInfo, KubeObject, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
 import { NodeJson, NodeSelectorRequirementJson, TaintJson, TolerationJson } from '../src/scheduling/types';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';

@@ -6,9 +6,9 @@
  * defaultpreemption's SelectVictimsOnNode picks (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
  */
 import { pod } from './util/cluster';
-import { fitsRequest, selectVictims } from '../src/capacity/fit';
-import { PodIndex, podRecord, PodRecord } from '../src/capacity/pods';
-import { podRequests, quantityIn, resourceList, scheduledResource } from '../src/capacity/resources';
+import { fitsRequest, selectVictims } from '../src/cli/capacity/fit';
+import { PodIndex, podRecord, PodRecord } from '../src/cli/capacity/pods';
+import { podRequests, quantityIn, resourceList, scheduledResource } from '../src/cli/capacity/resources';
 
 const c = (cpu: string, memory: string, extra: Record<string, unknown> = {}) => ({ name: 'c', resources: { requests: { cpu, memory } }, ...extra });
 

@@ -12,9 +12,9 @@ import * as path from 'path';
 import { list, node, pod } from './util/cluster';
 import { Manifest, validateManifests } from './util/manifests';
 import { daemonSet } from './util/plan';
-import { minorVersion, podLevelResourcesGate } from '../src/capacity/pod-level';
-import { podRecord } from '../src/capacity/pods';
-import { hasPodLevelResources, podLimits, podRequests } from '../src/capacity/resources';
+import { minorVersion, podLevelResourcesGate } from '../src/cli/capacity/pod-level';
+import { podRecord } from '../src/cli/capacity/pods';
+import { hasPodLevelResources, podLimits, podRequests } from '../src/cli/capacity/resources';
 import { runCli } from '../src/cli/run';
 
 const Mi = 2 ** 20;

@@ -5,9 +5,9 @@
  * output escaping leaves no control character in any text.
  */
 import fc from 'fast-check';
-import { checkFit, fits, selectVictims } from '../src/capacity/fit';
-import { displayName } from '../src/capacity/names';
-import { PodRecord } from '../src/capacity/pods';
+import { checkFit, fits, selectVictims } from '../src/cli/capacity/fit';
+import { displayName } from '../src/cli/capacity/names';
+import { PodRecord } from '../src/cli/capacity/pods';
 import { markdownEscape, terminalSafe } from '../src/util/output-escape';
 
 const podArb = fc.record({

@@ -12,8 +12,8 @@ import * as YAML from 'yaml';
 import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from './util/hostile-yaml';
 import { daemonSet } from './util/plan';
 import { runCli } from '../src/cli/run';
-import { parseManifestText } from '../src/coverage/manifests';
-import { ALIAS_SLACK_BYTES } from '../src/coverage/yaml-aliases';
+import { parseManifestText } from '../src/cli/coverage/manifests';
+import { ALIAS_SLACK_BYTES } from '../src/cli/coverage/yaml-aliases';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bounds-'));
 afterAll(() => fs.rmSync(TMP, { recursive: true, force: true }));

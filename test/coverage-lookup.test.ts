@@ -3,9 +3,9 @@
  * scanning the list, for every list in name order, repeated names included.
  */
 import * as fc from 'fast-check';
-import { analyzeCoverage, coversName, positionByName } from '../src/coverage/analysis';
-import { compare, daemonSetInfo } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
+import { analyzeCoverage, coversName, positionByName } from '../src/cli/coverage/analysis';
+import { compare, daemonSetInfo } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 import { NodeJson } from '../src/scheduling/types';
 
 const names = fc.array(fc.constantFrom<string>('a', 'b', 'b2', 'node-1', 'node-10', 'node-2', 'z', ''), { maxLength: 30 }).map((list) => list.sort(compare));

@@ -3,10 +3,10 @@
  * DaemonSets of test/fixtures/coverage/cluster: the gaps a reader can verify by eye.
  */
 import * as path from 'path';
-import { AgentNodeStatus, analyzeCoverage, CoverageReport, explainPlacement, placementClasses, placementsFor, Problem, reasonClassesFor } from '../src/coverage/analysis';
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { daemonSetInfo, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
+import { AgentNodeStatus, analyzeCoverage, CoverageReport, explainPlacement, placementClasses, placementsFor, Problem, reasonClassesFor } from '../src/cli/coverage/analysis';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { daemonSetInfo, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 import { NodeJson } from '../src/scheduling/types';
 
 const ROOT = path.join(__dirname, '..');

@@ -1,8 +1,8 @@
 import * as path from 'path';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { daemonSetInfo, manifestSet, parseManifestText, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
-import { nodeFacts, parseNodeList } from '../src/coverage/nodes';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { daemonSetInfo, manifestSet, parseManifestText, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
+import { nodeFacts, parseNodeList } from '../src/cli/coverage/nodes';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 
 const ROOT = path.join(__dirname, '..');

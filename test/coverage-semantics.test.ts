@@ -7,9 +7,9 @@
  * - DaemonSet controller tolerations: pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations.
  * Each case runs through analyzeCoverage, so the analysis (not only the helpers) is held to it.
  */
-import { analyzeCoverage, explainPlacement, placementsFor } from '../src/coverage/analysis';
-import { daemonSetInfo } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
+import { analyzeCoverage, explainPlacement, placementsFor } from '../src/cli/coverage/analysis';
+import { daemonSetInfo } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 import { NodeJson, NodeSelectorTermJson, TaintJson, TolerationJson } from '../src/scheduling/types';
 
 function node(name: string, labels: Record<string, string> = {}, taints: TaintJson[] = [], extra: Partial<NodeJson> = {}): NodeJson {

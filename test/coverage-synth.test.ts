@@ -6,11 +6,11 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { loadNodeList } from '../src/coverage/load';
-import { manifestSet } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
-import { estimateRollout } from '../src/estimate/estimate';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { loadNodeList } from '../src/cli/coverage/load';
+import { manifestSet } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { estimateRollout } from '../src/cli/estimate/estimate';
 
 const nodes = nodeFacts(loadNodeList('examples/inventories/mixed-cluster.json', path.join(__dirname, '..')));
 

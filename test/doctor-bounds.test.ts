@@ -13,9 +13,9 @@ import { agentDaemonSet, list, node, revision } from './util/cluster';
 import { daemonSet } from './util/plan';
 import { fitComment, GITHUB_COMMENT_LIMIT, MAX_MARKDOWN_CHARS } from '../src/cli/comment';
 import { runCli } from '../src/cli/run';
-import { DEFAULT_MAX_KEPT, defaultMaxKept, keptExceeded, MAX_KEPT_CAP } from '../src/doctor/kept';
-import { DEFAULT_LIVE_BUDGET, PAGE_SIZE } from '../src/doctor/live';
-import { StateBuilder } from '../src/doctor/state';
+import { DEFAULT_MAX_KEPT, defaultMaxKept, keptExceeded, MAX_KEPT_CAP } from '../src/cli/doctor/kept';
+import { DEFAULT_LIVE_BUDGET, PAGE_SIZE } from '../src/cli/doctor/live';
+import { StateBuilder } from '../src/cli/doctor/state';
 import { formatBytes } from '../src/util/quantity';
 
 let dir: string;

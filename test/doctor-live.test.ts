@@ -12,7 +12,7 @@ import * as path from 'path';
 import { agentDaemonSet, agentPod, event, list, node, revision } from './util/cluster';
 import { Manifest } from './util/manifests';
 import { runCli } from '../src/cli/run';
-import { LIVE_KINDS, PAGE_SIZE } from '../src/doctor/live';
+import { LIVE_KINDS, PAGE_SIZE } from '../src/cli/doctor/live';
 
 let dir: string;
 let savedPath: string | undefined;

@@ -15,8 +15,8 @@ import * as path from 'path';
 import { agentDaemonSet, agentPod, AgentPodOptions, event, list, node, NodeOptions, pod, revision } from './util/cluster';
 import { Manifest } from './util/manifests';
 import { runCli } from '../src/cli/run';
-import { diagnose, DoctorReport } from '../src/doctor/diagnose';
-import { StateBuilder } from '../src/doctor/state';
+import { diagnose, DoctorReport } from '../src/cli/doctor/diagnose';
+import { StateBuilder } from '../src/cli/doctor/state';
 
 function report(items: Manifest[], now?: string): DoctorReport {
   const builder = new StateBuilder();

@@ -14,7 +14,7 @@ import {
 } from './util/watcher-shapes';
 import { runCli } from '../src/cli/run';
 import { fixFor } from '../src/rollout/stuck-causes';
-import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../src/doctor/watch-script';
+import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../src/rollout/watch-script';
 
 let dir: string;
 let savedPath: string | undefined;

@@ -1,5 +1,5 @@
-import { daemonSetInfo, DaemonSetInfo, ROLLOUT_GROUP_LABEL } from '../src/coverage/manifests';
-import { estimateRollout } from '../src/estimate/estimate';
+import { daemonSetInfo, DaemonSetInfo, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
+import { estimateRollout } from '../src/cli/estimate/estimate';
 import { formatDuration, paceOf, scaledValue } from '../src/rollout/pace';
 
 /** A DaemonSet covering `nodes` synthetic nodes. */

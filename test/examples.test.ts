@@ -6,9 +6,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { validateManifests } from './util/manifests';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { nodeFacts } from '../src/coverage/nodes';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 
 const root = path.join(__dirname, '..', 'examples');
 const files = fs.readdirSync(root, { withFileTypes: true })

@@ -25,8 +25,8 @@ import { Promotion, RolloutWave } from '../src/agent/rollout';
 import { runCli } from '../src/cli/run';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuNodeSelection } from '../src/constructs/gpu-driver-daemon-set';
 import { NodeAgentDaemonSet } from '../src/constructs/node-agent-daemon-set';
-import { daemonSetInfo } from '../src/coverage/manifests';
-import { antiAffinitySeparates } from '../src/coverage/pod-affinity';
+import { daemonSetInfo } from '../src/cli/coverage/manifests';
+import { antiAffinitySeparates } from '../src/cli/coverage/pod-affinity';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../src/rollout/startup-budget';
 import { termsMatch } from '../src/scheduling/node-affinity';
@@ -88,7 +88,7 @@ describe('point 4: never two driver pods on one node, gpu-operator\'s included',
 
   // The scheduler's InterPodAffinity filter (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go:
   // satisfyPodAntiAffinity for the incoming pod's terms, satisfyExistingPodsAntiAffinity for the existing pods'),
-  // as src/coverage/pod-affinity.ts models it.
+  // as src/cli/coverage/pod-affinity.ts models it.
   test('gpu-operator\'s driver pod in another namespace and ours exclude each other, whichever comes first', () => {
     expect(ours.namespace).not.toBe(operatorDriver.namespace);
     expect(antiAffinitySeparates(ours, operatorDriver)).toBe(true);

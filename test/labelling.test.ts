@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import {
   assignWaves, emptyWaves, gpuRelabelSteps, labelCommands, LabellingOptions, nodePoolLabel, smallestClusterForWave, WaveAssignment, waveCounts,
   WaveFraction,
-} from '../src/coverage/labelling';
+} from '../src/cli/coverage/labelling';
 import { NodeJson } from '../src/scheduling/types';
 import { DEFAULT_WAVE_LABEL_KEY } from '../src/waves/partition';
 

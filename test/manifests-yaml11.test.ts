@@ -5,7 +5,7 @@
  * keys, explicit keys winning over merged ones). Timestamps stay strings as sigs.k8s.io/yaml's
  * JSON conversion leaves them.
  */
-import { manifestSet, parseManifestText } from '../src/coverage/manifests';
+import { manifestSet, parseManifestText } from '../src/cli/coverage/manifests';
 
 const DS = (podSpec: string) => `apiVersion: apps/v1
 kind: DaemonSet

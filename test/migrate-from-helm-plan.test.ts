@@ -9,9 +9,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { buildStage, STAGES } from '../examples/migrate-from-helm/main';
 import { runCli } from '../src/cli/run';
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { nodeFacts } from '../src/coverage/nodes';
-import { planChange, PlanReport } from '../src/plan/plan';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { planChange, PlanReport } from '../src/cli/plan/plan';
 
 const ROOT = path.join(__dirname, '..');
 const DIST = 'examples/migrate-from-helm/dist';

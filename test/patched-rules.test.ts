@@ -13,7 +13,7 @@ import { k8s } from 'cdk8s-plus-28';
 import * as api from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
-import { planChange } from '../src/plan/plan';
+import { planChange } from '../src/cli/plan/plan';
 import { checkRenderedPodFields } from '../src/validation/rendered-fields';
 
 const POD = '/spec/template/spec';

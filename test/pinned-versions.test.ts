@@ -9,7 +9,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { synthManifests, Manifest } from './util/manifests';
-import { GATE_IMAGE } from '../src/alerts/gate';
+import { GATE_IMAGE } from '../src/rollout/hook-shell';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../src/constructs/log-collector-daemon-set';
 import { NodeExporterCollector, NodeExporterDaemonSet } from '../src/constructs/node-exporter-daemon-set';
 import { entryValue, parseClassicConfig } from '../src/fluent-bit/classic-format';

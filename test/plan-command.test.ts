@@ -5,9 +5,9 @@ import * as path from 'path';
 import { loadInventory } from '../src/cli/inventory';
 import { planJson } from '../src/cli/plan-command';
 import { runCli } from '../src/cli/run';
-import { loadManifests } from '../src/coverage/load';
-import { nodeFacts } from '../src/coverage/nodes';
-import { planChange } from '../src/plan/plan';
+import { loadManifests } from '../src/cli/coverage/load';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { planChange } from '../src/cli/plan/plan';
 
 const ROOT = path.join(__dirname, '..');
 const NODES = 'examples/inventories/mixed-cluster.json';

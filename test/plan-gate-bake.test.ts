@@ -10,8 +10,8 @@ import { NodeAgentDaemonSet, Promotion, RolloutWave } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
 import { runCli } from '../src/cli/run';
-import { renderedGates } from '../src/plan/gates';
-import { planChange } from '../src/plan/plan';
+import { renderedGates } from '../src/cli/plan/gates';
+import { planChange } from '../src/cli/plan/plan';
 
 const NODES = inventory([{ name: 'n-1', wave: 'canary' }, { name: 'n-2', wave: 'wave-1' }, { name: 'n-3' }, { name: 'n-4' }]);
 

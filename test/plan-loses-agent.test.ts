@@ -12,7 +12,7 @@ import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave 
 import { Manifest, synthManifests } from './util/manifests';
 import { daemonSet, inventory, rolloutStage, tree } from './util/plan';
 import { runCli } from '../src/cli/run';
-import { NARROWING_ANNOTATION, planChange, PlanReport, REMOVAL_ANNOTATION } from '../src/plan/plan';
+import { NARROWING_ANNOTATION, planChange, PlanReport, REMOVAL_ANNOTATION } from '../src/cli/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' },

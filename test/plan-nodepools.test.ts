@@ -11,9 +11,9 @@ import { App, Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
 import { FluentBitOutput, LogCollectorDaemonSet, ResourceProfileNodes } from '../src';
 import { synthManifests } from './util/manifests';
-import { formulaAllocatable, instanceTypeLabels, InstanceTypeInfo } from '../src/capacity/instance-types';
-import { admittedPodSpec } from '../src/capacity/limit-range';
-import { podRequests } from '../src/capacity/resources';
+import { formulaAllocatable, instanceTypeLabels, InstanceTypeInfo } from '../src/cli/capacity/instance-types';
+import { admittedPodSpec } from '../src/cli/capacity/limit-range';
+import { podRequests } from '../src/cli/capacity/resources';
 import { runCli } from '../src/cli/run';
 
 const ROOT = path.join(__dirname, '..');

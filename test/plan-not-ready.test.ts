@@ -7,10 +7,10 @@
 import { ARGOCD_SYNC_WAVE } from '../src';
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, TestNode, tree } from './util/plan';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { estimateRollout, unreachableStalls } from '../src/estimate/estimate';
-import { lastSyncStep } from '../src/plan/argo-sync';
-import { planChange, PlanReport } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { estimateRollout, unreachableStalls } from '../src/cli/estimate/estimate';
+import { lastSyncStep } from '../src/cli/plan/argo-sync';
+import { planChange, PlanReport } from '../src/cli/plan/plan';
 
 /** 16 nodes: n-01..n-16 */
 function nodes(states: Record<string, TestNode['ready']> = {}) {

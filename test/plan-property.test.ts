@@ -9,10 +9,10 @@ import fc from 'fast-check';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { daemonSet, inventory, rolloutStage, TestNode, tree } from './util/plan';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { ManifestSet } from '../src/coverage/manifests';
-import { estimateRollout } from '../src/estimate/estimate';
-import { planChange } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { ManifestSet } from '../src/cli/coverage/manifests';
+import { estimateRollout } from '../src/cli/estimate/estimate';
+import { planChange } from '../src/cli/plan/plan';
 
 const WAVE_NAMES = ['canary', 'wave-1', 'wave-2'];
 const RELEASES = ['example.com/scanner:1', 'example.com/scanner:2', 'example.com/scanner:3'];

@@ -4,9 +4,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { nodeFacts } from '../src/coverage/nodes';
-import { planChange, PlanReport } from '../src/plan/plan';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { planChange, PlanReport } from '../src/cli/plan/plan';
 
 const ROOT = path.join(__dirname, '..');
 const DIST = 'examples/log-collector-rollout/dist';

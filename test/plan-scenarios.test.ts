@@ -9,7 +9,7 @@ import {
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { daemonSet, inventory, rolloutStage, tree } from './util/plan';
-import { Finding, planChange, PlanReport } from '../src/plan/plan';
+import { Finding, planChange, PlanReport } from '../src/cli/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' },

@@ -12,9 +12,9 @@
  * node.kubernetes.io/unschedulable: no problem), wave1-3 unreachable (Ready=Unknown) in a wave whose budget is 1,
  * fleet-8 NotReady (Ready=False) in the fleet, the last sync wave.
  */
-import { loadManifests, loadNodeList } from '../src/coverage/load';
-import { nodeFacts } from '../src/coverage/nodes';
-import { planChange } from '../src/plan/plan';
+import { loadManifests, loadNodeList } from '../src/cli/coverage/load';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { planChange } from '../src/cli/plan/plan';
 
 const ROOT = `${__dirname}/..`;
 const DIST = 'examples/log-collector-rollout/dist';

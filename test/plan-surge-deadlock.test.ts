@@ -9,10 +9,10 @@
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, tree } from './util/plan';
 import { upstreamObject } from './util/upstream';
-import { daemonSetInfo } from '../src/coverage/manifests';
-import { nodeFacts } from '../src/coverage/nodes';
-import { estimateRollout } from '../src/estimate/estimate';
-import { planChange, PlanReport } from '../src/plan/plan';
+import { daemonSetInfo } from '../src/cli/coverage/manifests';
+import { nodeFacts } from '../src/cli/coverage/nodes';
+import { estimateRollout } from '../src/cli/estimate/estimate';
+import { planChange, PlanReport } from '../src/cli/plan/plan';
 
 const SURGE = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
 const summary = (report: PlanReport) => report.findings.map((f) => [f.kind, f.cause, f.severity, [...f.nodes]]);

@@ -5,9 +5,9 @@
  * class not found, a spec.priority or spec.preemptionPolicy equal to or differing from the class's.
  */
 import { daemonSet, inventory, tree } from './util/plan';
-import { manifestSet, parseManifestText } from '../src/coverage/manifests';
-import { priorityClassesOf, resolvePriority } from '../src/coverage/priority';
-import { planChange } from '../src/plan/plan';
+import { manifestSet, parseManifestText } from '../src/cli/coverage/manifests';
+import { priorityClassesOf, resolvePriority } from '../src/cli/coverage/priority';
+import { planChange } from '../src/cli/plan/plan';
 
 const classes = (yaml: string) => priorityClassesOf(manifestSet(parseManifestText(yaml, 'classes.yaml')));
 const NONE = classes('');

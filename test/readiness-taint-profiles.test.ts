@@ -19,12 +19,12 @@ import { inventory, TestNode, tree, WAVE_KEY } from './util/plan';
 import { closedNodes, daemonPodCreated, removedTaintKey } from './util/taint-model';
 import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from './util/taint-walk';
 import { REMOVER_CONTAINER } from '../src/scheduling/readiness-taint';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { ManifestSet } from '../src/coverage/manifests';
-import { readinessTaintGaps, uncoveredReadinessTaints } from '../src/coverage/readiness-taint-gaps';
-import { withReadinessTaintProblems } from '../src/coverage/readiness-taints';
-import { diagnose } from '../src/doctor/diagnose';
-import { StateBuilder } from '../src/doctor/state';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { ManifestSet } from '../src/cli/coverage/manifests';
+import { readinessTaintGaps, uncoveredReadinessTaints } from '../src/cli/coverage/readiness-taint-gaps';
+import { withReadinessTaintProblems } from '../src/cli/coverage/readiness-taints';
+import { diagnose } from '../src/cli/doctor/diagnose';
+import { StateBuilder } from '../src/cli/doctor/state';
 import { READINESS_TAINT_ANNOTATION } from '../src/scheduling/readiness-taint';
 import { TaintJson } from '../src/scheduling/types';
 

@@ -23,9 +23,9 @@ import { TestNode, tree, WAVE_KEY } from './util/plan';
 import { closedNodes } from './util/taint-model';
 import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from './util/taint-walk';
 import { runCli } from '../src/cli/run';
-import { manifestSet, ManifestSet } from '../src/coverage/manifests';
-import { diagnose } from '../src/doctor/diagnose';
-import { StateBuilder } from '../src/doctor/state';
+import { manifestSet, ManifestSet } from '../src/cli/coverage/manifests';
+import { diagnose } from '../src/cli/doctor/diagnose';
+import { StateBuilder } from '../src/cli/doctor/state';
 import { TaintJson } from '../src/scheduling/types';
 
 const KEY = 'node-agents.cdk8s.io/scanner-not-ready';

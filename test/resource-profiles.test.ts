@@ -11,10 +11,10 @@ import {
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { antiAffinitySeparates } from '../src/coverage/pod-affinity';
-import { estimateRollout } from '../src/estimate/estimate';
-import { planChange } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { antiAffinitySeparates } from '../src/cli/coverage/pod-affinity';
+import { estimateRollout } from '../src/cli/estimate/estimate';
+import { planChange } from '../src/cli/plan/plan';
 import { termsMatch } from '../src/scheduling/node-affinity';
 import { DEFAULT_PROFILE, profileTerms } from '../src/waves/profiles';
 

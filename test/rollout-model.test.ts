@@ -1,5 +1,5 @@
 /**
- * The rolling update `estimate` and `plan` share (src/estimate/rollout-model.ts), against the DaemonSet controller:
+ * The rolling update `estimate` and `plan` share (src/cli/estimate/rollout-model.ts), against the DaemonSet controller:
  * kubernetes pkg/controller/daemon/update.go rollingUpdate. An old pod that is not available is replaced at once,
  * outside the budget (allowedReplacementPods, kubernetes#111073), and since kubernetes#123233 (1.31; 1.28-1.30 patch
  * releases) it counts in numUnavailable in that same sync. The table rows are ported from
@@ -11,12 +11,12 @@ import * as path from 'path';
 import * as fc from 'fast-check';
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, TestNode, tree } from './util/plan';
-import { controlPlaneAtLeast } from '../src/capacity/pod-level';
+import { controlPlaneAtLeast } from '../src/cli/capacity/pod-level';
 import { runCli } from '../src/cli/run';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { estimateRollout } from '../src/estimate/estimate';
-import { batchCounts, UpdateCounts } from '../src/estimate/rollout-model';
-import { planChange } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { estimateRollout } from '../src/cli/estimate/estimate';
+import { batchCounts, UpdateCounts } from '../src/cli/estimate/rollout-model';
+import { planChange } from '../src/cli/plan/plan';
 import { NodeJson } from '../src/scheduling/types';
 
 /** The counts of a rollout whose nodes are all Ready, from a converged DaemonSet. */

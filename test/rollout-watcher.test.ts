@@ -19,7 +19,7 @@ import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from './util/watcher-shapes';
 import { fixFor } from '../src/rollout/stuck-causes';
-import { WATCHER_SCRIPT } from '../src/doctor/watch-script';
+import { WATCHER_SCRIPT } from '../src/rollout/watch-script';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 

@@ -42,11 +42,11 @@
  */
 import { Manifest } from './util/manifests';
 import { daemonSet, inventory, tree } from './util/plan';
-import { analyzeCoverage, placementsFor } from '../src/coverage/analysis';
-import { nodeFacts } from '../src/coverage/nodes';
+import { analyzeCoverage, placementsFor } from '../src/cli/coverage/analysis';
+import { nodeFacts } from '../src/cli/coverage/nodes';
 import { paceOf, scaledValue } from '../src/rollout/pace';
-import { inLastSyncStep, lastSyncStep } from '../src/plan/argo-sync';
-import { planChange } from '../src/plan/plan';
+import { inLastSyncStep, lastSyncStep } from '../src/cli/plan/argo-sync';
+import { planChange } from '../src/cli/plan/plan';
 import { controllerAddedTolerations, tolerated, toleratesTaint, untoleratedTaints } from '../src/scheduling/tolerations';
 import { NodeJson, TaintJson, TolerationJson } from '../src/scheduling/types';
 

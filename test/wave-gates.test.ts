@@ -9,7 +9,8 @@ import {
   UpdateStrategy,
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
-import { GATE_IMAGE, GATE_SCRIPT } from '../src/alerts/gate';
+import { GATE_SCRIPT } from '../src/alerts/gate';
+import { GATE_IMAGE } from '../src/rollout/hook-shell';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const PROM = 'http://prometheus-operated.monitoring.svc:9090';

@@ -10,9 +10,9 @@ import {
 } from '../src';
 import { Manifest, synthManifests } from './util/manifests';
 import { inventory, tree } from './util/plan';
-import { analyzeCoverage } from '../src/coverage/analysis';
-import { estimateRollout } from '../src/estimate/estimate';
-import { planChange } from '../src/plan/plan';
+import { analyzeCoverage } from '../src/cli/coverage/analysis';
+import { estimateRollout } from '../src/cli/estimate/estimate';
+import { planChange } from '../src/cli/plan/plan';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const PREVIOUS: LogCollectorDaemonSetProps = { name: 'logs', image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1', outputs: [FluentBitOutput.loki({ host: 'loki' })] };

@@ -11,7 +11,7 @@
  * cluster-autoscalers of GKE and AKS do not take as startup taints. The remover reads the pod's own Ready condition
  * (what the kubelet reports, probes included), works with every autoscaler and key, and needs no other component.
  */
-import { GATE_GID, GATE_IMAGE, GATE_UID } from '../alerts/gate';
+import { GATE_GID, GATE_IMAGE, GATE_UID } from '../rollout/hook-shell';
 import { READINESS_TAINT_EFFECT } from '../scheduling/readiness-taint';
 
 /** The remover's image: the pinned curl image the gate Jobs use (busybox sh, awk, sed; curl; no jq, no kubectl). */

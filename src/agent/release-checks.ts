@@ -7,9 +7,9 @@ import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from '.
 import { hostPathTypeProblem } from './host-path-types';
 import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
 import { AgentDnsPolicy } from './pod-options';
-import { REMOVER_CONTAINER } from '../scheduling/readiness-taint';
 import { readinessTaintProblems } from './readiness-taint-spec';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
+import { REMOVER_CONTAINER } from '../scheduling/readiness-taint';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,

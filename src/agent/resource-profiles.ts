@@ -1,10 +1,9 @@
 import { AgentResources } from './options';
+import { INSTANCE_TYPE_LABEL } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 import { ProfileSpec } from '../waves/profiles';
 
-/** The label Kubernetes' cloud providers (and Karpenter) put on every node: its instance type. */
-export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 /** Karpenter's label naming the NodePool that launched the node. */
 export const NODE_POOL_LABEL = 'karpenter.sh/nodepool';
 /** Karpenter's AWS provider: the instance type's vCPUs (an integer). */

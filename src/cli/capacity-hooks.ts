@@ -3,17 +3,17 @@
  * being in src/capacity (pure, no cdk8s).
  */
 import { UsageError } from './args';
+import { capacityFindings, CapacityFinding } from './capacity/check';
+import { agentCost, InstanceTypeCost } from './capacity/cost';
+import { readJsonFile } from './capacity/input';
+import { PodLevelResourcesGate, podLevelResourcesGate } from './capacity/pod-level';
+import { parsePodList, PodIndex } from './capacity/pods';
+import { formatAmount } from './capacity/resources';
+import { podTemplates } from './capacity/template';
+import { analyzeCoverage, CoverageReport } from './coverage/analysis';
+import { ManifestSet } from './coverage/manifests';
+import { NodeFacts } from './coverage/nodes';
 import { plural, table } from './format';
-import { capacityFindings, CapacityFinding } from '../capacity/check';
-import { agentCost, InstanceTypeCost } from '../capacity/cost';
-import { readJsonFile } from '../capacity/input';
-import { PodLevelResourcesGate, podLevelResourcesGate } from '../capacity/pod-level';
-import { parsePodList, PodIndex } from '../capacity/pods';
-import { formatAmount } from '../capacity/resources';
-import { podTemplates } from '../capacity/template';
-import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
-import { ManifestSet } from '../coverage/manifests';
-import { NodeFacts } from '../coverage/nodes';
 import { NodeJson } from '../scheduling/types';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
 

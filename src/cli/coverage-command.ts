@@ -1,14 +1,14 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { capacityGate, capacityText, COST_FLAG_HELP, costText, KUBERNETES_VERSION_OPTION, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
+import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from './coverage/analysis';
+import { loadManifests } from './coverage/load';
+import { ManifestSet } from './coverage/manifests';
+import { formatTaint, NodeFacts, nodeFacts } from './coverage/nodes';
+import { withReadinessTaintProblems } from './coverage/readiness-taints';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
-import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from '../coverage/analysis';
-import { loadManifests } from '../coverage/load';
-import { ManifestSet } from '../coverage/manifests';
-import { formatTaint, NodeFacts, nodeFacts } from '../coverage/nodes';
-import { withReadinessTaintProblems } from '../coverage/readiness-taints';
 import { entryOf } from '../util/maps';
 import { terminalSafe as t } from '../util/output-escape';
 import { checkLabelKey } from '../validation/values';
@@ -93,7 +93,7 @@ export function coverageCommand(argv: readonly string[], io: CliIo): number {
   const gate = capacityGate(inventory, stringValue(parsed, 'kubernetes-version'), 'coverage');
   const pods = podsFile === undefined ? undefined : loadPods(podsFile, io.cwd, gate);
 
-  // readiness taints: an agent that does not tolerate another's never starts on a new node (src/coverage/readiness-taints.ts)
+  // readiness taints: an agent that does not tolerate another's never starts on a new node (src/cli/coverage/readiness-taints.ts)
   const report = withReadinessTaintProblems(manifests, analyzeCoverage(manifests.daemonSets, nodes, {
     waveLabelKey: labelKey,
     intendedTaintKeys: listValue(parsed, 'allow-taint'),

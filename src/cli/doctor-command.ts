@@ -1,14 +1,14 @@
 import { flag, parse, Parsed, secondsValue, stringValue, UsageError } from './args';
+import { displayName } from './capacity/names';
 import { fitComment } from './comment';
+import { DoctorFinding, DoctorReport, diagnose } from './doctor/diagnose';
+import { DEFAULT_LIVE_BUDGET, LiveBudget, loadLiveState } from './doctor/live';
+import { loadState } from './doctor/state';
+import { waitForRollout } from './doctor/wait';
 import { table } from './format';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
-import { displayName } from '../capacity/names';
-import { DoctorFinding, DoctorReport, diagnose } from '../doctor/diagnose';
-import { DEFAULT_LIVE_BUDGET, LiveBudget, loadLiveState } from '../doctor/live';
-import { loadState } from '../doctor/state';
-import { waitForRollout } from '../doctor/wait';
-import { WatchBudgets } from '../doctor/watch-script';
+import { WatchBudgets } from '../rollout/watch-script';
 import { markdownEscape, terminalSafe } from '../util/output-escape';
 import { formatBytes, parseQuantity } from '../util/quantity';
 

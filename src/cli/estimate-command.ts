@@ -1,18 +1,18 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
+import { controlPlaneAtLeast } from './capacity/pod-level';
 import { capacityGate, capacityText, KUBERNETES_VERSION_OPTION, loadPods, treeCapacity } from './capacity-hooks';
+import { analyzeCoverage } from './coverage/analysis';
+import { loadManifests } from './coverage/load';
+import { nodeFacts } from './coverage/nodes';
+import { waveOfGroup } from './coverage/profiles';
 import { requireDaemonSets } from './coverage-command';
+import { AgentEstimate, DEFAULT_BAKE_SECONDS, estimateRollout, unreachableStalls, WaveEstimate } from './estimate/estimate';
+import { REPLACEMENTS_COUNTED_SINCE } from './estimate/rollout-model';
 import { percent, plural, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
-import { controlPlaneAtLeast } from '../capacity/pod-level';
-import { analyzeCoverage } from '../coverage/analysis';
-import { loadManifests } from '../coverage/load';
-import { nodeFacts } from '../coverage/nodes';
-import { waveOfGroup } from '../coverage/profiles';
-import { AgentEstimate, DEFAULT_BAKE_SECONDS, estimateRollout, unreachableStalls, WaveEstimate } from '../estimate/estimate';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../rollout/pace';
-import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
-import { gateAfter, renderedGates } from '../plan/gates';
+import { gateAfter, renderedGates } from './plan/gates';
 import { terminalSafe as t } from '../util/output-escape';
 
 /** Default split of the 30 s pod cycle when only some of its parts are given. */

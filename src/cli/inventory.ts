@@ -1,4 +1,4 @@
-import { loadNodeList } from '../coverage/load';
+import { loadNodeList } from './coverage/load';
 import { NodeJson } from '../scheduling/types';
 
 /**

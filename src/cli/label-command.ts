@@ -1,15 +1,15 @@
 import { flag, listValue, parse, Parsed, requiredString, stringValue, UsageError } from './args';
+import { analyzeCoverage } from './coverage/analysis';
+import {
+  assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
+} from './coverage/labelling';
+import { loadManifests } from './coverage/load';
+import { DaemonSetInfo, isObject, ManifestSet } from './coverage/manifests';
+import { NodeFacts, nodeFacts } from './coverage/nodes';
+import { profileOf, waveOfGroup } from './coverage/profiles';
 import { plural, shortList } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
-import { analyzeCoverage } from '../coverage/analysis';
-import {
-  assignWaves, DEFAULT_SPREAD_BY, DriverTarget, EmptyWave, emptyWaves, gpuRelabelSteps, labelChanges, nodePoolLabel, WaveAssignment, WaveFraction,
-} from '../coverage/labelling';
-import { loadManifests } from '../coverage/load';
-import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
-import { NodeFacts, nodeFacts } from '../coverage/nodes';
-import { profileOf, waveOfGroup } from '../coverage/profiles';
 import { podStartupBudgetSeconds, readyWaitSeconds } from '../rollout/startup-budget';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';

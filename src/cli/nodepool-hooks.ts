@@ -1,19 +1,19 @@
 /**
  * `plan --nodepools FILE`: the agents on the nodes Karpenter NodePools would launch, before those nodes exist. Reads
  * the NodePools (and their EC2NodeClasses) and an instance type catalog with the same bounded, strict reader as the
- * manifests; the logic is in src/capacity/nodepools.ts.
+ * manifests; the logic is in src/cli/capacity/nodepools.ts.
  */
 import { Parsed, stringValue, UsageError } from './args';
+import { CapacityFinding } from './capacity/check';
+import { parseCatalog } from './capacity/instance-types';
+import { parseNodePools } from './capacity/nodepool-spec';
+import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from './capacity/nodepools';
+import { formatAmount } from './capacity/resources';
+import { CoverageReport } from './coverage/analysis';
+import { loadManifests } from './coverage/load';
+import { ManifestSet } from './coverage/manifests';
 import { plural, table } from './format';
 import { MAX_PRINTED_PER_KIND } from './limits';
-import { CapacityFinding } from '../capacity/check';
-import { parseCatalog } from '../capacity/instance-types';
-import { parseNodePools } from '../capacity/nodepool-spec';
-import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from '../capacity/nodepools';
-import { formatAmount } from '../capacity/resources';
-import { CoverageReport } from '../coverage/analysis';
-import { loadManifests } from '../coverage/load';
-import { ManifestSet } from '../coverage/manifests';
 import { NodeJson } from '../scheduling/types';
 import { markdownCode, markdownEscape, terminalSafe } from '../util/output-escape';
 

@@ -1,21 +1,21 @@
 import { flag, listValue, parse, requiredString, secondsValue, stringValue, UsageError } from './args';
+import { CapacityFinding } from './capacity/check';
+import { controlPlaneAtLeast } from './capacity/pod-level';
+import { shutdownOrderFindings } from './capacity/shutdown-order';
 import { capacityGate, COST_FLAG_HELP, costMarkdown, costText, KUBERNETES_VERSION_OPTION, loadPods, planCapacity, planCost, PODS_FLAG_HELP } from './capacity-hooks';
 import { fitComment } from './comment';
+import { analyzeCoverage } from './coverage/analysis';
+import { loadManifests } from './coverage/load';
+import { ManifestSet } from './coverage/manifests';
+import { nodeFacts } from './coverage/nodes';
 import { plural, shortList, table } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { capPerKind } from './limits';
 import { NODEPOOL_OPTIONS, nodePoolCheck, nodePoolFlags, nodePoolMarkdown, NODEPOOLS_FLAG_HELP, nodePoolText } from './nodepool-hooks';
-import { CapacityFinding } from '../capacity/check';
-import { controlPlaneAtLeast } from '../capacity/pod-level';
-import { shutdownOrderFindings } from '../capacity/shutdown-order';
-import { analyzeCoverage } from '../coverage/analysis';
-import { loadManifests } from '../coverage/load';
-import { ManifestSet } from '../coverage/manifests';
-import { nodeFacts } from '../coverage/nodes';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../rollout/pace';
-import { REPLACEMENTS_COUNTED_SINCE } from '../estimate/rollout-model';
-import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, RolloutPlan } from '../plan/plan';
+import { REPLACEMENTS_COUNTED_SINCE } from './estimate/rollout-model';
+import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, DaemonSetRolloutPlan } from './plan/plan';
 import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';
 
 export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TREE --after TREE [flags]
@@ -169,7 +169,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
     const options = { podSeconds, allowNarrowing, allowRestart, coverage, unavailable, replacementsCounted };
     const report = planChange(loaded[i - 1], loaded[i], nodes, options);
     // --pods: will the new pods fit (src/capacity); its findings join the plan's
-    // and does the collector outlive the workloads on its nodes (src/capacity/shutdown-order.ts)
+    // and does the collector outlive the workloads on its nodes (src/cli/capacity/shutdown-order.ts)
     const capacity = pods === undefined ? [] : [...planCapacity(loaded[i - 1], loaded[i], nodes, pods, afterCoverage),
       ...shutdownOrderFindings(loaded[i], afterCoverage, pods)] as Finding[];
     lastCapacity = pods === undefined ? undefined : capacity;
@@ -256,7 +256,7 @@ function batchText(ds: DaemonSetPlan): string {
  * `4 batches of 4, then 1 of 3`; `1 batch of 30, then 9 batches of 2`: the first batch (the old pods not available
  * go in it, outside the budget), the batches of the budget after it, the last.
  */
-function batchRuns(r: RolloutPlan): string {
+function batchRuns(r: DaemonSetRolloutPlan): string {
   const later = r.batches - (r.firstBatchSize > 0 ? 1 : 0);
   const sizes = [
     ...(r.firstBatchSize > 0 ? [r.firstBatchSize] : []),

@@ -3,7 +3,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { ARGOCD_SYNC_WAVE } from '../agent/rollout';
-import { GATE_GID, GATE_UID } from '../alerts/gate';
+import { GATE_GID, GATE_UID } from '../rollout/hook-shell';
 import { ValidationError } from '../validation/errors';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 

@@ -3,11 +3,10 @@ import { Construct } from 'constructs';
 import { envList, hookRevision, hookAccess, hookJob, hookJobName, HookKind } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentRollout } from '../agent/rollout';
-import {
-  bakeSeconds, daemonSetGateChecks, GATE_IMAGE, GATE_SCRIPT, gateEnvironment, GateTarget, KUBERNETES_API, SERVICE_ACCOUNT_DIR,
-} from '../alerts/gate';
+import { bakeSeconds, daemonSetGateChecks, GATE_SCRIPT, gateEnvironment, GateTarget } from '../alerts/gate';
 import { WaveGate, WaveGateCheck } from '../alerts/options';
 import { checkPromQL, checkSelector, GATE_FAILS } from '../alerts/promql-parse';
+import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';

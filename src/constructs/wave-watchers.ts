@@ -4,11 +4,11 @@ import { Construct } from 'constructs';
 import { envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentRollout, RolloutWatch } from '../agent/rollout';
-import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../alerts/gate';
+import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
+import { podStartupBudgetSeconds } from '../rollout/startup-budget';
 import {
   defaultWatchBudgets, MAX_WATCH_SECONDS, WATCHER_SCRIPT, watcherEnvironment, WatchBudgets,
-} from '../doctor/watch-script';
-import { podStartupBudgetSeconds } from '../rollout/startup-budget';
+} from '../rollout/watch-script';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';

@@ -59,3 +59,6 @@ export interface NodeIdentity {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
 }
+
+/** The label Kubernetes' cloud providers (and Karpenter) put on every node: its instance type. */
+export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';

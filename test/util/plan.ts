@@ -1,8 +1,8 @@
 /** Helpers for the plan tests: trees from synthesized manifests, small inventories. */
 import { Manifest, validateManifests } from './manifests';
 import { AgentRelease, AgentRollout, Promotion, RolloutWave } from '../../src';
-import { manifestSet, ManifestSet } from '../../src/coverage/manifests';
-import { NodeFacts, nodeFacts } from '../../src/coverage/nodes';
+import { manifestSet, ManifestSet } from '../../src/cli/coverage/manifests';
+import { NodeFacts, nodeFacts } from '../../src/cli/coverage/nodes';
 import { NodeJson, TaintJson } from '../../src/scheduling/types';
 
 export const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';

@@ -3,9 +3,9 @@ import { displayName } from './names';
 import { PodIndex, PodRecord } from './pods';
 import { formatAmount, ResourceList } from './resources';
 import { AgentPodTemplate, allocatableReader } from './template';
+import { paceOf } from '../../rollout/pace';
 import { compare, DaemonSetInfo } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
-import { paceOf } from '../rollout/pace';
 
 /** A finding of the capacity check, in the shape of `plan`'s findings. */
 export interface CapacityFinding {

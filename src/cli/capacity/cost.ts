@@ -1,9 +1,8 @@
 import { ResourceList } from './resources';
 import { AgentPodTemplate, allocatableOf } from './template';
+import { INSTANCE_TYPE_LABEL, NodeJson } from '../../scheduling/types';
 import { compare } from '../coverage/manifests';
-import { NodeJson } from '../scheduling/types';
 
-export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 const BETA_INSTANCE_TYPE_LABEL = 'beta.kubernetes.io/instance-type';
 /** Nodes without an instance-type label are grouped under this name. */
 export const NO_INSTANCE_TYPE = '(no instance type)';

@@ -17,9 +17,9 @@
  * - allocatable = capacity - kube-reserved - system-reserved - eviction threshold. Ephemeral storage is not modelled.
  */
 import { ResourceList, resourceList } from './resources';
+import { parseQuantity } from '../../util/quantity';
+import { isLabelKey } from '../../validation/values';
 import { isObject } from '../coverage/manifests';
-import { parseQuantity } from '../util/quantity';
-import { isLabelKey } from '../validation/values';
 
 /** The `kind` of the catalog document (apiVersion node-agents.cdk8s.io/v1alpha1). */
 export const CATALOG_KIND = 'InstanceTypeCatalog';

@@ -5,9 +5,9 @@
  * field. Pure.
  */
 import { KubeletSettings } from './instance-types';
+import { NodeSelectorRequirementJson, TaintJson } from '../../scheduling/types';
+import { isLabelKey } from '../../validation/values';
 import { isObject, ManifestDocument } from '../coverage/manifests';
-import { NodeSelectorRequirementJson, TaintJson } from '../scheduling/types';
-import { isLabelKey } from '../validation/values';
 
 export interface NodePoolSpec {
   readonly name: string;

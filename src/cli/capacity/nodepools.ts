@@ -15,12 +15,12 @@ import { admittedPodSpec, limitRangeDefaults } from './limit-range';
 import { NodePoolSpec } from './nodepool-spec';
 import { formatAmount, podRequests, ResourceList } from './resources';
 import { allocatableOf } from './template';
+import { requirementMatches } from '../../scheduling/node-affinity';
+import { NodeJson, TaintJson } from '../../scheduling/types';
 import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
 import { compare, DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { profileOf } from '../coverage/profiles';
-import { requirementMatches } from '../scheduling/node-affinity';
-import { NodeJson, TaintJson } from '../scheduling/types';
 
 /** Karpenter's labels for a node before it joins, which a DaemonSet may select (NodeClaimTemplate: registered, initialized). */
 const KARPENTER_LIFECYCLE_LABELS = { 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' };

@@ -1,4 +1,4 @@
-import { NodeJson } from '../scheduling/types';
+import { NodeJson } from '../../scheduling/types';
 
 /** The minor release whose scheduler reads pod-level resources by default: PodLevelResources beta, on (alpha and off in 1.32, 1.33). */
 export const POD_LEVEL_RESOURCES_DEFAULT_ON = 34;

@@ -1,5 +1,5 @@
+import { parseQuantity } from '../../util/quantity';
 import { isObject } from '../coverage/manifests';
-import { parseQuantity } from '../util/quantity';
 
 /**
  * Resource amounts by resource name, in the scheduler's units: `cpu` in millicores (rounded up, as

@@ -1,9 +1,9 @@
 import { hasPodLevelResources, podLimits, podRequests, ResourceList, resourceList } from './resources';
+import { NodeJson } from '../../scheduling/types';
+import { entryOf } from '../../util/maps';
 import { DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { NO_ALLOCATABLE, NodeFacts } from '../coverage/nodes';
 import { priorityClassesOf, resolvePriority } from '../coverage/priority';
-import { NodeJson } from '../scheduling/types';
-import { entryOf } from '../util/maps';
 
 /** What a capacity check needs of a DaemonSet's pod template. */
 export interface AgentPodTemplate {

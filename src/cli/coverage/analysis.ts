@@ -1,13 +1,13 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
 import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
 import { emptyProfileIsUnused, unprofiledNodes, waveOfGroup } from './profiles';
-import { AffinityIndex, IndexedNodes } from '../scheduling/affinity-index';
-import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../scheduling/node-affinity';
-import { controllerAddedTolerations, tolerationCheck } from '../scheduling/tolerations';
-import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
-import { entryOf } from '../util/maps';
-import { SetIds } from '../util/set-ids';
-import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
+import { AffinityIndex, IndexedNodes } from '../../scheduling/affinity-index';
+import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../../scheduling/node-affinity';
+import { controllerAddedTolerations, tolerationCheck } from '../../scheduling/tolerations';
+import { NodeSelectorRequirementJson, NodeSelectorTermJson, TolerationJson } from '../../scheduling/types';
+import { entryOf } from '../../util/maps';
+import { SetIds } from '../../util/set-ids';
+import { DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../../waves/partition';
 
 
 export interface CoverageOptions {

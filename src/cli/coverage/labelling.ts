@@ -1,9 +1,9 @@
 import { createHash } from 'crypto';
 import { factsOf } from './nodes';
-import { NodeJson } from '../scheduling/types';
-import { shellWord } from '../util/shell';
-import { checkLabelKey } from '../validation/values';
-import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../waves/partition';
+import { NodeJson } from '../../scheduling/types';
+import { shellWord } from '../../util/shell';
+import { checkLabelKey } from '../../validation/values';
+import { checkWaveName, DEFAULT_WAVE_LABEL_KEY, FLEET_GROUP } from '../../waves/partition';
 
 /**
  * Canary-group node labelling: which nodes carry which wave label.

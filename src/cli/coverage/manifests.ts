@@ -1,10 +1,10 @@
 import { createHash } from 'crypto';
-import { UpdateStrategyJson } from '../rollout/pace';
 import * as YAML from 'yaml';
 import { ALIAS_SLACK_BYTES, AliasAllowance, expandAliases } from './yaml-aliases';
-import { NodeSelectorTermJson, TolerationJson } from '../scheduling/types';
-import { isLabelKey, isLabelValue } from '../validation/values';
-import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../waves/partition';
+import { UpdateStrategyJson } from '../../rollout/pace';
+import { NodeSelectorTermJson, TolerationJson } from '../../scheduling/types';
+import { isLabelKey, isLabelValue } from '../../validation/values';
+import { ROLLOUT_GROUP_LABEL, WAVE_INDEX_ANNOTATION } from '../../waves/partition';
 
 /** The pod template label the wave construct puts on each wave's DaemonSet (`fleet` for the remainder). */
 export { ROLLOUT_GROUP_LABEL };

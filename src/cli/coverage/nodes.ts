@@ -1,6 +1,6 @@
 import { compare, isObject, shown } from './manifests';
-import { NodeIdentity, NodeJson, TaintJson } from '../scheduling/types';
-import { isLabelKey, isLabelValue } from '../validation/values';
+import { NodeIdentity, NodeJson, TaintJson } from '../../scheduling/types';
+import { isLabelKey, isLabelValue } from '../../validation/values';
 
 export const OS_LABEL = 'kubernetes.io/os';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';

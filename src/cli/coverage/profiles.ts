@@ -4,7 +4,7 @@
  * the default's does, and all of them are one agent (`app.kubernetes.io/name`). Pure.
  */
 import { DaemonSetInfo } from './manifests';
-import { DEFAULT_PROFILE, splitGroupLabel } from '../waves/profiles';
+import { DEFAULT_PROFILE, splitGroupLabel } from '../../waves/profiles';
 
 /** The wave a DaemonSet's rollout group names (`fleet` for the remainder), whatever its profile; undefined without a group. */
 export function waveOfGroup(group: string | undefined): string | undefined {

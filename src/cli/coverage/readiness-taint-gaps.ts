@@ -11,8 +11,8 @@
 import { compare, DaemonSetInfo, ManifestSet } from './manifests';
 import { NodeFacts } from './nodes';
 import { readinessTaintsOf, selectsIgnoringTaints } from './readiness-taints';
-import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
-import { TaintJson } from '../scheduling/types';
+import { controllerAddedTolerations, tolerated } from '../../scheduling/tolerations';
+import { TaintJson } from '../../scheduling/types';
 
 /** One DaemonSet of an agent that does not remove the agent's readiness taint. */
 export interface ReadinessTaintGapDaemonSet {

@@ -9,13 +9,13 @@
 import { CoverageReport, idList, Problem } from './analysis';
 import { compare, DaemonSetInfo, isObject, ManifestSet } from './manifests';
 import { NodeFacts } from './nodes';
-import { termsMatch, nodeSelectorMatches } from '../scheduling/node-affinity';
-import { readinessTaintOf } from '../scheduling/readiness-taint';
-import { controllerAddedTolerations, tolerated } from '../scheduling/tolerations';
-import { TaintJson } from '../scheduling/types';
+import { termsMatch, nodeSelectorMatches } from '../../scheduling/node-affinity';
+import { readinessTaintOf } from '../../scheduling/readiness-taint';
+import { controllerAddedTolerations, tolerated } from '../../scheduling/tolerations';
+import { TaintJson } from '../../scheduling/types';
 
 /** An agent's readiness taint, as its DaemonSets declare it. */
-export interface AgentReadinessTaint {
+export interface TreeReadinessTaint {
   readonly agent: string;
   readonly taint: TaintJson;
   /** the DaemonSets that declare it (sorted ids) */
@@ -34,7 +34,7 @@ export interface ReadinessTaintWait {
 }
 
 /** Every readiness taint the tree's DaemonSets declare, by agent (an agent whose releases declare two has two). */
-export function readinessTaintsOf(set: ManifestSet): AgentReadinessTaint[] {
+export function readinessTaintsOf(set: ManifestSet): TreeReadinessTaint[] {
   const byKey = new Map<string, { agent: string; taint: TaintJson; daemonSets: string[] }>();
   const agentOf = new Map(set.daemonSets.map((d) => [d.id, d.agent]));
   for (const doc of set.documents) {
@@ -119,7 +119,7 @@ export function waitCycles(waits: readonly ReadinessTaintWait[]): Map<ReadinessT
 }
 
 /** `coverage`'s problems: every wait is a never-starts problem. */
-export function readinessTaintProblems(set: ManifestSet, report: CoverageReport): Problem[] {
+export function treeReadinessTaintProblems(set: ManifestSet, report: CoverageReport): Problem[] {
   const waits = readinessTaintWaits(set, report);
   const cycles = waitCycles(waits);
   return waits.map((w) => ({
@@ -133,7 +133,7 @@ export function readinessTaintProblems(set: ManifestSet, report: CoverageReport)
 
 /** The report with the tree's readiness taint problems added (in the report's order: kind, agent, message). */
 export function withReadinessTaintProblems(set: ManifestSet, report: CoverageReport): CoverageReport {
-  const extra = readinessTaintProblems(set, report);
+  const extra = treeReadinessTaintProblems(set, report);
   if (extra.length === 0) return report;
   const problems = [...report.problems, ...extra]
     .sort((a, b) => compare(a.kind, b.kind) || compare(a.agent ?? '', b.agent ?? '') || compare(a.message, b.message));

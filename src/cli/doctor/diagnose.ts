@@ -1,5 +1,8 @@
 import { readinessTaintDoctorFindings } from './readiness-taints';
 import { ClusterState, DaemonSetState, PodEvent } from './state';
+import { paceOf, scaledValue } from '../../rollout/pace';
+import { DOCTOR_CAUSES, DoctorCause, fixFor } from '../../rollout/stuck-causes';
+import { entryOf } from '../../util/maps';
 import { checkFit, describeShortfall } from '../capacity/fit';
 import { displayName } from '../capacity/names';
 import { PodRecord } from '../capacity/pods';
@@ -8,9 +11,6 @@ import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverag
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts, NodeFacts } from '../coverage/nodes';
 import { BUILT_IN_PRIORITY_CLASSES } from '../coverage/priority';
-import { paceOf, scaledValue } from '../rollout/pace';
-import { DOCTOR_CAUSES, DoctorCause, fixFor } from '../rollout/stuck-causes';
-import { entryOf } from '../util/maps';
 
 export interface DoctorFinding {
   readonly cause: DoctorCause;
@@ -90,7 +90,7 @@ type AddFinding = (cause: DoctorCause, node: string, pod: PodRecord | undefined,
  * Why each DaemonSet's rollout waits and why each node it should cover has no healthy pod of the current revision.
  * Which nodes a DaemonSet should cover comes from coverage's analyzeCoverage (the controller's
  * nodeShouldRunDaemonPod: one implementation with `coverage` and `plan`); resources and host ports of a Pending pod
- * from the capacity model (kube-scheduler's Fit and NodePorts filters, src/capacity/fit.ts); the rest from the pods'
+ * from the capacity model (kube-scheduler's Fit and NodePorts filters, src/cli/capacity/fit.ts); the rest from the pods'
  * status and the scheduler's and kubelet's events.
  */
 export function diagnose(state: ClusterState, options: DoctorOptions = {}): DoctorReport {
@@ -115,7 +115,7 @@ export function diagnose(state: ClusterState, options: DoctorOptions = {}): Doct
     findings.push(...result.findings);
     return result.health;
   });
-  // a node still carrying an agent's readiness taint, and the pod that should remove it (src/doctor/readiness-taints.ts)
+  // a node still carrying an agent's readiness taint, and the pod that should remove it (src/cli/doctor/readiness-taints.ts)
   findings.push(...readinessTaintDoctorFindings(state, options.agent));
   findings.sort((a, b) => compare(a.daemonSet, b.daemonSet) || compare(a.node, b.node)
     || DOCTOR_CAUSES.indexOf(a.cause) - DOCTOR_CAUSES.indexOf(b.cause));

@@ -1,8 +1,8 @@
 import * as v8 from 'v8';
 import type { PodEvent } from './state';
+import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../../util/heap-estimate';
+import { formatBytes } from '../../util/quantity';
 import { PodRecord } from '../capacity/pods';
-import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../util/heap-estimate';
-import { formatBytes } from '../util/quantity';
 
 /**
  * The most bytes doctor keeps of what it reads by default, on a machine whose Node heap allows it (`--live-max-kept`),

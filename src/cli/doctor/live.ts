@@ -1,9 +1,9 @@
 import { spawnSync } from 'child_process';
 import { DEFAULT_MAX_KEPT, keptExceeded } from './kept';
 import { checkedState, ClusterState, StateBuilder } from './state';
+import { formatBytes } from '../../util/quantity';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
-import { formatBytes } from '../util/quantity';
 
 /**
  * Where `doctor` reads a live cluster: through kubectl, read-only (`kubectl get` and nothing else). kubectl rather

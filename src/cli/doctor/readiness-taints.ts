@@ -8,14 +8,14 @@
  */
 import type { DoctorFinding } from './diagnose';
 import { ClusterState, DaemonSetState } from './state';
+import { readinessTaintOf, REMOVER_CONTAINER } from '../../scheduling/readiness-taint';
+import { NodeJson } from '../../scheduling/types';
+import { shellWord } from '../../util/shell';
 import { displayName } from '../capacity/names';
 import { PodRecord } from '../capacity/pods';
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { selectsIgnoringTaints } from '../coverage/readiness-taints';
-import { readinessTaintOf, REMOVER_CONTAINER } from '../scheduling/readiness-taint';
-import { NodeJson } from '../scheduling/types';
-import { shellWord } from '../util/shell';
 
 function ready(pod: PodRecord): boolean {
   const conditions = pod.object?.status?.conditions;

@@ -1,10 +1,10 @@
 import { eventBytes, KeptLimit, listEntryBytes, podBytes, stateKeptLimit } from './kept';
+import { NodeJson } from '../../scheduling/types';
+import { ENTRY, HeapEstimate, SLOT } from '../../util/heap-estimate';
 import { isDirectory, jsonFilesIn, readJsonFile } from '../capacity/input';
 import { PodIndex, podRecord, PodRecord } from '../capacity/pods';
 import { daemonSetInfo, DaemonSetInfo, isObject, KubeObject } from '../coverage/manifests';
 import { parseNodeList } from '../coverage/nodes';
-import { NodeJson } from '../scheduling/types';
-import { ENTRY, HeapEstimate, SLOT } from '../util/heap-estimate';
 
 /** An event about a pod, as kubectl lists it (the scheduler's and the kubelet's own words). */
 export interface PodEvent {

@@ -1,12 +1,12 @@
 import { spawnSync } from 'child_process';
-import { fixFor } from '../rollout/stuck-causes';
 import { keptExceeded } from './kept';
 import { DEFAULT_LIVE_BUDGET, LiveOptions } from './live';
-import { defaultWatchBudgets, judgePods, WatchBudgets, WatchCause, WatchFailure } from './watch-script';
+import { podStartupBudgetSeconds } from '../../rollout/startup-budget';
+import { fixFor } from '../../rollout/stuck-causes';
+import { defaultWatchBudgets, judgePods, WatchBudgets, WatchCause, WatchFailure } from '../../rollout/watch-script';
+import { HeapEstimate } from '../../util/heap-estimate';
 import { MAX_INPUT_BYTES } from '../capacity/input';
 import { isObject } from '../coverage/manifests';
-import { podStartupBudgetSeconds } from '../rollout/startup-budget';
-import { HeapEstimate } from '../util/heap-estimate';
 
 /**
  * `doctor --live --wait NAMESPACE/DAEMONSET`: what a wave's watcher Job does, for a rollout applied without Argo CD

@@ -1,10 +1,10 @@
 import { batchCounts, podPositions, RollingUpdateShape, rollingUpdateShape, shapeNote } from './rollout-model';
+import { DEFAULT_POD_SECONDS, nonNegative, Pace, paceOf } from '../../rollout/pace';
+import { entryOf } from '../../util/maps';
 import { CoverageReport, orderWaves } from '../coverage/analysis';
 import { compare, DaemonSetInfo } from '../coverage/manifests';
 import { antiAffinitySeparates } from '../coverage/pod-affinity';
 import { waveOfGroup } from '../coverage/profiles';
-import { DEFAULT_POD_SECONDS, nonNegative, Pace, paceOf } from '../rollout/pace';
-import { entryOf } from '../util/maps';
 
 export interface EstimateOptions {
   /** image pull + container start + readiness + termination of the old pod, per pod (default 30) */

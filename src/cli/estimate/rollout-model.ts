@@ -1,4 +1,4 @@
-import type { Pace } from '../rollout/pace';
+import type { Pace } from '../../rollout/pace';
 import { CoverageReport, DaemonSetCoverage } from '../coverage/analysis';
 import { compare } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';

@@ -1,6 +1,10 @@
 import { inLastSyncStep } from './argo-sync';
 import { gatesOf, renderedGates } from './gates';
 import { readinessTaintFindings } from './readiness-taints';
+import { DEFAULT_POD_SECONDS, Pace } from '../../rollout/pace';
+import { entryOf } from '../../util/maps';
+import { SetIds } from '../../util/set-ids';
+import { FLEET_GROUP } from '../../waves/partition';
 import {
   AgentCoverage, analyzeCoverage, CoverageReport, coversName, DaemonSetCoverage, hostPortsOverlap, idList, orderWaves, placementExplainer,
   positionByName,
@@ -12,11 +16,7 @@ import { priorityClassesOf, resolvePriority } from '../coverage/priority';
 import { emptyProfileIsUnused, profileOfGroup, waveOfGroup } from '../coverage/profiles';
 import { gapTaintKeys } from '../coverage/readiness-taint-gaps';
 import { estimateRollout } from '../estimate/estimate';
-import { DEFAULT_POD_SECONDS, Pace } from '../rollout/pace';
 import { rollingUpdateShape, shapeNote } from '../estimate/rollout-model';
-import { entryOf } from '../util/maps';
-import { SetIds } from '../util/set-ids';
-import { FLEET_GROUP } from '../waves/partition';
 
 /**
  * The annotation that acknowledges, on a DaemonSet of the after-tree, that the change takes its agent off nodes on
@@ -76,7 +76,7 @@ export interface PlanOptions {
 export type DaemonSetChange = 'created' | 'changed' | 'deleted' | 'unchanged';
 
 /** The DaemonSet controller's rolling update of the nodes whose pod one DaemonSet replaces. */
-export interface RolloutPlan {
+export interface DaemonSetRolloutPlan {
   /** the update pace as `estimate` computes it, scaled against the DaemonSet's nodes in the after-tree */
   readonly pace: Pace;
   /** replaced nodes the rolling update paces: Ready nodes the DaemonSet covers in the after-tree whose old pod is available */
@@ -133,7 +133,7 @@ export interface DaemonSetPlan {
   /** nodes whose pod this DaemonSet replaces in place (sorted) */
   readonly replaced: readonly string[];
   /** set when it replaces pods */
-  readonly rollout?: RolloutPlan;
+  readonly rollout?: DaemonSetRolloutPlan;
 }
 
 /** A node whose pod goes from one DaemonSet of the agent to another (a wave relabel, a renamed DaemonSet). */
@@ -478,7 +478,7 @@ function afterTreeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touch
  *   With maxSurge the terminating pod is not counted (`oldPod == nil`: nothing to do on that node).
  */
 function rolloutPlan(info: DaemonSetInfo, coverage: DaemonSetCoverage, replacedAt: readonly number[],
-  ctx: Pick<PlanContext, 'podSeconds' | 'sorted' | 'replacementsCounted'>, unavailable: ReadonlySet<string> | undefined): RolloutPlan {
+  ctx: Pick<PlanContext, 'podSeconds' | 'sorted' | 'replacementsCounted'>, unavailable: ReadonlySet<string> | undefined): DaemonSetRolloutPlan {
   const { podSeconds, sorted: nodes } = ctx;
   const wave = estimateRollout([{ info, covered: coverage.covered }], { podSeconds })[0].waves[0];
   const pace = wave.pace;
@@ -598,7 +598,7 @@ function stateOf(facts: NodeFacts): string {
  * - a Ready=False node is read as a live kubelet (its deleted pod terminates and frees its unit): a warning names
  *   that assumption, and what happens if the kubelet is gone (Ready turns Unknown: the pod stays Terminating).
  */
-function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: RolloutPlan, afterReport: CoverageReport,
+function notReadyFindings(agent: string, ds: DaemonSetPlan, rollout: DaemonSetRolloutPlan, afterReport: CoverageReport,
   facts: (name: string) => NodeFacts, after: ManifestSet): Finding[] {
   if (rollout.pace.type !== 'RollingUpdate') return [];
   const result: Finding[] = [];

@@ -1,5 +1,5 @@
 /**
- * `plan`'s findings on a readiness taint part way through a rollout (src/coverage/readiness-taint-gaps.ts): in the
+ * `plan`'s findings on a readiness taint part way through a rollout (src/cli/coverage/readiness-taint-gaps.ts): in the
  * after-tree, an agent some of whose DaemonSets remove its readiness taint while others do not.
  * - never-starts (readiness-taint-held): the held groups keep a previous release without the taint (a rollout that
  *   enables it). A node of theirs that joins with it (its node pool lists it) gets no pod of the agent (the

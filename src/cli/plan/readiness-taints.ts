@@ -1,14 +1,14 @@
 /**
  * `plan`'s readiness taint findings:
  * - never-starts (readiness-taint): in the after-tree, an agent that does not tolerate another agent's readiness
- *   taint (src/coverage/readiness-taints.ts); a warning when the before-tree had the same wait;
+ *   taint (src/cli/coverage/readiness-taints.ts); a warning when the before-tree had the same wait;
  * - never-starts (readiness-taint-orphaned): a readiness taint the before-tree's agents remove and no agent of the
  *   after-tree does (the agent deleted, or its taint renamed or dropped) while node pools still give new nodes that
  *   taint: nothing removes it any more, so no pod that does not tolerate it lands on a new node. Node pools are
  *   usually not in the trees: the finding is an error unless the after-tree's Karpenter NodePools show that none
  *   lists the taint, or an object of the after-tree acknowledges it (RETIRED_READINESS_TAINTS_ANNOTATION);
  * - never-starts (readiness-taint-held, readiness-taint-dropped): a rollout part way through enabling or dropping a
- *   readiness taint, whose groups do not all remove it (src/plan/readiness-taint-gaps.ts).
+ *   readiness taint, whose groups do not all remove it (src/cli/plan/readiness-taint-gaps.ts).
  */
 import type { Finding } from './plan';
 import { readinessTaintGapFindings } from './readiness-taint-gaps';

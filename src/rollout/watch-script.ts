@@ -9,8 +9,8 @@
  * scrapes kube-state-metrics. It reads what `doctor` reads, with the same words: the fix for each cause is doctor's
  * (diagnose.ts fixFor), passed to the Job in its environment.
  */
-import { fixFor } from '../rollout/stuck-causes';
-import { KUBE_AUTH, recordFunctions, recordGuard, recordVerdict, RecordWords } from '../alerts/gate';
+import { KUBE_AUTH, recordFunctions, recordGuard, recordVerdict, RecordWords } from './hook-shell';
+import { fixFor } from './stuck-causes';
 
 /** What makes a watcher fail the sync; every field has a default derived from the agent's startup budget. */
 export interface WatchBudgets {

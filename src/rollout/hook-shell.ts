@@ -1,0 +1,112 @@
+/**
+ * The shell every hook Job the constructs render shares (the wave gates, the rollout watchers, the readiness
+ * taint remover's image): the pinned curl image, the API server as a pod reaches it, and the record functions
+ * that keep a Job's verdict in a ConfigMap. Pure: a test runs these functions with busybox sh as the Job does.
+ */
+
+/** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
+export const GATE_IMAGE = 'curlimages/curl:8.21.0';
+/** User and group the curl image runs as. */
+export const GATE_UID = 100;
+export const GATE_GID = 101;
+
+/** Where the gate's ServiceAccount token and CA are mounted (the kubelet's default). */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** The API server as the gate pod reaches it (the `kubernetes` Service in `default`). */
+export const KUBERNETES_API = 'https://kubernetes.default.svc';
+
+/** curl's arguments for the API server: its CA and the pod's ServiceAccount token (read at each call: the kubelet rotates it). */
+export const KUBE_AUTH = '--cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)"';
+
+/**
+ * The sh functions a Job that keeps a verdict in a record ConfigMap defines (the gates, the watchers): 'oneline',
+ * 'kube METHOD URL [JSON TYPE]' (the API server with the pod's ServiceAccount token; sets kube_code and kube_body)
+ * and 'record STATE' (writes "<revision> STATE" to the ConfigMap RECORD_NAME, patched or created with the label
+ * app.kubernetes.io/component=<component>). ns and revision name the environment variables holding the
+ * record's namespace and the revision; the script defines 'log' before them.
+ */
+export function recordFunctions(ns: string, revision: string, component: string): string {
+  return `# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
+oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
+record_url="\${KUBERNETES_API}/api/v1/namespaces/\${${ns}}/configmaps"
+# kube METHOD URL [JSON]: sets kube_code (HTTP status, 000 when unreachable) and kube_body
+kube() {
+  if [ "$#" -ge 3 ]; then
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      ${KUBE_AUTH} \\
+      -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
+  else
+    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+      ${KUBE_AUTH} \\
+      -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
+  fi
+  kube_code=$(printf '%s' "$kube_out" | tail -n 1)
+  kube_body=$(printf '%s' "$kube_out" | sed '$d')
+  case "$kube_code" in [0-9][0-9][0-9]) ;; *) kube_code=000 ;; esac
+}
+# record STATE: the verdict of this revision, in the record ConfigMap (patched, or created)
+record() {
+  at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  kube PATCH "\${record_url}/\${RECORD_NAME}" "{\\"data\\":{\\"state\\":\\"\${${revision}} $1\\",\\"at\\":\\"\${at}\\"}}" application/merge-patch+json
+  if [ "$kube_code" = 404 ]; then
+    kube POST "\${record_url}" "{\\"apiVersion\\":\\"v1\\",\\"kind\\":\\"ConfigMap\\",\\"metadata\\":{\\"name\\":\\"\${RECORD_NAME}\\",\\"namespace\\":\\"\${${ns}}\\",\\"labels\\":{\\"app.kubernetes.io/component\\":\\"${component}\\"}},\\"data\\":{\\"state\\":\\"\${${revision}} $1\\",\\"at\\":\\"\${at}\\"}}" application/json
+  fi
+  case "$kube_code" in
+    2??) return 0 ;;
+    *) log "cannot record '$1' in configmap \${${ns}}/\${RECORD_NAME} (HTTP \${kube_code}): $(oneline "$kube_body")"; return 1 ;;
+  esac
+}
+`;
+}
+
+/** What recordGuard and recordVerdict say of a Job keeping its verdict in a record ConfigMap. */
+export interface RecordWords {
+  /** the environment variables holding the record's namespace and the revision */
+  readonly ns: string;
+  readonly revision: string;
+  /** the Job as its log names it: 'gate', 'watcher' */
+  readonly who: string;
+  /** what an override skips, after "this revision passes without": 'checks: promoting past this wave', 'watching' */
+  readonly overridden: string;
+  /** what a revision that failed before is not done again: 'checking', 'watching' */
+  readonly again: string;
+}
+
+/**
+ * The start of a Job that keeps a verdict in a record (after recordFunctions and its 'how_to_act'): reads the
+ * record, then exits 0 on an override of this revision, exits 1 on this revision's "failed", records "failed" and
+ * exits 1 on its "running" (an earlier attempt ended without a verdict), and otherwise records "running". The
+ * record unreadable or unwritable: fails closed.
+ */
+export function recordGuard(w: RecordWords): string {
+  const ns = `\${${w.ns}}`;
+  const rev = `\${${w.revision}}`;
+  return `kube GET "\${record_url}/\${RECORD_NAME}"
+case "$kube_code" in
+  200) state_json="$kube_body" ;;
+  404) state_json="" ;;
+  *)
+    log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (HTTP \${kube_code}), the ${w.who} fails closed: $(oneline "$kube_body")"
+    exit 1 ;;
+esac
+case "$state_json" in
+  *"\\"override\\":\\"${rev}\\""*)
+    log "overridden: configmap ${ns}/\${RECORD_NAME} has override ${rev}, this revision passes without ${w.overridden}"
+    exit 0 ;;
+  *"\\"state\\":\\"${rev} failed\\""*)
+    log "FAILED before for revision ${rev} (configmap ${ns}/\${RECORD_NAME}); not ${w.again} again"
+    how_to_act
+    exit 1 ;;
+  *"\\"state\\":\\"${rev} running\\""*)
+    log "FAILED: an earlier attempt for revision ${rev} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
+    record failed
+    how_to_act
+    exit 1 ;;
+esac
+${recordVerdict(w, 'running')}`;
+}
+
+/** `record STATE`, the Job failing closed when the record cannot be written. */
+export function recordVerdict(w: RecordWords, state: 'running' | 'passed'): string {
+  return `record ${state} || { log "FAILED: the ${w.who} fails closed without its record"; exit 1; }`;
+}
