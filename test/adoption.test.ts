@@ -244,3 +244,22 @@ describe('the README\'s adoption example', () => {
     expect(ds).toEqual(['logging/fluent-bit', 'monitoring/prometheus-node-exporter']);
   });
 });
+
+describe('the namespace and name of an adopted DaemonSet are the agent\'s, for every agent', () => {
+  // One resolution (src/agent/identity.ts): the prop, else the adopted DaemonSet's, else the chart's namespace, else
+  // the agent's default. The node exporter once skipped `adopt` and refused its own adoption with "remove namespace".
+  const adopt = () => AgentAdoption.daemonSet({ name: 'kps-prometheus-node-exporter', namespace: 'prometheus', selector: { 'app.kubernetes.io/name': 'prometheus-node-exporter', 'app.kubernetes.io/instance': 'kps' } });
+  const cases: [string, (c: Chart) => void][] = [
+    ['NodeExporterDaemonSet', (c) => new NodeExporterDaemonSet(c, 'exporter', { adopt: AgentAdoption.nodeExporterChart({ namespace: 'prometheus', releaseName: 'kps' }) })],
+    ['NodeExporterDaemonSet (a DaemonSet)', (c) => new NodeExporterDaemonSet(c, 'exporter', { adopt: adopt() })],
+    ['LogCollectorDaemonSet', (c) => new LogCollectorDaemonSet(c, 'logs', { adopt: adopt(), outputs: [LOKI] })],
+    ['NodeAgentDaemonSet', (c) => new NodeAgentDaemonSet(c, 'agent', { adopt: adopt(), image: 'example.com/agent:1.0.0' })],
+  ];
+  test.each(cases)('%s adopted in another namespace, without a namespace prop', (_, build) => {
+    const c = new Chart(Testing.app(), 'test');
+    build(c);
+    const ds = synthManifests(c).find((m) => m.kind === 'DaemonSet')!;
+    expect(ds.metadata.namespace).toBe('prometheus');
+    expect(ds.metadata.name).toBe('kps-prometheus-node-exporter');
+  });
+});

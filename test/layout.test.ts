@@ -109,7 +109,7 @@ function upwardImports(files: string[], root = SRC): string[] {
       } else if (to !== undefined && to !== from) {
         const [fromWing, toWing] = [wingOf(from), wingOf(to)];
         if (fromWing !== toWing && toWing !== 'shared') {
-          wrong.push(`${path.relative(root, file)} (${fromWing} wing) imports ${to}/ (${toWing} ${toWing === 'shared' ? 'floor' : 'wing'})`);
+          wrong.push(`${path.relative(root, file)} (${fromWing} wing) imports ${to}/ (${toWing} wing)`);
         } else if (!(FLOORS[to] < FLOORS[from])) {
           wrong.push(`${path.relative(root, file)} (floor ${FLOORS[from]}) imports ${to}/ (floor ${FLOORS[to]})`);
         }

@@ -4,7 +4,9 @@
  * releases. Pure (no constructs): the renderers turn a spec into objects, the checks read it.
  */
 import { createHash } from 'crypto';
+import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
+import { IConstruct } from 'constructs';
 import {
   AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentToleration, AgentVolume, AgentVolumeMount,
   HostPathType, HostPathVolume, PodSecurityLevel, TaintEffect, TolerationOperator,
@@ -13,6 +15,7 @@ import { AgentDnsConfig, AgentDnsPolicy, AgentEnvSource } from './pod-options';
 import type { NodeAgentDaemonSetProps } from './props';
 import { ResolvedReadinessTaint, resolveReadinessTaint } from './readiness-taint-spec';
 import { UpdateStrategy } from './update-strategy';
+import { AgentAdoption } from '../adoption/adoption';
 import { NodeSelectorRequirementJson, NodeSelectorTermJson } from '../scheduling/types';
 import { sortedRecord, versionLabel } from '../validation/values';
 
@@ -90,6 +93,34 @@ export interface AgentIdentity {
    * DaemonSet's selector values (its pods must keep carrying them).
    */
   readonly identityLabels?: { [key: string]: string };
+}
+
+/** The props that decide an agent's identity, as every agent construct takes them. */
+export interface IdentityProps {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly adopt?: AgentAdoption;
+}
+
+/**
+ * An agent's identity, resolved in one place for every construct (the base and each specialised agent): the
+ * props as the user wrote them, else the adopted DaemonSet's (`adopt`: it keeps its name, its namespace and the
+ * name and instance labels of its immutable selector), else the chart's namespace, else the agent's defaults.
+ */
+export function resolveIdentity(scope: IConstruct, props: IdentityProps, defaults: Omit<AgentIdentity, 'identityLabels'>): AgentIdentity {
+  const adopt = props.adopt;
+  const name = props.name ?? adopt?.daemonSetName ?? defaults.name;
+  const namespace = props.namespace ?? adopt?.namespace ?? Chart.of(scope).namespace ?? defaults.namespace;
+  if (!adopt) return { name, namespace };
+  const sel = adopt.selector;
+  return {
+    name,
+    namespace,
+    identityLabels: {
+      'app.kubernetes.io/instance': sel['app.kubernetes.io/instance'] ?? name,
+      'app.kubernetes.io/name': sel['app.kubernetes.io/name'] ?? name,
+    },
+  };
 }
 
 /** The agent's `app.kubernetes.io/name` and `/instance` labels. */

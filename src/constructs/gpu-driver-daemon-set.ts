@@ -5,6 +5,7 @@ import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
+import { AgentIdentity, resolveIdentity } from '../agent/agent-spec';
 import { NodeOperator, NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
@@ -598,8 +599,7 @@ export class GpuDriverDaemonSet extends Construct {
     return {
       ...podOptionsOf(props),
       rollout: agentRollout(this, 'GpuDriverDaemonSet', props.rollout),
-      name: props.name ?? 'gpu-driver',
-      namespace: props.namespace,
+      ...nameAndNamespace(resolveIdentity(this, props, { name: 'gpu-driver', namespace: 'kube-system' })),
       createNamespace: props.createNamespace,
       component: DRIVER_COMPONENTS[0],
       labels: props.labels,
@@ -1041,3 +1041,7 @@ function dirname(path: string): string {
   return path.substring(0, path.lastIndexOf('/')) || '/';
 }
 
+/** The name and namespace of a resolved identity (the GPU driver adopts no install, so it has no identity labels). */
+function nameAndNamespace(identity: AgentIdentity): { name: string; namespace: string } {
+  return { name: identity.name, namespace: identity.namespace };
+}

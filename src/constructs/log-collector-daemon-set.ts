@@ -1,4 +1,4 @@
-import { ApiObject, Chart, Duration } from 'cdk8s';
+import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
@@ -7,6 +7,7 @@ import { collectorProfiles } from './log-collector-profiles';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentAdoption } from '../adoption/adoption';
+import { resolveIdentity } from '../agent/agent-spec';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
@@ -558,8 +559,7 @@ export class LogCollectorDaemonSet extends Construct {
     const where = startAgentConstruct(this, 'LogCollectorDaemonSet', 'LogCollectorDaemonSetProps', props);
     // Then the values the base does not see.
     throwIfProblems(where, valueProblems(props));
-    const name = props.name ?? props.adopt?.daemonSetName ?? 'log-collector';
-    const namespace = props.namespace ?? props.adopt?.namespace ?? Chart.of(this).namespace ?? 'observability';
+    const { name, namespace } = resolveIdentity(this, props, { name: 'log-collector', namespace: 'observability' });
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
     const runAsUser = collectorUser(where, props, strategy);

@@ -6,7 +6,7 @@ import { renderWaveGates } from './wave-gates';
 import { renderPrePull } from './wave-pre-pull';
 import { renderWaveWatchers } from './wave-watchers';
 import { AgentAdoption } from '../adoption/adoption';
-import { AgentIdentity, AgentSpec, commonLabels, identityLabels, resolveAgentSpec } from '../agent/agent-spec';
+import { AgentIdentity, AgentSpec, commonLabels, identityLabels, resolveAgentSpec, resolveIdentity } from '../agent/agent-spec';
 import { registerAgent } from '../agent/cross-agent-checks';
 import {
   groupSpec, releasesIdentical, sharedAutomount, sharedObjectProblems, sharedPodSecurityLevel, sharedPriorityClassNames, sharedRbacRules,
@@ -278,20 +278,7 @@ export class NodeAgentDaemonSet extends Construct {
 
   /** The name and namespace a release's props give the agent (both releases must give the same). */
   private identityOf(props: NodeAgentDaemonSetProps, id: string): AgentIdentity {
-    const adopt = this.adopt;
-    const name = props.name ?? adopt?.daemonSetName ?? nameFromId(id);
-    const namespace = props.namespace ?? adopt?.namespace ?? Chart.of(this).namespace ?? 'kube-system';
-    if (!adopt) return { name, namespace };
-    // The adopted pods' name and instance labels stay (they are in the immutable selector, or dashboards use them).
-    const sel = adopt.selector;
-    return {
-      name,
-      namespace,
-      identityLabels: {
-        'app.kubernetes.io/instance': sel['app.kubernetes.io/instance'] ?? name,
-        'app.kubernetes.io/name': sel['app.kubernetes.io/name'] ?? name,
-      },
-    };
+    return resolveIdentity(this, { ...props, adopt: this.adopt }, { name: nameFromId(id), namespace: 'kube-system' });
   }
 
   /** Nothing promoted and no previous release: e.g. a fleet stage before this cluster's wave, for an agent whose rollout lacks `previous`. */

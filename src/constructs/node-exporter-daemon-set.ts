@@ -1,4 +1,4 @@
-import { ApiObject, Chart, Duration } from 'cdk8s';
+import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
@@ -6,6 +6,7 @@ import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentAdoption } from '../adoption/adoption';
+import { resolveIdentity } from '../agent/agent-spec';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentContainerSettings, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathType, HostPathVolume,
@@ -650,10 +651,9 @@ export class NodeExporterDaemonSet extends Construct {
     ];
     checkPortsUnique(where, 'node-exporter', exporterPorts, sidecars);
 
-    const name = props.name ?? props.adopt?.daemonSetName ?? 'node-exporter';
     const hostPaths = this.hostPaths(textfile.volumes);
     const resources = props.resources ?? {};
-    const namespace = props.namespace ?? Chart.of(this).namespace ?? 'monitoring';
+    const { name, namespace } = resolveIdentity(this, props, { name: 'node-exporter', namespace: 'monitoring' });
     checkNamespace(where, props, namespace);
     const probe = exporterProbe(proxy ? upstreamPort : port, proxy !== undefined);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
