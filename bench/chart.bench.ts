@@ -19,8 +19,9 @@ import {
   FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
 } from '../src';
 import { handWrittenAgents } from './chart-by-hand';
+import { sized } from './mode';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const RUNS = Number(process.env.BENCH_RUNS ?? sized(60, 1));
 const WAVES = ['canary', 'wave-1', 'wave-2'];
 const OUT = '.tmp/bench-chart';
 

@@ -23,6 +23,7 @@ import * as YAML from 'yaml';
 import { GITHUB_COMMENT_LIMIT } from '../src/cli/comment';
 import { parseManifestText } from '../src/cli/coverage/manifests';
 import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../test/util/hostile-yaml';
+import { sized } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -70,11 +71,11 @@ function aliasShapes(dir: string): void {
   console.log('YAML aliases: bytes read, bytes they expand to, and what coverage does with them (goal: amplification refused at once)');
   const block = `{${Array.from({ length: 20 }, (_, i) => `k${i}: v${i}`).join(', ')}}`;
   const shapes: [string, string][] = [
-    ['1 MB scalar x 600 aliases', aliasedArgs(1_000_000, 600)],
-    ['300 KB scalar x 900 aliases', aliasedArgs(300_000, 900)],
+    ['1 MB scalar x 600 aliases', aliasedArgs(sized(1_000_000, 10_000), 600)],
+    ['300 KB scalar x 900 aliases', aliasedArgs(sized(300_000, 3_000), 900)],
     ['30 anchors deep, 10 aliases each (laughs)', nestedAliases()],
     ['a 200-byte block used 5 times', `kind: ConfigMap\nmetadata: {name: c}\nbase: &b ${block}\nuses: [*b, *b, *b, *b, *b]\n`],
-    ['30,000 merges of one anchor', mergedAnchors(30_000)],
+    ['30,000 merges of one anchor', mergedAnchors(sized(30_000, 300))],
   ];
   fs.writeFileSync(path.join(dir, 'nodes.json'), ONE_NODE_LIST);
   fs.writeFileSync(path.join(dir, 'ds.json'), DS);
@@ -100,7 +101,7 @@ function aliasShapes(dir: string): void {
 function mergeKeys(): void {
   console.log('\nn mappings each merging one anchor (once n² steps): best of 3, and the ratio per step of 10x (goal ≤ 12)');
   let previous: [number, number] | undefined;
-  for (const n of [300, 3_000, 30_000]) {
+  for (const n of sized([300, 3_000, 30_000], [300])) {
     const text = mergedAnchors(n);
     const ours = best(() => parseManifestText(text, 'm.yaml'));
     const floor = best(() => YAML.parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: false }));
@@ -127,22 +128,28 @@ function liveRead(dir: string): void {
   console.log('\ndoctor --live against a kubectl answering pages without end: where the read stops (goal: stopped at the limit, in its time and below its bytes)');
   const nodes = (n: number, pad: number) => Array.from({ length: n }, (_, i) => ({ metadata: { name: `n-${i}`, labels: { 'kubernetes.io/os': 'linux' }, annotations: { a: 'x'.repeat(pad) } } }));
   const labelled = (k: number) => Object.fromEntries(Array.from({ length: k }, (_, j) => [`example.com/label-${j}`, 'v'.repeat(40)]));
-  const shapes: [string, unknown[], string[], string][] = [
+  const shapes: [string, unknown[], string[], string][] = sized([
     ['1 node a page, a fresh token each', nodes(1, 0), ['--live-timeout', '20'], 'limit 20 s'],
     ['2,000 nodes a page', nodes(2000, 0), ['--live-max-objects', '1000000'], 'limit 1,000,000 objects'],
     ['64 MB pages (2,000 nodes, 32 KB notes)', nodes(2000, 32 * 1024), ['--live-max-bytes', '1Gi'], 'limit 1Gi'],
-  ];
-  const hostile = nodes(2000, 0).map((n) => ({ metadata: { ...n.metadata, labels: labelled(450) } }));
+  ], [
+    ['1 node a page, a fresh token each', nodes(1, 0), ['--live-timeout', '2'], 'limit 2 s'],
+    ['200 nodes a page', nodes(200, 0), ['--live-max-objects', '2000'], 'limit 2,000 objects'],
+    ['6 MB pages (200 nodes, 32 KB notes)', nodes(200, 32 * 1024), ['--live-max-bytes', '32Mi'], 'limit 32Mi'],
+  ]);
+  const hostile = nodes(sized(2000, 200), 0).map((n) => ({ metadata: { ...n.metadata, labels: labelled(450) } }));
   // the same bytes in labels, which doctor keeps (it matches selectors against them): without the kept budget memory
   // follows the bytes read; with it, the budget stops the read (the default's own row: the other limits at theirs)
-  const labelShapes: [string, string[], string][] = [
+  const labelShapes: [string, string[], string][] = sized([
     ['no kept budget (--live-max-kept 1Ti)', ['--live-max-bytes', '1Gi', '--live-max-kept', '1Ti'], 'limit 1Gi read'],
     ['--live-max-kept 512Mi', ['--live-max-bytes', '1Gi', '--live-max-kept', '512Mi'], 'limit 512Mi kept'],
     ['the defaults (3Gi kept, 64Gi read)', [], 'limit 3Gi kept'],
     // a smaller Node heap: the default follows it (the heap limit less 1Gi); a fixed 3Gi ran Node out of heap here
     ['the defaults under a 1,280 MiB heap', [], 'limit: the heap less 1Gi'],
     ['--live-max-kept 3Gi under a 1,280 MiB heap', ['--live-max-kept', '3Gi'], 'Node\'s heap limit'],
-  ];
+  ], [
+    ['--live-max-kept 16Mi', ['--live-max-bytes', '256Mi', '--live-max-kept', '16Mi'], 'limit 16Mi kept'],
+  ]);
   const heapOf = (label: string): Record<string, string> => (label.includes('1,280 MiB heap') ? { NODE_OPTIONS: '--max-old-space-size=1280' } : {});
   const env = { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}` };
   for (const [label, items, flags, limit] of shapes) {
@@ -176,14 +183,14 @@ function markdownSizes(dir: string): void {
     metadata: { name, namespace: 'agents', labels: { 'app.kubernetes.io/name': name }, generation: 1 },
     spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: `example.com/${name}:1` }] } } },
   });
-  for (const n of [5_000, 50_000]) {
+  for (const n of sized([5_000, 50_000], [500])) {
     fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ kind: 'List', items: [...Array.from({ length: n }, (_, i) => node(`node-${i}`)), ds('logs')] }));
     const markdown = cli(dir, ['doctor', '--state', 'state.json', '--markdown']);
     const text = cli(dir, ['doctor', '--state', 'state.json']);
     console.log(`  doctor, ${String(n).padStart(6)} nodes without their pod: markdown ${String(markdown.stdout.length).padStart(6)} characters `
       + `(${(100 * markdown.stdout.length / GITHUB_COMMENT_LIMIT).toFixed(0)}% of the limit), text ${text.stdout.split('\n').length} lines`);
   }
-  const agents = Array.from({ length: 3_000 }, (_, i) => ds(`agent-with-a-long-name-${i}`));
+  const agents = Array.from({ length: sized(3_000, 30) }, (_, i) => ds(`agent-with-a-long-name-${i}`));
   fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ kind: 'List', items: [node('n1'), node('n2')] }));
   fs.writeFileSync(path.join(dir, 'before.json'), JSON.stringify({ kind: 'List', items: agents }));
   fs.writeFileSync(path.join(dir, 'after.json'), JSON.stringify({ kind: 'List', items: agents.map((a) => JSON.parse(JSON.stringify(a).replace(':1"', ':2"'))) }));

@@ -25,6 +25,7 @@ import { planChange } from '../src/cli/plan/plan';
 import { untoleratedTaints } from '../src/scheduling/tolerations';
 import { TaintJson, TolerationJson } from '../src/scheduling/types';
 import { parseQuantity } from '../src/util/quantity';
+import { sized } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -74,7 +75,7 @@ function side(label: string, n: number, atN: number, at10n: number): void {
 function main(): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-input-'));
   try {
-    const count = Number(process.env.BENCH_NODES ?? 130_000);
+    const count = Number(process.env.BENCH_NODES ?? sized(130_000, 2_000));
     fs.writeFileSync(path.join(dir, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: syntheticNodes(count) }));
     fs.writeFileSync(path.join(dir, 'agents.yaml'), twelveDaemonSetObjects().map((o) => YAML.stringify(o)).join('---\n'));
     const file = coverageRss(dir, `> '${dir}/out.json'`);
@@ -86,7 +87,7 @@ function main(): void {
   }
 
   console.log('\nonce quadratic: time at n and 10n, best of 3 (goal: ratio ≤ 12)');
-  for (const n of [3_000]) {
+  for (const n of [sized(3_000, 300)]) {
     side('quantity regex, n digits then "x"', n, time(() => parseQuantity(`${'1'.repeat(n)}x`)), time(() => parseQuantity(`${'1'.repeat(10 * n)}x`)));
   }
   const taintsAndTolerations = (n: number): [TolerationJson[], TaintJson[]] => [
@@ -94,7 +95,7 @@ function main(): void {
     Array.from({ length: n }, (_, i) => ({ key: `k-${i}`, value: `v${i}`, effect: 'NoSchedule' })),
   ];
   {
-    const n = 30_000;
+    const n = sized(30_000, 300);
     const [tolerationsN, taintsN] = taintsAndTolerations(n);
     const [tolerations10n, taints10n] = taintsAndTolerations(10 * n);
     side('n taints x n tolerations', n, time(() => untoleratedTaints([...tolerationsN], taintsN)),
@@ -109,7 +110,7 @@ function main(): void {
     side('  floor: a bare Map of the same keys', n, time(bareMap(tolerationsN, taintsN)), time(bareMap(tolerations10n, taints10n)));
   }
   {
-    const n = 20_000;
+    const n = sized(20_000, 200);
     const docs = (k: number) => Array.from({ length: k }, (_, i) => `{kind: ConfigMap, metadata: {name: c${i}}}`).join('\n---\n');
     const small = docs(n);
     const large = docs(10 * n);
@@ -118,7 +119,7 @@ function main(): void {
   {
     // one agent's DaemonSets, every one on every node: once compared in pairs (1,000 made 499,500 findings)
     const n = 100;
-    const nodes = nodeFacts(syntheticNodes(2_000));
+    const nodes = nodeFacts(syntheticNodes(sized(2_000, 200)));
     const before = treeOf([agentDaemonSet('a-0', 'one')]);
     const after = (k: number) => treeOf(Array.from({ length: k }, (_, i) => agentDaemonSet(`a-${i}`, 'one')));
     const small = after(n);
@@ -129,7 +130,7 @@ function main(): void {
   }
   {
     // n nodeSelectorTerms (pool In [p-i], and zone In [z-1] for odd i) on 2n nodes: once every term on every node
-    const n = 2_000;
+    const n = sized(2_000, 200);
     const nodesOf = (k: number) => nodeFacts(syntheticNodes(2 * k).map((node, j) => ({
       ...node, metadata: { ...node.metadata, labels: { ...node.metadata?.labels, pool: `p-${j % k}`, zone: `z-${j % 3}` } },
     })));
@@ -151,14 +152,14 @@ function main(): void {
   }
   {
     // the yaml package's own duplicate-key check compared each key with every earlier one
-    const n = 10_000;
+    const n = sized(10_000, 100);
     const text = (k: number) => `kind: ConfigMap\nmetadata: {name: c}\ndata:\n${Array.from({ length: k }, (_, i) => `  k${i}: v`).join('\n')}\n`;
     const [small, large] = [text(n), text(10 * n)];
     side('n keys in one mapping', n, time(() => parseManifestText(small, 'k.yaml')), time(() => parseManifestText(large, 'k.yaml')));
   }
   {
     // alias amplification is refused after counting the anchored nodes once each
-    const n = 1_000;
+    const n = sized(1_000, 100);
     const text = (k: number) => `kind: X\nbase: &b {${Array.from({ length: k }, (_, i) => `k${i}: v`).join(', ')}}\nl:\n${Array.from({ length: 900 }, () => '  - *b').join('\n')}\n`;
     const refuse = (t: string) => () => {
       try {

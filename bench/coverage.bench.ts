@@ -8,8 +8,9 @@ import { performance } from 'perf_hooks';
 import { syntheticNodes, twelveDaemonSets } from './synthetic';
 import { analyzeCoverage } from '../src/cli/coverage/analysis';
 import { nodeFacts } from '../src/cli/coverage/nodes';
+import { sized, sizesFrom } from './mode';
 
-const RUNS = 9;
+const RUNS = sized(9, 1);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -21,7 +22,7 @@ function main(): void {
   console.log(`coverage analysis: ${daemonSets.length} DaemonSets, median of ${RUNS} runs after a warm-up (node facts + analysis)`);
   console.log('nodes    median ms   ms/node   problems');
   let perNodeAt1k = 0;
-  for (const count of (process.env.BENCH_SIZES ?? '1000,5000,20000').split(',').map(Number)) {
+  for (const count of sizesFrom(process.env.BENCH_SIZES, '1000,5000,20000', '1000')) {
     const inventory = syntheticNodes(count);
     let problems = 0;
     const times: number[] = [];

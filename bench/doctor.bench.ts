@@ -37,13 +37,14 @@ import { diagnose } from '../src/cli/doctor/diagnose';
 import { StateBuilder } from '../src/cli/doctor/state';
 import { planChange } from '../src/cli/plan/plan';
 import { NodeJson } from '../src/scheduling/types';
+import { sized, sizesFrom } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 const PODS_PER_NODE = 30;
 const AGENTS = ['logs', 'node-exporter'];
 /** timed runs per size (after one warm-up run), their median printed: at least MIN_RUNS, as many as fill TIMED_MS */
-const MIN_RUNS = 5;
-const MAX_RUNS = 41;
+const MIN_RUNS = sized(5, 1);
+const MAX_RUNS = sized(41, 1);
 const TIMED_MS = 2000;
 
 function nodeObject(i: number): NodeJson {
@@ -225,7 +226,7 @@ function floor(inventory: readonly NodeJson[], pods: PodIndex): number {
 }
 
 function main(): void {
-  const sizes = (process.env.BENCH_DOCTOR_SIZES ?? '5000,50000,130000').split(',').map(Number);
+  const sizes = sizesFrom(process.env.BENCH_DOCTOR_SIZES, '5000,50000,130000', '1000');
   console.log(`doctor and plan --pods, ${PODS_PER_NODE} pods per node (2 agents + 28 workloads), one child process per size; time: median (slowest) of ${MIN_RUNS} to ${MAX_RUNS} runs after a warm-up, excluding generating the input; RSS includes it`);
   console.log('nodes     doctor ms (max)   plan --pods ms (max)   floor ms   peak RSS MB   live heap MB doctor/plan   doctor findings   plan findings   doctor kept, estimated MB');
   const rows: { count: number; doctor: number; plan: number; floor: number; rss: number; doctorLive: number; planLive: number }[] = [];
@@ -255,7 +256,7 @@ function main(): void {
 
 /** What doctor keeps per object of each kind: estimated (HeapEstimate, as the StateBuilder counts) and measured (live heap). */
 function keptPerObject(): void {
-  const count = 100_000;
+  const count = sized(100_000, 1_000);
   console.log(`\nwhat doctor keeps per object (${count} of one kind, parsed from JSON, in a child of its own): estimated beside measured (live heap after a full GC)`);
   for (const kind of Object.keys(KEPT_KINDS)) {
     const run = spawnSync(process.execPath, ['--expose-gc', '-r', require.resolve('ts-node/register/transpile-only'), __filename, 'kept', kind, String(count)], {

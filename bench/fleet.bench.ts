@@ -21,6 +21,7 @@ import {
   AgentFleet, FleetCluster, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeExporterDaemonSet,
   Promotion, RolloutWave,
 } from '../src';
+import { sized, sizesFrom } from './mode';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1'), RolloutWave.labelled('wave-2')];
 const ROLLOUT = { waves: WAVES, promoted: Promotion.all() };
@@ -127,7 +128,7 @@ function time(run: () => void, runs: number): number {
 }
 
 function main(): void {
-  const sizes = (process.env.BENCH_SIZES ?? '1,10,50,200').split(',').map(Number);
+  const sizes = sizesFrom(process.env.BENCH_SIZES, '1,10,50,200', '1,2');
   console.log(`fleet synthesis, median ms (build + render), time cap ${CAP_MS} ms per run; fleet and floor timed in turn, fleet/floor the median of the pair-by-pair ratios`);
   console.log('clusters  objects      fleet   app (N+1 passes)      floor   fleet/floor   app/floor');
   const fleetTimes = new Map<number, number>();
@@ -140,7 +141,7 @@ function main(): void {
     }
     const json = libraryJson(n);
     const objects = json.reduce((sum, c) => sum + c.objects.length, 0);
-    const runs = n >= 200 ? 5 : n >= 50 ? 9 : 11;
+    const runs = sized(n >= 200 ? 5 : n >= 50 ? 9 : 11, 1);
     const paired = timePaired(() => fleetOf(n).synthFiles(), () => renderLikeAppSynth(floorApp(json)), runs);
     const fleet = paired.a;
     const floor = paired.b;

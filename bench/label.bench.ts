@@ -17,8 +17,9 @@ import * as YAML from 'yaml';
 import { syntheticNodes, twelveDaemonSetObjects } from './synthetic';
 import { assignWaves, labelCommands } from '../src/cli/coverage/labelling';
 import { runCli } from '../src/cli/run';
+import { sized, sizesFrom } from './mode';
 
-const RUNS = 5;
+const RUNS = sized(5, 1);
 const WAVES = [{ name: 'canary', fraction: 0.02 }, { name: 'wave-1', fraction: 0.1 }, { name: 'wave-2', fraction: 0.3 }];
 const ROOT = path.join(__dirname, '..');
 
@@ -86,10 +87,10 @@ process.stderr.write('RSS ' + process.resourceUsage().maxRSS + ' ' + code + '\\n
 function main(): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-'));
   try {
-    labelTimes(dir, (process.env.BENCH_SIZES ?? '5000,10000,50000').split(',').map(Number));
+    labelTimes(dir, sizesFrom(process.env.BENCH_SIZES, '5000,10000,50000', '500,1000'));
     const manifests = path.join(dir, 'agents.yaml');
     fs.writeFileSync(manifests, twelveDaemonSetObjects().map((o) => YAML.stringify(o)).join('---\n'));
-    const count = Number(process.env.BENCH_RSS_NODES ?? 50000);
+    const count = Number(process.env.BENCH_RSS_NODES ?? sized(50000, 500));
     const base = coverageJsonRss(dir, manifests, 10);
     const peak = coverageJsonRss(dir, manifests, count);
     console.log('\ncoverage --json, 12 DaemonSets, child process (ts-node, transpile only), stdout to /dev/null:');

@@ -13,9 +13,10 @@ import { KubeObject, manifestSet, ManifestSet, ROLLOUT_GROUP_LABEL } from '../sr
 import { nodeFacts } from '../src/cli/coverage/nodes';
 import { planChange } from '../src/cli/plan/plan';
 import { NodeSelectorRequirementJson, TolerationJson } from '../src/scheduling/types';
+import { sized, sizesFrom } from './mode';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';
-const RUNS = 5;
+const RUNS = sized(5, 1);
 const LINUX: NodeSelectorRequirementJson[] = [
   { key: 'kubernetes.io/os', operator: 'In', values: ['linux'] },
   { key: 'eks.amazonaws.com/compute-type', operator: 'NotIn', values: ['fargate'] },
@@ -119,7 +120,7 @@ function main(): void {
   console.log(`plan: ${before.daemonSets.length} DaemonSets before, ${after.daemonSets.length} after; median of ${RUNS} runs after a warm-up (node facts included)`);
   console.log('nodes    plan ms   coverage ms   plan/coverage   ms/node   findings   vs 5k per node');
   let perNodeAt5k = 0;
-  for (const count of (process.env.BENCH_SIZES ?? '5000,10000,50000').split(',').map(Number)) {
+  for (const count of sizesFrom(process.env.BENCH_SIZES, '5000,10000,50000', '500,1000')) {
     const inventory = syntheticNodes(count);
     let findings = 0;
     const planMs = time(() => { findings = planChange(before, after, nodeFacts(inventory)).findings.length; });
