@@ -84,7 +84,7 @@ project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 
 project.eslint?.file.addOverride('parserOptions.projectService.maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING', 32);
 
 // The two wings of src/ never import each other, and the shared floors import neither (CONTRIBUTING.md's Layout;
-// test/layout.test.ts checks the floors within each wing and what each product loads).
+// test/project/layout.test.ts checks the floors within each wing and what each product loads).
 const LIBRARY_WING = ['adoption', 'agent', 'alerts', 'constructs', 'fleet', 'fluent-bit', 'gpu', 'node-exporter', 'render'].map((d) => `./src/${d}`);
 const SHARED_FLOORS = ['rollout', 'scheduling', 'util', 'validation', 'waves'].map((d) => `./src/${d}`);
 project.eslint?.addRules({

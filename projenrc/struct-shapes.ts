@@ -6,7 +6,7 @@
  *
  * Run by the compile task after jsii. When the file changed, jsii runs once more so lib/ holds the
  * new shapes; a build that rewrites the checked-in file fails CI (a tracked file changed), so a
- * stale file cannot ship. test/struct-shapes.test.ts checks the same from the test side.
+ * stale file cannot ship. test/lib/struct-shapes.test.ts checks the same from the test side.
  *
  * Usage: ts-node projenrc/struct-shapes.ts [--check]   (--check: exit 1 when the file is stale, write nothing)
  */

@@ -7,7 +7,7 @@
  * are (not through `toJson_*`): `KubeDaemonSet.toJson()` runs its typed converter over the patched
  * manifest, and that converter reads IntOrString and Quantity fields as `k8s.IntOrString` /
  * `k8s.Quantity` objects, silently dropping a plain number or string there. The field-survival tests
- * in test/node-agent-daemon-set.test.ts guard this. For the same reason paths use the typed field
+ * in test/lib/node-agent-daemon-set.test.ts guard this. For the same reason paths use the typed field
  * names where they differ from the JSON ones (`hostPid`, rendered `hostPID`).
  */
 import { ApiObject, JsonPatch } from 'cdk8s';

@@ -3,7 +3,7 @@
  * where it happened, either the construct the user built ("LogCollectorDaemonSet chart/logs", from
  * `constructWhere`) or the factory they called ("FluentBitFilter.grep"), then the prop, the bad
  * value and the fix. The prefix is built here and in owner.ts only: no other error names a
- * construct's path by hand (test/errors.test.ts greps for it).
+ * construct's path by hand (test/lib/errors.test.ts greps for it).
  */
 import { IConstruct } from 'constructs';
 import { describeConstruct } from './owner';

@@ -76,7 +76,7 @@ function buildOnce(kind: string, build: (chart: Chart, props: Props) => void, pr
 
 /**
  * The PromQL of the synthesized objects that Prometheus would not parse (src/alerts/promql-parse.ts,
- * its verdicts cross-checked with promtool in test/promql-parse.test.ts): every PrometheusRule expr
+ * its verdicts cross-checked with promtool in test/lib/promql-parse.test.ts): every PrometheusRule expr
  * and every gate Job's CHECK_<n>_EXPR. A rule file Prometheus refuses, or a gate that always fails
  * closed, is as invalid as a manifest the API server rejects.
  */

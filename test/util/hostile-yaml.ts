@@ -1,6 +1,6 @@
 /**
  * YAML shaped to make a reader do much more work than the file's size: the inputs of the CLI's bounds, built
- * once for the suite that pins the refusals (test/cli-bounds.test.ts) and the benchmark that measures them
+ * once for the suite that pins the refusals (test/cli/cli-bounds.test.ts) and the benchmark that measures them
  * (bench/cli-bounds.bench.ts).
  */
 
