@@ -53,7 +53,7 @@ export interface AgentReadinessTaint {
 
   /**
    * Image of the remover container: POSIX sh with awk and sed (busybox), and curl.
-   * @default - the pinned curl image the gate Jobs use
+   * @default "curlimages/curl:8.21.0"
    */
   readonly removerImage?: string;
 }

@@ -207,7 +207,7 @@ export interface RolloutWatch {
 
   /**
    * The watcher's image: POSIX sh, curl, grep and awk.
-   * @default - the gates' pinned curl image
+   * @default "curlimages/curl:8.21.0"
    */
   readonly image?: string;
 }

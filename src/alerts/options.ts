@@ -376,7 +376,7 @@ export interface WaveGate {
 
   /**
    * Image with `sh` and `curl` the gate runs in.
-   * @default "curlimages/curl:8.11.1"
+   * @default "curlimages/curl:8.21.0"
    */
   readonly image?: string;
 

@@ -566,7 +566,7 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly rollout?: AgentRollout;
 
   /**
-   * Take over a running DaemonSet in place, e.g. `AgentAdoption.nodeExporterChart({ namespace: 'logging' })`: the
+   * Take over a running DaemonSet in place, e.g. `AgentAdoption.nodeExporterChart({ namespace: 'monitoring' })`: the
    * DaemonSet keeps its name, namespace and selector, so the switch is a rolling update of that object at this
    * agent's pace (each node's pod replaced once, never two on a node). Name and namespace default to the adopted
    * DaemonSet's.
