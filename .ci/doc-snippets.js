@@ -13,7 +13,7 @@
  * block to PATH beside the snippet before it (else the next one) in the same file (a Lua script a filter reads).
  * Before a fenced block that follows a run snippet, <!-- snippet-output --> makes each of its lines
  * (blank lines, `# ` comments and `...` aside) a line that must appear (trimmed, blanks collapsed) in that snippet's
- * synthesized YAML (dist/, or the directory the app writes).
+ * synthesized YAML (or JSON, or .txt files it writes: dist/, or the directory the app writes).
  *
  * Usage: node .ci/doc-snippets.js TARBALL [WORKDIR]   (WORKDIR kept and its node_modules reused when given;
  * DOC_SNIPPETS_ONLY=README.md,docs/x.md runs only those files' snippets)
@@ -133,7 +133,7 @@ function yamlLines(dir) {
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, e.name);
-      if (e.isDirectory()) { if (e.name !== 'node_modules') walk(full); } else if (/\.(ya?ml|json)$/.test(e.name)) {
+      if (e.isDirectory()) { if (e.name !== 'node_modules') walk(full); } else if (/\.(ya?ml|json|txt)$/.test(e.name)) {
         for (const l of fs.readFileSync(full, 'utf8').split('\n')) { out.add(norm(l)); out.add(norm(l).replace(/^- /, '')); }
       }
     }
