@@ -108,3 +108,20 @@ describe('README.md, the landing page', () => {
     expect(late).toEqual([]);
   });
 });
+
+test('the doc comments\' links to the guides (API.md, the alerts\' runbook_url) name pages and headings that exist', () => {
+  const files = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  const broken: string[] = [];
+  let seen = 0;
+  for (const file of files(path.join(ROOT, 'src'))) {
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(/github\.com\/maintainers\/cdk8s-node-agents\/blob\/main\/((?:docs\/)?[\w-]+\.md)(?:#([\w-]+))?/g)) {
+      seen++;
+      const where = `${path.relative(ROOT, file)}: ${m[0]}`;
+      if (!fs.existsSync(path.join(ROOT, m[1]))) broken.push(`${where} (no ${m[1]})`);
+      else if (m[2] !== undefined && !anchorsOf(m[1]).has(m[2])) broken.push(`${where} (no heading #${m[2]})`);
+    }
+  }
+  expect(seen).toBeGreaterThanOrEqual(12);
+  expect(broken).toEqual([]);
+});

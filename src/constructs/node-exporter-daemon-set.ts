@@ -590,6 +590,7 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
  * every capability dropped, a read-only root filesystem, the node's IP as listen address,
  * container mounts and veth devices excluded, probes on the exporter, memory limit = request,
  * 10% at a time upgrades. Optionally kube-rbac-proxy and a ServiceMonitor.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/node-exporter.md
  */
 export class NodeExporterDaemonSet extends Construct {
   /**
