@@ -125,3 +125,11 @@ test('the doc comments\' links to the guides (API.md, the alerts\' runbook_url) 
   expect(seen).toBeGreaterThanOrEqual(12);
   expect(broken).toEqual([]);
 });
+
+test('every TypeScript snippet is marked for .ci/doc-snippets.sh (app, chart, or skip with a reason)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { collect } = require('../.ci/doc-snippets.js');
+  const { snippets, problems } = collect();
+  expect(problems).toEqual([]);
+  expect(snippets.length).toBeGreaterThanOrEqual(15);
+});
