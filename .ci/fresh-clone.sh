@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's Quick start, as a new contributor runs it: a `git clone` of this checkout into an empty
-# temporary folder (nothing beside the clone), then each command of the README's Quick start block, read
+# The README's two clone commands, as a new contributor runs them: a `git clone` of this checkout into an empty
+# temporary folder (nothing beside the clone), then each command of the README's "Working from a clone" block, read
 # from README.md, in the clone. Fails if a command fails, or if the clone's test run executed fewer tests
 # than the main run did (test-reports/junit.xml of this checkout: run after the build).
 set -euo pipefail
@@ -19,16 +19,16 @@ executed() {
 [ -f test-reports/junit.xml ] || { echo "fresh-clone: test-reports/junit.xml is missing: run the tests first" >&2; exit 1; }
 main_tests=$(executed test-reports/junit.xml)
 
-# The Quick start block: the first ```bash block under "## Quick start"; every line that is not a comment is a command.
+# The first ```bash block under "## Working from a clone"; every line that is not a comment is a command.
 commands=$(node -e '
   const readme = require("fs").readFileSync("README.md", "utf8");
-  const start = readme.indexOf("\n## Quick start\n");
-  if (start < 0) throw new Error("README.md: no \"## Quick start\" section");
+  const start = readme.indexOf("\n## Working from a clone");
+  if (start < 0) throw new Error("README.md: no \"## Working from a clone\" section");
   const end = readme.indexOf("\n## ", start + 1);
   const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(start, end < 0 ? undefined : end));
-  if (!block) throw new Error("README.md: no ```bash block in Quick start");
+  if (!block) throw new Error("README.md: no ```bash block in Working from a clone");
   const lines = block[1].split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
-  if (lines.length !== 2) throw new Error(`README.md: Quick start has ${lines.length} commands, not 2`);
+  if (lines.length !== 2) throw new Error(`README.md: Working from a clone has ${lines.length} commands, not 2`);
   console.log(lines.join("\n"));
 ')
 
@@ -40,7 +40,7 @@ echo "== a fresh clone of $(git rev-parse --short HEAD) in $work/clone, nothing 
 n=0
 while IFS= read -r command; do
   n=$((n + 1))
-  echo "== Quick start command $n: $command"
+  echo "== clone command $n: $command"
   start=$(date +%s)
   (cd "$work/clone" && bash -euo pipefail -c "$command")
   echo "== command $n passed in $(( $(date +%s) - start )) s"

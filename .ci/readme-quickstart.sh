@@ -2,7 +2,8 @@
 # Follows the README's "Use it in your cdk8s app" literally, in a new temporary directory, against the packed
 # package (dist/js/*.tgz) instead of the registry's: every block marked `<!-- quickstart:run -->` is run line by
 # line (the one change: `cdk8s-node-agents` in an `npm install` line becomes the tarball), every block marked
-# `<!-- quickstart:file NAME -->` is written to NAME. Then dist/ must hold the example's DaemonSets.
+# `<!-- quickstart:file NAME -->` is written to NAME. Then dist/ must hold the example's DaemonSets, and
+# main.ts must run under `ts-node --transpile-only` as well (the tsconfig is read there too).
 # Only the npm registry is needed. A README edit that breaks the steps fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,8 @@ NODE
 
 echo "== the README's consumer steps, in $work"
 bash "$work/.steps.sh"
+echo "== the same app under ts-node --transpile-only (no type-check: TypeScript 6's config errors still stop it)"
+(cd "$work" && rm -rf dist && npx ts-node --transpile-only main.ts)
 echo "== the synthesized example"
 ls "$work/dist"
 for name in log-collector node-exporter; do

@@ -69,7 +69,10 @@ export interface AdoptionLeftover {
   readonly fate: string;
 }
 
-/** A running DaemonSet the agent takes over in place (prop `adopt`). Create one with the static factories. */
+/**
+ * A running DaemonSet the agent takes over in place (prop `adopt`). Create one with the static factories.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/adopting-helm.md
+ */
 export class AgentAdoption {
   /** A DaemonSet described by its name, namespace and selector. */
   public static daemonSet(options: AdoptedDaemonSetOptions): AgentAdoption {

@@ -23,6 +23,7 @@ export enum ReadinessTaintConsumer {
  * A NoSchedule taint the agent's nodes join with (from the node pool: Karpenter's `startupTaints`, a node group's
  * taints, kubelet `--register-with-taints`), which the agent's own pod removes from its node once it is Ready
  * there: workloads that do not tolerate it land only after the agent runs. The agent tolerates it.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/readiness-taints.md
  */
 export interface AgentReadinessTaint {
   /** The taint key, e.g. `node-agents.cdk8s.io/logs-not-ready` or `startup-taint.cluster-autoscaler.kubernetes.io/logs`. */
@@ -53,7 +54,7 @@ export interface AgentReadinessTaint {
 
   /**
    * Image of the remover container: POSIX sh with awk and sed (busybox), and curl.
-   * @default - the pinned curl image the gate Jobs use
+   * @default "curlimages/curl:8.21.0"
    */
   readonly removerImage?: string;
 }

@@ -95,6 +95,7 @@ brand(ResourceProfileNodes, 'ResourceProfileNodes');
  * A resource profile: the requests and limits the agent's pods get on some nodes, e.g. a log collector's memory on
  * nodes that run 200 pods. Each profile is its own DaemonSet (per rollout wave), whose node affinity takes exactly
  * its nodes: the first profile matching a node owns it, a node matching none runs the agent's own resources.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/resource-profiles.md
  */
 export interface AgentResourceProfile {
   /** The profile's name: a DNS-1123 label, part of its DaemonSets' names (`<agent>-<profile>`, `<agent>-<profile>-<wave>`). */

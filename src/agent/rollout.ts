@@ -80,7 +80,10 @@ export class Promotion {
 }
 brand(Promotion, 'Promotion');
 
-/** A rollout of an agent over waves of nodes. */
+/**
+ * A rollout of an agent over waves of nodes.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/canary-upgrade.md
+ */
 export interface AgentRollout {
   /** The waves, in order; the first is the canary. Every node matching none is in the fleet. */
   readonly waves: RolloutWave[];
@@ -138,7 +141,7 @@ export interface AgentRollout {
    * new pod crash-loops past a restart budget, is OOMKilled, stays in an image pull or container config error, or
    * stays Pending past a deadline; it passes when every desired pod is updated and available. Its verdict is
    * recorded per revision, so Argo CD's retries do not pass a failed watcher. Argo CD fails the sync on a failed
-   * watcher only once the DaemonSet's own task stops running (see README "A canary that crash-loops").
+   * watcher only once the DaemonSet's own task stops running (see docs/gates-watchers-alerts.md, "A canary that crash-loops").
    * @default - no watchers
    */
   readonly watch?: RolloutWatch;
@@ -171,7 +174,10 @@ export interface RolloutPrePull {
   readonly pauseImage?: string;
 }
 
-/** The budgets of the rollout watchers (`AgentRollout.watch`). */
+/**
+ * The budgets of the rollout watchers (`AgentRollout.watch`).
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/gates-watchers-alerts.md#a-canary-that-crash-loops-watchers
+ */
 export interface RolloutWatch {
   /**
    * Restarts of one container of a new pod beyond which the pod is crash-looping.
@@ -207,7 +213,7 @@ export interface RolloutWatch {
 
   /**
    * The watcher's image: POSIX sh, curl, grep and awk.
-   * @default - the gates' pinned curl image
+   * @default "curlimages/curl:8.21.0"
    */
   readonly image?: string;
 }

@@ -340,6 +340,7 @@ export interface WaveGateCheck {
  * the ConfigMap `<agent>-gate-<wave>` for the commit's revision of the wave and the checks, so a
  * failed gate fails again at once on every automatic Argo CD retry until a person acts (a new
  * commit, deleting the record to check again, or an override written into it).
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/gates-watchers-alerts.md#gates-between-waves
  */
 export interface WaveGate {
   /** The wave whose DaemonSet the gate checks (not "fleet": nothing comes after it). */
@@ -357,7 +358,7 @@ export interface WaveGate {
   /**
    * The checks, replacing the agent's default ones for the wave.
    * @default - the agent's: its DaemonSet known, no pod unavailable, the rollout complete and
-   *   observed, no container restarted during the bake, plus the agent kind's own (see README)
+   *   observed, no container restarted during the bake, plus the agent kind's own (see docs/gates-watchers-alerts.md)
    */
   readonly checks?: WaveGateCheck[];
 
@@ -376,7 +377,7 @@ export interface WaveGate {
 
   /**
    * Image with `sh` and `curl` the gate runs in.
-   * @default "curlimages/curl:8.11.1"
+   * @default "curlimages/curl:8.21.0"
    */
   readonly image?: string;
 

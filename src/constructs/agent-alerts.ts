@@ -43,6 +43,7 @@ export interface AgentAlertsProps extends AgentAlertsOptions {
  * kube-state-metrics, summed over every rollout wave, plus any groups given. Every alert carries
  * `severity` and `node_agent` labels, the `labels` given, and `summary`, `description` and
  * `runbook_url` annotations.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/gates-watchers-alerts.md#alerts
  */
 export class AgentAlerts extends Construct {
   /** The PrometheusRule object. */

@@ -230,6 +230,7 @@ export interface FleetFile {
  * A fleet of clusters in one GitOps repository: one folder per cluster with a file per chart, and
  * the Argo CD objects that roll a change out cluster wave by cluster wave. Synthesize with
  * `synth()` (the cdk8s `App.synth()` layout, one flat folder, does not apply).
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/fleets.md
  */
 export class AgentFleet extends App {
   /** The clusters, in the order added. */

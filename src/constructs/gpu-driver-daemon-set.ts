@@ -503,6 +503,7 @@ interface Volumes {
  * plugin that advertises GPUs needs the driver first. In the driver-container shape gpu-operator's
  * k8s-driver-manager runs first as an init container (see `driverManager`). Updates are OnDelete by
  * default; `runbook()` renders the node-by-node upgrade procedure for this DaemonSet.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/gpu-driver.md
  */
 export class GpuDriverDaemonSet extends Construct {
   /**

@@ -521,6 +521,7 @@ const CONTAINER_NAME = 'fluent-bit';
  * A fluent-bit log collector on every node that loses no logs across restarts and rollouts:
  * tail database and filesystem buffer on the host, fluent-bit's Grace paired with the pod's grace
  * period, every taint tolerated, no surge, health-based readiness, credentials from Secrets only.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/log-collector.md
  */
 export class LogCollectorDaemonSet extends Construct {
   /**

@@ -51,6 +51,7 @@ const CRITICAL_PRIORITY_CLASSES = ['system-node-critical', 'system-cluster-criti
  * The props resolve to a spec (src/agent/agent-spec.ts), checked in src/agent/release-checks.ts;
  * with rollout waves the groups not yet promoted render the previous release's spec
  * (src/agent/held-waves.ts); src/render/ turns specs into objects.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/agents.md
  */
 export class NodeAgentDaemonSet extends Construct {
   /** Is `x` a NodeAgentDaemonSet? */

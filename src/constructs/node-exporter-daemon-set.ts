@@ -567,7 +567,7 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
   readonly rollout?: AgentRollout;
 
   /**
-   * Take over a running DaemonSet in place, e.g. `AgentAdoption.nodeExporterChart({ namespace: 'logging' })`: the
+   * Take over a running DaemonSet in place, e.g. `AgentAdoption.nodeExporterChart({ namespace: 'monitoring' })`: the
    * DaemonSet keeps its name, namespace and selector, so the switch is a rolling update of that object at this
    * agent's pace (each node's pod replaced once, never two on a node). Name and namespace default to the adopted
    * DaemonSet's.
@@ -591,6 +591,7 @@ export interface NodeExporterDaemonSetProps extends AgentPodOptions {
  * every capability dropped, a read-only root filesystem, the node's IP as listen address,
  * container mounts and veth devices excluded, probes on the exporter, memory limit = request,
  * 10% at a time upgrades. Optionally kube-rbac-proxy and a ServiceMonitor.
+ * @see https://github.com/maintainers/cdk8s-node-agents/blob/main/docs/node-exporter.md
  */
 export class NodeExporterDaemonSet extends Construct {
   /**

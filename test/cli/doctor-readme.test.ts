@@ -1,4 +1,4 @@
-/** The README's doctor walk-through is what `node-agents doctor` prints on that state now. */
+/** The doctor guide's walk-through (docs/cli-doctor.md) is what `node-agents doctor` prints on that state now. */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -33,14 +33,14 @@ function state() {
   ]);
 }
 
-test('the README shows doctor\'s output on the walk-through state as it is', () => {
+test('the doctor guide shows doctor\'s output on the walk-through state as it is', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doctor-readme-'));
   try {
     fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(state()));
     let stdout = '';
     const code = runCli(['doctor', '--state', 'state.json'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined }, cwd: dir });
     expect(code).toBe(1);
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(REPO, 'docs', 'cli-doctor.md'), 'utf8');
     expect(readme).toContain('```text\n' + stdout + '```');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

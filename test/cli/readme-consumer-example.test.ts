@@ -9,7 +9,7 @@ import { REPO } from '../util/paths';
 /** The `main.ts` of the README's "Use it in your cdk8s app", run as a consumer's app would run it. */
 function readmeApp(): App {
   const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Use it in your cdk8s app'), readme.indexOf('## Quick start'));
+  const section = readme.slice(readme.indexOf('## Use it in your cdk8s app'), readme.indexOf('\n## ', readme.indexOf('## Use it in your cdk8s app') + 1));
   const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
   expect(code).toContain("from 'cdk8s-node-agents'");
   expect(code).toContain('app.synth();');

@@ -82,12 +82,12 @@ function spread(values: number[]): string {
   return lo === hi ? `${lo}` : `${lo}–${hi}`;
 }
 function readmeParagraph(): string {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(REPO, 'docs', 'adopting-helm.md'), 'utf8');
   const start = readme.indexOf('**Logs across the switch (fluent-bit).**');
   const end = readme.indexOf('**With Argo CD**', start);
   expect(start).toBeGreaterThan(-1);
   expect(end).toBeGreaterThan(start);
-  // whitespace collapsed: the README's line breaks are not part of what it states
+  // whitespace collapsed: the guide's line breaks are not part of what it states
   return readme.substring(start, end).replace(/\s+/g, ' ');
 }
 

@@ -229,12 +229,12 @@ describe('a cdk8s-plus object of another major', () => {
   });
 });
 
-describe('the README\'s adoption example', () => {
+describe('the adoption guide\'s example', () => {
   test('synthesizes: both charts adopted under their names', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ts = require('typescript') as typeof import('typescript');
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Adopting a running install'), readme.indexOf('## Rollout waves'));
+    const readme = fs.readFileSync(path.join(REPO, 'docs', 'adopting-helm.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Adopting a running install'), readme.indexOf('\n## ', readme.indexOf('## Adopting a running install') + 1));
     const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
     const js = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
     const c = new Chart(Testing.app(), 'test');

@@ -623,13 +623,13 @@ function forNamespace(namespace: string, agent: string): (c: AlertCase) => Alert
   });
 }
 
-test('README lists every alert with its expression', () => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Alerts and wave gates'), readme.indexOf('### Gates between waves'));
+test('the alerts guide lists every alert with its expression', () => {
+  const readme = fs.readFileSync(path.join(REPO, 'docs', 'gates-watchers-alerts.md'), 'utf8');
+  const section = readme;
   const all = [...logCollectorManifests(), ...nodeExporterManifests(), ...gpuDriverManifests()];
   for (const rule of rulesOf(all)) {
     expect(section).toContain(`| \`${rule.alert}\` |`);
-    // The metric names of each expression are in its README row.
+    // The metric names of each expression are in its row of the guide.
     const row = section.split('\n').filter((l) => l.startsWith(`| \`${rule.alert}\` |`)).join('\n');
     for (const metric of new Set(rule.expr.match(/\b(kube|fluentbit|node)_[a-z_]+(?=\{)/g) ?? [])) expect(row).toContain(metric as string);
   }

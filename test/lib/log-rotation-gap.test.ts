@@ -238,8 +238,8 @@ describe('a rename rotation while the collector is stopped (kubelet layout, rend
   });
 });
 
-test('the README states the loss of a rotation during a restart gap, as measured', () => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+test('the log collector guide states the loss of a rotation during a restart gap, as measured', () => {
+  const readme = fs.readFileSync(path.join(REPO, 'docs', 'log-collector.md'), 'utf8');
   expect(readme).toMatch(/rotat\w+ while the collector is stopped/i);
   expect(readme).toContain('0.log.<timestamp>');
 });

@@ -51,8 +51,8 @@ function live(ds: Manifest, status: { desired: number; updated: number; availabl
   };
 }
 
-test('the README gives the health check as the library ships it', () => {
-  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+test('the gates and watchers guide gives the health check as the library ships it', () => {
+  const readme = readFileSync(path.join(REPO, 'docs', 'gates-watchers-alerts.md'), 'utf8');
   const block = /<!-- watched-daemonset-health\.lua -->\n```lua\n([\s\S]*?)```\n<!-- \/watched-daemonset-health\.lua -->/.exec(readme);
   expect(block?.[1]).toBe(WATCHED_DAEMONSET_HEALTH_LUA);
 });

@@ -1,4 +1,4 @@
-/** The README's plan of the rollout example's canary stage is what `node-agents plan --markdown` prints now. */
+/** The plan guide's (docs/cli-plan.md) plan of the rollout example's canary stage is what `node-agents plan --markdown` prints now. */
 import * as fs from 'fs';
 import * as path from 'path';
 import { PLAN_CANARY_FILE, planCanary } from '../../examples/plan-canary';
@@ -12,8 +12,8 @@ test('examples/log-collector-rollout/plan-canary.md is current (regenerate: npx 
   expect(fs.readFileSync(PLAN_CANARY_FILE, 'utf8')).toBe(markdown);
 });
 
-test('the README shows plan-canary.md as it is', () => {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+test('the plan guide shows plan-canary.md as it is', () => {
+  const readme = fs.readFileSync(path.join(REPO, 'docs', 'cli-plan.md'), 'utf8');
   const shown = /<!-- plan-canary\.md -->\n([\s\S]*?)<!-- \/plan-canary\.md -->/.exec(readme);
   expect(shown).not.toBeNull();
   expect(shown![1]).toBe(fs.readFileSync(PLAN_CANARY_FILE, 'utf8'));

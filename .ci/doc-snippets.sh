@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every TypeScript snippet of README.md and docs/*.md, run against the packed package (dist/js/*.tgz) in a new
+# temporary directory: installed from the tarball, type-checked, run; quoted output compared with what it writes.
+# How a snippet is marked (app, chart fragment, or skipped with a reason): see .ci/doc-snippets.js.
+# Only the npm registry is needed. A docs edit that breaks a snippet, or a code change that breaks one, fails CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shopt -s nullglob
+tarballs=(dist/js/*.tgz)
+if [ ${#tarballs[@]} -ne 1 ]; then
+  echo "doc-snippets: expected one dist/js/*.tgz (run npx projen package first), found ${#tarballs[@]}" >&2
+  exit 1
+fi
+node .ci/doc-snippets.js "${tarballs[0]}" "$@"
