@@ -1,7 +1,8 @@
 import { flag, parse, Parsed, secondsValue, stringValue, UsageError } from './args';
 import { displayName } from './capacity/names';
 import { fitComment } from './comment';
-import { DoctorFinding, DoctorReport, diagnose } from './doctor/diagnose';
+import { DoctorReport, diagnose } from './doctor/diagnose';
+import { DoctorFinding } from './doctor/finding';
 import { DEFAULT_LIVE_BUDGET, LiveBudget, loadLiveState } from './doctor/live';
 import { loadState } from './doctor/state';
 import { waitForRollout } from './doctor/wait';

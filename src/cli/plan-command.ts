@@ -15,7 +15,8 @@ import { capPerKind } from './limits';
 import { NODEPOOL_OPTIONS, nodePoolCheck, nodePoolFlags, nodePoolMarkdown, NODEPOOLS_FLAG_HELP, nodePoolText } from './nodepool-hooks';
 import { DEFAULT_POD_SECONDS, formatDuration, Pace } from '../rollout/pace';
 import { REPLACEMENTS_COUNTED_SINCE } from './estimate/rollout-model';
-import { AgentPlan, DaemonSetPlan, Finding, planChange, PlanReport, DaemonSetRolloutPlan } from './plan/plan';
+import { Finding } from './plan/finding';
+import { AgentPlan, DaemonSetPlan, DaemonSetRolloutPlan, planChange, PlanReport } from './plan/plan';
 import { markdownCode, markdownEscape, markdownHtmlEscape, terminalSafe } from '../util/output-escape';
 
 export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TREE --after TREE [flags]

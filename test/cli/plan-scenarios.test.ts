@@ -7,9 +7,10 @@ import {
   AgentRelease, AgentRollout, ARGOCD_SYNC_WAVE, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet,
   Promotion, RolloutWave,
 } from '../../src';
+import { Finding } from '../../src/cli/plan/finding';
+import { planChange, PlanReport } from '../../src/cli/plan/plan';
 import { Manifest, synthManifests } from '../util/manifests';
 import { daemonSet, inventory, rolloutStage, tree } from '../util/plan';
-import { Finding, planChange, PlanReport } from '../../src/cli/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' },

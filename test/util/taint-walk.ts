@@ -8,7 +8,8 @@ import { inventory, TestNode, tree, WAVE_KEY } from './plan';
 import { closedNodes, ModelNode } from './taint-model';
 import { NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../../src';
 import { ManifestSet } from '../../src/cli/coverage/manifests';
-import { Finding, planChange } from '../../src/cli/plan/plan';
+import { Finding } from '../../src/cli/plan/finding';
+import { planChange } from '../../src/cli/plan/plan';
 
 /** One stage's tree, as plan reads it, and its manifests, as the model reads them. */
 export interface WalkStage {

@@ -2,6 +2,16 @@ import { PodLevelResourcesGate } from './pod-level';
 import { hasPodLevelResources, podRequests, ResourceList } from './resources';
 import { HostPort, hostPorts, isObject } from '../coverage/manifests';
 
+/** An event about a pod, as kubectl lists it (the scheduler's and the kubelet's own words). */
+export interface PodEvent {
+  readonly reason: string;
+  readonly message: string;
+  readonly type: string;
+  /** lastTimestamp, else eventTime, else firstTimestamp ('' when none) */
+  readonly time: string;
+  readonly count: number;
+}
+
 /** What capacity checks and `doctor` need of one pod, read once from `kubectl get pods -A -o json`. */
 export interface PodRecord {
   readonly namespace: string;

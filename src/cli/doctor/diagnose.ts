@@ -1,29 +1,18 @@
+import { DoctorFinding } from './finding';
 import { readinessTaintDoctorFindings } from './readiness-taints';
-import { ClusterState, DaemonSetState, PodEvent } from './state';
+import { ClusterState, DaemonSetState } from './state';
 import { paceOf, scaledValue } from '../../rollout/pace';
 import { DOCTOR_CAUSES, DoctorCause, fixFor } from '../../rollout/stuck-causes';
 import { entryOf } from '../../util/maps';
 import { checkFit, describeShortfall } from '../capacity/fit';
 import { displayName } from '../capacity/names';
-import { PodRecord } from '../capacity/pods';
+import { PodEvent, PodRecord } from '../capacity/pods';
 import { allocatableReader } from '../capacity/template';
 import { analyzeCoverage, describeBlocker, placementExplainer } from '../coverage/analysis';
 import { compare, isObject } from '../coverage/manifests';
 import { nodeFacts, NodeFacts } from '../coverage/nodes';
 import { BUILT_IN_PRIORITY_CLASSES } from '../coverage/priority';
 
-export interface DoctorFinding {
-  readonly cause: DoctorCause;
-  /** error: the node has no working agent, or the rollout is blocked; warning: it waits its turn, or the model cannot tell */
-  readonly severity: 'error' | 'warning';
-  /** `namespace/name` */
-  readonly daemonSet: string;
-  readonly node: string;
-  /** `namespace/name` of the pod concerned, when there is one */
-  readonly pod?: string;
-  readonly message: string;
-  readonly fix: string;
-}
 
 export interface DaemonSetHealth {
   readonly daemonSet: string;

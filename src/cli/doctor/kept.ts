@@ -1,7 +1,7 @@
 import * as v8 from 'v8';
-import type { PodEvent } from './state';
 import { ENTRY, HeapEstimate, SLOT, stringBytes } from '../../util/heap-estimate';
 import { formatBytes } from '../../util/quantity';
+import type { PodEvent } from '../capacity/pods';
 import { PodRecord } from '../capacity/pods';
 
 /**

@@ -6,7 +6,7 @@
  * agent that does not remove the taint (a rollout group on a release without it) is named with that group: its pod
  * runs no remover, or, not tolerating the taint, it has no pod there.
  */
-import type { DoctorFinding } from './diagnose';
+import type { DoctorFinding } from './finding';
 import { ClusterState, DaemonSetState } from './state';
 import { readinessTaintOf, REMOVER_CONTAINER } from '../../scheduling/readiness-taint';
 import { NodeJson } from '../../scheduling/types';

@@ -2,19 +2,10 @@ import { eventBytes, KeptLimit, listEntryBytes, podBytes, stateKeptLimit } from 
 import { NodeJson } from '../../scheduling/types';
 import { ENTRY, HeapEstimate, SLOT } from '../../util/heap-estimate';
 import { isDirectory, jsonFilesIn, readJsonFile } from '../capacity/input';
-import { PodIndex, podRecord, PodRecord } from '../capacity/pods';
+import { PodEvent, PodIndex, PodRecord, podRecord } from '../capacity/pods';
 import { daemonSetInfo, DaemonSetInfo, isObject, KubeObject } from '../coverage/manifests';
 import { parseNodeList } from '../coverage/nodes';
 
-/** An event about a pod, as kubectl lists it (the scheduler's and the kubelet's own words). */
-export interface PodEvent {
-  readonly reason: string;
-  readonly message: string;
-  readonly type: string;
-  /** lastTimestamp, else eventTime, else firstTimestamp ('' when none) */
-  readonly time: string;
-  readonly count: number;
-}
 
 /** A DaemonSet of the dump with its status and revision. */
 export interface DaemonSetState {

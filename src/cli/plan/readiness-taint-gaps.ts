@@ -15,7 +15,7 @@
  * finding when the after-tree's NodePools show that none lists it. A finding the before-tree has with the same
  * DaemonSets, nodes and NodePools or more is a warning marked standing: the change does not cause it.
  */
-import type { Finding } from './plan';
+import type { Finding } from './finding';
 import { ManifestSet } from '../coverage/manifests';
 import { NodeFacts } from '../coverage/nodes';
 import { ReadinessTaintGap, readinessTaintGaps, uncoveredReadinessTaints } from '../coverage/readiness-taint-gaps';

@@ -10,7 +10,7 @@
  * - never-starts (readiness-taint-held, readiness-taint-dropped): a rollout part way through enabling or dropping a
  *   readiness taint, whose groups do not all remove it (src/cli/plan/readiness-taint-gaps.ts).
  */
-import type { Finding } from './plan';
+import type { Finding } from './finding';
 import { readinessTaintGapFindings } from './readiness-taint-gaps';
 import { CoverageReport } from '../coverage/analysis';
 import { compare, isObject, ManifestSet } from '../coverage/manifests';
