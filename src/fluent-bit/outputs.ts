@@ -687,7 +687,7 @@ export class FluentBitOutput {
       }
       return [
         ['Host', host(problems, options.host)],
-        ['Port', port(problems, options.port ?? 3100)],
+        ['Port', httpPort(problems, options, 3100)],
         ['Uri', options.uri],
         ...tlsFields(options, problems),
         ['Tenant_ID', options.tenantId],
@@ -820,7 +820,7 @@ export class FluentBitOutput {
   public static http(options: HttpOutputOptions): FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.HTTP, options, 'HttpOutputOptions', (secret, problems) => [
       ['Host', host(problems, options.host)],
-      ['Port', port(problems, options.port ?? (options.tls ? 443 : 80))],
+      ['Port', httpPort(problems, options, options.tls ? 443 : 80)],
       ['URI', options.uri ?? '/'],
       ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
       ...tlsFields(options, problems),
@@ -845,7 +845,7 @@ export class FluentBitOutput {
       if (options.logsBodyKey !== undefined) recordKey(problems, 'logsBodyKey', options.logsBodyKey);
       return [
         ['Host', host(problems, options.host)],
-        ['Port', port(problems, options.port ?? (grpc ? 4317 : 4318))],
+        ['Port', httpPort(problems, options, grpc ? 4317 : 4318)],
         ...tlsFields(options, problems),
         // opentelemetry_conf.c turns HTTP/2 on when grpc is on and http2 is not set.
         ['grpc', grpc ? 'On' : undefined],
@@ -1007,6 +1007,15 @@ export class FluentBitOutput {
    */
   public _problems(): string[] {
     return [...this.problems];
+  }
+
+  /**
+   * The options given as strings, by name, sorted (for checks that name the option, e.g. an unset `${VAR}` in `host`).
+   * @internal
+   */
+  public _stringOptions(): Array<[string, string]> {
+    const options = this.common as { [key: string]: unknown };
+    return Object.keys(options).sort().flatMap((k): Array<[string, string]> => (typeof options[k] === 'string' ? [[k, options[k] as string]] : []));
   }
 
   /**
@@ -1202,6 +1211,19 @@ function singleLineProblems(options: { [key: string]: unknown }): string[] {
   });
 }
 
+/**
+ * The port of an output that speaks HTTP, refused when it is 443 without tls: plain HTTP to an HTTPS
+ * port, which the server answers with a TLS alert or a 400, so every flush fails and is retried.
+ */
+function httpPort(problems: string[], options: OutputTlsOptions & { readonly port?: number }, defaultPort: number): number {
+  const value = port(problems, options.port ?? defaultPort);
+  if (value === 443 && !options.tls) {
+    problems.push('port 443 without tls: fluent-bit would speak plain HTTP to an HTTPS port, and every flush would fail; set tls: true '
+      + '(and tlsVerify, true by default), or give the plain-HTTP port.');
+  }
+  return value;
+}
+
 function tlsFields(options: OutputTlsOptions, problems: string[]): Field[] {
   if (!options.tls) {
     if (options.tlsVerify !== undefined) {
@@ -1219,7 +1241,7 @@ function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, pro
   }
   return [
     ['Host', host(problems, options.host)],
-    ['Port', port(problems, options.port ?? 9200)],
+    ['Port', httpPort(problems, options, 9200)],
     ...tlsFields(options, problems),
     ...basicAuthFields(options, secret, problems, 'es'),
     ['Logstash_Format', onOff(logstash)],
@@ -1277,6 +1299,10 @@ function basicAuthFields(options: BasicAuthOptions, secret: SecretFn, problems: 
   if (options.httpPassword !== undefined && options.httpUser === undefined) {
     problems.push(`httpPassword is set without httpUser: the ${plugin} plugin adds basic auth only with a user, so it would send no credentials; `
       + 'set httpUser (or remove httpPassword).');
+  }
+  if (options.httpUser !== undefined && options.httpPassword === undefined) {
+    problems.push(`httpUser ${JSON.stringify(options.httpUser)} is set without httpPassword: the ${plugin} plugin would send HTTP_User without a password `
+      + '(basic auth with an empty password, refused by the server); set httpPassword: { secretName, key } (the password from a Secret), or remove httpUser.');
   }
   return [
     ['HTTP_User', options.httpUser],
