@@ -19,7 +19,8 @@ import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
 import { gpuDriverAlertGroup } from '../alerts/rules';
 import {
-  gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
+  DRIVER_BUILD_MEMORY, driverImageTagProblem, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource,
+  isPrecompiledDriverImage, visibleDevicesProblems,
 } from '../gpu/driver-checks';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
@@ -31,6 +32,7 @@ import {
 } from '../gpu/startup-budget';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { parseQuantity } from '../util/quantity';
 import { brand } from '../validation/brand';
 import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkLabelSelector } from '../validation/label-selector';
@@ -561,6 +563,7 @@ export class GpuDriverDaemonSet extends Construct {
         + 'kernel headers takes longer (gpu-operator allows 20 minutes), and the kubelet would kill the container mid-build, on every restart. '
         + `It is seconds: if you meant ${build} minutes, write ${build * 60}. Only a precompiled driver loads this fast`);
     }
+    if (startup) this.warnBuildMemory(where, driverOptions);
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
@@ -700,6 +703,24 @@ export class GpuDriverDaemonSet extends Construct {
     };
   }
 
+  /**
+   * A memory limit under what a build from source needs: warned, not refused (the build's peak grows with the
+   * node's cores, so a small node may build in less). A precompiled driver builds nothing: its image tag is
+   * `<branch>-<kernel>-<os>`, or the driver is pinned to the kernels it was precompiled for (`kernelVersions`),
+   * or its declared build time is under a few minutes.
+   */
+  private warnBuildMemory(where: string, o: GpuDriverContainerOptions): void {
+    const p = this.props;
+    const limit = p.resources?.memoryLimit;
+    const precompiled = isPrecompiledDriverImage(p.image) || p.kernelVersions !== undefined
+      || (o.buildTimeSeconds !== undefined && o.buildTimeSeconds < MIN_PLAUSIBLE_BUILD_SECONDS);
+    if (limit === undefined || precompiled || !(parseQuantity(limit) < parseQuantity(DRIVER_BUILD_MEMORY))) return;
+    addWarning(this, where, `resources.memoryLimit "${limit}" is below the ${DRIVER_BUILD_MEMORY} a driver built from source needs (the default): `
+      + 'the module is compiled in parallel on the node, and a build over the limit is OOM-killed and restarts, on every node, until it fits. '
+      + `Raise resources.memoryLimit to "${DRIVER_BUILD_MEMORY}" (more on large nodes), or use a precompiled driver image `
+      + '("<branch>-<kernel>-<os>" tag, with kernelVersions)');
+  }
+
   private checkProps(strategy: UpdateStrategy): string[] {
     const p = this.props;
     const problems: string[] = [];
@@ -710,6 +731,8 @@ export class GpuDriverDaemonSet extends Construct {
       problems.push(...checkQuantity(`extendedResources["${resource}"]`, p.extendedResources![resource]));
     }
     problems.push(...checkResources('resources', p.resources));
+    const tag = driverImageTagProblem('image', p.image);
+    if (tag) problems.push(tag);
     // Checked before cdk8s-plus, whose own message ("Init containers must not have a ... probe") names no container.
     (p.shape?.installerOptions?.extraInitContainers ?? []).forEach((c, i) => {
       for (const probe of ['readiness', 'liveness', 'startup'] as const) {
@@ -925,7 +948,7 @@ function driverResourcesOf(props: GpuDriverDaemonSetProps): AgentResources {
     // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
     // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
     // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
-    memoryLimit: props.resources?.memoryLimit ?? '4Gi',
+    memoryLimit: props.resources?.memoryLimit ?? DRIVER_BUILD_MEMORY,
   };
 }
 
