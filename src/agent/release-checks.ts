@@ -13,7 +13,7 @@ import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,
-  checkSubPath, checkTolerationValue, INT32_MAX,
+  checkSubPath, checkTolerationValue, describeValue, INT32_MAX,
   checkLabelValue, checkMemoryQuantity, checkPort, checkPortName, checkQuantity, checkRenderableKey, checkRequestNotAboveLimit, checkWholeNumber,
 } from '../validation/values';
 
@@ -338,6 +338,30 @@ function handlerJson(handler: unknown): { exec?: { command?: string[] } } | unde
   }
 }
 
+/** A cdk8s Duration as read here: its amount (a number unless a caller passed something else) and unit. */
+interface DurationLike {
+  readonly amount: unknown;
+  readonly unit: { readonly label: string };
+}
+
+/**
+ * The Durations among a probe's options (one level down) made with something other than a number
+ * (`Duration.seconds({})` from JavaScript), which cdk8s reports as "[object Object] must be ...".
+ */
+function badDurations(probe: object): Array<[string, DurationLike]> {
+  const found: Array<[string, DurationLike]> = [];
+  for (const options of Object.values(probe)) {
+    if (typeof options !== 'object' || options === null) continue;
+    for (const [field, value] of Object.entries(options)) {
+      const d = value as Partial<DurationLike> | null;
+      if (typeof d === 'object' && d !== null && 'amount' in d && typeof d.unit?.label === 'string' && typeof d.amount !== 'number') {
+        found.push([field, d as DurationLike]);
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * Probes as the API server checks them (core/validation validateProbe): a port 1-65535, whole
  * seconds, periods and thresholds of at least 1, successThreshold 1 for liveness and startup; and no
@@ -356,7 +380,10 @@ function checkProbes(where: string, s: AgentContainerSettings, init: boolean): s
     try {
       json = (probe as unknown as { _toKube(c: unknown): { [key: string]: any } })._toKube({ portNumber: undefined });
     } catch (e) {
-      problems.push(`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`);
+      const bad = badDurations(probe);
+      problems.push(...(bad.length > 0
+        ? bad.map(([field, d]) => `${prop} ${field}: Duration.${d.unit.label}() was given ${describeValue(d.amount)}; give it a number, e.g. Duration.seconds(10)`)
+        : [`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`]));
       continue;
     }
     const port = json.httpGet?.port?.value ?? json.tcpSocket?.port?.value;
