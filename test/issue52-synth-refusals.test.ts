@@ -6,8 +6,9 @@
 import { Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import {
-  FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, LogCollectorDaemonSet, LogCollectorDaemonSetProps, NodeAgentDaemonSet,
-  NodeAgentDaemonSetProps, Promotion, ResourceProfileNodes, RolloutBudget, RolloutWave, UpdateStrategy,
+  AgentFleet, ArgoCdResourceTracking, FluentBitInput, FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, LogCollectorDaemonSet,
+  LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterDaemonSet, Promotion, ResourceProfileNodes,
+  RolloutBudget, RolloutWave, UpdateStrategy,
 } from '../src';
 import { synthManifests } from './util/manifests';
 import { ValidationError } from '../src/validation/errors';
@@ -192,5 +193,49 @@ describe('10. an unset ${X} in an output option is reported by the output and th
     expect(collector({
       outputs: [FluentBitOutput.openSearch({ host: '${SEARCH_HOST}' })], extraEnv: { SEARCH_HOST: kplus.EnvValue.fromValue('search') },
     })).not.toThrow();
+  });
+});
+
+describe('11. one error class: every refusal is a ValidationError naming the construct or the factory', () => {
+  test.each([
+    ['tail: no paths', () => FluentBitInput.tail({ tag: 'app', paths: [] }), /^FluentBitInput.tail: paths is empty/],
+    ['tail: a relative path', () => FluentBitInput.tail({ tag: 'app', paths: ['var/log/app.log'] }), /^FluentBitInput.tail: path "var\/log\/app.log" must be absolute/],
+    ['tail: the container logs', () => FluentBitInput.tail({ tag: 'app', paths: ['/var/log/containers/*.log'] }), /^FluentBitInput.tail: .* read by the collector's own container-log input/],
+    ['tail: a bad tag', () => FluentBitInput.tail({ tag: 'a b', paths: ['/var/log/app.log'] }), /^FluentBitInput.tail: tag "a b" must be/],
+    ['tail: a kube. tag', () => FluentBitInput.tail({ tag: 'kube.app', paths: ['/var/log/app.log'] }), /^FluentBitInput.tail: tag "kube.app" starts with kube./],
+    ['tail: a bad alias', () => FluentBitInput.tail({ tag: 'app', paths: ['/var/log/app.log'], alias: 'a b' }), /^FluentBitInput.tail: alias "a b"/],
+    ['systemd: no units', () => FluentBitInput.systemd({ tag: 'host', units: [] }), /^FluentBitInput.systemd: units is empty/],
+    ['systemd: a bad unit', () => FluentBitInput.systemd({ tag: 'host', units: ['a b'] }), /^FluentBitInput.systemd: "a b" is not a unit name/],
+  ])('FluentBitInput %s', (_name, build, message) => {
+    expect(refusal(build).message).toMatch(message);
+  });
+
+  test('a node_exporter flag', () => {
+    const e = refusal(() => new NodeExporterDaemonSet(chart(), 'ne', { extraArgs: ['--version'] }));
+    expect(e.message).toMatch(/^NodeExporterDaemonSet test\/ne: extraArgs\[0\] "--version": --version makes node_exporter print and exit/);
+  });
+
+  test('an AgentFleet check', () => {
+    const fleet = new AgentFleet({
+      repoUrl: 'https://git.example.com/fleet.git',
+      resourceTracking: ArgoCdResourceTracking.LABEL,
+      agents: { addAgents: () => undefined },
+      clusters: [{ name: 'dev-eu-1', environment: 'dev', region: 'eu-west-1' }],
+    });
+    expect(refusal(() => fleet.synthFiles()).message).toMatch(/^AgentFleet: validation failed .*resourceTracking "label"/s);
+  });
+
+  test('configData over the 1 MiB ConfigMap limit is refused when the agent is built, naming the prop', () => {
+    const e = refusal(agent({ configData: { 'big.conf': 'x'.repeat(1024 * 1024) } }));
+    expect(e.message).toMatch(/^NodeAgentDaemonSet test\/agent: .*configData holds 1048584 bytes .*\(1 MiB\); make the files smaller/s);
+  });
+
+  test('the GPU driver runbook\'s own checks', () => {
+    const d = driver({});
+    expect(refusal(() => d.runbook({ readyTimeoutSeconds: 0 })).message).toMatch(/^GpuDriverDaemonSet test\/nvidia: runbook: runbook readyTimeoutSeconds must be a whole number of seconds >= 1, got 0/);
+  });
+
+  test('an output rendered with problems', () => {
+    expect(refusal(() => FluentBitOutput.openSearch({ host: 'os', port: 443 })._render('os')).message).toMatch(/^FluentBitOutput opensearch: port 443 without tls/);
   });
 });

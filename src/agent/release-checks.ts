@@ -10,6 +10,7 @@ import { AgentDnsPolicy } from './pod-options';
 import { REMOVER_CONTAINER } from './readiness-remover';
 import { readinessTaintProblems } from './readiness-taint-spec';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
+import { CONFIG_MAP_MAX_BYTES, configMapDataBytes } from '../validation/object-size';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,
@@ -88,6 +89,7 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     }
   }
   for (const key of Object.keys(p.configData ?? {})) problems.push(...checkConfigKey('configData', key));
+  problems.push(...configDataSizeProblems(p.configData));
   if (p.configMountPath !== undefined) problems.push(...checkAbsolutePath('configMountPath', p.configMountPath));
 
   problems.push(...checkPodOptions(spec));
@@ -336,6 +338,18 @@ function handlerJson(handler: unknown): { exec?: { command?: string[] } } | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * configData becomes one ConfigMap, which the API server refuses above 1 MiB: refused here, with the prop,
+ * rather than by the late size check at synthesis.
+ */
+function configDataSizeProblems(data: { [file: string]: string } | undefined): string[] {
+  const bytes = configMapDataBytes({ data });
+  return bytes > CONFIG_MAP_MAX_BYTES
+    ? [`configData holds ${bytes} bytes (keys and values), above the API server's ConfigMap limit of ${CONFIG_MAP_MAX_BYTES} bytes (1 MiB); `
+      + 'make the files smaller, or move the large ones into a ConfigMap of their own mounted with volumes: [AgentVolume.configMap(...)]']
+    : [];
 }
 
 /** A cdk8s Duration as read here: its amount (a number unless a caller passed something else) and unit. */

@@ -34,7 +34,7 @@ import { addObjectSizeValidation } from '../render/late-checks';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { parseQuantity } from '../util/quantity';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { constructWhere, refusedAs, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkLabelSelector } from '../validation/label-selector';
 import { checkArgs, typeProblems } from '../validation/struct-check';
 import {
@@ -630,7 +630,13 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
-    checkArgs('GpuDriverDaemonSet.runbook', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`);
+    const where = `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`;
+    checkArgs('GpuDriverDaemonSet.runbook', [options], where);
+    return refusedAs(where, () => this.runbookMarkdown(options));
+  }
+
+  /** The runbook as Markdown: a section per DaemonSet that runs the new version. */
+  private runbookMarkdown(options: GpuDriverRunbookOptions): string {
     if (!this.props.rollout) {
       // one section per resource profile's DaemonSet (one without profiles)
       const labels = this.groupLabels('fleet');
@@ -673,7 +679,7 @@ export class GpuDriverDaemonSet extends Construct {
       throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
         + `choose one of ${groups.map((g) => `"${g}"`).join(', ')}`);
     }
-    return renderRunbookScript(this.runbookInput(options, group));
+    return refusedAs(`${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`, () => renderRunbookScript(this.runbookInput(options, group)));
   }
 
   /** The rollout-group labels of a group's DaemonSets: the group itself, then `<group>.<profile>` per resource profile. */

@@ -19,6 +19,7 @@ import { ownEntry } from './input-filter-keys';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { nearestName, structProblems } from '../validation/struct-check';
 import { describeValue, isPort } from '../validation/values';
 
@@ -1025,7 +1026,7 @@ export class FluentBitOutput {
    */
   public _render(alias: string, context: OutputRenderContext = { stateDir: DEFAULT_STATE_DIR }): RenderedOutput {
     if (this.problems.length > 0) {
-      throw new Error(`FluentBitOutput ${this.kind}: ${this.problems.join('; ')}`);
+      throw new ValidationError(`FluentBitOutput ${this.kind}`, this.problems.join('; '));
     }
     const secretEnv: SecretEnvVar[] = [];
     const writePaths: string[] = [];
