@@ -8,7 +8,7 @@ import * as kplus from 'cdk8s-plus-28';
 import {
   AgentFleet, ArgoCdResourceTracking, FluentBitInput, FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, LogCollectorDaemonSet,
   LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterDaemonSet, Promotion, ResourceProfileNodes,
-  RolloutBudget, RolloutWave, UpdateStrategy,
+  RolloutBudget, RolloutWave, UpdateStrategy, NodeRequirement, MaxUpdate, GpuNodeSelection,
 } from '../src';
 import { synthManifests } from './util/manifests';
 import { ValidationError } from '../src/validation/errors';
@@ -237,5 +237,18 @@ describe('11. one error class: every refusal is a ValidationError naming the con
 
   test('an output rendered with problems', () => {
     expect(refusal(() => FluentBitOutput.openSearch({ host: 'os', port: 443 })._render('os')).message).toMatch(/^FluentBitOutput opensearch: port 443 without tls/);
+  });
+});
+
+describe('9. the other factories check their arguments too', () => {
+  test.each([
+    ['NodeRequirement.gt', () => NodeRequirement.gt('example.com/cores', {} as never), /^NodeRequirement.gt: value must be a number, got object \{\}/],
+    ['NodeRequirement.in', () => NodeRequirement.in('example.com/pool', {} as never), /^NodeRequirement.in: values must be an array, got object \{\}/],
+    ['MaxUpdate.percent', () => MaxUpdate.percent({} as never), /^MaxUpdate.percent: percent must be a number, got object \{\}/],
+    ['GpuNodeSelection.labelIn', () => GpuNodeSelection.labelIn('example.com/gpu', 'a100' as never), /^GpuNodeSelection.labelIn: values must be an array, got string "a100"/],
+  ])('%s', (_name, build, message) => {
+    const e = refusal(build);
+    expect(e.message).toMatch(message);
+    expect(e.message).not.toContain('[object Object]');
   });
 });

@@ -1,5 +1,6 @@
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 import { checkLabelKey, checkLabelValue, describeValue } from '../validation/values';
 
 /** Node selector operators of required node affinity. */
@@ -26,31 +27,37 @@ export enum NodeOperator {
 export class NodeRequirement {
   /** The node's `key` label is one of `values`. */
   public static in(key: string, values: string[]): NodeRequirement {
+    checkArgs('NodeRequirement.in', [key, values]);
     return new NodeRequirement(key, NodeOperator.IN, values);
   }
 
   /** The node lacks `key`, or its value is none of `values`. */
   public static notIn(key: string, values: string[]): NodeRequirement {
+    checkArgs('NodeRequirement.notIn', [key, values]);
     return new NodeRequirement(key, NodeOperator.NOT_IN, values);
   }
 
   /** The node has the label `key`. */
   public static exists(key: string): NodeRequirement {
+    checkArgs('NodeRequirement.exists', [key]);
     return new NodeRequirement(key, NodeOperator.EXISTS, []);
   }
 
   /** The node does not have the label `key`. */
   public static doesNotExist(key: string): NodeRequirement {
+    checkArgs('NodeRequirement.doesNotExist', [key]);
     return new NodeRequirement(key, NodeOperator.DOES_NOT_EXIST, []);
   }
 
   /** The node's `key` label, read as an integer, is greater than `value`. */
   public static gt(key: string, value: number): NodeRequirement {
+    checkArgs('NodeRequirement.gt', [key, value]);
     return new NodeRequirement(key, NodeOperator.GT, [`${value}`]);
   }
 
   /** The node's `key` label, read as an integer, is less than `value`. */
   public static lt(key: string, value: number): NodeRequirement {
+    checkArgs('NodeRequirement.lt', [key, value]);
     return new NodeRequirement(key, NodeOperator.LT, [`${value}`]);
   }
 

@@ -26,11 +26,13 @@ export interface IFleetAgents {
 export class MaxUpdate {
   /** At most `count` Applications at once (0: the step waits for a manual sync). */
   public static clusters(count: number): MaxUpdate {
+    checkArgs('MaxUpdate.clusters', [count]);
     return new MaxUpdate(count);
   }
 
   /** At most `percent`% of the step's Applications at once (Argo CD rounds down, at least 1). */
   public static percent(percent: number): MaxUpdate {
+    checkArgs('MaxUpdate.percent', [percent]);
     return new MaxUpdate(`${percent}%`);
   }
 

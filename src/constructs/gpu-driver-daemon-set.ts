@@ -239,11 +239,13 @@ export class GpuNodeSelection {
 
   /** Nodes carrying the label `key`, whatever its value, e.g. `node-role.kubernetes.io/gpu`. */
   public static labelExists(key: string): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.labelExists', [key]);
     return new GpuNodeSelection([NodeRequirement.exists(key)]);
   }
 
   /** Nodes whose `key` label is one of `values`, e.g. `gpu-type` in `["nvidia-a100"]`. */
   public static labelIn(key: string, values: string[]): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.labelIn', [key, values]);
     return new GpuNodeSelection([NodeRequirement.in(key, values)]);
   }
 
