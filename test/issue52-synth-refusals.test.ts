@@ -252,3 +252,10 @@ describe('9. the other factories check their arguments too', () => {
     expect(e.message).not.toContain('[object Object]');
   });
 });
+
+describe('10. an unset ${X} in a map of an output is named by the map and its key', () => {
+  test('an HTTP header', () => {
+    const e = refusal(collector({ outputs: [FluentBitOutput.http({ host: 'logs.example.com', headers: { 'X-Cluster': '${CLUSTER}' } })] }));
+    expect(e.message).toMatch(/outputs\[0\] \(FluentBitOutput http\): headers\["X-Cluster"\] "\$\{CLUSTER\}" names no environment variable of the pod/);
+  });
+});

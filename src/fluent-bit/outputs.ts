@@ -705,7 +705,7 @@ export class FluentBitOutput {
   /** Ship to Elasticsearch (`es` plugin). */
   public static elasticsearch(options: ElasticsearchOutputOptions): FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, 'ElasticsearchOutputOptions', (secret, problems) => [
-      ...searchFields(options, secret, problems),
+      ...searchFields(options, secret, problems, 'es'),
       ['Cloud_ID', options.cloudId === undefined ? undefined : cloudId(problems, options.cloudId)],
       ['Cloud_Auth', secret('CLOUD_AUTH', options.cloudAuth)],
     ]);
@@ -717,7 +717,7 @@ export class FluentBitOutput {
       if (options.cloudAuth !== undefined || options.cloudId !== undefined) {
         problems.push('cloudId/cloudAuth are Elastic Cloud options; use FluentBitOutput.elasticsearch() or remove them.');
       }
-      return searchFields(options, secret, problems);
+      return searchFields(options, secret, problems, 'opensearch');
     });
   }
 
@@ -1011,12 +1011,19 @@ export class FluentBitOutput {
   }
 
   /**
-   * The options given as strings, by name, sorted (for checks that name the option, e.g. an unset `${VAR}` in `host`).
+   * The options given as strings, and the strings of the options that map names to strings, by name, sorted (for
+   * checks that name the option, e.g. an unset `${VAR}` in `host` or in `labels["cluster"]`).
    * @internal
    */
   public _stringOptions(): Array<[string, string]> {
     const options = this.common as { [key: string]: unknown };
-    return Object.keys(options).sort().flatMap((k): Array<[string, string]> => (typeof options[k] === 'string' ? [[k, options[k] as string]] : []));
+    return Object.keys(options).sort().flatMap((k): Array<[string, string]> => {
+      const value = options[k];
+      if (typeof value === 'string') return [[k, value]];
+      // one level down: maps of strings such as a Loki output's labels or an HTTP output's headers
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+      return Object.entries(value).sort().flatMap(([key, v]): Array<[string, string]> => (typeof v === 'string' ? [[`${k}[${JSON.stringify(key)}]`, v]] : []));
+    });
   }
 
   /**
@@ -1235,7 +1242,7 @@ function tlsFields(options: OutputTlsOptions, problems: string[]): Field[] {
   return [['tls', 'On'], ['tls.verify', onOff(options.tlsVerify ?? true)]];
 }
 
-function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, problems: string[]): Field[] {
+function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, problems: string[], plugin: string): Field[] {
   const logstash = options.logstashFormat ?? true;
   if (logstash && options.index !== undefined) {
     problems.push('index is ignored with logstashFormat (the default); set logstashFormat: false or use logstashPrefix.');
@@ -1244,7 +1251,7 @@ function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, pro
     ['Host', host(problems, options.host)],
     ['Port', httpPort(problems, options, 9200)],
     ...tlsFields(options, problems),
-    ...basicAuthFields(options, secret, problems, 'es'),
+    ...basicAuthFields(options, secret, problems, plugin),
     ['Logstash_Format', onOff(logstash)],
     ['Logstash_Prefix', logstash ? options.logstashPrefix ?? 'logstash' : undefined],
     ['Index', logstash ? undefined : options.index ?? 'fluent-bit'],

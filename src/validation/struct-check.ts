@@ -108,7 +108,7 @@ function factoryList(factories: readonly string[]): string {
   return list(factories.map((f, i) => (i > 0 && owner(f) === owner(factories[i - 1]) ? f.slice(owner(f).length + 1) : f)));
 }
 
-/** The argument a message shows: a string in single quotes (as in TypeScript source), anything else as JSON. */
+/** The argument a message shows: a string in single quotes (as in TypeScript source), a number or boolean as it is. */
 function sourceLiteral(value: string | number | boolean): string {
   return typeof value === 'string' ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(value);
 }
