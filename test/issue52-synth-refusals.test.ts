@@ -240,10 +240,16 @@ describe('11. one error class: every refusal is a ValidationError naming the con
   });
 });
 
+describe('9. a NodeRequirement reports a bad value where it is used (its checks are deferred to the construct, which names the prop)', () => {
+  test('Gt with an object', () => {
+    const e = refusal(agent({ nodeRequirements: [NodeRequirement.gt('example.com/cores', {} as never)] }));
+    expect(e.message).toMatch(/Gt on "example.com\/cores" needs exactly one integer value .*got object \{\}/);
+    expect(e.message).not.toContain('[object Object]');
+  });
+});
+
 describe('9. the other factories check their arguments too', () => {
   test.each([
-    ['NodeRequirement.gt', () => NodeRequirement.gt('example.com/cores', {} as never), /^NodeRequirement.gt: value must be a number, got object \{\}/],
-    ['NodeRequirement.in', () => NodeRequirement.in('example.com/pool', {} as never), /^NodeRequirement.in: values must be an array, got object \{\}/],
     ['MaxUpdate.percent', () => MaxUpdate.percent({} as never), /^MaxUpdate.percent: percent must be a number, got object \{\}/],
     ['GpuNodeSelection.labelIn', () => GpuNodeSelection.labelIn('example.com/gpu', 'a100' as never), /^GpuNodeSelection.labelIn: values must be an array, got string "a100"/],
   ])('%s', (_name, build, message) => {

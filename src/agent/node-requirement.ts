@@ -1,6 +1,5 @@
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
-import { checkArgs } from '../validation/struct-check';
 import { checkLabelKey, checkLabelValue, describeValue } from '../validation/values';
 
 /** Node selector operators of required node affinity. */
@@ -27,38 +26,32 @@ export enum NodeOperator {
 export class NodeRequirement {
   /** The node's `key` label is one of `values`. */
   public static in(key: string, values: string[]): NodeRequirement {
-    checkArgs('NodeRequirement.in', [key, values]);
     return new NodeRequirement(key, NodeOperator.IN, values);
   }
 
   /** The node lacks `key`, or its value is none of `values`. */
   public static notIn(key: string, values: string[]): NodeRequirement {
-    checkArgs('NodeRequirement.notIn', [key, values]);
     return new NodeRequirement(key, NodeOperator.NOT_IN, values);
   }
 
   /** The node has the label `key`. */
   public static exists(key: string): NodeRequirement {
-    checkArgs('NodeRequirement.exists', [key]);
     return new NodeRequirement(key, NodeOperator.EXISTS, []);
   }
 
   /** The node does not have the label `key`. */
   public static doesNotExist(key: string): NodeRequirement {
-    checkArgs('NodeRequirement.doesNotExist', [key]);
     return new NodeRequirement(key, NodeOperator.DOES_NOT_EXIST, []);
   }
 
   /** The node's `key` label, read as an integer, is greater than `value`. */
   public static gt(key: string, value: number): NodeRequirement {
-    checkArgs('NodeRequirement.gt', [key, value]);
-    return new NodeRequirement(key, NodeOperator.GT, [`${value}`]);
+    return new NodeRequirement(key, NodeOperator.GT, [valueText(value)]);
   }
 
   /** The node's `key` label, read as an integer, is less than `value`. */
   public static lt(key: string, value: number): NodeRequirement {
-    checkArgs('NodeRequirement.lt', [key, value]);
-    return new NodeRequirement(key, NodeOperator.LT, [`${value}`]);
+    return new NodeRequirement(key, NodeOperator.LT, [valueText(value)]);
   }
 
   private constructor(
@@ -91,7 +84,8 @@ export class NodeRequirement {
       default:
         // The API server parses Gt/Lt values as int64.
         if (this.values.length !== 1 || !/^-?\d{1,18}$/.test(this.values[0])) {
-          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value (a whole number of at most 18 digits)`);
+          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value (a whole number of at most 18 digits), `
+            + `got ${this.values.length === 1 ? this.values[0] : describeValue(this.values)}`);
         }
     }
     return problems;
@@ -108,3 +102,11 @@ export class NodeRequirement {
   }
 }
 brand(NodeRequirement, 'NodeRequirement');
+
+/**
+ * A Gt/Lt value as the requirement holds it: a number as written; anything else (from JavaScript or
+ * parsed YAML) as describeValue shows it, so problems() reports the value, never "[object Object]".
+ */
+function valueText(value: unknown): string {
+  return typeof value === 'number' ? `${value}` : describeValue(value);
+}
