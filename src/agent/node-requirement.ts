@@ -46,12 +46,12 @@ export class NodeRequirement {
 
   /** The node's `key` label, read as an integer, is greater than `value`. */
   public static gt(key: string, value: number): NodeRequirement {
-    return new NodeRequirement(key, NodeOperator.GT, [`${value}`]);
+    return new NodeRequirement(key, NodeOperator.GT, [valueText(value)]);
   }
 
   /** The node's `key` label, read as an integer, is less than `value`. */
   public static lt(key: string, value: number): NodeRequirement {
-    return new NodeRequirement(key, NodeOperator.LT, [`${value}`]);
+    return new NodeRequirement(key, NodeOperator.LT, [valueText(value)]);
   }
 
   private constructor(
@@ -84,7 +84,8 @@ export class NodeRequirement {
       default:
         // The API server parses Gt/Lt values as int64.
         if (this.values.length !== 1 || !/^-?\d{1,18}$/.test(this.values[0])) {
-          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value (a whole number of at most 18 digits)`);
+          problems.push(`${this.operator} on "${this.key}" needs exactly one integer value (a whole number of at most 18 digits), `
+            + `got ${this.values.length === 1 ? this.values[0] : describeValue(this.values)}`);
         }
     }
     return problems;
@@ -101,3 +102,11 @@ export class NodeRequirement {
   }
 }
 brand(NodeRequirement, 'NodeRequirement');
+
+/**
+ * A Gt/Lt value as the requirement holds it: a number as written; anything else (from JavaScript or
+ * parsed YAML) as describeValue shows it, so problems() reports the value, never "[object Object]".
+ */
+function valueText(value: unknown): string {
+  return typeof value === 'number' ? `${value}` : describeValue(value);
+}

@@ -10,10 +10,11 @@ import { AgentDnsPolicy } from './pod-options';
 import { readinessTaintProblems } from './readiness-taint-spec';
 import { UpdateStrategy, UpdateStrategyType } from './update-strategy';
 import { REMOVER_CONTAINER } from '../scheduling/readiness-taint';
+import { CONFIG_MAP_MAX_BYTES, configMapDataBytes } from '../validation/object-size';
 import {
   checkAbsolutePath, checkCapability, checkConfigKey, checkDnsLabel, checkEnvName, checkDnsSubdomain, checkImage, checkInteger, checkLabelKey,
   checkLabels,
-  checkSubPath, checkTolerationValue, INT32_MAX,
+  checkSubPath, checkTolerationValue, describeValue, INT32_MAX,
   checkLabelValue, checkMemoryQuantity, checkPort, checkPortName, checkQuantity, checkRenderableKey, checkRequestNotAboveLimit, checkWholeNumber,
 } from '../validation/values';
 
@@ -88,6 +89,7 @@ export function checkAgentSpec(spec: AgentSpec): string[] {
     }
   }
   for (const key of Object.keys(p.configData ?? {})) problems.push(...checkConfigKey('configData', key));
+  problems.push(...configDataSizeProblems(p.configData));
   if (p.configMountPath !== undefined) problems.push(...checkAbsolutePath('configMountPath', p.configMountPath));
 
   problems.push(...checkPodOptions(spec));
@@ -339,6 +341,42 @@ function handlerJson(handler: unknown): { exec?: { command?: string[] } } | unde
 }
 
 /**
+ * configData becomes one ConfigMap, which the API server refuses above 1 MiB: refused here, with the prop,
+ * rather than by the late size check at synthesis.
+ */
+function configDataSizeProblems(data: { [file: string]: string } | undefined): string[] {
+  const bytes = configMapDataBytes({ data });
+  return bytes > CONFIG_MAP_MAX_BYTES
+    ? [`configData holds ${bytes} bytes (keys and values), above the API server's ConfigMap limit of ${CONFIG_MAP_MAX_BYTES} bytes (1 MiB); `
+      + 'make the files smaller, or move the large ones into a ConfigMap of their own mounted with volumes: [AgentVolume.configMap(...)]']
+    : [];
+}
+
+/** A cdk8s Duration as read here: its amount (a number unless a caller passed something else) and unit. */
+interface DurationLike {
+  readonly amount: unknown;
+  readonly unit: { readonly label: string };
+}
+
+/**
+ * The Durations among a probe's options (one level down) made with something other than a number
+ * (`Duration.seconds({})` from JavaScript), which cdk8s reports as "[object Object] must be ...".
+ */
+function badDurations(probe: object): Array<[string, DurationLike]> {
+  const found: Array<[string, DurationLike]> = [];
+  for (const options of Object.values(probe)) {
+    if (typeof options !== 'object' || options === null) continue;
+    for (const [field, value] of Object.entries(options)) {
+      const d = value as Partial<DurationLike> | null;
+      if (typeof d === 'object' && d !== null && 'amount' in d && typeof d.unit?.label === 'string' && typeof d.amount !== 'number') {
+        found.push([field, d as DurationLike]);
+      }
+    }
+  }
+  return found;
+}
+
+/**
  * Probes as the API server checks them (core/validation validateProbe): a port 1-65535, whole
  * seconds, periods and thresholds of at least 1, successThreshold 1 for liveness and startup; and no
  * probe on an init container. Checked here so the error names the container and the probe.
@@ -356,7 +394,10 @@ function checkProbes(where: string, s: AgentContainerSettings, init: boolean): s
     try {
       json = (probe as unknown as { _toKube(c: unknown): { [key: string]: any } })._toKube({ portNumber: undefined });
     } catch (e) {
-      problems.push(`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`);
+      const bad = badDurations(probe);
+      problems.push(...(bad.length > 0
+        ? bad.map(([field, d]) => `${prop} ${field}: Duration.${d.unit.label}() was given ${describeValue(d.amount)}; give it a number, e.g. Duration.seconds(10)`)
+        : [`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`]));
       continue;
     }
     const port = json.httpGet?.port?.value ?? json.tcpSocket?.port?.value;

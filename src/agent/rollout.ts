@@ -3,6 +3,7 @@ import { AgentRelease } from './release';
 import { UpdateStrategy } from './update-strategy';
 import { WaveGate } from '../alerts/options';
 import { brand } from '../validation/brand';
+import { checkArgs } from '../validation/struct-check';
 import { resolvePromotion, WaveSpec } from '../waves/partition';
 
 /** The Argo CD annotation that orders objects within one sync. */
@@ -18,6 +19,7 @@ export class RolloutWave {
    * which nodes to label.
    */
   public static labelled(name: string): RolloutWave {
+    checkArgs('RolloutWave.labelled', [name]);
     return new RolloutWave(name, undefined, undefined);
   }
 
@@ -25,12 +27,14 @@ export class RolloutWave {
    * The nodes meeting a requirement on an existing label: `In` (a zone, a node pool) or `Exists`.
    */
   public static matching(name: string, requirement: NodeRequirement): RolloutWave {
+    checkArgs('RolloutWave.matching', [name, requirement]);
     return new RolloutWave(name, requirement, undefined);
   }
 
   /** The nodes with these names. */
   public static hostnames(name: string, hostnames: string[]): RolloutWave {
-    return new RolloutWave(name, undefined, hostnames);
+    checkArgs('RolloutWave.hostnames', [name, hostnames]);
+    return new RolloutWave(name, undefined, [...hostnames]);
   }
 
   private constructor(
@@ -58,11 +62,13 @@ export class Promotion {
 
   /** The named wave and every wave before it. */
   public static through(wave: string): Promotion {
+    checkArgs('Promotion.through', [wave]);
     return new Promotion(wave);
   }
 
   /** The first `count` groups (waves in order, then the fleet). */
   public static groups(count: number): Promotion {
+    checkArgs('Promotion.groups', [count]);
     return new Promotion(count);
   }
 

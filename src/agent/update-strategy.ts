@@ -1,5 +1,6 @@
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
+import { INT32_MAX } from '../validation/values';
 
 /**
  * How many nodes a DaemonSet rollout may touch at once: a node count or a percentage.
@@ -10,11 +11,13 @@ import { checkArgs } from '../validation/struct-check';
 export class RolloutBudget {
   /** A number of nodes. */
   public static count(nodes: number): RolloutBudget {
+    checkArgs('RolloutBudget.count', [nodes]);
     return new RolloutBudget(nodes, false);
   }
 
   /** A percentage (0–100) of the nodes that run the agent, rounded up by the controller. */
   public static percent(percentage: number): RolloutBudget {
+    checkArgs('RolloutBudget.percent', [percentage]);
     return new RolloutBudget(percentage, true);
   }
 
@@ -123,6 +126,9 @@ export class UpdateStrategy {
         problems.push(`${field} must be a whole number of nodes or percent, 0 or more, got ${budget.toString()}`);
       } else if (budget.isPercent && budget.amount > 100) {
         problems.push(`${field} must be at most 100%, got ${budget.toString()}`);
+      } else if (budget.amount > INT32_MAX) {
+        problems.push(`${field} must be at most ${INT32_MAX} nodes (IntOrString is an int32; the API server refuses more), got ${budget.toString()}; `
+          + 'give a percentage such as RolloutBudget.percent(100) for every node');
       }
     }
     if (this.maxUnavailable!.isZero && this.maxSurge!.isZero) {

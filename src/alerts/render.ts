@@ -6,7 +6,8 @@ import { AgentAlertsOptions, AlertRuleGroup } from './options';
 import { checkDuration } from './promql';
 import { checkPromQL, RULE_REFUSED } from './promql-parse';
 import { DEFAULT_RUNBOOK_URL } from './rules';
-import { ValidationError } from '../validation/errors';
+import { throwIfProblems, ValidationError } from '../validation/errors';
+import { checkRenderableKey } from '../validation/values';
 
 /** The label every alert of an agent carries: its name, for routing and for telling agents apart. */
 export const NODE_AGENT_ALERT_LABEL = 'node_agent';
@@ -45,6 +46,8 @@ export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[
     if (key === 'severity' || key === NODE_AGENT_ALERT_LABEL) {
       throw new ValidationError(where, `alerts.labels sets "${key}", which every alert sets itself; use alerts.severities to change a severity`);
     }
+    // "constructor" is a valid Prometheus label name that cdk8s cannot render (see checkRenderableKey).
+    throwIfProblems(where, checkRenderableKey('alerts.labels', key));
   }
   return groups.map((group) => {
     if (names.has(group.name)) throw new ValidationError(where, `two alert rule groups are named "${group.name}"; rename one`);
@@ -55,6 +58,7 @@ export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[
         if (!ALERT_NAME.test(rule.alert)) {
           throw new ValidationError(where, `alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
         }
+        throwIfProblems(where, Object.keys(rule.labels ?? {}).flatMap((key) => checkRenderableKey(`alert ${rule.alert} labels`, key)));
         if (rule.forDuration !== undefined) checkDuration(rule.forDuration, `for of alert ${rule.alert}`, where);
         checkPromQL(rule.expr, `alert ${rule.alert} (group "${group.name}") expr`, where, RULE_REFUSED);
         const labels = sortedRecord({

@@ -12,7 +12,7 @@ import { duplicateFolders, folderProblems, nestedFolders } from '../fleet/names'
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
 import { withRenderedObjects } from '../render/late-checks';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { constructWhere, refusedAs, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkArgs, checkStruct } from '../validation/struct-check';
 import { checkDnsLabel } from '../validation/values';
 
@@ -26,11 +26,13 @@ export interface IFleetAgents {
 export class MaxUpdate {
   /** At most `count` Applications at once (0: the step waits for a manual sync). */
   public static clusters(count: number): MaxUpdate {
+    checkArgs('MaxUpdate.clusters', [count]);
     return new MaxUpdate(count);
   }
 
   /** At most `percent`% of the step's Applications at once (Argo CD rounds down, at least 1). */
   public static percent(percent: number): MaxUpdate {
+    checkArgs('MaxUpdate.percent', [percent]);
     return new MaxUpdate(`${percent}%`);
   }
 
@@ -296,7 +298,7 @@ export class AgentFleet extends App {
     const all = this.node.findAll();
     // The late checks render every agent object; the output reuses that JSON (nothing changes in between).
     return withRenderedObjects((render) => {
-      validateOnce(all);
+      validateOnce(constructWhere(this, 'AgentFleet'), all);
       resolveDependencies(all);
       const files: FleetFile[] = [];
       for (const cluster of this.clusters) {
@@ -457,13 +459,16 @@ export class AgentFleet extends App {
 }
 brand(AgentFleet, 'AgentFleet');
 
-/** Run every construct's validations once, throwing as cdk8s's App.synth does. */
-function validateOnce(all: IConstruct[]): void {
+/**
+ * Run every construct's validations once, throwing as cdk8s's App.synth does, but a ValidationError
+ * naming the fleet (`where`); a helper's plain Error becomes one too.
+ */
+function validateOnce(where: string, all: IConstruct[]): void {
   const errors: string[] = [];
   for (const c of all) {
-    for (const error of c.node.validate()) errors.push(`[${c.node.path}] ${error}`);
+    for (const error of refusedAs(where, () => c.node.validate())) errors.push(`[${c.node.path}] ${error}`);
   }
-  if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+  if (errors.length > 0) throw new ValidationError(where, `validation failed with the following errors:\n  ${errors.join('\n  ')}`);
 }
 
 /**

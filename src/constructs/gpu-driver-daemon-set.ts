@@ -20,7 +20,8 @@ import { gpuDriverGateChecks } from '../alerts/gate';
 import { GpuDriverAlertsOptions } from '../alerts/options';
 import { gpuDriverAlertGroup } from '../alerts/rules';
 import {
-  gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource, visibleDevicesProblems,
+  DRIVER_BUILD_MEMORY, driverImageTagProblem, gpuRequestProblem, gpuResourceRequests, gpuSelectionProblem, isGpuResource,
+  isPrecompiledDriverImage, visibleDevicesProblems,
 } from '../gpu/driver-checks';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
@@ -32,8 +33,9 @@ import {
   DEFAULT_DRIVER_BUILD_SECONDS, DEFAULT_STARTUP_PERIOD_SECONDS, failureThresholdFor, readyWaitSeconds, startupBudgetProblem, startupBudgetSeconds,
 } from '../rollout/startup-budget';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
+import { parseQuantity } from '../util/quantity';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { constructWhere, refusedAs, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkLabelSelector } from '../validation/label-selector';
 import { checkArgs, typeProblems } from '../validation/struct-check';
 import {
@@ -238,11 +240,13 @@ export class GpuNodeSelection {
 
   /** Nodes carrying the label `key`, whatever its value, e.g. `node-role.kubernetes.io/gpu`. */
   public static labelExists(key: string): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.labelExists', [key]);
     return new GpuNodeSelection([NodeRequirement.exists(key)]);
   }
 
   /** Nodes whose `key` label is one of `values`, e.g. `gpu-type` in `["nvidia-a100"]`. */
   public static labelIn(key: string, values: string[]): GpuNodeSelection {
+    checkArgs('GpuNodeSelection.labelIn', [key, values]);
     return new GpuNodeSelection([NodeRequirement.in(key, values)]);
   }
 
@@ -563,6 +567,7 @@ export class GpuDriverDaemonSet extends Construct {
         + 'kernel headers takes longer (gpu-operator allows 20 minutes), and the kubelet would kill the container mid-build, on every restart. '
         + `It is seconds: if you meant ${build} minutes, write ${build * 60}. Only a precompiled driver loads this fast`);
     }
+    if (startup) this.warnBuildMemory(where, driverOptions);
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
@@ -628,7 +633,13 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
-    checkArgs('GpuDriverDaemonSet.runbook', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`);
+    const where = `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`;
+    checkArgs('GpuDriverDaemonSet.runbook', [options], where);
+    return refusedAs(where, () => this.runbookMarkdown(options));
+  }
+
+  /** The runbook as Markdown: a section per DaemonSet that runs the new version. */
+  private runbookMarkdown(options: GpuDriverRunbookOptions): string {
     if (!this.props.rollout) {
       // one section per resource profile's DaemonSet (one without profiles)
       const labels = this.groupLabels('fleet');
@@ -671,7 +682,7 @@ export class GpuDriverDaemonSet extends Construct {
       throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
         + `choose one of ${groups.map((g) => `"${g}"`).join(', ')}`);
     }
-    return renderRunbookScript(this.runbookInput(options, group));
+    return refusedAs(`${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`, () => renderRunbookScript(this.runbookInput(options, group)));
   }
 
   /** The rollout-group labels of a group's DaemonSets: the group itself, then `<group>.<profile>` per resource profile. */
@@ -701,6 +712,24 @@ export class GpuDriverDaemonSet extends Construct {
     };
   }
 
+  /**
+   * A memory limit under what a build from source needs: warned, not refused (the build's peak grows with the
+   * node's cores, so a small node may build in less). A precompiled driver builds nothing: its image tag is
+   * `<branch>-<kernel>-<os>`, or the driver is pinned to the kernels it was precompiled for (`kernelVersions`),
+   * or its declared build time is under a few minutes.
+   */
+  private warnBuildMemory(where: string, o: GpuDriverContainerOptions): void {
+    const p = this.props;
+    const limit = p.resources?.memoryLimit;
+    const precompiled = isPrecompiledDriverImage(p.image) || p.kernelVersions !== undefined
+      || (o.buildTimeSeconds !== undefined && o.buildTimeSeconds < MIN_PLAUSIBLE_BUILD_SECONDS);
+    if (limit === undefined || precompiled || !(parseQuantity(limit) < parseQuantity(DRIVER_BUILD_MEMORY))) return;
+    addWarning(this, where, `resources.memoryLimit "${limit}" is below the ${DRIVER_BUILD_MEMORY} a driver built from source needs (the default): `
+      + 'the module is compiled in parallel on the node, and a build over the limit is OOM-killed and restarts, on every node, until it fits. '
+      + `Raise resources.memoryLimit to "${DRIVER_BUILD_MEMORY}" (more on large nodes), or use a precompiled driver image `
+      + '("<branch>-<kernel>-<os>" tag, with kernelVersions)');
+  }
+
   private checkProps(strategy: UpdateStrategy): string[] {
     const p = this.props;
     const problems: string[] = [];
@@ -711,6 +740,8 @@ export class GpuDriverDaemonSet extends Construct {
       problems.push(...checkQuantity(`extendedResources["${resource}"]`, p.extendedResources![resource]));
     }
     problems.push(...checkResources('resources', p.resources));
+    const tag = driverImageTagProblem('image', p.image);
+    if (tag) problems.push(tag);
     // Checked before cdk8s-plus, whose own message ("Init containers must not have a ... probe") names no container.
     (p.shape?.installerOptions?.extraInitContainers ?? []).forEach((c, i) => {
       for (const probe of ['readiness', 'liveness', 'startup'] as const) {
@@ -926,7 +957,7 @@ function driverResourcesOf(props: GpuDriverDaemonSetProps): AgentResources {
     // system-node-critical pod without one can take the node's memory from the kubelet. The build's peak
     // grows with the node's cores (the kernel module is compiled in parallel), so 4Gi is a default for
     // ordinary GPU nodes: on large ones raise `resources.memoryLimit`; an OOMKilled build restarts until it fits.
-    memoryLimit: props.resources?.memoryLimit ?? '4Gi',
+    memoryLimit: props.resources?.memoryLimit ?? DRIVER_BUILD_MEMORY,
   };
 }
 

@@ -873,12 +873,21 @@ function unsetEnvProblems(config: FluentBitConfig, props: LogCollectorDaemonSetP
     ...config.secretEnv.map((e) => e.envName), ...config.fieldEnv.map((e) => e.envName), ...Object.keys(props.extraEnv ?? {}), ...RUNTIME_ENV_VARS,
   ]);
   const fromSources = (n: string) => (props.envFrom ?? []).some((s) => s.prefix === undefined || n.startsWith(s.prefix));
+  const unset = (r: { name: string; hasDefault: boolean }) => !r.hasDefault && !set.has(r.name) && !fromSources(r.name);
+  // An output's option is reported by the output and the option; the rest by the file and line.
+  const fromOutputs = (props.outputs ?? []).flatMap((o, i) => o._stringOptions().flatMap(([prop, value]) => envReferences(value).filter(unset)
+    .map((r) => ({ name: r.name, message: `outputs[${i}] (FluentBitOutput ${o.kind}): ${prop} ${JSON.stringify(value)} ${unsetEnvFix(r.name)}` }))));
+  const reported = new Set(fromOutputs.map((r) => r.name));
   const files: [string, string | undefined][] = [[CONFIG_FILE_NAME, config.text], [CUSTOM_PARSERS_FILE_NAME, config.parsersText]];
-  return files.flatMap(([file, text]) => envReferences(text ?? '')
-    .filter((r) => !r.hasDefault && !set.has(r.name) && !fromSources(r.name))
-    .map((r) => `\${${r.name}} in ${file} line ${r.line} ("${r.text}") names no environment variable of the pod: fluent-bit would `
-      + `write an empty string in its place. Set it with extraEnv (e.g. extraEnv: { ${r.name}: kplus.EnvValue.fromValue('...') }), `
-      + `give a default (\${${r.name}:-value}) or write the value itself.`));
+  return [...fromOutputs.map((r) => r.message), ...files.flatMap(([file, text]) => envReferences(text ?? '')
+    .filter((r) => unset(r) && !reported.has(r.name))
+    .map((r) => `\${${r.name}} in ${file} line ${r.line} ("${r.text}") ${unsetEnvFix(r.name)}`))];
+}
+
+/** What an unset `${name}` does, and the fix. */
+function unsetEnvFix(name: string): string {
+  return 'names no environment variable of the pod: fluent-bit would write an empty string in its place. Set it with extraEnv '
+    + `(e.g. extraEnv: { ${name}: kplus.EnvValue.fromValue('...') }), give a default (\${${name}:-value}) or write the value itself.`;
 }
 
 /**

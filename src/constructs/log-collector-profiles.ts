@@ -18,24 +18,27 @@ export interface CollectorBuffers {
 
 /**
  * The profiles as the base agent takes them: the buffer settings turned into the profile's config (`configFor`
- * renders the collector's config with them), checked against the profile's memory limit.
+ * renders the collector's config with them). The buffers are checked against the memory limit once for the
+ * collector's own settings and once per profile, with what the profile inherits from them (one rule, bufferProblems).
  */
 export function collectorProfiles(where: string, profiles: readonly AgentResourceProfile[] | undefined, own: CollectorBuffers,
   ownMemoryLimit: string | undefined, configFor: (buffers: CollectorBuffers) => { [file: string]: string }): AgentResourceProfile[] | undefined {
-  if (profiles === undefined) return undefined;
-  const problems: string[] = [];
-  const result = profiles.map((profile, i) => {
+  const problems = bufferProblems('storageMaxChunksUp', own, ownMemoryLimit);
+  const result = profiles?.map((profile, i) => {
     const prop = `resourceProfiles[${i}] ("${profile.name}")`;
     if (profile.configData !== undefined) {
       problems.push(`${prop}.configData: the collector writes its config itself; size its buffers with storageMaxChunksUp and storageBacklogMemLimit`);
     }
     const { storageMaxChunksUp, storageBacklogMemLimit, ...rest } = profile;
-    if (storageMaxChunksUp === undefined && storageBacklogMemLimit === undefined) return rest;
     const buffers: CollectorBuffers = {
       storageMaxChunksUp: storageMaxChunksUp ?? own.storageMaxChunksUp,
       storageBacklogMemLimit: storageBacklogMemLimit ?? own.storageBacklogMemLimit,
     };
-    problems.push(...bufferProblems(prop, buffers, profile.resources?.memoryLimit ?? ownMemoryLimit));
+    const memoryLimit = profile.resources?.memoryLimit ?? ownMemoryLimit;
+    if (memoryLimit !== ownMemoryLimit || storageMaxChunksUp !== undefined || storageBacklogMemLimit !== undefined) {
+      problems.push(...bufferProblems(prop, buffers, memoryLimit));
+    }
+    if (storageMaxChunksUp === undefined && storageBacklogMemLimit === undefined) return rest;
     return { ...rest, configData: configFor(buffers) };
   });
   throwIfProblems(where, problems);

@@ -272,15 +272,15 @@ export class FluentBitFilter {
       const exclude = options.exclude ?? [];
       const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
       if (regex.length + exclude.length === 0) {
-        throw new Error('FluentBitFilter.grep: give at least one regex or exclude rule.');
+        throw new ValidationError('FluentBitFilter.grep', 'give at least one regex or exclude rule.');
       }
       if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
-        throw new Error(`FluentBitFilter.grep: logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
+        throw new ValidationError('FluentBitFilter.grep', `logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
       }
       const rule = (r: GrepRule, prop: string): string => {
         checkKey('grep', prop, r.key);
         if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
-          throw new Error(`FluentBitFilter.grep: ${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
+          throw new ValidationError('FluentBitFilter.grep', `${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
         }
         // Compiled by Onigmo at start (plugins/filter_grep/grep.c, set_rules: flb_regex_create), like a parser's
         // regex: a bad one stops fluent-bit on every node.
@@ -308,7 +308,7 @@ export class FluentBitFilter {
         checkTopLevelKey('modify', op, k);
         const v = record![k];
         if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v || /[\r\n]/.test(v)) {
-          throw new Error(`FluentBitFilter.modify: ${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
+          throw new ValidationError('FluentBitFilter.modify', `${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
         }
         return [op, `${k} ${v}`];
       });
@@ -321,7 +321,7 @@ export class FluentBitFilter {
         ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
       ];
       if (fields.length === 0) {
-        throw new Error('FluentBitFilter.modify: give at least one of set, add, remove, removeWildcard, rename, copy.');
+        throw new ValidationError('FluentBitFilter.modify', 'give at least one of set, add, remove, removeWildcard, rename, copy.');
       }
       return new FluentBitFilter('modify', options, () => ({ fields }));
     });
@@ -332,7 +332,7 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.nest', [options]);
     return namedBy('FluentBitFilter.nest', () => {
       if (options.wildcards.length === 0) {
-        throw new Error('FluentBitFilter.nest: wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
+        throw new ValidationError('FluentBitFilter.nest', 'wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
       }
       options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
       checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
@@ -373,22 +373,22 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.rewriteTag', [options]);
     return namedBy('FluentBitFilter.rewriteTag', () => {
       if (options.rules.length === 0) {
-        throw new Error('FluentBitFilter.rewriteTag: rules is empty.');
+        throw new ValidationError('FluentBitFilter.rewriteTag', 'rules is empty.');
       }
       const rules = options.rules.map((r, i): Field => {
         if (!r.key.startsWith('$')) {
-          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
+          throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
         }
         for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
           if (!/^\S+$/.test(value)) {
-            throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
+            throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
               + '(the rule is split on spaces; write \\s in a regex).');
           }
         }
         // Compiled by Onigmo at start (plugins/filter_rewrite_tag/rewrite_tag.c, process_config: flb_regex_create).
         checkRegex('FluentBitFilter.rewriteTag', `rules[${i}].regex`, r.regex);
         if (/^kube\./.test(r.newTag)) {
-          throw new Error(`FluentBitFilter.rewriteTag: rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
+          throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
             + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
         }
         return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
@@ -411,13 +411,13 @@ export class FluentBitFilter {
     return namedBy('FluentBitFilter.recordModifier', () => {
       const records = options.records ?? {};
       if (options.removeKeys && options.allowlistKeys) {
-        throw new Error('FluentBitFilter.recordModifier: removeKeys and allowlistKeys exclude each other; give one.');
+        throw new ValidationError('FluentBitFilter.recordModifier', 'removeKeys and allowlistKeys exclude each other; give one.');
       }
       const fields: Field[] = [
         ...Object.keys(records).sort().map((k): Field => {
           checkTopLevelKey('record_modifier', 'records', k);
           if (records[k].trim() === '' || records[k].trim() !== records[k] || /[\r\n]/.test(records[k])) {
-            throw new Error(`FluentBitFilter.recordModifier: records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
+            throw new ValidationError('FluentBitFilter.recordModifier', `records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
           }
           return ['Record', `${k} ${records[k]}`];
         }),
@@ -425,7 +425,7 @@ export class FluentBitFilter {
         ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey('record_modifier', 'allowlistKeys', k)]),
       ];
       if (fields.length === 0) {
-        throw new Error('FluentBitFilter.recordModifier: give records, removeKeys or allowlistKeys.');
+        throw new ValidationError('FluentBitFilter.recordModifier', 'give records, removeKeys or allowlistKeys.');
       }
       return new FluentBitFilter('record_modifier', options, () => ({ fields }));
     });
@@ -436,15 +436,15 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.throttle', [options]);
     return namedBy('FluentBitFilter.throttle', () => {
       if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
-        throw new Error(`FluentBitFilter.throttle: rate ${options.rate} must be a positive number of records per interval.`);
+        throw new ValidationError('FluentBitFilter.throttle', `rate ${options.rate} must be a positive number of records per interval.`);
       }
       const window = options.window ?? 5;
       if (!Number.isInteger(window) || window < 1) {
-        throw new Error(`FluentBitFilter.throttle: window ${window} must be a whole number >= 1.`);
+        throw new ValidationError('FluentBitFilter.throttle', `window ${window} must be a whole number >= 1.`);
       }
       const interval = options.interval ?? '1s';
       if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
-        throw new Error(`FluentBitFilter.throttle: interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
+        throw new ValidationError('FluentBitFilter.throttle', `interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
       }
       const problem = throttleValueProblem(options.rate, window, interval);
       if (problem !== undefined) throw new ValidationError('FluentBitFilter.throttle', problem);
@@ -498,7 +498,7 @@ export class FluentBitFilter {
       try {
         code = fs.readFileSync(options.file, 'utf8');
       } catch (e) {
-        throw new Error(`FluentBitFilter.luaFile: cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
+        throw new ValidationError('FluentBitFilter.luaFile', `cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
           + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
       }
       return FluentBitFilter.lua('luaFile', options.file, code, options);
@@ -521,15 +521,15 @@ export class FluentBitFilter {
     checkArgs('FluentBitFilter.multiline', [options]);
     return namedBy('FluentBitFilter.multiline', () => {
       if (options.parsers.length === 0) {
-        throw new Error('FluentBitFilter.multiline: parsers is empty; name at least one, e.g. [\'java\'].');
+        throw new ValidationError('FluentBitFilter.multiline', 'parsers is empty; name at least one, e.g. [\'java\'].');
       }
       options.parsers.forEach((p) => {
-        if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new Error(`FluentBitFilter.multiline: parser ${JSON.stringify(p)} is not a parser name.`);
+        if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new ValidationError('FluentBitFilter.multiline', `parser ${JSON.stringify(p)} is not a parser name.`);
       });
       const key = options.keyContent ?? 'log';
       checkTopLevelKey('multiline', 'keyContent', key);
       if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
-        throw new Error(`FluentBitFilter.multiline: flushMs ${options.flushMs} must be a whole number >= 1.`);
+        throw new ValidationError('FluentBitFilter.multiline', `flushMs ${options.flushMs} must be a whole number >= 1.`);
       }
       return new FluentBitFilter('multiline', options, (alias) => ({
         fields: [
@@ -546,7 +546,7 @@ export class FluentBitFilter {
 
   private static lua(factory: string, source: string, code: string, options: LuaInlineFilterOptions | LuaFileFilterOptions): FluentBitFilter {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.call)) {
-      throw new Error(`FluentBitFilter.${factory}: call ${JSON.stringify(options.call)} must be a Lua function name.`);
+      throw new ValidationError(`FluentBitFilter.${factory}`, `call ${JSON.stringify(options.call)} must be a Lua function name.`);
     }
     const what = factory === 'luaFile' ? `file ${JSON.stringify(source)}` : 'code';
     const parsed = parseLua(code);
@@ -582,10 +582,10 @@ export class FluentBitFilter {
     this.multilineParserNames = multilineParsers;
     this.parserNames = parsers;
     if (!/^\S+$/.test(this.match)) {
-      throw new Error(`${pluginName} filter: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+      throw new ValidationError(`${pluginName} filter`, `match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
-      throw new Error(`${pluginName} filter: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
+      throw new ValidationError(`${pluginName} filter`, `alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
     }
     // Every value must be one classic-mode line: checked now, so the error names the factory (the
     // fields are pure: rendering them with a placeholder alias finds every problem).
@@ -594,7 +594,7 @@ export class FluentBitFilter {
       try {
         assertWritableEntry('FILTER', key, typeof value === 'boolean' ? onOff(value) : String(value));
       } catch (e) {
-        throw new Error(`${pluginName} filter: ${(e as Error).message}`);
+        throw new ValidationError(`${pluginName} filter`, `${(e as Error).message}`);
       }
     }
   }
@@ -657,14 +657,14 @@ const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\
 
 function checkKey(plugin: string, prop: string, key: string): string {
   if (key.startsWith('$') ? !RECORD_ACCESSOR.test(key) : !/^[^\s$]+$/.test(key)) {
-    throw new Error(`FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key (log) or a record accessor ($kubernetes['namespace_name']).`);
+    throw new ValidationError(`FluentBitFilter ${plugin}`, `${prop} key ${JSON.stringify(key)} must be a top-level key (log) or a record accessor ($kubernetes['namespace_name']).`);
   }
   return key;
 }
 
 function checkTopLevelKey(plugin: string, prop: string, key: string): string {
   if (!/^[^\s$]+$/.test(key)) {
-    throw new Error(`FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key without spaces (${plugin} takes no record accessors).`);
+    throw new ValidationError(`FluentBitFilter ${plugin}`, `${prop} key ${JSON.stringify(key)} must be a top-level key without spaces (${plugin} takes no record accessors).`);
   }
   return key;
 }

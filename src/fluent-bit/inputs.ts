@@ -72,11 +72,11 @@ export class FluentBitInput {
   public static tail(options: TailInputOptions): FluentBitInput {
     checkArgs('FluentBitInput.tail', [options]);
     if (options.paths.length === 0) {
-      throw new Error('FluentBitInput.tail: paths is empty; give at least one absolute path or glob.');
+      throw new ValidationError('FluentBitInput.tail', 'paths is empty; give at least one absolute path or glob.');
     }
     for (const p of [...options.paths, ...(options.excludePaths ?? [])]) {
       if (!/^\/[^\s,]*$/.test(p) || /\/\.\.?(\/|$)/.test(p)) {
-        throw new Error(`FluentBitInput.tail: path ${JSON.stringify(p)} must be absolute, without spaces, commas or '..'.`);
+        throw new ValidationError('FluentBitInput.tail', `path ${JSON.stringify(p)} must be absolute, without spaces, commas or '..'.`);
       }
     }
     if (options.parser !== undefined && !NAME_PATTERN.test(options.parser)) {
@@ -89,7 +89,7 @@ export class FluentBitInput {
     }
     for (const p of options.paths) {
       if (p.startsWith('/var/log/containers/') || p.startsWith('/var/log/pods/')) {
-        throw new Error(`FluentBitInput.tail: ${p} is read by the collector's own container-log input already; tailing it twice ships every line twice.`);
+        throw new ValidationError('FluentBitInput.tail', `${p} is read by the collector's own container-log input already; tailing it twice ships every line twice.`);
       }
     }
     return new FluentBitInput('tail', options, (alias, ctx) => {
@@ -119,10 +119,10 @@ export class FluentBitInput {
   public static systemd(options: SystemdInputOptions): FluentBitInput {
     checkArgs('FluentBitInput.systemd', [options]);
     if (options.units.length === 0) {
-      throw new Error('FluentBitInput.systemd: units is empty; name at least one unit, e.g. \'sshd.service\'.');
+      throw new ValidationError('FluentBitInput.systemd', 'units is empty; name at least one unit, e.g. \'sshd.service\'.');
     }
     for (const u of options.units) {
-      if (!/^[A-Za-z0-9@._:\\-]+$/.test(u)) throw new Error(`FluentBitInput.systemd: ${JSON.stringify(u)} is not a unit name (e.g. 'sshd.service').`);
+      if (!/^[A-Za-z0-9@._:\\-]+$/.test(u)) throw new ValidationError('FluentBitInput.systemd', `${JSON.stringify(u)} is not a unit name (e.g. 'sshd.service').`);
     }
     return new FluentBitInput('systemd', options, (alias, ctx) => {
       const db = `${ctx.stateDir}/${alias}.db`;
@@ -163,14 +163,14 @@ export class FluentBitInput {
     this.tag = common.tag;
     this.render = render;
     if (!/^[A-Za-z0-9_.\-*]+$/.test(common.tag)) {
-      throw new Error(`FluentBitInput.${pluginName}: tag ${JSON.stringify(common.tag)} must be letters, digits, '.', '-', '_' (and '*').`);
+      throw new ValidationError(`FluentBitInput.${pluginName}`, `tag ${JSON.stringify(common.tag)} must be letters, digits, '.', '-', '_' (and '*').`);
     }
     if (/^kube\./.test(common.tag)) {
-      throw new Error(`FluentBitInput.${pluginName}: tag ${JSON.stringify(common.tag)} starts with kube.: the kubernetes filter would take it for a container log `
+      throw new ValidationError(`FluentBitInput.${pluginName}`, `tag ${JSON.stringify(common.tag)} starts with kube.: the kubernetes filter would take it for a container log `
         + 'and look up a pod that does not exist. Use another prefix, e.g. \'host.\'.');
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
-      throw new Error(`FluentBitInput.${pluginName}: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_'.`);
+      throw new ValidationError(`FluentBitInput.${pluginName}`, `alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_'.`);
     }
     // Every value must be one classic-mode line: checked now, so the error names the factory.
     for (const [key, value] of render(common.alias ?? pluginName, { stateDir: '/var/lib/log-collector', storage: [] }).entries) {

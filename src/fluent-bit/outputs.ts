@@ -19,6 +19,7 @@ import { ownEntry } from './input-filter-keys';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { nearestName, structProblems } from '../validation/struct-check';
 import { describeValue, isPort } from '../validation/values';
 
@@ -687,7 +688,7 @@ export class FluentBitOutput {
       }
       return [
         ['Host', host(problems, options.host)],
-        ['Port', port(problems, options.port ?? 3100)],
+        ['Port', httpPort(problems, options, 3100)],
         ['Uri', options.uri],
         ...tlsFields(options, problems),
         ['Tenant_ID', options.tenantId],
@@ -704,7 +705,7 @@ export class FluentBitOutput {
   /** Ship to Elasticsearch (`es` plugin). */
   public static elasticsearch(options: ElasticsearchOutputOptions): FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.ELASTICSEARCH, options, 'ElasticsearchOutputOptions', (secret, problems) => [
-      ...searchFields(options, secret, problems),
+      ...searchFields(options, secret, problems, 'es'),
       ['Cloud_ID', options.cloudId === undefined ? undefined : cloudId(problems, options.cloudId)],
       ['Cloud_Auth', secret('CLOUD_AUTH', options.cloudAuth)],
     ]);
@@ -716,7 +717,7 @@ export class FluentBitOutput {
       if (options.cloudAuth !== undefined || options.cloudId !== undefined) {
         problems.push('cloudId/cloudAuth are Elastic Cloud options; use FluentBitOutput.elasticsearch() or remove them.');
       }
-      return searchFields(options, secret, problems);
+      return searchFields(options, secret, problems, 'opensearch');
     });
   }
 
@@ -820,7 +821,7 @@ export class FluentBitOutput {
   public static http(options: HttpOutputOptions): FluentBitOutput {
     return new FluentBitOutput(FluentBitOutputKind.HTTP, options, 'HttpOutputOptions', (secret, problems) => [
       ['Host', host(problems, options.host)],
-      ['Port', port(problems, options.port ?? (options.tls ? 443 : 80))],
+      ['Port', httpPort(problems, options, options.tls ? 443 : 80)],
       ['URI', options.uri ?? '/'],
       ['Format', options.format ?? HttpOutputFormat.JSON_LINES],
       ...tlsFields(options, problems),
@@ -845,7 +846,7 @@ export class FluentBitOutput {
       if (options.logsBodyKey !== undefined) recordKey(problems, 'logsBodyKey', options.logsBodyKey);
       return [
         ['Host', host(problems, options.host)],
-        ['Port', port(problems, options.port ?? (grpc ? 4317 : 4318))],
+        ['Port', httpPort(problems, options, grpc ? 4317 : 4318)],
         ...tlsFields(options, problems),
         // opentelemetry_conf.c turns HTTP/2 on when grpc is on and http2 is not set.
         ['grpc', grpc ? 'On' : undefined],
@@ -1010,13 +1011,29 @@ export class FluentBitOutput {
   }
 
   /**
+   * The options given as strings, and the strings of the options that map names to strings, by name, sorted (for
+   * checks that name the option, e.g. an unset `${VAR}` in `host` or in `labels["cluster"]`).
+   * @internal
+   */
+  public _stringOptions(): Array<[string, string]> {
+    const options = this.common as { [key: string]: unknown };
+    return Object.keys(options).sort().flatMap((k): Array<[string, string]> => {
+      const value = options[k];
+      if (typeof value === 'string') return [[k, value]];
+      // one level down: maps of strings such as a Loki output's labels or an HTTP output's headers
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+      return Object.entries(value).sort().flatMap(([key, v]): Array<[string, string]> => (typeof v === 'string' ? [[`${k}[${JSON.stringify(key)}]`, v]] : []));
+    });
+  }
+
+  /**
    * The `[OUTPUT]` entries for this output under `alias`, the Secret-backed environment variables
    * they reference and the paths the plugin writes. Throws when the options have problems.
    * @internal
    */
   public _render(alias: string, context: OutputRenderContext = { stateDir: DEFAULT_STATE_DIR }): RenderedOutput {
     if (this.problems.length > 0) {
-      throw new Error(`FluentBitOutput ${this.kind}: ${this.problems.join('; ')}`);
+      throw new ValidationError(`FluentBitOutput ${this.kind}`, this.problems.join('; '));
     }
     const secretEnv: SecretEnvVar[] = [];
     const writePaths: string[] = [];
@@ -1202,6 +1219,19 @@ function singleLineProblems(options: { [key: string]: unknown }): string[] {
   });
 }
 
+/**
+ * The port of an output that speaks HTTP, refused when it is 443 without tls: plain HTTP to an HTTPS
+ * port, which the server answers with a TLS alert or a 400, so every flush fails and is retried.
+ */
+function httpPort(problems: string[], options: OutputTlsOptions & { readonly port?: number }, defaultPort: number): number {
+  const value = port(problems, options.port ?? defaultPort);
+  if (value === 443 && !options.tls) {
+    problems.push('port 443 without tls: fluent-bit would speak plain HTTP to an HTTPS port, and every flush would fail; set tls: true '
+      + '(and tlsVerify, true by default), or give the plain-HTTP port.');
+  }
+  return value;
+}
+
 function tlsFields(options: OutputTlsOptions, problems: string[]): Field[] {
   if (!options.tls) {
     if (options.tlsVerify !== undefined) {
@@ -1212,16 +1242,16 @@ function tlsFields(options: OutputTlsOptions, problems: string[]): Field[] {
   return [['tls', 'On'], ['tls.verify', onOff(options.tlsVerify ?? true)]];
 }
 
-function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, problems: string[]): Field[] {
+function searchFields(options: ElasticsearchOutputOptions, secret: SecretFn, problems: string[], plugin: string): Field[] {
   const logstash = options.logstashFormat ?? true;
   if (logstash && options.index !== undefined) {
     problems.push('index is ignored with logstashFormat (the default); set logstashFormat: false or use logstashPrefix.');
   }
   return [
     ['Host', host(problems, options.host)],
-    ['Port', port(problems, options.port ?? 9200)],
+    ['Port', httpPort(problems, options, 9200)],
     ...tlsFields(options, problems),
-    ...basicAuthFields(options, secret, problems, 'es'),
+    ...basicAuthFields(options, secret, problems, plugin),
     ['Logstash_Format', onOff(logstash)],
     ['Logstash_Prefix', logstash ? options.logstashPrefix ?? 'logstash' : undefined],
     ['Index', logstash ? undefined : options.index ?? 'fluent-bit'],
@@ -1277,6 +1307,10 @@ function basicAuthFields(options: BasicAuthOptions, secret: SecretFn, problems: 
   if (options.httpPassword !== undefined && options.httpUser === undefined) {
     problems.push(`httpPassword is set without httpUser: the ${plugin} plugin adds basic auth only with a user, so it would send no credentials; `
       + 'set httpUser (or remove httpPassword).');
+  }
+  if (options.httpUser !== undefined && options.httpPassword === undefined) {
+    problems.push(`httpUser ${JSON.stringify(options.httpUser)} is set without httpPassword: the ${plugin} plugin would send HTTP_User without a password `
+      + '(basic auth with an empty password, refused by the server); set httpPassword: { secretName, key } (the password from a Secret), or remove httpUser.');
   }
   return [
     ['HTTP_User', options.httpUser],

@@ -78,3 +78,49 @@ export function gpuSelectionProblem(nodeSelector: Readonly<Record<string, string
     + 'positive requirement (GpuNodeSelection.featureDiscovery() for nvidia.com/gpu.present=true, labelExists(...) or labelIn(...)); '
     + 'opt-out labels (NotIn / DoesNotExist) match every node that lacks them.';
 }
+
+/**
+ * NVIDIA's driver repository (nvcr.io/nvidia/driver, or a mirror that keeps its path). Its tags carry the
+ * node's OS: `<version>-<os>` (`550.90.07-ubuntu22.04`), or `<branch>-<kernel>-<os>` for a precompiled driver
+ * (`550-5.15.0-1065-nvidia-ubuntu22.04`). gpu-operator appends `-<os>` from the node's OS labels itself
+ * (resolveDriverTag, unless the image is a digest); this DaemonSet pulls the tag as written.
+ */
+const NVIDIA_DRIVER_REPOSITORY = /(^|\/)nvidia\/driver$/;
+/** An OS suffix as gpu-operator writes it: `-ubuntu22.04`, `-rhel9.4`, `-rhcos4.14`, `-sles15.5`. */
+const OS_SUFFIX = /-[a-z]+[0-9]+(\.[0-9]+)*$/;
+/** A precompiled driver's tag: `<branch>-<kernel>-<os>`, the branch a major version only. */
+const PRECOMPILED_TAG = /^[0-9]+-[0-9]+\.[0-9]+\.[0-9]+-.+-[a-z]+[0-9]+(\.[0-9]+)*$/;
+
+/** The repository and tag of an image reference (no tag: undefined; a digest counts as no tag). */
+function repositoryAndTag(image: string): { repository: string; tag?: string } {
+  const [name, digest] = image.split('@', 2);
+  const colon = name.lastIndexOf(':');
+  const tagged = colon > name.lastIndexOf('/');
+  return { repository: tagged ? name.slice(0, colon) : name, tag: tagged && digest === undefined ? name.slice(colon + 1) : undefined };
+}
+
+/**
+ * Why an NVIDIA driver image's tag cannot be pulled (it lacks the OS suffix the registry's tags carry), or
+ * undefined. Images of other repositories, and digests, are not judged.
+ */
+export function driverImageTagProblem(prop: string, image: unknown): string | undefined {
+  if (typeof image !== 'string') return undefined;
+  const { repository, tag } = repositoryAndTag(image);
+  if (!NVIDIA_DRIVER_REPOSITORY.test(repository) || tag === undefined || OS_SUFFIX.test(tag)) return undefined;
+  return `${prop} "${image}" has no OS suffix: NVIDIA's driver tags are <version>-<os> (gpu-operator appends the node's OS itself; this `
+    + `DaemonSet pulls the tag as written), so every GPU node would be in ImagePullBackOff. Name the nodes' OS, e.g. "${repository}:${tag}-ubuntu22.04" `
+    + `(or -rhel9.4, -rhcos4.14, ...), a precompiled "${repository}:<branch>-<kernel>-<os>", or pin a digest (@sha256:...)`;
+}
+
+/** Whether an NVIDIA driver image is precompiled for one kernel (its tag `<branch>-<kernel>-<os>`): it loads a module, builds none. */
+export function isPrecompiledDriverImage(image: unknown): boolean {
+  if (typeof image !== 'string') return false;
+  const { tag } = repositoryAndTag(image);
+  return tag !== undefined && PRECOMPILED_TAG.test(tag);
+}
+
+/**
+ * The memory limit a driver built from source needs: the build compiles the kernel module in parallel, its
+ * peak growing with the node's cores; 4Gi covers ordinary GPU nodes (the driver's default limit).
+ */
+export const DRIVER_BUILD_MEMORY = '4Gi';

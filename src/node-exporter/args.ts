@@ -280,28 +280,28 @@ function checkKnownFlags(options: ExporterArgsOptions): void {
     const kind = flagKind(name);
     const where = `${prefix(options.context)}extraArgs[${i}] "${arg}"`;
     if (kind === 'exits') {
-      throw new Error(`${where}: --${name} makes node_exporter print and exit at once, so the pod would restart for ever; remove it`);
+      throw new ValidationError(where, `--${name} makes node_exporter print and exit at once, so the pod would restart for ever; remove it`);
     }
     if (kind === undefined) {
       if (newerImage) return;
       const guess = nearestName(name, [...BOOL_FLAGS, ...VALUE_FLAGS, ...KNOWN_COLLECTORS.map((c) => `collector.${c}`)]);
-      throw new Error(`${where}: --${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
+      throw new ValidationError(where, `--${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
         + `${guess ? ` Did you mean --${negated ? 'no-' : ''}${guess}?` : ''} For a newer image, give it as image (its tag's version lifts this check).`);
     }
     if (negated && kind !== 'bool') {
-      throw new Error(`${where}: "--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
+      throw new ValidationError(where, `"--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
         + `give --${name}=<value>`);
     }
     if (kind === 'bool' && value !== undefined) {
-      throw new Error(`${where}: --${name} is a bool flag, which takes no "=${value}": node_exporter would exit with "unexpected ${value}"; `
+      throw new ValidationError(where, `--${name} is a bool flag, which takes no "=${value}": node_exporter would exit with "unexpected ${value}"; `
         + `write --${name} to turn it on or --no-${name} to turn it off`);
     }
     if (kind === 'value' && value === undefined) {
-      throw new Error(`${where}: --${name} takes a value: node_exporter would exit with "expected argument for flag '--${name}'"; write --${name}=<value>`);
+      throw new ValidationError(where, `--${name} takes a value: node_exporter would exit with "expected argument for flag '--${name}'"; write --${name}=<value>`);
     }
     const exclusive = EXCLUSIVE_WITH_WRITTEN[name];
     if (exclusive !== undefined) {
-      throw new Error(`${where}: --${name} and --${exclusive}, which the construct writes, are mutually exclusive: node_exporter would exit at start; `
+      throw new ValidationError(where, `--${name} and --${exclusive}, which the construct writes, are mutually exclusive: node_exporter would exit at start; `
         + `set it through ${propOf(`--${exclusive}`)} instead`);
     }
   });

@@ -37,3 +37,17 @@ export function throwIfProblems(where: string, problems: readonly string[], head
   if (problems.length === 1) throw new ValidationError(where, problems[0]);
   throw new ValidationError(where, `${problems.length} problems:${list}`);
 }
+
+/**
+ * Runs `build`, turning a plain Error raised by a pure helper that knows no construct (a shared check,
+ * a renderer) into a ValidationError prefixed by `where`. ValidationErrors pass as they are, and so do
+ * crashes (a TypeError is a bug, not a refusal).
+ */
+export function refusedAs<T>(where: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (e instanceof Error && e.constructor === Error) throw new ValidationError(where, e.message);
+    throw e;
+  }
+}

@@ -4,7 +4,7 @@
  * `!key`, `key=value`, `key==value`, `key!=value`, `key in (v1,v2)`, `key notin (v1,v2)`, or
  * `key>n` / `key<n` for a whole number; keys are label keys, values label values. Pure.
  */
-import { checkLabelKey, checkLabelValue } from './values';
+import { checkLabelKey, checkLabelValue, describeValue } from './values';
 
 const SET_REQUIREMENT = /^([^\s!=<>(),]+)\s+(in|notin)\s*\(([^()]*)\)$/;
 const EQUALITY = /^([^\s!=<>(),]+)\s*(==|=|!=)\s*([^\s!=<>(),]*)$/;
@@ -13,7 +13,7 @@ const EXISTS = /^(!?)\s*([^\s!=<>(),]+)$/;
 
 /** Problems of `selector`, each naming `prop`; `[]` when the API machinery would parse it. */
 export function checkLabelSelector(prop: string, selector: unknown): string[] {
-  if (typeof selector !== 'string') return [`${prop} must be a label selector string such as "app=batch", got ${typeof selector}`];
+  if (typeof selector !== 'string') return [`${prop} must be a label selector string such as "app=batch", got ${describeValue(selector)}`];
   const example = 'e.g. "app=batch" or "job-type in (training,etl)"';
   if (/[\r\n\t\0]/.test(selector)) return [`${prop} ${JSON.stringify(selector)} contains a line break or control character; a label selector is one line, ${example}`];
   if (selector.trim() === '') return [`${prop} is empty, which selects every pod; give a label selector, ${example}`];

@@ -86,8 +86,56 @@ function list(items: readonly string[]): string {
   return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : items[0];
 }
 
-/** What a value of this type looks like, for messages. */
-function expected(t: TypeRef): string {
+/**
+ * A struct's shape for messages: its required fields ("{ secretName, key }"), or its first optional ones
+ * when none is required ("{ cpuRequest?, memoryLimit?, ... }"), then its name.
+ */
+function structExample(name: string): string {
+  const fields = structFields(name);
+  const required = Object.keys(fields).filter((f) => !fields[f].optional);
+  const optional = Object.keys(fields).filter((f) => fields[f].optional).map((f) => `${f}?`);
+  const shown = required.length > 0 ? required : optional.slice(0, 2);
+  const more = required.length === 0 && optional.length > 2 ? ', ...' : '';
+  return `an object such as { ${shown.join(', ')}${more} } (${shortName(name)})`;
+}
+
+/**
+ * A class's factories, each class named once: "UpdateStrategy.steady(), fast() or onDelete()",
+ * "kplus.EnvValue.fromConfigMap(), fromFieldRef() or fromValue()".
+ */
+function factoryList(factories: readonly string[]): string {
+  const owner = (f: string) => f.slice(0, f.lastIndexOf('.', f.length - 3));
+  return list(factories.map((f, i) => (i > 0 && owner(f) === owner(factories[i - 1]) ? f.slice(owner(f).length + 1) : f)));
+}
+
+/** The argument a message shows: a string in single quotes (as in TypeScript source), a number or boolean as it is. */
+function sourceLiteral(value: string | number | boolean): string {
+  return typeof value === 'string' ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(value);
+}
+
+/**
+ * A call that makes the class from `value` when a factory takes one argument of its type
+ * ("kplus.EnvValue.fromValue('eu-west-1')", "RolloutBudget.count(3)"); undefined when none does.
+ */
+function factoryExample(factories: readonly string[], value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  if (typeof value === 'string' && value.length > 40) return undefined;
+  const takes = (f: string): boolean => {
+    const params = TYPES.methods[shortToFqnMethod(f)];
+    // A dependency's factories are not in the table: its fromValue(value: string) is the one known.
+    return params === undefined ? /\.fromValue\(\)$/.test(f) && typeof value === 'string' : params.length === 1 && params[0].type === typeof value;
+  };
+  const factory = factories.find(takes);
+  return factory === undefined ? undefined : `${factory.slice(0, -2)}(${sourceLiteral(value)})`;
+}
+
+/** "RolloutBudget.count()" → "RolloutBudget.count", the key of its parameters in the table. */
+function shortToFqnMethod(factory: string): string {
+  return factory.replace(/\(\)$/, '');
+}
+
+/** What a value of this type looks like, for messages; with the bad `value`, an example made from it where one can be. */
+function expected(t: TypeRef, value?: unknown): string {
   if (typeof t === 'string') {
     switch (t) {
       case 'string': return 'a string';
@@ -99,10 +147,10 @@ function expected(t: TypeRef): string {
   }
   if ('array' in t) return `an array of ${expected(t.array).replace(/^an? /, '')}s`;
   if ('map' in t) return 'an object mapping names to values';
-  if ('union' in t) return t.union.map(expected).join(' or ');
+  if ('union' in t) return t.union.map((u) => expected(u)).join(' or ');
   const name = t.ref;
   const tt = TYPES;
-  if (tt.structs[name]) return 'an object';
+  if (tt.structs[name]) return structExample(name);
   const e = tt.enums[name];
   if (e) {
     const values = TYPES.enums[name].values.map((v) => JSON.stringify(v));
@@ -110,13 +158,17 @@ function expected(t: TypeRef): string {
     return `one of ${list(e.members.map((m, i) => (i === 0 ? `${shortName(name)}.${m}` : m)))} (${values.join(', ')})`;
   }
   const c = tt.classes[name];
-  if (c) {
-    // "UpdateStrategy.steady(), fast() or onDelete()": a factory's class is named where it changes.
-    const factories = c.factories.map((f, i) => (i > 0 && f.split('.')[0] === c.factories[i - 1].split('.')[0] ? f.split('.')[1] : f));
-    if (factories.length > 0) return `made with ${list(factories)}`;
-    return c.newable ? `a ${shortName(name)} (new ${shortName(name)}(...))` : `a ${shortName(name)}`;
-  }
+  if (c) return expectedInstance(name, c.factories, c.newable, value);
   return `an object implementing ${shortName(name)} (${interfaceMembers(name).join(', ')})`;
+}
+
+/** An instance of a class: made with its factories (with an example call from `value` where one takes it), or constructed. */
+function expectedInstance(name: string, factories: readonly string[], newable: boolean | undefined, value: unknown): string {
+  if (factories.length === 0) return newable ? `a ${shortName(name)} (new ${shortName(name)}(...))` : `a ${shortName(name)}`;
+  const example = factoryExample(factories, value);
+  return example === undefined
+    ? `made with ${factoryList(factories)}`
+    : `a ${shortName(name)}, e.g. ${example} (made with ${factoryList(factories)})`;
 }
 
 /**
@@ -126,7 +178,7 @@ function expected(t: TypeRef): string {
 export function typeProblems(path: string, value: unknown, t: TypeRef): string[] {
   if (value === undefined) return [];
   const prop = `prop ${path}`;
-  const wrong = (): string[] => [`${prop} must be ${expected(t)}, got ${describeValue(value)}`];
+  const wrong = (): string[] => [`${prop} must be ${expected(t, value)}, got ${describeValue(value)}`];
   if (typeof t === 'string') {
     switch (t) {
       case 'string': return typeof value === 'string' ? [] : wrong();
@@ -222,7 +274,7 @@ export function argProblems(method: string, args: readonly unknown[]): string[] 
     const value = args[i];
     if (value === undefined) return p.optional || p.variadic ? [] : [`${p.name} is required (${expected(p.type)})`];
     if (typeof p.type !== 'string' && 'ref' in p.type && TYPES.structs[p.type.ref]) {
-      return isPlainObject(value) ? structProblems('', value, p.type.ref) : [`${p.name} must be an object, got ${describeValue(value)}`];
+      return isPlainObject(value) ? structProblems('', value, p.type.ref) : [`${p.name} must be ${structExample(p.type.ref)}, got ${describeValue(value)}`];
     }
     return typeProblems(p.name, value, p.type).map((m) => m.replace(/^prop /, ''));
   });

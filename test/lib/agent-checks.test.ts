@@ -122,7 +122,7 @@ describe('prop shapes', () => {
     ['a sidecar mount without volume', { image: 'a:1', sidecars: [{ name: 's', image: 's:1', mounts: [{ mountPath: '/x' }] }] }, 'prop sidecars[0].mounts[0].volume is required'],
     ['an unknown field path', { image: 'a:1', fieldEnv: { HOST_IP: 'status.nope' } }, 'prop fieldEnv["HOST_IP"] must be one of kplus.EnvFieldPaths.POD_NAME, POD_NAMESPACE,'],
     ['a null label', { image: 'a:1', labels: { team: null } }, 'prop labels["team"] must be a string, got null'],
-    ['rollout waves as strings', { image: 'a:1', rollout: { waves: ['canary'], promoted: 1 } }, 'prop rollout.waves[0] must be made with RolloutWave.hostnames(), labelled() or matching(), got string "canary"'],
+    ['rollout waves as strings', { image: 'a:1', rollout: { waves: ['canary'], promoted: 1 } }, 'prop rollout.waves[0] must be a RolloutWave, e.g. RolloutWave.labelled(\'canary\') (made with RolloutWave.hostnames(), labelled() or matching()), got string "canary"'],
     ['a previous release that is a plain object', { image: 'a:1', rollout: { waves: [], promoted: Promotion.all(), previous: { sidecars: [5] } } },
       'prop rollout.previous must be made with AgentRelease.fromProps(), GpuDriverDaemonSet.release(), LogCollectorDaemonSet.release() or NodeExporterDaemonSet.release(), got object'],
     ['a plain object as wave pace', { image: 'a:1', rollout: { waves: [], promoted: 0, wavePace: { constructor: {} } } }, 'prop rollout.wavePace["constructor"] must be made with UpdateStrategy'],

@@ -80,7 +80,7 @@ describe('errors naming the construct the user built', () => {
       /^LogCollectorDaemonSet chart\/logs: invalid props:\n {2}- imagePullSecrets\[0\]/],
     ['a pod option of the node exporter', (c) => new api.NodeExporterDaemonSet(c, 'metrics', { serviceAccountName: 'Bad_Name' }),
       /^NodeExporterDaemonSet chart\/metrics: invalid props:\n {2}- serviceAccountName/],
-    ['a pod option of the GPU driver', (c) => new api.GpuDriverDaemonSet(c, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08', podLabels: { 'app.kubernetes.io/name': 'x' } }),
+    ['a pod option of the GPU driver', (c) => new api.GpuDriverDaemonSet(c, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', podLabels: { 'app.kubernetes.io/name': 'x' } }),
       /^GpuDriverDaemonSet chart\/gpu: invalid props:\n {2}- podLabels/],
     ['an alert option of the node exporter', (c) => new api.NodeExporterDaemonSet(c, 'metrics', { alerts: { missingFor: 'soon' } }),
       /^NodeExporterDaemonSet chart\/metrics: /],
@@ -100,14 +100,14 @@ describe('TypeErrors become Errors naming the construct or factory and the prop'
   test.each<[string, () => unknown, string]>([
     ['new AgentFleet()', () => new (api.AgentFleet as Any)(), 'AgentFleet: props must be an object, got undefined'],
     ['AgentFleet generator {}', () => new api.AgentFleet({ agents, repoUrl, generator: {} as Any }), 'AgentFleet: prop generator must be made with ArgoCdGenerator.gitFiles()'],
-    ['AgentFleet clusters [null]', () => new api.AgentFleet({ agents, repoUrl, clusters: [null as Any] }), 'AgentFleet: prop clusters[0] must be an object, got null'],
+    ['AgentFleet clusters [null]', () => new api.AgentFleet({ agents, repoUrl, clusters: [null as Any] }), 'AgentFleet: prop clusters[0] must be an object such as { environment, name, region } (FleetClusterOptions), got null'],
     ['a cluster named 42', () => new api.AgentFleet({ agents, repoUrl, clusters: [cluster(42)] }), 'AgentFleet: prop clusters[0].name must be a string, got number 42'],
     ['agents without addAgents', () => new api.AgentFleet({ agents: {} as Any, repoUrl }), 'AgentFleet: prop agents must implement IFleetAgents: it has no addAgents'],
     ['alerts.watchedCollectors [42]', () => new api.NodeExporterDaemonSet(chart(), 'metrics', { alerts: { watchedCollectors: [42 as Any] } }),
       'NodeExporterDaemonSet chart/metrics: prop alerts.watchedCollectors[0] must be a string, got number 42'],
-    ['FluentBitInput.tail(null)', () => api.FluentBitInput.tail(null as Any), 'FluentBitInput.tail: options must be an object, got null'],
+    ['FluentBitInput.tail(null)', () => api.FluentBitInput.tail(null as Any), 'FluentBitInput.tail: options must be an object such as { tag, paths } (TailInputOptions), got null'],
     ['FluentBitParser.regex({ name }) without a regex', () => api.FluentBitParser.regex({ name: 'p' } as Any), 'FluentBitParser.regex: prop regex is required'],
-    ['ArgoCdGenerator.gitFiles(null)', () => api.ArgoCdGenerator.gitFiles(null as Any), 'ArgoCdGenerator.gitFiles: options must be an object, got null'],
+    ['ArgoCdGenerator.gitFiles(null)', () => api.ArgoCdGenerator.gitFiles(null as Any), 'ArgoCdGenerator.gitFiles: options must be an object such as { folder? } (GitFilesGeneratorOptions), got null'],
     ['cluster.promotion(null)', () => new api.AgentFleet({ agents, repoUrl }).addCluster(cluster('a')).promotion(null as Any),
       'FleetCluster a: promotion: stage must be made with FleetStage.all(), none() or through(), got null'],
   ])('%s', (_what, build, message) => {
@@ -118,7 +118,7 @@ describe('TypeErrors become Errors naming the construct or factory and the prop'
       error = e;
     }
     expect(error).toBeInstanceOf(Error);
-    expect(['Error', 'ValidationError']).toContain(thrownClass(error));
+    expect(thrownClass(error)).toBe('ValidationError');
     expect((error as Error).message).toContain(message);
   });
 });

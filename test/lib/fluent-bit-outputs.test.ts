@@ -140,7 +140,8 @@ describe('Elasticsearch and OpenSearch', () => {
   });
 
   test('OpenSearch uses its own plugin and has no Elastic Cloud options', () => {
-    expect(kv(FluentBitOutput.openSearch({ host: 'os', httpUser: 'u' })._render('os').entries)).toMatchObject({ Name: 'opensearch', HTTP_User: 'u' });
+    expect(kv(FluentBitOutput.openSearch({ host: 'os', httpUser: 'u', httpPassword: { secretName: 'os', key: 'password' } })._render('os').entries))
+      .toMatchObject({ Name: 'opensearch', HTTP_User: 'u' });
     expect(() => FluentBitOutput.openSearch({ host: 'os', cloudId: 'x' })._render('os')).toThrow(/cloudId\/cloudAuth are Elastic Cloud options/);
   });
 });

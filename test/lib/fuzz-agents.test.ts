@@ -34,6 +34,14 @@ const output = fc.oneof(
   fc.record({ host: pick('loki.monitoring.svc', 'https://loki', 'a b', ''), port: maybe(port), tenantId: maybe(pick('team-a', ' a', '')) }, { requiredKeys: ['host'] })
     .map((o) => FluentBitOutput.loki(o)),
   fc.record({ host: pick('fluentd.logging.svc', 'x:1'), username: maybe(pick('fb', '')) }, { requiredKeys: ['host'] }).map((o) => FluentBitOutput.forward(o)),
+  // issue 52: basic auth without a password, port 443 without tls, an unset \${VAR} in the host
+  fc.record({
+    host: pick('search.example.com', '${SEARCH_HOST}'),
+    port: maybe(pick(9200, 443)),
+    tls: maybe(fc.boolean()),
+    httpUser: maybe(pick('fb')),
+    httpPassword: maybe(fc.constant({ secretName: 'search', key: 'password' })),
+  }, { requiredKeys: ['host'] }).map((o) => FluentBitOutput.openSearch(o)),
   fc.record({ retryLimit: maybe(ints(5)), storageTotalLimitSize: maybe(pick('1G', 'lots', '5 M')) }, { requiredKeys: [] }).map((o) => FluentBitOutput.stdout(o)),
 );
 
@@ -49,7 +57,7 @@ const logCollectorProps = fc.record({
   graceSeconds: rarely(ints(20)),
   logLevel: maybe(pick(FluentBitLogLevel.INFO, FluentBitLogLevel.DEBUG)),
   memBufLimit: maybe(pick('5M', '5 MB', '')),
-  storageMaxChunksUp: maybe(ints(64)),
+  storageMaxChunksUp: maybe(pick(64, 0, -1, 1.5, 1000, 2 ** 31)),
   storageBacklogMemLimit: maybe(pick('5M', 'lots')),
   refreshIntervalSeconds: maybe(ints(10)),
   systemdInput: maybe(fc.boolean()),
@@ -101,7 +109,7 @@ const nodeExporterProps = fc.record({
 }, { requiredKeys: [] });
 
 const gpuProps = fc.record({
-  image: pick('nvcr.io/nvidia/driver:550.90.07-ubuntu22.04', 'driver', 'driver:latest'),
+  image: pick('nvcr.io/nvidia/driver:550.90.07-ubuntu22.04', 'driver', 'driver:latest', 'nvcr.io/nvidia/driver:550.90.07'),
   shape: maybe(fc.oneof(
     fc.record({
       buildTimeSeconds: maybe(ints(600)),

@@ -13,7 +13,7 @@ function realisticChart(): Chart {
   const rollout = { waves: [api.RolloutWave.labelled('canary'), api.RolloutWave.labelled('wave-1')], promoted: api.Promotion.all() };
   new api.LogCollectorDaemonSet(chart, 'logs', { outputs: [api.FluentBitOutput.stdout()], rollout });
   new api.NodeExporterDaemonSet(chart, 'metrics', { rollout });
-  new api.GpuDriverDaemonSet(chart, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08', rollout });
+  new api.GpuDriverDaemonSet(chart, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', rollout });
   return chart;
 }
 

@@ -105,7 +105,7 @@ const constructs: [string, (chart: Chart, props: object) => unknown, object, str
     'LogCollectorDaemonSet chart/agent', 'prop resources.memoryLimt is not a prop of AgentResources; did you mean memoryLimit?'],
   ['NodeExporterDaemonSet', (c, p) => new api.NodeExporterDaemonSet(c, 'agent', p as api.NodeExporterDaemonSetProps), { serviceMonitor: { intervl: '30s' } },
     'NodeExporterDaemonSet chart/agent', 'prop serviceMonitor.intervl is not a prop of NodeExporterServiceMonitorOptions; did you mean interval?'],
-  ['GpuDriverDaemonSet', (c, p) => new api.GpuDriverDaemonSet(c, 'agent', p as api.GpuDriverDaemonSetProps), { image: 'nvcr.io/nvidia/driver:550.127.08', tolerateControlPlan: true },
+  ['GpuDriverDaemonSet', (c, p) => new api.GpuDriverDaemonSet(c, 'agent', p as api.GpuDriverDaemonSetProps), { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', tolerateControlPlan: true },
     'GpuDriverDaemonSet chart/agent', 'prop tolerateControlPlan is not a prop of GpuDriverDaemonSetProps; did you mean tolerateControlPlane?'],
   ['AgentAlerts', (c, p) => new api.AgentAlerts(c, 'agent', { ...p, agent: new api.NodeAgentDaemonSet(c, 'base', { image: 'a:1' }) } as api.AgentAlertsProps), { ruleLabel: { team: 'x' } },
     'AgentAlerts chart/agent', 'prop ruleLabel is not a prop of AgentAlertsProps; did you mean ruleLabels?'],
@@ -199,13 +199,13 @@ test('a previous release\'s props are checked like the current ones', () => {
 test('a typo in a GPU shape\'s options is reported by the driver using it', () => {
   const chart = new Chart(Testing.app(), 'chart');
   expect(() => new api.GpuDriverDaemonSet(chart, 'gpu', {
-    image: 'nvcr.io/nvidia/driver:550.127.08', shape: api.GpuDriverShape.driverContainer({ buildTimeSecond: 600 } as unknown as api.GpuDriverContainerOptions),
+    image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04', shape: api.GpuDriverShape.driverContainer({ buildTimeSecond: 600 } as unknown as api.GpuDriverContainerOptions),
   })).toThrow('GpuDriverDaemonSet chart/gpu: prop shape.buildTimeSecond is not a prop of GpuDriverContainerOptions; did you mean buildTimeSeconds?');
 });
 
 test('the GPU runbook options are checked', () => {
   const chart = new Chart(Testing.app(), 'chart');
-  const gpu = new api.GpuDriverDaemonSet(chart, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08' });
+  const gpu = new api.GpuDriverDaemonSet(chart, 'gpu', { image: 'nvcr.io/nvidia/driver:550.127.08-ubuntu22.04' });
   expect(() => gpu.runbook({ grop: 'fleet' } as unknown as api.GpuDriverRunbookOptions))
     .toThrow('GpuDriverDaemonSet chart/gpu: runbook: prop grop is not a prop of GpuDriverRunbookOptions; did you mean group?');
 });

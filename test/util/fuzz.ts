@@ -2,8 +2,10 @@
  * Fuzzing a construct: random props, half well-typed (values of the right type, valid or not),
  * half badly typed (a field replaced by a value of any type). Every run must either synthesize
  * manifests that pass the shared manifest check, byte-identical when synthesized twice, or throw
- * an Error whose message starts with the construct's kind and path. Anything else (a TypeError, a
- * RangeError, a cdk8s-plus message without path, an invalid manifest) is a failure.
+ * a ValidationError whose message starts with the construct's kind and path (at synthesis, cdk8s'
+ * own "Validation failed" report of the late checks, each naming the construct, is let through).
+ * Anything else (a plain Error, a TypeError, a RangeError, a cdk8s-plus message without path, an
+ * invalid manifest) is a failure.
  */
 import { App, Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
@@ -20,15 +22,28 @@ export type Props = any;
 
 /**
  * The name of the class of what was thrown: "ValidationError" for the library's refusals, "Error" for
- * cdk8s' and constructs' own; anything else (TypeError, RangeError) is a crash.
+ * a plain Error (cdk8s' and constructs' own, or a library check that forgot its class); anything else
+ * (TypeError, RangeError) is a crash.
  */
 export function thrownClass(e: unknown): string {
   return (e as Error)?.constructor?.name ?? typeof e;
 }
 
-/** Whether `e` is a refusal (the library's ValidationError, or a plain Error), not a crash. */
-export function isRefusal(e: unknown): e is Error {
-  return e instanceof ValidationError || (e instanceof Error && e.constructor === Error);
+/**
+ * Whether `e` is a refusal: the library's ValidationError, and nothing else. A plain Error escaping a
+ * construct or a factory is a failure (issue 52: one error class), as a TypeError is.
+ */
+export function isRefusal(e: unknown): e is ValidationError {
+  return e instanceof ValidationError;
+}
+
+/**
+ * cdk8s' own report of the synth-time validations (App.synth: "Validation failed with the following
+ * errors", one "[path] message" per problem): the one plain Error allowed, and only at synthesis, where
+ * the late checks of the rendered objects (escape-hatch patches, conflicts between agents) run.
+ */
+export function isSynthValidation(e: unknown): e is Error {
+  return e instanceof Error && e.constructor === Error && e.message.startsWith('Validation failed with the following errors:\n');
 }
 
 /** What one run did. */
@@ -46,6 +61,16 @@ function startsWithPath(message: string, kind: string, path: string): boolean {
   return validation !== null && validation[1].startsWith(path) && validation[3].startsWith(path);
 }
 
+/** A thrown value as an outcome: a refusal naming the construct, or a failure (a plain Error, a crash, a message without the path). */
+function thrownOutcome(e: unknown, kind: string, allowSynthValidation: boolean): Outcome {
+  if (!isRefusal(e) && !(allowSynthValidation && isSynthValidation(e))) {
+    return { kind: 'failure', reason: `${thrownClass(e)} (not a ValidationError): ${(e as Error)?.message ?? String(e)}` };
+  }
+  const message = (e as Error).message;
+  if (!startsWithPath(message, kind, 'chart/agent')) return { kind: 'failure', reason: `message without "${kind} chart/agent": ${message}` };
+  return { kind: 'refused', message };
+}
+
 /** Builds once: the outcome, and the YAML when it synthesized. */
 function buildOnce(kind: string, build: (chart: Chart, props: Props) => void, props: Props): { outcome: Outcome; yaml?: string } {
   const app: App = Testing.app();
@@ -53,15 +78,13 @@ function buildOnce(kind: string, build: (chart: Chart, props: Props) => void, pr
   let yaml: string;
   try {
     build(chart, props);
+  } catch (e) {
+    return { outcome: thrownOutcome(e, kind, false) };
+  }
+  try {
     yaml = app.synthYaml();
   } catch (e) {
-    if (!isRefusal(e)) {
-      return { outcome: { kind: 'failure', reason: `${thrownClass(e)}: ${(e as Error)?.message ?? String(e)}` } };
-    }
-    if (!startsWithPath(e.message, kind, 'chart/agent')) {
-      return { outcome: { kind: 'failure', reason: `message without "${kind} chart/agent": ${e.message}` } };
-    }
-    return { outcome: { kind: 'refused', message: e.message } };
+    return { outcome: thrownOutcome(e, kind, true) };
   }
   try {
     const manifests = Testing.synth(chart);
@@ -188,6 +211,8 @@ export const tolerations = fc.array(fc.record({
 export const updateStrategy = pick(
   UpdateStrategy.steady(), UpdateStrategy.oneAtATime(), UpdateStrategy.onDelete(), UpdateStrategy.fast(),
   UpdateStrategy.rollingUpdate({ maxUnavailable: RolloutBudget.count(0), maxSurge: RolloutBudget.count(1) }),
+  // above int32: IntOrString is an int32 (issue 52)
+  UpdateStrategy.rollingUpdate({ maxUnavailable: RolloutBudget.count(2 ** 31) }),
 );
 export const nodeRequirements = fc.array(fc.oneof(
   fc.tuple(labelKey, fc.array(labelValue, { maxLength: 2 })).map(([k, v]) => NodeRequirement.in(k, v)),
