@@ -176,11 +176,11 @@ describe('the JSON reader the remover runs (awk, no jq)', () => {
 
   test.each(awks)('%s: an answer that is not one whole JSON document is refused, whatever it quotes', (...awk) => {
     const doc = JSON.stringify(node('n1', [STARTUP]));
-    expect(readText(awk, 'taint', `<html><body>${doc}</body></html>\n`)).toMatch(/^invalid: not JSON: <html>/);
-    expect(readText(awk, 'taint', `${doc.slice(0, -1)}\n`)).toBe('invalid: truncated JSON');
-    expect(readText(awk, 'taint', `${doc.slice(0, doc.indexOf(KEY))}\n`)).toBe('invalid: an unterminated string');
-    expect(readText(awk, 'taint', `${doc}{}\n`)).toBe('invalid: a value where end was expected');
-    expect(readText(awk, 'taint', '\n')).toBe('invalid: no JSON');
+    expect(readText(awk, 'taint', `<html><body>${doc}</body></html>\n`)).toMatch(/^invalid: not JSON: a stray <html>/);
+    expect(readText(awk, 'taint', `${doc.slice(0, -1)}\n`)).toBe('invalid: not JSON: cut short');
+    expect(readText(awk, 'taint', `${doc.slice(0, doc.indexOf(KEY))}\n`)).toBe('invalid: not JSON: an unterminated string');
+    expect(readText(awk, 'taint', `${doc}{}\n`)).toBe('invalid: not JSON: more after the end');
+    expect(readText(awk, 'taint', '\n')).toBe('invalid: not JSON: empty');
     // whitespace anywhere, escapes in strings (\/ is /), keys in any order
     const spaced = JSON.stringify({ spec: { taints: [OTHER, { effect: 'NoSchedule', key: KEY }] }, metadata: { name: 'n1' } }, null, 2);
     expect(readText(awk, 'taint', `${spaced.replace(KEY, KEY.replace('/', '\\/'))}\n`)).toBe('1');

@@ -52,7 +52,7 @@ export function removerEnvironment(taintKey: string, recheckSeconds: number): { 
  * jq: `mode=taint` prints the index in `.spec.taints` of the first taint whose key is `key` and effect NoSchedule;
  * `mode=ready` prints "yes" when `.status.conditions` has type Ready with status True. It reads the whole document
  * (strings with their escapes, nesting), so a key or a condition named inside a label, an annotation or a message is
- * never taken for the real one. An answer that is not JSON prints "invalid: <why>" instead. Its input ends with a
+ * never taken for the real one. An answer that is not JSON prints "invalid: not JSON: <why>" instead. Its input ends with a
  * newline (printf '%s\n').
  */
 export const JSON_AWK = JSON_READER_AWK + String.raw`function opened(t) {}
@@ -68,7 +68,7 @@ function take(v, s) {
   }
 }
 function finish(   best, x) {
-  if (err != "") { print "invalid: " err; return }
+  if (err != "") { print "invalid: not JSON: " err; return }
   if (mode == "taint") { best = -1; for (x in tk) if ((x in te) && (best < 0 || x + 0 < best)) best = x + 0; if (best >= 0) print best }
   if (mode == "ready") { for (x in rt) if (x in rs) { print "yes"; return } }
 }`;

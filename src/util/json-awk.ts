@@ -23,13 +23,14 @@ export const JSON_READER_AWK = String.raw`BEGIN { RS = "\""; jd = 0; want = "val
 function bad(why) { if (err == "") err = why }
 function jpath(   i, p) { p = ""; for (i = 1; i <= jd; i++) p = p (jt[i] == "o" ? "." jk[i] : "[" ji[i] "]"); return p }
 function after() { want = jd == 0 ? "end" : "," }
+function misplaced() { bad(want == "end" ? "more after the end" : "a value where " want " was expected") }
 function value(v, s) {
   if (want == "key") { if (s) { jk[jd] = v; want = ":" } else bad("a key that is not a string"); return }
-  if (want != "value") { bad("a value where " want " was expected"); return }
+  if (want != "value") { misplaced(); return }
   jf[jd] = 0; take(v, s); after()
 }
 function open(t) {
-  if (want != "value") { bad("a value where " want " was expected"); return }
+  if (want != "value") { misplaced(); return }
   jf[jd] = 0; opened(t); jd++; jt[jd] = t; ji[jd] = 0; jk[jd] = ""; jf[jd] = 1; want = t == "o" ? "key" : "value"
 }
 function shut(t) {
@@ -39,7 +40,7 @@ function shut(t) {
 function comma() { if (want != ",") { bad("a misplaced ,"); return } if (jt[jd] == "a") { ji[jd]++; want = "value" } else want = "key" }
 function literal(w) {
   if (w ~ /^(true|false|null)$/ || w ~ /^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?$/) value(w, 0)
-  else bad("not JSON: " substr(w, 1, 40))
+  else bad("a stray " substr(w, 1, 40))
 }
 function outside(r,   n, i, p, part) {
   gsub(/[{}:,]|\[|\]/, "\n&\n", r)
@@ -79,7 +80,7 @@ err != "" { next }
 }
 END {
   if (err == "" && laststr) bad("an unterminated string")
-  if (err == "" && want != "end") bad(jd > 0 || want != "value" ? "truncated JSON" : "no JSON")
+  if (err == "" && want != "end") bad(jd > 0 || want != "value" ? "cut short" : "empty")
   finish()
 }
 `;
