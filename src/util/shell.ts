@@ -21,7 +21,7 @@ export function shellLine(argv: readonly string[]): string {
 
 /**
  * sh lines defining `printable TEXT` (prints TEXT on one line with nothing a terminal takes for a control) and
- * `shell_word WORD` (WORD as one sh word, as `shellWord` writes it), for the rendered scripts that log what the API
+ * `shell_word WORD` (prints WORD as one sh word, as `shellWord` writes it: a name in a command to paste), for the rendered scripts that log what the API
  * server or Prometheus answered. `printable`: tabs, newlines and carriage returns become spaces; the other C0
  * controls and DEL, the C1 controls encoded in UTF-8 (U+0080-U+009F, bytes C2 80-C2 9F), and raw bytes 0x80-0x9F
  * where no UTF-8 sequence holds them (at the start, or after an ASCII byte; a run as one) become "?". The bytes
@@ -34,7 +34,7 @@ printable() {
 }
 shell_word() {
   case "$1" in
-    '' | -* | *[!A-Za-z0-9_./:=,@%+-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    '' | -* | *[!A-Za-z0-9_./:=,@%+-]*) set -- "$(printf '%s_' "$1" | sed "s/'/'\\\\''/g")"; printf "'%s'" "${'$'}{1%_}" ;;
     *) printf '%s' "$1" ;;
   esac
 }
