@@ -14,6 +14,9 @@ import { NodeExporterDaemonSet, Promotion, RolloutWave } from '../src';
 import { FakeWatchApi, TOKEN } from './util/fake-watch-api';
 import { Loopback, serveLoopback } from './util/loopback';
 import { Manifest, synthManifests } from './util/manifests';
+import { REMOVER_SCRIPT } from '../src/agent/readiness-remover';
+import { GATE_SCRIPT } from '../src/alerts/gate';
+import { WATCHER_SCRIPT } from '../src/doctor/watch-script';
 
 /** The node exporter's gate after its canary, with one check of our own. */
 function gateObjects(): { job: Manifest; role: Manifest } {
@@ -168,4 +171,12 @@ describe.each(SHELLS)('the gate (%s) parses what Prometheus answers', (shell) =>
     expect(closed.output).toContain('cannot query Prometheus at http://***@127.0.0.1:1 (the gate fails closed)');
     expect(closed.output).not.toContain('s3cret');
   }, 30_000);
+});
+
+test('every curl of every rendered script (gate, watcher, readiness taint remover) runs with --globoff', () => {
+  for (const script of [GATE_SCRIPT, WATCHER_SCRIPT, REMOVER_SCRIPT]) {
+    const calls = script.split('\n').filter((line) => /(^|[\s($])curl\s/.test(line) && !/^\s*#/.test(line));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call).toMatch(/(^|[\s($])curl --globoff /);
+  }
 });
