@@ -204,7 +204,8 @@ describe('the JSON reader the remover runs (awk, no jq)', () => {
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
     const smallMs = Math.min(time(small), time(small), time(small));
-    const largeMs = time(large);
+    // the least of a few runs: another process on the machine only ever makes a run slower
+    const largeMs = Math.min(time(large), time(large));
     expect(largeMs).toBeLessThan(20 * smallMs);
   }, 120_000);
 });
