@@ -291,6 +291,19 @@ describe('the remover against the API server', () => {
     expect(api.taintKeys('n1')).toEqual([KEY]);
   }, 30_000);
 
+  test('an answer that is not JSON (a proxy\'s page quoting one): the taint stays, and the log says why', async () => {
+    api.putNode(node('n1', [STARTUP]));
+    api.putPod(pod('logs-a', 'n1', true));
+    const page = (doc: Manifest) => ({ code: 200, body: Buffer.from(`<html><body>${JSON.stringify(doc)}</body></html>`) });
+    api.rawAnswer = (method, p) => (method === 'GET' && p === '/api/v1/nodes/n1' ? page(api.nodes.get('n1')!) : undefined);
+    const remover = startRemover('logs-a', 'n1');
+    await waitFor('the node\'s answer is refused', () => remover.log().includes('cannot read the node\'s answer, the taint stays: invalid: not JSON: a stray <html><body>'));
+    api.rawAnswer = (method, p) => (method === 'GET' && p === '/api/v1/namespaces/observability/pods/logs-a' ? page(api.pods.get('observability/logs-a')!) : undefined);
+    await waitFor('the pod\'s answer is refused', () => remover.log().includes('cannot read pod observability/logs-a\'s answer, the taint stays: invalid: not JSON: a stray <html><body>'));
+    expect(api.taintKeys('n1')).toEqual([KEY]);
+    expect(patches()).toEqual([]);
+  }, 30_000);
+
   test('the admission policy refuses a token of another node: the taint stays and the refusal is logged', async () => {
     api.putNode(node('n1', [STARTUP]));
     api.putPod(pod('logs-a', 'n1', true));

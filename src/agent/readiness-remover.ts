@@ -145,10 +145,12 @@ while :; do
     say_once "pod-$kube_code" "cannot read pod $POD_NAMESPACE/$POD_NAME (HTTP $kube_code), the taint stays: $(oneline "$kube_body")"
     pause "$WAIT_SECONDS"; continue
   fi
-  if [ "$(printf '%s\n' "$kube_body" | awk -v mode=ready -v key= "$json_awk")" != yes ]; then
-    say_once waiting "on the node, and pod $POD_NAMESPACE/$POD_NAME is not Ready: the taint stays"
-    pause "$WAIT_SECONDS"; continue
-  fi
+  ready=$(printf '%s\n' "$kube_body" | awk -v mode=ready -v key= "$json_awk")
+  case "$ready" in
+    yes) ;;
+    invalid*) say_once pod-unreadable "cannot read pod $POD_NAMESPACE/$POD_NAME's answer, the taint stays: $ready"; pause "$WAIT_SECONDS"; continue ;;
+    *) say_once waiting "on the node, and pod $POD_NAMESPACE/$POD_NAME is not Ready: the taint stays"; pause "$WAIT_SECONDS"; continue ;;
+  esac
   kube PATCH "$node_url" "[{\"op\":\"test\",\"path\":\"/spec/taints/$index/key\",\"value\":\"$TAINT_KEY\"},{\"op\":\"test\",\"path\":\"/spec/taints/$index/effect\",\"value\":\"${READINESS_TAINT_EFFECT}\"},{\"op\":\"remove\",\"path\":\"/spec/taints/$index\"}]" application/json-patch+json
   case "$kube_code" in
     200) last=removed; say "removed: pod $POD_NAMESPACE/$POD_NAME is Ready" ;;
