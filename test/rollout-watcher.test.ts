@@ -257,6 +257,19 @@ describe.each(SHELLS)('the watcher script (%s) on what it cannot take as is', (s
     expect(number.code).toBe(1);
   }, 70_000);
 
+  test('a DaemonSet answer that is not one whole JSON document (a proxy\'s page quoting a complete one) is no answer: fails closed', async () => {
+    api.reset(steady(() => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [] })));
+    api.rawAnswer = (_method, p) => (p.includes('/daemonsets/')
+      ? { code: 200, body: Buffer.from(`<html><body><pre>${JSON.stringify(daemonSet({ desired: 1, updated: 1, available: 1 }))}</pre></body></html>`) }
+      : undefined);
+    const run = await runWatcher(canaryJob, shell);
+    expect(run.output).toContain('watch canary: cannot read daemonset observability/logs-canary (HTTP 200): not JSON (a stray <html><body><pre>): <html><body><pre>{');
+    expect(run.output).toContain('FAILED: 5 reads in a row failed; the watcher fails closed');
+    expect(run.output).not.toContain('rollout complete');
+    expect(run.code).toBe(1);
+    expect(api.configMaps.get(RECORD)?.data.state).toBe(`${REVISION} failed`);
+  }, 70_000);
+
   test('a failing pod whose name is no DNS subdomain: not put in a URL, and quoted in the command to paste', async () => {
     const name = 'logs-canary-x7k2p&limit=1;$(id)';
     api.reset(steady((now) => ({

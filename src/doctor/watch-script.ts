@@ -11,6 +11,7 @@
  */
 import { fixFor } from './diagnose';
 import { KUBE_AUTH, recordFunctions, recordGuard, recordVerdict, RecordWords } from '../alerts/gate';
+import { JSON_READER_AWK } from '../util/json-awk';
 import { SHELL_FUNCTIONS } from '../util/shell';
 
 /** What makes a watcher fail the sync; every field has a default derived from the agent's startup budget. */
@@ -122,6 +123,12 @@ function path(   i, p) { p = ""; for (i = 1; i <= sp; i++) p = p (typ[i] == "o" 
   if (typ[sp] == "o" && nk[sp]) { key[sp] = unq(t); nk[sp] = 0; next }
   take(path(), substr(t, 1, 1) == "\"" ? unq(t) : t)
 }
+`;
+
+/** Prints nothing for one whole JSON document, else `not JSON (<why>): ` (util/json-awk.ts). */
+const JSON_CHECK_AWK = JSON_READER_AWK + String.raw`function opened(t) {}
+function take(v, s) {}
+function finish() { if (err != "") printf "not JSON (%s): ", err }
 `;
 
 /**
@@ -257,7 +264,7 @@ END {
 }
 `;
 
-for (const [what, program] of Object.entries({ JSON_WALK, DAEMONSET_AWK, EVENTS_AWK, JUDGE_AWK })) {
+for (const [what, program] of Object.entries({ JSON_WALK, JSON_CHECK_AWK, DAEMONSET_AWK, EVENTS_AWK, JUDGE_AWK })) {
   // each program goes between single quotes in the script
   if (program.includes('\'')) throw new Error(`${what} holds a single quote`);
 }
@@ -303,6 +310,8 @@ ${SHELL_FUNCTIONS}# log MESSAGE: one line, with nothing a terminal takes for a c
 log() { printf '%s\\n' "$(printable "watch \${WATCH_NAME}: $*")"; }
 ${recordFunctions(WATCH_RECORD.ns, WATCH_RECORD.revision, 'rollout-watch-record')}${HOW_TO_ACT}
 tokens() { ${TOKENIZE} "$1"; }
+# well_formed FILE: prints nothing when FILE holds one whole JSON document, else "not JSON (why): "
+well_formed() { { cat "$1"; echo; } | awk '${JSON_CHECK_AWK}'; }
 # get PATH FILE: the API server's answer to GET PATH in FILE; sets get_code (000 when unreachable) and get_error
 get() {
   get_code=$(curl --globoff --silent --show-error --connect-timeout 10 --max-time 60 --retry 3 --retry-delay 2 --retry-connrefused \\
@@ -381,10 +390,12 @@ while :; do
   fi
   get "/apis/apps/v1/namespaces/\${WATCH_NAMESPACE}/daemonsets/\${WATCH_DAEMONSET}" "\${WORK_DIR}/answer.json"
   case "$get_code" in
-    200) ;;
+    200) get_error=$(well_formed "\${WORK_DIR}/answer.json") ;;
     404) log "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET} does not exist yet"; sleep "\${POLL_SECONDS}"; continue ;;
-    *) unreadable "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}"; sleep "\${POLL_SECONDS}"; continue ;;
+    *) ;;
   esac
+  # its numbers decide the verdict: an answer that is not one whole JSON document (a proxy's page quoting one) is no answer
+  if [ "$get_code" != 200 ] || [ -n "$get_error" ]; then unreadable "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}"; sleep "\${POLL_SECONDS}"; continue; fi
   IFS="$tab" read -r generation template observed desired updated available <<EOF
 $(tokens "\${WORK_DIR}/answer.json" | awk '${JSON_WALK}${DAEMONSET_AWK}')
 EOF
