@@ -350,6 +350,23 @@ describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: au
     expect(watched.code).toBe(0);
   }, 120_000);
 
+  test('the record read whole: a label quoting an override is none, an answer that is not JSON fails closed', async () => {
+    const healthy = steady((now: number) => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [pod({ name: 'logs-canary-n3w00', node: 'worker-b-3', ageSeconds: 10, status: running(now) })] }));
+    const recordPath = `/api/v1/namespaces/observability/configmaps/${RECORD}`;
+    const answer = (body: string) => (method: string, p: string) => (method === 'GET' && p === recordPath ? { code: 200, body: Buffer.from(body) } : undefined);
+    api.reset(healthy);
+    api.rawAnswer = answer(JSON.stringify({ kind: 'ConfigMap', metadata: { name: RECORD, labels: { override: REVISION } }, data: { state: `${REVISION} failed`, note: 'x' } }));
+    const labelled = await runWatcher(canaryJob, 'sh');
+    expect(labelled.output).not.toContain('overridden');
+    expect(labelled.output).toContain(`FAILED before for revision ${REVISION}`);
+    expect(labelled.code).toBe(1);
+    api.reset(healthy);
+    api.rawAnswer = answer(`<html>${JSON.stringify({ kind: 'ConfigMap', data: { override: REVISION } })}</html>`);
+    const page = await runWatcher(canaryJob, 'sh');
+    expect(page.output).toContain(`watch canary: FAILED: cannot read the watcher's record, configmap observability/${RECORD} (invalid: not JSON: a stray <html>), the watcher fails closed`);
+    expect(page.code).toBe(1);
+  }, 70_000);
+
   test('the API server refusing or unreachable: the watcher fails closed', async () => {
     api.reset(steady(() => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [] })));
     const saved = api.rules;
