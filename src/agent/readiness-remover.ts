@@ -13,6 +13,8 @@
  */
 import { GATE_GID, GATE_IMAGE, GATE_UID } from '../rollout/hook-shell';
 import { READINESS_TAINT_EFFECT } from '../scheduling/readiness-taint';
+import { JSON_READER_AWK } from '../util/json-awk';
+import { SHELL_FUNCTIONS } from '../util/shell';
 
 /** The remover's image: the pinned curl image the gate Jobs use (busybox sh, awk, sed; curl; no jq, no kubectl). */
 export const REMOVER_IMAGE = GATE_IMAGE;
@@ -44,46 +46,29 @@ export function removerEnvironment(taintKey: string, recheckSeconds: number): { 
 }
 
 /**
- * A JSON reader in POSIX awk (busybox, mawk and gawk run it alike), for the two facts the remover needs without jq:
- * `mode=taint` prints the index in `.spec.taints` of the first taint whose key is `key` and effect NoSchedule;
- * `mode=ready` prints "yes" when `.status.conditions` has type Ready with status True. It tokenizes the whole
- * document (strings with their escapes, nesting), so a key or a condition named inside a label, an annotation or a
- * message is never taken for the real one.
+ * The remover's JSON reader (util/json-awk.ts: strict, linear in the node object), for the two facts it needs without
+ * jq: `mode=taint` prints the index in `.spec.taints` of the first taint whose key is `key` and effect NoSchedule;
+ * `mode=ready` prints "yes" when `.status.conditions` has type Ready with status True. It reads the whole document
+ * (strings with their escapes, nesting), so a key or a condition named inside a label, an annotation or a message is
+ * never taken for the real one. An answer that is not JSON prints "invalid: not JSON: <why>" instead. Its input ends with a
+ * newline (printf '%s\n').
  */
-export const JSON_AWK = String.raw`function found(v) {
-  if (d != 4 || t[1] != "o" || t[2] != "o" || t[3] != "a" || t[4] != "o") return
-  if (mode == "taint" && k[1] == "spec" && k[2] == "taints") {
-    if (k[4] == "key" && v == key) tk[n[3]] = 1
-    if (k[4] == "effect" && v == "NoSchedule") te[n[3]] = 1
+export const JSON_AWK = JSON_READER_AWK + String.raw`function opened(t) {}
+function take(v, s) {
+  if (jd != 4 || jt[1] != "o" || jt[2] != "o" || jt[3] != "a" || jt[4] != "o" || !s) return
+  if (mode == "taint" && jk[1] == "spec" && jk[2] == "taints") {
+    if (jk[4] == "key" && v == key) tk[ji[3]] = 1
+    if (jk[4] == "effect" && v == "NoSchedule") te[ji[3]] = 1
   }
-  if (mode == "ready" && k[1] == "status" && k[2] == "conditions") {
-    if (k[4] == "type" && v == "Ready") rt[n[3]] = 1
-    if (k[4] == "status" && v == "True") rs[n[3]] = 1
+  if (mode == "ready" && jk[1] == "status" && jk[2] == "conditions") {
+    if (jk[4] == "type" && v == "Ready") rt[ji[3]] = 1
+    if (jk[4] == "status" && v == "True") rs[ji[3]] = 1
   }
 }
-{ s = s $0 "\n" }
-END {
-  len = length(s); d = 0; expectkey = 0
-  for (i = 1; i <= len; i++) {
-    c = substr(s, i, 1)
-    if (c == "{") { d++; t[d] = "o"; k[d] = ""; expectkey = 1 }
-    else if (c == "[") { d++; t[d] = "a"; n[d] = 0; expectkey = 0 }
-    else if (c == "}" || c == "]") { d--; expectkey = 0 }
-    else if (c == ",") { if (t[d] == "a") n[d]++; else expectkey = 1 }
-    else if (c == ":") { expectkey = 0 }
-    else if (c == "\"") {
-      j = i + 1
-      while (j <= len) { c2 = substr(s, j, 1); if (c2 == "\\") { j += 2; continue } if (c2 == "\"") break; j++ }
-      v = substr(s, i + 1, j - i - 1); i = j
-      if (t[d] == "o" && expectkey) k[d] = v; else found(v)
-    }
-    else if (index("-0123456789tfn", c) > 0) {
-      j = i; while (j <= len && index(",}] \t\r\n", substr(s, j, 1)) == 0) j++
-      found(substr(s, i, j - i)); i = j - 1
-    }
-  }
+function finish(   best, x) {
+  if (err != "") { print "invalid: not JSON: " err; return }
   if (mode == "taint") { best = -1; for (x in tk) if ((x in te) && (best < 0 || x + 0 < best)) best = x + 0; if (best >= 0) print best }
-  if (mode == "ready") { for (x in rt) if (x in rs) { print "yes"; exit } }
+  if (mode == "ready") { for (x in rt) if (x in rs) { print "yes"; return } }
 }`;
 
 /**
@@ -115,7 +100,8 @@ export const REMOVER_API_LINES = 'case "${KUBERNETES_SERVICE_HOST:-}" in *:*) ap
 export const REMOVER_SCRIPT = String.raw`set -u
 trap 'exit 0' TERM INT
 json_awk='${JSON_AWK}'
-say() { printf '%s\n' "readiness taint $TAINT_KEY on node $NODE_NAME: $*"; }
+${SHELL_FUNCTIONS}# say MESSAGE: one log line, with nothing a terminal takes for a control (the API server's answers are in it)
+say() { printf '%s\n' "$(printable "readiness taint $TAINT_KEY on node $NODE_NAME: $*")"; }
 last=""
 # say_once STATE MESSAGE: logs a state when it is entered, not on every read
 say_once() { if [ "$1" != "$last" ]; then last="$1"; shift; say "$*"; fi; }
@@ -125,10 +111,10 @@ oneline() { printf '%s' "$1" | tr '\n' ' ' | cut -c1-500; }
 kube() {
   token=$(cat "$TOKEN_DIR/token" 2>/dev/null)
   if [ "$#" -ge 3 ]; then
-    kube_out=$(curl --silent --show-error --connect-timeout 5 --max-time 20 --cacert "$TOKEN_DIR/ca.crt" --oauth2-bearer "$token" \
+    kube_out=$(curl --globoff --silent --show-error --connect-timeout 5 --max-time 20 --cacert "$TOKEN_DIR/ca.crt" --oauth2-bearer "$token" \
       -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\n%{http_code}' "$2" 2>&1)
   else
-    kube_out=$(curl --silent --show-error --connect-timeout 5 --max-time 20 --cacert "$TOKEN_DIR/ca.crt" --oauth2-bearer "$token" \
+    kube_out=$(curl --globoff --silent --show-error --connect-timeout 5 --max-time 20 --cacert "$TOKEN_DIR/ca.crt" --oauth2-bearer "$token" \
       -X "$1" --write-out '\n%{http_code}' "$2" 2>&1)
   fi
   kube_code=$(printf '%s' "$kube_out" | tail -n 1)
@@ -147,20 +133,22 @@ while :; do
     say_once "node-$kube_code" "cannot read the node (HTTP $kube_code): $(oneline "$kube_body")"
     pause "$WAIT_SECONDS"; continue
   fi
-  index=$(printf '%s' "$kube_body" | awk -v mode=taint -v key="$TAINT_KEY" "$json_awk")
-  if [ -z "$index" ]; then
-    say_once absent "not on the node"
-    pause "$RECHECK_SECONDS"; continue
-  fi
+  index=$(printf '%s\n' "$kube_body" | awk -v mode=taint -v key="$TAINT_KEY" "$json_awk")
+  case "$index" in
+    '') say_once absent "not on the node"; pause "$RECHECK_SECONDS"; continue ;;
+    *[!0-9]*) say_once node-unreadable "cannot read the node's answer, the taint stays: $index"; pause "$WAIT_SECONDS"; continue ;;
+  esac
   kube GET "$pod_url"
   if [ "$kube_code" != 200 ]; then
     say_once "pod-$kube_code" "cannot read pod $POD_NAMESPACE/$POD_NAME (HTTP $kube_code), the taint stays: $(oneline "$kube_body")"
     pause "$WAIT_SECONDS"; continue
   fi
-  if [ "$(printf '%s' "$kube_body" | awk -v mode=ready -v key= "$json_awk")" != yes ]; then
-    say_once waiting "on the node, and pod $POD_NAMESPACE/$POD_NAME is not Ready: the taint stays"
-    pause "$WAIT_SECONDS"; continue
-  fi
+  ready=$(printf '%s\n' "$kube_body" | awk -v mode=ready -v key= "$json_awk")
+  case "$ready" in
+    yes) ;;
+    invalid*) say_once pod-unreadable "cannot read pod $POD_NAMESPACE/$POD_NAME's answer, the taint stays: $ready"; pause "$WAIT_SECONDS"; continue ;;
+    *) say_once waiting "on the node, and pod $POD_NAMESPACE/$POD_NAME is not Ready: the taint stays"; pause "$WAIT_SECONDS"; continue ;;
+  esac
   kube PATCH "$node_url" "[{\"op\":\"test\",\"path\":\"/spec/taints/$index/key\",\"value\":\"$TAINT_KEY\"},{\"op\":\"test\",\"path\":\"/spec/taints/$index/effect\",\"value\":\"${READINESS_TAINT_EFFECT}\"},{\"op\":\"remove\",\"path\":\"/spec/taints/$index\"}]" application/json-patch+json
   case "$kube_code" in
     200) last=removed; say "removed: pod $POD_NAMESPACE/$POD_NAME is Ready" ;;

@@ -7,6 +7,8 @@ import { eq, matchers, podNameRegex, re, regexLiteral } from './promql';
 import { checkPromQL, GATE_FAILS } from './promql-parse';
 import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from './rules';
 import { recordFunctions, recordGuard, recordVerdict, RecordWords } from '../rollout/hook-shell';
+import { JSON_READER_AWK } from '../util/json-awk';
+import { SHELL_FUNCTIONS } from '../util/shell';
 import { ValidationError } from '../validation/errors';
 
 /** What the default checks of a wave are about. */
@@ -113,12 +115,35 @@ export function gpuDriverGateChecks(t: GateTarget): WaveGateCheck[] {
 
 const CHECK_NAME = /^[A-Za-z0-9_-]{1,63}$/;
 
+/** A URL as a log or a message shows it: its userinfo (`user:password@`) replaced by `***@`, as the gate script's `shown_url`. */
+export function redactUrl(url: string): string {
+  // a URL without a scheme too: what a message shows of a refused one
+  return url.replace(/^((?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/)?[^/?#]*@/, '$1***@');
+}
+
+/**
+ * The gate's Prometheus URL: http(s), no whitespace (no request can carry it, so the gate could never pass) and none
+ * of curl's glob characters `[ ] { }` but an IPv6 host's brackets (the script passes --globoff, yet a URL that reads
+ * as a glob is a mistake: `[1-40]` meant 40 queries, `{a,b}` two Prometheus). Its userinfo is never shown.
+ */
+function checkPrometheusUrl(gate: WaveGate, where: string): void {
+  const url = gate.prometheusUrl;
+  const of = `rollout.gates ("${gate.afterWave}") prometheusUrl "${redactUrl(url)}"`;
+  if (/\s/.test(url)) {
+    throw new ValidationError(where, `${of} holds whitespace, which no request can carry; remove it, or percent-encode it (%20)`);
+  }
+  if (!/^https?:\/\/[^\s/]+/.test(url)) {
+    throw new ValidationError(where, `${of} is not an http(s) URL; give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"`);
+  }
+  if (/[[\]{}]/.test(url.replace(/^(https?:\/\/(?:[^/?#@]*@)?)\[[0-9A-Fa-f:.]+\]/, '$1'))) {
+    throw new ValidationError(where, `${of} holds "[", "]", "{" or "}", which curl reads as a URL glob (several queries, their answers run together); `
+      + 'percent-encode them (%5B %5D %7B %7D); brackets are for an IPv6 host only, e.g. "http://[fd00::1]:9090"');
+  }
+}
+
 /** The Job's environment: the script reads everything from it. Sorted by name. */
 export function gateEnvironment(gateName: string, gate: WaveGate, checks: readonly WaveGateCheck[], where: string): { [name: string]: string } {
-  if (!/^https?:\/\/[^\s/]+/.test(gate.prometheusUrl)) {
-    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") prometheusUrl "${gate.prometheusUrl}" is not an http(s) URL; `
-      + 'give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"');
-  }
+  checkPrometheusUrl(gate, where);
   if (checks.length === 0) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
   const names = new Set<string>();
   const env: { [name: string]: string } = {
@@ -152,6 +177,37 @@ export function bakeSeconds(gate: WaveGate, where: string): number {
   return minutes * 60;
 }
 
+/**
+ * Prometheus' answer to an instant query, read whole (util/json-awk.ts), never searched for a text: prints EMPTY for
+ * status "success" with data.resultType "vector" and data.result an empty array; SERIES <n> for a vector of n series;
+ * NOTVECTOR <type> for another result type; otherwise INVALID <why> (not JSON, an HTML page, a cut answer, another
+ * status, data.result not an array). Keys in any order, whitespace anywhere; a repeated key: the last one.
+ */
+export const GATE_ANSWER_AWK = JSON_READER_AWK + String.raw`function opened(t) {
+  if (jd == 0) root = t
+  else if (jd == 1 && jk[1] == "data") { rtype = ""; rt = ""; series = 0 }
+  else if (jd == 2 && jk[1] == "data" && jk[2] == "result") { rt = t; series = 0 }
+  else if (jd == 3 && jk[1] == "data" && jk[2] == "result" && jt[3] == "a") series++
+}
+function take(v, s) {
+  if (jd == 1 && jk[1] == "status") status = s ? v : "not a string"
+  else if (jd == 2 && jk[1] == "data" && jk[2] == "resultType") rtype = s ? v : "not a string"
+  else if (jd == 2 && jk[1] == "data" && jk[2] == "result") rt = "scalar"
+  else if (jd == 3 && jk[1] == "data" && jk[2] == "result" && jt[3] == "a") series++
+}
+function finish() {
+  if (err != "") print "INVALID not JSON: " err
+  else if (root != "o") print "INVALID not a JSON object"
+  else if (status != "success") print "INVALID status " (status == "" ? "missing" : "\"" substr(status, 1, 80) "\"")
+  else if (rtype != "vector") print "NOTVECTOR " (rtype == "" ? "missing" : substr(rtype, 1, 80))
+  else if (rt != "a") print "INVALID data.result " (rt == "" ? "missing" : "not an array")
+  else if (series > 0) print "SERIES " series
+  else print "EMPTY"
+}`;
+
+// the script holds the program between single quotes
+if (GATE_ANSWER_AWK.includes('\'')) throw new Error('GATE_ANSWER_AWK holds a single quote');
+
 const GATE_RECORD: RecordWords = {
   ns: 'GATE_NAMESPACE', revision: 'GATE_REVISION', who: 'gate', overridden: 'checks: promoting past this wave', again: 'checking',
 };
@@ -176,14 +232,18 @@ const GATE_RECORD: RecordWords = {
  * - otherwise records "running", bakes, checks and records "passed" or "failed".
  * The record unreadable or unwritable (API unreachable, no permission): the gate fails closed.
  *
- * Checks: exit 0 only when every query succeeded with an empty vector; an unreachable Prometheus,
- * an HTTP error, a non-vector result or any returned series fails the gate. Once Prometheus is
- * unreachable the remaining checks are not sent (each would wait for its own retries), and count
- * as failed. Every value the script prints or passes on comes from the Job's environment; the
- * revision is hex and the names DNS labels, so the kubectl commands it prints are safe to paste.
+ * Checks: exit 0 only when every query succeeded with an empty vector (the answer parsed as JSON:
+ * GATE_ANSWER_AWK); an unreachable Prometheus, an HTTP error, an answer that is not a query answer,
+ * a non-vector result or any returned series fails the gate. Once Prometheus is unreachable the
+ * remaining checks are not sent (each would wait for its own retries), and count as failed. curl
+ * runs with --globoff (a URL is never a glob) and the log shows the URL without its userinfo.
+ * What Prometheus answered is logged through `printable` (no terminal controls); every other value
+ * it prints comes from the Job's environment: the revision is hex and the names DNS labels, so the
+ * kubectl commands it prints are safe to paste.
  */
 export const GATE_SCRIPT = `set -u
-log() { printf '%s\\n' "gate \${GATE_NAME}: $*"; }
+${SHELL_FUNCTIONS}# log MESSAGE: one line, with nothing a terminal takes for a control (Prometheus' answers are in it)
+log() { printf '%s\\n' "$(printable "gate \${GATE_NAME}: $*")"; }
 ${recordFunctions(GATE_RECORD.ns, GATE_RECORD.revision, 'rollout-gate-record')}how_to_act() {
   log "a retry of this sync fails here again; a person decides:"
   log "  fix the wave or the checks in a new commit (a new revision gates again), or revert the commit;"
@@ -191,8 +251,11 @@ ${recordFunctions(GATE_RECORD.ns, GATE_RECORD.revision, 'rollout-gate-record')}h
   log "  override (pass without checking): kubectl -n \${GATE_NAMESPACE} patch configmap \${RECORD_NAME} --type merge -p '{\\"data\\":{\\"override\\":\\"\${GATE_REVISION}\\"}}', then sync"
 }
 ${recordGuard(GATE_RECORD)}
+# the URL as the log shows it: without its userinfo (user:password@)
+shown_url=$(printf '%s' "\${PROMETHEUS_URL}" | sed 's,^\\([A-Za-z][A-Za-z0-9+.-]*://\\)[^/?#]*@,\\1***@,')
+answer_awk='${GATE_ANSWER_AWK}'
 if [ "\${BAKE_SECONDS}" -ge 60 ] && [ $((BAKE_SECONDS % 60)) -eq 0 ]; then bake="$((BAKE_SECONDS / 60))m"; else bake="\${BAKE_SECONDS}s"; fi
-log "baking \${bake}, then \${CHECK_COUNT} checks against \${PROMETHEUS_URL}"
+log "baking \${bake}, then \${CHECK_COUNT} checks against \${shown_url}"
 sleep "\${BAKE_SECONDS}"
 failed=0
 failed_names=""
@@ -206,19 +269,24 @@ while [ "$i" -le "\${CHECK_COUNT}" ]; do
     failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
     continue
   fi
-  body=$(curl --silent --show-error --fail-with-body --connect-timeout 10 --max-time 30 \\
+  body=$(curl --globoff --silent --show-error --fail-with-body --connect-timeout 10 --max-time 30 \\
     --retry "\${QUERY_RETRIES}" --retry-delay 5 --retry-connrefused \\
     --data-urlencode "query=\${expr}" "\${PROMETHEUS_URL}/api/v1/query" 2>&1)
   rc=$?
   if [ "$rc" -eq 0 ]; then
-    case "$body" in
-      *'"status":"success"'*'"resultType":"vector","result":[]'*)
+    # the answer parsed (GATE_ANSWER_AWK), never searched: only an empty vector passes
+    verdict=$(printf '%s\\n' "$body" | awk "$answer_awk")
+    case "$verdict" in
+      EMPTY)
         log "check \${name}: ok" ;;
-      *'"status":"success"'*'"resultType":"vector"'*)
+      SERIES*)
         log "check \${name}: FAILED, the expression returned series: $(oneline "$body")"
         failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
+      NOTVECTOR*)
+        log "check \${name}: FAILED, not an instant vector result (resultType \${verdict#NOTVECTOR }): $(oneline "$body")"
+        failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
       *)
-        log "check \${name}: FAILED, not an instant vector result: $(oneline "$body")"
+        log "check \${name}: FAILED, not a Prometheus query answer (\${verdict#INVALID }), the gate fails closed: $(oneline "$body")"
         failed=$((failed + 1)); failed_names="\${failed_names} \${name}" ;;
     esac
   elif [ "$rc" -eq 22 ]; then
@@ -226,7 +294,7 @@ while [ "$i" -le "\${CHECK_COUNT}" ]; do
     log "check \${name}: FAILED, Prometheus rejected the query: $(oneline "$body")"
     failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
   else
-    log "check \${name}: FAILED, cannot query Prometheus at \${PROMETHEUS_URL} (the gate fails closed): $(oneline "$body")"
+    log "check \${name}: FAILED, cannot query Prometheus at \${shown_url} (the gate fails closed): $(oneline "$body")"
     failed=$((failed + 1)); failed_names="\${failed_names} \${name}"
     unreachable=1
   fi

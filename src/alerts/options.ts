@@ -346,7 +346,11 @@ export interface WaveGate {
   /** The wave whose DaemonSet the gate checks (not "fleet": nothing comes after it). */
   readonly afterWave: string;
 
-  /** Base URL of the Prometheus HTTP API, e.g. "http://prometheus-operated.monitoring.svc:9090". */
+  /**
+   * Base URL of the Prometheus HTTP API, e.g. "http://prometheus-operated.monitoring.svc:9090". No whitespace, and no
+   * "[", "]", "{" or "}" but an IPv6 host's brackets (percent-encode them). Credentials in it (`https://user:pass@host`)
+   * are used but never logged; they are in the gate Job's environment, in the rendered YAML.
+   */
   readonly prometheusUrl: string;
 
   /**

@@ -4,6 +4,8 @@
  * that keep a Job's verdict in a ConfigMap. Pure: a test runs these functions with busybox sh as the Job does.
  */
 
+import { JSON_READER_AWK } from '../util/json-awk';
+
 /** Pinned curl image (Alpine based, runs as curl_user 100:101, has busybox sh). */
 export const GATE_IMAGE = 'curlimages/curl:8.21.0';
 /** User and group the curl image runs as. */
@@ -19,6 +21,27 @@ export const KUBERNETES_API = 'https://kubernetes.default.svc';
 export const KUBE_AUTH = '--cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bearer "$(cat "\${SERVICE_ACCOUNT_DIR}/token" 2>/dev/null)"';
 
 /**
+ * The record ConfigMap as the API server answers it, read whole (util/json-awk.ts), for the revision `rev`: prints
+ * `override` when data.override is `rev`, else `failed` or `running` when data.state is "`rev` failed" or
+ * "`rev` running", else `none`; `invalid: not JSON: <why>` for an answer that is not one whole JSON document. Only
+ * data's own keys count: a label or an annotation that quotes them is not the record.
+ */
+export const RECORD_STATE_AWK = JSON_READER_AWK + String.raw`function opened(t) {}
+function take(v, s) {
+  if (jd == 2 && jk[1] == "data" && s) { if (jk[2] == "override") override = v; else if (jk[2] == "state") state = v }
+}
+function finish() {
+  if (err != "") print "invalid: not JSON: " err
+  else if (override != "" && override == rev) print "override"
+  else if (state == rev " failed") print "failed"
+  else if (state == rev " running") print "running"
+  else print "none"
+}`;
+
+// the scripts hold the program between single quotes
+if (RECORD_STATE_AWK.includes('\'')) throw new Error('RECORD_STATE_AWK holds a single quote');
+
+/**
  * The sh functions a Job that keeps a verdict in a record ConfigMap defines (the gates, the watchers): 'oneline',
  * 'kube METHOD URL [JSON TYPE]' (the API server with the pod's ServiceAccount token; sets kube_code and kube_body)
  * and 'record STATE' (writes "<revision> STATE" to the ConfigMap RECORD_NAME, patched or created with the label
@@ -26,17 +49,18 @@ export const KUBE_AUTH = '--cacert "\${SERVICE_ACCOUNT_DIR}/ca.crt" --oauth2-bea
  * record's namespace and the revision; the script defines 'log' before them.
  */
 export function recordFunctions(ns: string, revision: string, component: string): string {
-  return `# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
+  return `record_awk='${RECORD_STATE_AWK}'
+# curl's own error (stderr) and the server's answer (stdout) on one log line, bounded
 oneline() { printf '%s' "$1" | tr '\\n' ' ' | cut -c1-2000; }
 record_url="\${KUBERNETES_API}/api/v1/namespaces/\${${ns}}/configmaps"
 # kube METHOD URL [JSON]: sets kube_code (HTTP status, 000 when unreachable) and kube_body
 kube() {
   if [ "$#" -ge 3 ]; then
-    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+    kube_out=$(curl --globoff --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
       ${KUBE_AUTH} \\
       -X "$1" -H "Content-Type: $4" --data-binary "$3" --write-out '\\n%{http_code}' "$2" 2>&1)
   else
-    kube_out=$(curl --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
+    kube_out=$(curl --globoff --silent --show-error --connect-timeout 10 --max-time 30 --retry 3 --retry-delay 2 --retry-connrefused \\
       ${KUBE_AUTH} \\
       -X "$1" --write-out '\\n%{http_code}' "$2" 2>&1)
   fi
@@ -83,24 +107,28 @@ export function recordGuard(w: RecordWords): string {
   const rev = `\${${w.revision}}`;
   return `kube GET "\${record_url}/\${RECORD_NAME}"
 case "$kube_code" in
-  200) state_json="$kube_body" ;;
-  404) state_json="" ;;
+  200) record_state=$(printf '%s\\n' "$kube_body" | awk -v rev="${rev}" "$record_awk") ;;
+  404) record_state=none ;;
   *)
     log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (HTTP \${kube_code}), the ${w.who} fails closed: $(oneline "$kube_body")"
     exit 1 ;;
 esac
-case "$state_json" in
-  *"\\"override\\":\\"${rev}\\""*)
+case "$record_state" in
+  override)
     log "overridden: configmap ${ns}/\${RECORD_NAME} has override ${rev}, this revision passes without ${w.overridden}"
     exit 0 ;;
-  *"\\"state\\":\\"${rev} failed\\""*)
+  failed)
     log "FAILED before for revision ${rev} (configmap ${ns}/\${RECORD_NAME}); not ${w.again} again"
     how_to_act
     exit 1 ;;
-  *"\\"state\\":\\"${rev} running\\""*)
+  running)
     log "FAILED: an earlier attempt for revision ${rev} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
     record failed
     how_to_act
+    exit 1 ;;
+  none) ;;
+  *)
+    log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (\${record_state}), the ${w.who} fails closed: $(oneline "$kube_body")"
     exit 1 ;;
 esac
 ${recordVerdict(w, 'running')}`;

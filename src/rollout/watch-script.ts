@@ -11,6 +11,8 @@
  */
 import { KUBE_AUTH, recordFunctions, recordGuard, recordVerdict, RecordWords } from './hook-shell';
 import { fixFor } from './stuck-causes';
+import { JSON_READER_AWK } from '../util/json-awk';
+import { SHELL_FUNCTIONS } from '../util/shell';
 
 /** What makes a watcher fail the sync; every field has a default derived from the agent's startup budget. */
 export interface WatchBudgets {
@@ -123,11 +125,22 @@ function path(   i, p) { p = ""; for (i = 1; i <= sp; i++) p = p (typ[i] == "o" 
 }
 `;
 
-/** The DaemonSet: `generation templateGeneration observedGeneration desired updated available` ('-' for a missing field). */
+/** Prints nothing for one whole JSON document, else `not JSON (<why>): ` (util/json-awk.ts). */
+const JSON_CHECK_AWK = JSON_READER_AWK + String.raw`function opened(t) {}
+function take(v, s) {}
+function finish() { if (err != "") printf "not JSON (%s): ", err }
+`;
+
+/**
+ * The DaemonSet: `generation templateGeneration observedGeneration desired updated available`, separated by tabs ('-'
+ * for a missing field; a tab in a value becomes a space). The values are as the API server wrote them: the script
+ * takes only whole numbers.
+ */
 const DAEMONSET_AWK = String.raw`
 function take(p, v) { f[p] = v }
-function g(p) { return (p in f) && f[p] != "" ? f[p] : "-" }
+function g(p,   v) { v = (p in f) && f[p] != "" ? f[p] : "-"; gsub(/\t/, " ", v); return v }
 END {
+  OFS = "\t"
   print g(".metadata.generation"), g(".metadata.annotations.deprecated.daemonset.template.generation"), g(".status.observedGeneration"),
     g(".status.desiredNumberScheduled"), g(".status.updatedNumberScheduled"), g(".status.numberAvailable")
 }
@@ -251,7 +264,7 @@ END {
 }
 `;
 
-for (const [what, program] of Object.entries({ JSON_WALK, DAEMONSET_AWK, EVENTS_AWK, JUDGE_AWK })) {
+for (const [what, program] of Object.entries({ JSON_WALK, JSON_CHECK_AWK, DAEMONSET_AWK, EVENTS_AWK, JUDGE_AWK })) {
   // each program goes between single quotes in the script
   if (program.includes('\'')) throw new Error(`${what} holds a single quote`);
 }
@@ -293,12 +306,15 @@ const HOW_TO_ACT = `how_to_act() {
  * The API server unreachable or refusing (no permission) five reads in a row, or the record unreadable: fails closed.
  */
 export const WATCHER_SCRIPT = `set -u
-log() { printf '%s\\n' "watch \${WATCH_NAME}: $*"; }
+${SHELL_FUNCTIONS}# log MESSAGE: one line, with nothing a terminal takes for a control (the API server's answers are in it)
+log() { printf '%s\\n' "$(printable "watch \${WATCH_NAME}: $*")"; }
 ${recordFunctions(WATCH_RECORD.ns, WATCH_RECORD.revision, 'rollout-watch-record')}${HOW_TO_ACT}
 tokens() { ${TOKENIZE} "$1"; }
+# well_formed FILE: prints nothing when FILE holds one whole JSON document, else "not JSON (why): "
+well_formed() { { cat "$1"; echo; } | awk '${JSON_CHECK_AWK}'; }
 # get PATH FILE: the API server's answer to GET PATH in FILE; sets get_code (000 when unreachable) and get_error
 get() {
-  get_code=$(curl --silent --show-error --connect-timeout 10 --max-time 60 --retry 3 --retry-delay 2 --retry-connrefused \\
+  get_code=$(curl --globoff --silent --show-error --connect-timeout 10 --max-time 60 --retry 3 --retry-delay 2 --retry-connrefused \\
     ${KUBE_AUTH} \\
     --output "$2" --write-out '%{http_code}' "\${KUBERNETES_API}$1" 2>"\${WORK_DIR}/curl.err")
   case "$get_code" in [0-9][0-9][0-9]) get_error="" ;; *) get_code=000; get_error=$(oneline "$(cat "\${WORK_DIR}/curl.err")") ;; esac
@@ -322,19 +338,42 @@ failed_pod() {
 $1
 EOF
   event=""
-  get "/api/v1/namespaces/\${WATCH_NAMESPACE}/events?fieldSelector=involvedObject.name%3D\${pod}" "\${WORK_DIR}/answer.json"
-  if [ "$get_code" = 200 ]; then event=$(tokens "\${WORK_DIR}/answer.json" | awk '${JSON_WALK}${EVENTS_AWK}'); fi
+  # a pod name from the API server is a DNS subdomain, which a URL carries as is; anything else is not asked about
+  if dns_subdomain "$pod"; then
+    get "/api/v1/namespaces/\${WATCH_NAMESPACE}/events?fieldSelector=involvedObject.name%3D\${pod}" "\${WORK_DIR}/answer.json"
+    if [ "$get_code" = 200 ]; then event=$(tokens "\${WORK_DIR}/answer.json" | awk '${JSON_WALK}${EVENTS_AWK}'); fi
+  else
+    log "the failing pod's name is not a DNS subdomain: its events are not read"
+  fi
   if [ "$cause" = pending-start ]; then
     case "$event" in FailedMount*) cause=config-error ;; *) cause=not-ready ;; esac
   fi
-  eval "fix=\\\${FIX_$(printf '%s' "$cause" | tr 'a-z-' 'A-Z_')}"
+  case "$cause" in ${WATCH_CAUSES.join(' | ')}) eval "fix=\\\${FIX_$(printf '%s' "$cause" | tr 'a-z-' 'A-Z_')}" ;; *) fix="none known" ;; esac
   log "FAILED: pod \${WATCH_NAMESPACE}/\${pod} on node \${node}: \${reason}: \${detail}"
   if [ -n "$event" ]; then log "  newest warning event: $(printf '%s' "$event" | tr '\\t' ' ')"; fi
   log "  cause \${cause}; fix: \${fix}"
-  log "  look: kubectl -n \${WATCH_NAMESPACE} describe pod \${pod}; kubectl -n \${WATCH_NAMESPACE} logs \${pod} --all-containers --previous"
+  ns_word=$(shell_word "\${WATCH_NAMESPACE}"); pod_word=$(shell_word "$pod")
+  log "  look: kubectl -n \${ns_word} describe pod \${pod_word}; kubectl -n \${ns_word} logs \${pod_word} --all-containers --previous"
   record failed
   how_to_act
   exit 1
+}
+tab=$(printf '\\t')
+# whole_number FIELD VALUE: VALUE, read from the DaemonSet, is a whole number or '-' (missing), else the watcher fails closed
+whole_number() {
+  case "$2" in
+    -) return 0 ;;
+    '' | *[!0-9]* | ???????????????????*)
+      log "FAILED: daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET} has $1 $(shell_word "$2"), not a whole number; the watcher fails closed"
+      record failed
+      how_to_act
+      exit 1 ;;
+  esac
+}
+# dns_subdomain NAME: NAME is a DNS-1123 subdomain (what the API server takes as a pod name)
+dns_subdomain() {
+  case "$1" in '' | *[!a-z0-9.-]* | [.-]* | *[.-] | *..* | *.-* | *-.*) return 1 ;; esac
+  [ "\${#1}" -le 253 ]
 }
 ${recordGuard(WATCH_RECORD)}
 log "watching daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}: fails when a pod of its new revision restarts more than \${RESTART_BUDGET} times, is OOMKilled, stays \${FAILURE_GRACE_SECONDS} s in an image pull or container config error, or Pending \${PENDING_DEADLINE_SECONDS} s; passes when every pod is updated and available"
@@ -351,12 +390,18 @@ while :; do
   fi
   get "/apis/apps/v1/namespaces/\${WATCH_NAMESPACE}/daemonsets/\${WATCH_DAEMONSET}" "\${WORK_DIR}/answer.json"
   case "$get_code" in
-    200) ;;
+    200) get_error=$(well_formed "\${WORK_DIR}/answer.json") ;;
     404) log "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET} does not exist yet"; sleep "\${POLL_SECONDS}"; continue ;;
-    *) unreadable "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}"; sleep "\${POLL_SECONDS}"; continue ;;
+    *) ;;
   esac
-  set -- $(tokens "\${WORK_DIR}/answer.json" | awk '${JSON_WALK}${DAEMONSET_AWK}')
-  generation=$1; template=$2; observed=$3; desired=$4; updated=$5; available=$6
+  # its numbers decide the verdict: an answer that is not one whole JSON document (a proxy's page quoting one) is no answer
+  if [ "$get_code" != 200 ] || [ -n "$get_error" ]; then unreadable "daemonset \${WATCH_NAMESPACE}/\${WATCH_DAEMONSET}"; sleep "\${POLL_SECONDS}"; continue; fi
+  IFS="$tab" read -r generation template observed desired updated available <<EOF
+$(tokens "\${WORK_DIR}/answer.json" | awk '${JSON_WALK}${DAEMONSET_AWK}')
+EOF
+  whole_number generation "$generation"; whole_number "template generation (annotation deprecated.daemonset.template.generation)" "$template"
+  whole_number observedGeneration "$observed"; whole_number desiredNumberScheduled "$desired"
+  whole_number updatedNumberScheduled "$updated"; whole_number numberAvailable "$available"
   if [ "$observed" = - ] || [ "$generation" = - ] || [ "$observed" -lt "$generation" ]; then
     log "waiting for the DaemonSet controller to observe generation \${generation}"
     sleep "\${POLL_SECONDS}"

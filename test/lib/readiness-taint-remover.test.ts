@@ -160,8 +160,10 @@ const patches = () => api.requests.filter((r) => r.method === 'PATCH');
 
 describe('the JSON reader the remover runs (awk, no jq)', () => {
   const awks = [['awk'], ...(BUSYBOX ? [['busybox', 'awk']] : [])];
-  const read = (awk: string[], mode: string, doc: unknown) => spawnSync(awk[0], [...awk.slice(1), '-v', `mode=${mode}`, '-v', `key=${KEY}`, JSON_AWK],
-    { input: JSON.stringify(doc), encoding: 'utf-8' }).stdout.trim();
+  // the script feeds it the answer and a newline (printf '%s\n')
+  const readText = (awk: string[], mode: string, text: string) => spawnSync(awk[0], [...awk.slice(1), '-v', `mode=${mode}`, '-v', `key=${KEY}`, JSON_AWK],
+    { input: text, encoding: 'utf-8', maxBuffer: 64 * 1024 * 1024 }).stdout.trim();
+  const read = (awk: string[], mode: string, doc: unknown) => readText(awk, mode, `${JSON.stringify(doc)}\n`);
 
   test.each(awks)('%s: the index of our NoSchedule taint, never one quoted in an annotation; Ready only from status.conditions', (...awk) => {
     expect(read(awk, 'taint', node('n1', [OTHER, STARTUP]))).toBe('1');
@@ -172,6 +174,41 @@ describe('the JSON reader the remover runs (awk, no jq)', () => {
     expect(read(awk, 'ready', pod('p', 'n1', true))).toBe('yes');
     expect(read(awk, 'ready', pod('p', 'n1', false))).toBe('');
   });
+
+  test.each(awks)('%s: an answer that is not one whole JSON document is refused, whatever it quotes', (...awk) => {
+    const doc = JSON.stringify(node('n1', [STARTUP]));
+    expect(readText(awk, 'taint', `<html><body>${doc}</body></html>\n`)).toMatch(/^invalid: not JSON: a stray <html>/);
+    expect(readText(awk, 'taint', `${doc.slice(0, -1)}\n`)).toBe('invalid: not JSON: cut short');
+    expect(readText(awk, 'taint', `${doc.slice(0, doc.indexOf(KEY))}\n`)).toBe('invalid: not JSON: an unterminated string');
+    expect(readText(awk, 'taint', `${doc}{}\n`)).toBe('invalid: not JSON: more after the end');
+    expect(readText(awk, 'taint', '\n')).toBe('invalid: not JSON: empty');
+    // whitespace anywhere, escapes in strings (\/ is /), keys in any order
+    const spaced = JSON.stringify({ spec: { taints: [OTHER, { effect: 'NoSchedule', key: KEY }] }, metadata: { name: 'n1' } }, null, 2);
+    expect(readText(awk, 'taint', `${spaced.replace(KEY, KEY.replace('/', '\\/'))}\n`)).toBe('1');
+  });
+
+  test('linear in the node object: a 1.4 MB node takes less than 20 times as long as a 140 KB one', () => {
+    const awk = BUSYBOX ? ['busybox', 'awk'] : ['awk'];
+    // a node of a busy host: many images, and a large annotation full of escaped quotes (a last-applied configuration)
+    const big = (images: number) => {
+      const n = node('n1', [OTHER, STARTUP]);
+      n.status.images = Array.from({ length: images }, (_, i) => ({ names: [`registry.example.com/team-${i}/app@sha256:${'0123456789abcdef'.repeat(4)}`], sizeBytes: 123456789 + i }));
+      n.metadata.annotations['example.com/last-applied'] = JSON.stringify({ items: n.status.images.slice(0, images / 4) });
+      return `${JSON.stringify(n)}\n`;
+    };
+    const [small, large] = [big(1000), big(10_000)];
+    expect(small.length).toBeGreaterThan(140_000);
+    expect(large.length).toBeGreaterThan(1_400_000);
+    const time = (text: string) => {
+      const started = process.hrtime.bigint();
+      expect(readText(awk, 'taint', text)).toBe('1');
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const smallMs = Math.min(time(small), time(small), time(small));
+    // the least of a few runs: another process on the machine only ever makes a run slower
+    const largeMs = Math.min(time(large), time(large));
+    expect(largeMs).toBeLessThan(20 * smallMs);
+  }, 120_000);
 });
 
 test('the API server from the kubelet\'s service variables (no cluster DNS needed), an IPv6 address in brackets', () => {
@@ -239,6 +276,33 @@ describe('the remover against the API server', () => {
     expect(api.taintKeys('n1')).toEqual([OTHER.key]);
     expect(patches().map((p) => p.code)).toEqual([422, 200]);
     expect(JSON.parse(patches()[1].body)[2]).toEqual({ op: 'remove', path: '/spec/taints/1' });
+  }, 30_000);
+
+  test('an answer with terminal controls (an error page, a proxy): the log shows none of them', async () => {
+    api.putNode(node('n1', [STARTUP]));
+    api.putPod(pod('logs-a', 'n1', true));
+    // ESC sequences (a colour, a window title), BEL, a backspace, C1 controls as UTF-8 (U+009B) and as raw bytes
+    const hostile = Buffer.concat([Buffer.from('proxy error \x1b[31mred\x1b]0;title\x07 \b\r\n', 'latin1'), Buffer.from('\u009b2J csi', 'utf8'), Buffer.from(' raw \x9b\x9d end', 'latin1')]);
+    api.rawAnswer = (method, p) => (method === 'GET' && p === '/api/v1/nodes/n1' ? { code: 502, body: hostile } : undefined);
+    const remover = startRemover('logs-a', 'n1');
+    await waitFor('the refusal is logged', () => remover.log().includes('cannot read the node (HTTP 502)'));
+    await sleep(200);
+    expect(remover.log()).toContain('proxy error ?[31mred?]0;title? ?  ?2J csi raw ? end');
+    expect(remover.log()).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]/);
+    expect(api.taintKeys('n1')).toEqual([KEY]);
+  }, 30_000);
+
+  test('an answer that is not JSON (a proxy\'s page quoting one): the taint stays, and the log says why', async () => {
+    api.putNode(node('n1', [STARTUP]));
+    api.putPod(pod('logs-a', 'n1', true));
+    const page = (doc: Manifest) => ({ code: 200, body: Buffer.from(`<html><body>${JSON.stringify(doc)}</body></html>`) });
+    api.rawAnswer = (method, p) => (method === 'GET' && p === '/api/v1/nodes/n1' ? page(api.nodes.get('n1')!) : undefined);
+    const remover = startRemover('logs-a', 'n1');
+    await waitFor('the node\'s answer is refused', () => remover.log().includes('cannot read the node\'s answer, the taint stays: invalid: not JSON: a stray <html><body>'));
+    api.rawAnswer = (method, p) => (method === 'GET' && p === '/api/v1/namespaces/observability/pods/logs-a' ? page(api.pods.get('observability/logs-a')!) : undefined);
+    await waitFor('the pod\'s answer is refused', () => remover.log().includes('cannot read pod observability/logs-a\'s answer, the taint stays: invalid: not JSON: a stray <html><body>'));
+    expect(api.taintKeys('n1')).toEqual([KEY]);
+    expect(patches()).toEqual([]);
   }, 30_000);
 
   test('the admission policy refuses a token of another node: the taint stays and the refusal is logged', async () => {

@@ -228,6 +228,89 @@ describe.each(SHELLS)('the watcher script (%s) on the shapes of a bad version', 
   }, 70_000);
 });
 
+describe.each(SHELLS)('the watcher script (%s) on what it cannot take as is', (shell) => {
+  /** Any character a terminal may take for a control, but the newline ending each log line; U+FFFD: a byte that was no UTF-8. */
+  const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]/;
+
+  test('a template generation that is not a whole number fails closed, never splits into the other numbers', async () => {
+    const withTemplate = (template: string) => steady(() => {
+      const ds = daemonSet({ desired: 3, updated: 1, available: 2 });
+      ds.metadata.annotations['deprecated.daemonset.template.generation'] = template;
+      return { daemonSet: ds, pods: [] };
+    });
+    // read as six words, "9 9 0 0 0" made observed 9, desired, updated and available 0: the rollout complete
+    api.reset(withTemplate('9 9 0 0 0'));
+    const split = await runWatcher(canaryJob, shell, { WATCH_TIMEOUT_SECONDS: '5' });
+    expect(split.output).toContain('watch canary: FAILED: daemonset observability/logs-canary has template generation (annotation '
+      + 'deprecated.daemonset.template.generation) \'9 9 0 0 0\', not a whole number; the watcher fails closed');
+    expect(split.output).not.toContain('rollout complete');
+    expect(split.code).toBe(1);
+    expect(api.configMaps.get(RECORD)?.data.state).toBe(`${REVISION} failed`);
+    // a glob: the files of the working directory
+    api.reset(withTemplate('*'));
+    const glob = await runWatcher(canaryJob, shell, { WATCH_TIMEOUT_SECONDS: '5' });
+    expect(glob.output).toContain('has template generation (annotation deprecated.daemonset.template.generation) \'*\', not a whole number');
+    expect(glob.code).toBe(1);
+    api.reset(steady(() => ({ daemonSet: { ...daemonSet({ desired: 3, updated: 3, available: 3 }), status: { desiredNumberScheduled: '3e0', observedGeneration: 5 } }, pods: [] })));
+    const number = await runWatcher(canaryJob, shell, { WATCH_TIMEOUT_SECONDS: '5' });
+    expect(number.output).toContain('has desiredNumberScheduled 3e0, not a whole number');
+    expect(number.code).toBe(1);
+  }, 70_000);
+
+  test('a DaemonSet answer that is not one whole JSON document (a proxy\'s page quoting a complete one) is no answer: fails closed', async () => {
+    api.reset(steady(() => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [] })));
+    api.rawAnswer = (_method, p) => (p.includes('/daemonsets/')
+      ? { code: 200, body: Buffer.from(`<html><body><pre>${JSON.stringify(daemonSet({ desired: 1, updated: 1, available: 1 }))}</pre></body></html>`) }
+      : undefined);
+    const run = await runWatcher(canaryJob, shell);
+    expect(run.output).toContain('watch canary: cannot read daemonset observability/logs-canary (HTTP 200): not JSON (a stray <html><body><pre>): <html><body><pre>{');
+    expect(run.output).toContain('FAILED: 5 reads in a row failed; the watcher fails closed');
+    expect(run.output).not.toContain('rollout complete');
+    expect(run.code).toBe(1);
+    expect(api.configMaps.get(RECORD)?.data.state).toBe(`${REVISION} failed`);
+  }, 70_000);
+
+  test('a failing pod whose name is no DNS subdomain: not put in a URL, and quoted in the command to paste', async () => {
+    const name = 'logs-canary-x7k2p&limit=1;$(id)';
+    api.reset(steady((now) => ({
+      daemonSet: daemonSet({ desired: 3, updated: 1, available: 2 }),
+      pods: [pod({ name, node: 'worker-a-1', ageSeconds: 600, status: crashLoop(now, 4) })],
+    })));
+    const run = await runWatcher(canaryJob, shell);
+    expect(run.output).toContain('watch canary: the failing pod\'s name is not a DNS subdomain: its events are not read');
+    expect(run.output).toContain('watch canary:   look: kubectl -n observability describe pod \'logs-canary-x7k2p&limit=1;$(id)\'; '
+      + 'kubectl -n observability logs \'logs-canary-x7k2p&limit=1;$(id)\' --all-containers --previous');
+    expect(api.requests.filter((r) => r.includes('/events'))).toEqual([]);
+    expect(run.code).toBe(1);
+  }, 70_000);
+
+  test('what the API server answers reaches the log without a byte a terminal takes for a control', async () => {
+    api.reset(steady((now) => {
+      // C1 controls (U+009B CSI, U+0085) in a status message, as JSON carries them: raw, in UTF-8
+      const status = imagePull(now, 'ImagePullBackOff');
+      status.containerStatuses[0].state.waiting.message = 'Back-off \u009b2J\u0085 pulling';
+      return { daemonSet: daemonSet({ desired: 2, updated: 1, available: 1 }), pods: [pod({ name: 'logs-canary-p4v8n', node: 'worker-a-1', ageSeconds: 90, status })] };
+    }));
+    // the events answer with raw ESC and BEL bytes in a message
+    api.rawAnswer = (_method, p) => (p.endsWith('/events') ? {
+      code: 200,
+      body: Buffer.from('{"items":[{"type":"Warning","reason":"Failed","message":"pull \x1b[31mred\x1b]0;title\x07 \x9b end","lastTimestamp":"2026-01-01T00:00:00Z","involvedObject":{"name":"logs-canary-p4v8n"}}]}', 'latin1'),
+    } : undefined);
+    const run = await runWatcher(canaryJob, shell, { FAILURE_GRACE_SECONDS: '0' });
+    expect(run.output).toContain('ImagePullBackOff: container fluent-bit image cr.fluentbit.io/fluent/fluent-bit:4.2.33: Back-off ?2J? pulling');
+    expect(run.output).toContain('newest warning event: Failed pull ?[31mred?]0;title? ? end');
+    expect(run.output).not.toMatch(CONTROL);
+    expect(run.code).toBe(1);
+    // an error page with terminal controls, five times: the watcher fails closed, and its log holds none of them
+    api.reset(steady(() => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [] })));
+    api.rawAnswer = (_method, p) => (p.includes('/daemonsets/') ? { code: 400, body: Buffer.from('<h1>\x1b[2J\x1bc bad gateway \x9b\x07</h1>', 'latin1') } : undefined);
+    const refused = await runWatcher(canaryJob, shell);
+    expect(refused.output).toContain('cannot read daemonset observability/logs-canary (HTTP 400): <h1>?[2J?c bad gateway ??</h1>');
+    expect(refused.output).toContain('FAILED: 5 reads in a row failed; the watcher fails closed');
+    expect(refused.output).not.toMatch(CONTROL);
+  }, 70_000);
+});
+
 describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: automated operations retry 5 times by default), '
   + 'and BeforeHookCreation deletes the failed watcher Job before each retry creates it again', () => {
   test('a failed watcher stays failed on every retry, also once the pods look healthy, without watching again', async () => {
@@ -266,6 +349,23 @@ describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: au
     expect(watched.output).toContain('watching daemonset observability/logs-canary');
     expect(watched.code).toBe(0);
   }, 120_000);
+
+  test('the record read whole: a label quoting an override is none, an answer that is not JSON fails closed', async () => {
+    const healthy = steady((now: number) => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [pod({ name: 'logs-canary-n3w00', node: 'worker-b-3', ageSeconds: 10, status: running(now) })] }));
+    const recordPath = `/api/v1/namespaces/observability/configmaps/${RECORD}`;
+    const answer = (body: string) => (method: string, p: string) => (method === 'GET' && p === recordPath ? { code: 200, body: Buffer.from(body) } : undefined);
+    api.reset(healthy);
+    api.rawAnswer = answer(JSON.stringify({ kind: 'ConfigMap', metadata: { name: RECORD, labels: { override: REVISION } }, data: { state: `${REVISION} failed`, note: 'x' } }));
+    const labelled = await runWatcher(canaryJob, 'sh');
+    expect(labelled.output).not.toContain('overridden');
+    expect(labelled.output).toContain(`FAILED before for revision ${REVISION}`);
+    expect(labelled.code).toBe(1);
+    api.reset(healthy);
+    api.rawAnswer = answer(`<html>${JSON.stringify({ kind: 'ConfigMap', data: { override: REVISION } })}</html>`);
+    const page = await runWatcher(canaryJob, 'sh');
+    expect(page.output).toContain(`watch canary: FAILED: cannot read the watcher's record, configmap observability/${RECORD} (invalid: not JSON: a stray <html>), the watcher fails closed`);
+    expect(page.code).toBe(1);
+  }, 70_000);
 
   test('the API server refusing or unreachable: the watcher fails closed', async () => {
     api.reset(steady(() => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [] })));

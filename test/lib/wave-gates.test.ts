@@ -170,5 +170,25 @@ test('bad gates name the construct, the prop and the fix', () => {
   expect(() => logCollector({ gates: [gate, gate] })).toThrow(/two gates after wave "canary"/);
   expect(() => logCollector({ gates: [{ ...gate, prometheusUrl: 'prometheus:9090' }] })).toThrow(/prometheusUrl "prometheus:9090" is not an http\(s\) URL/);
   expect(() => logCollector({ gates: [{ ...gate, bakeMinutes: 2.5 }] })).toThrow(/bakeMinutes 2.5 must be a whole number/);
+});
+
+test('a Prometheus URL that curl would read as a glob, or that holds whitespace, is refused; its credentials are never shown', () => {
+  const gate = { afterWave: 'canary', prometheusUrl: PROM };
+  const refused = (prometheusUrl: string) => () => logCollector({ gates: [{ ...gate, prometheusUrl }] });
+  expect(refused('http://prometheus-[1-40].monitoring.svc:9090')).toThrow('LogCollectorDaemonSet test/logs: rollout.gates ("canary") prometheusUrl '
+    + '"http://prometheus-[1-40].monitoring.svc:9090" holds "[", "]", "{" or "}", which curl reads as a URL glob (several queries, their answers run together); '
+    + 'percent-encode them (%5B %5D %7B %7D); brackets are for an IPv6 host only, e.g. "http://[fd00::1]:9090"');
+  expect(refused('http://{prometheus-a,prometheus-b}.monitoring.svc:9090')).toThrow(/prometheusUrl "http:\/\/\{prometheus-a,prometheus-b\}\.monitoring\.svc:9090" holds "\["/);
+  expect(refused('http://[fd00::1]:9090/prefix{a}')).toThrow(/which curl reads as a URL glob/);
+  expect(refused('http://prometheus.monitoring.svc:9090/ ')).toThrow('rollout.gates ("canary") prometheusUrl "http://prometheus.monitoring.svc:9090/ " holds whitespace, '
+    + 'which no request can carry; remove it, or percent-encode it (%20)');
+  expect(refused('http://prometheus\t.svc')).toThrow(/holds whitespace/);
+  // the userinfo is replaced in the message
+  expect(refused('https://gate:s3cret@prometheus.example.com/[x]')).toThrow(/prometheusUrl "https:\/\/\*\*\*@prometheus\.example\.com\/\[x\]" holds/);
+  expect(refused('gate:s3cret@prometheus:9090')).toThrow(/is not an http\(s\) URL/);
+  expect(refused('gate:s3cret@prometheus:9090')).not.toThrow(/s3cret/);
+  // an IPv6 host and credentials are fine
+  expect(jobs(logCollector({ gates: [{ ...gate, prometheusUrl: 'http://[fd00::1]:9090' }] }))).toHaveLength(1);
+  expect(jobs(logCollector({ gates: [{ ...gate, prometheusUrl: 'https://gate:s3cret@prometheus.example.com' }] }))).toHaveLength(1);
   expect(() => logCollector({ gates: [{ ...gate, checks: [{ name: 'has space', expr: 'up == 0' }] }] })).toThrow(/check name "has space"/);
 });

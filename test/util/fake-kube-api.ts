@@ -107,6 +107,8 @@ export class FakeKubeApi {
   public policies: Manifest[] = [];
   /** runs before a PATCH is applied: another client changing the object in between */
   public beforePatch?: (name: string) => void;
+  /** an answer of its own for a request (status and raw bytes: an error page, a proxy's), else undefined to serve it */
+  public rawAnswer?: (method: string, path: string) => { code: number; body: Buffer } | undefined;
   public url = '';
   private server?: Loopback;
   private version = 1;
@@ -161,6 +163,13 @@ export class FakeKubeApi {
       res.end(JSON.stringify(object));
     };
     const status = (code: number, reason: string, message: string) => reply(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, message, code });
+    const raw = this.rawAnswer?.(req.method ?? '', path);
+    if (raw) {
+      this.requests.push({ method: req.method ?? '', path, query, contentType: req.headers['content-type'], body, code: raw.code });
+      res.writeHead(raw.code, { 'Content-Type': 'text/plain' });
+      res.end(raw.body);
+      return;
+    }
     const user = this.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
     if (!user) return status(401, 'Unauthorized', 'Unauthorized');
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);

@@ -25,6 +25,8 @@ export class FakeWatchApi {
   public readonly requests: string[] = [];
   public readonly refused: string[] = [];
   public rules: any[] = [];
+  /** an answer of its own for a request (status and raw bytes: an error page, a proxy's), else undefined to serve it */
+  public rawAnswer?: (method: string, path: string) => { code: number; body: Buffer } | undefined;
   public url = '';
   private reads = 0;
   private view: ClusterView = { pods: [] };
@@ -44,6 +46,7 @@ export class FakeWatchApi {
     this.requests.length = 0;
     this.refused.length = 0;
     this.configMaps.clear();
+    this.rawAnswer = undefined;
   }
 
   public async start(): Promise<void> {
@@ -66,6 +69,12 @@ export class FakeWatchApi {
       res.end(JSON.stringify(object));
     };
     this.requests.push(`${req.method} ${req.url}`);
+    const raw = this.rawAnswer?.(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname);
+    if (raw) {
+      res.writeHead(raw.code, { 'Content-Type': 'text/plain' });
+      res.end(raw.body);
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { kind: 'Status', reason: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'http://x');
     const m = /^\/(?:api\/v1|apis\/(apps)\/v1)\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?$/.exec(url.pathname);
