@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compare, isObject, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
-import { parseNodeList } from './nodes';
+import { checkNodeName, parseNodeList } from './nodes';
 import { NodeJson } from '../scheduling/types';
 import { terminalSafe } from '../util/output-escape';
 
@@ -91,25 +91,16 @@ function checkNodeShape(item: Record<string, any>, where: string): void {
   }
 }
 
-/** A node name as the API server takes it (ValidateNodeName: a DNS-1123 subdomain). */
-const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /**
- * Refuses node names no cluster can hold, before anything prints them: the names go into kubectl
- * command lines (`--all` would be read as an option), comments and terminals. The message shows a
- * short, escaped form of the name, never its raw bytes.
+ * Refuses node names no cluster can hold (checkNodeName, which parseNodeList applies too) and fields of the wrong
+ * type, before anything prints them.
  */
 function checkNodeNames(value: unknown, file: string): void {
   if (!isObject(value) || !Array.isArray(value.items)) return; // parseNodeList says what is wrong
   value.items.forEach((item: unknown, index: number) => {
     const name = isObject(item) && isObject(item.metadata) ? item.metadata.name : undefined;
     if (typeof name !== 'string' || name === '') return;
-    if (name.length > 253 || !NODE_NAME.test(name)) {
-      const shown = JSON.stringify(terminalSafe(name.length > 40 ? `${name.slice(0, 40)}…` : name));
-      throw new Error(`${file}: items[${index}]: node name ${shown} is not a valid Kubernetes node name (a DNS subdomain: `
-        + 'lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters); '
-        + 'the API server refuses such a node: fix or remove it in the inventory');
-    }
+    checkNodeName(name, `${file}: items[${index}]`);
     checkNodeShape(item as Record<string, any>, `${file}: items[${index}] (node ${name})`);
   });
 }
