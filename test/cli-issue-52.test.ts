@@ -79,3 +79,36 @@ describe('doctor --json: C0 and C1 controls', () => {
     expect(plan.stderr.split(': ').slice(1).join(': ')).toContain(r.stderr.split('node name ')[1].split(';')[0]);
   });
 });
+
+describe('plan: trees', () => {
+  const tree = (name: string, ds: Manifest[]) => write(name, ds.map((d) => JSON.stringify(d)).join('\n---\n'));
+
+  test('--after given TypeScript source: pass the synthesized YAML folder, by extension or by a failed parse of code', () => {
+    write('nodes.json', JSON.stringify(list([node('n1')])));
+    tree('before.yaml', [agentDaemonSet('logs')]);
+    write('main.ts', "import { App } from 'cdk8s';\nconst app = new App();\nnew LogCollector(app, 'logs', {\n  outputs: [FluentBitOutput.stdout()],\n});\napp.synth();\n");
+    const r = run('plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'main.ts');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('main.ts: a TypeScript or JavaScript source file, not manifests; pass the synthesized YAML folder (cdk8s synth\'s dist/)');
+    // the same source saved without its extension: the YAML parse fails (MULTILINE_IMPLICIT_KEY) and the hint follows
+    fs.copyFileSync(path.join(dir, 'main.ts'), path.join(dir, 'main-source'));
+    const copied = run('plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'main-source');
+    expect(copied.code).toBe(2);
+    expect(copied.stderr).toMatch(/main-source: not valid YAML \([A-Z_]+ at line \d+, column \d+\): it looks like program source, not manifests; pass the synthesized YAML folder \(cdk8s synth's dist\/\)/);
+    // a broken YAML file that is not code gets no such hint
+    write('broken.yaml', 'kind: [\n');
+    expect(run('plan', '--nodes', 'nodes.json', '--before', 'before.yaml', '--after', 'broken.yaml').stderr).not.toContain('program source');
+  });
+
+  test('--allow-restart naming no agent of the trees: exit 2 naming it and the trees\' agents, escaped', () => {
+    write('nodes.json', JSON.stringify(list([node('n1')])));
+    tree('a.yaml', [agentDaemonSet('logs'), agentDaemonSet('metrics')]);
+    tree('b.yaml', [agentDaemonSet('logs')]);
+    const r = run('plan', '--nodes', 'nodes.json', '--before', 'a.yaml', '--after', 'b.yaml', '--allow-restart', 'logs', '--allow-restart', 'log\u001b[2Js');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--allow-restart "log\\x1b[2Js": no DaemonSet of the trees belongs to that agent (app.kubernetes.io/name); the trees have the agents "logs", "metrics"');
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/\u001b/);
+    expect(run('plan', '--nodes', 'nodes.json', '--before', 'a.yaml', '--after', 'b.yaml', '--allow-restart', 'metrics').code).not.toBe(2);
+  });
+});

@@ -31,16 +31,39 @@ export function loadManifests(paths: readonly string[], cwd: string): ManifestSe
     }
     for (const file of files) {
       const label = path.relative(cwd, file) || file;
+      if (SOURCE_EXTENSIONS.test(file)) throw new Error(`${label}: a TypeScript or JavaScript source file, not manifests; ${SYNTH_HINT}`);
       const text = readOrThrow(file, label);
       total += text.length;
       if (total > MAX_FILE_BYTES) {
         throw new Error(`${given}: the manifests are more than ${MAX_FILE_BYTES / 1024 / 1024} MiB in all, the most read; pass the synthesized manifests of your node agents`);
       }
       // one by one: a spread of 200k documents would overflow the call stack
-      for (const document of parseManifestText(text, label)) documents.push(document);
+      for (const document of parseSource(text, label)) documents.push(document);
     }
   }
   return manifestSet(documents);
+}
+
+/** Source files given where manifests go: `plan --after main.ts`. */
+const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+const SYNTH_HINT = 'pass the synthesized YAML folder (cdk8s synth\'s dist/)';
+
+/** Lines only program source opens with: an import, an export, a declaration, a comment, a call ending in `;`. */
+function looksLikeCode(text: string): boolean {
+  return /^\s*(import\s|export\s|(const|let|var|function|class|interface)\s|\/\/|\/\*|#!|require\(|new\s+\w+\().*$/m.test(text.slice(0, 4096))
+    || /^[^#\n]*\);\s*$/m.test(text.slice(0, 4096));
+}
+
+/** parseManifestText, saying to pass the synthesized manifests when a file that fails to parse looks like program source. */
+function parseSource(text: string, label: string): ManifestDocument[] {
+  try {
+    return parseManifestText(text, label);
+  } catch (error) {
+    if (error instanceof Error && /not valid YAML/.test(error.message) && looksLikeCode(text)) {
+      throw new Error(`${error.message}: it looks like program source, not manifests; ${SYNTH_HINT}`);
+    }
+    throw error;
+  }
 }
 
 /** Reads a node inventory: the JSON `kubectl get nodes -o json` prints. */
