@@ -3,7 +3,6 @@ import * as path from 'path';
 import { compare, isObject, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
 import { checkNodeName, parseNodeList } from './nodes';
 import { NodeJson } from '../scheduling/types';
-import { terminalSafe } from '../util/output-escape';
 
 /** Extensions read when a directory is given (a cdk8s synth output directory holds `*.k8s.yaml`). */
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];

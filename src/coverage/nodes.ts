@@ -223,6 +223,17 @@ function platformOf(labels: Readonly<Record<string, string>>): [Platform, string
   return ['linux', undefined];
 }
 
+/**
+ * What a taint the inventory does not list says of itself: ` (implied by Ready=False: …)`. The tool adds the node
+ * lifecycle controller's taints on purpose (a live NotReady node carries not-ready:NoSchedule, which DaemonSet pods do
+ * not tolerate), where the DaemonSet controller's own table tests give the node only the NoExecute one: said, so a
+ * reader comparing the two knows why. '' for a listed taint.
+ */
+export function impliedNote(taint: EffectiveTaint): string {
+  if (taint.impliedBy === undefined) return '';
+  return ` (implied by ${taint.impliedBy}: not listed in the inventory, added on purpose as the node lifecycle controller taints such a node)`;
+}
+
 export function formatTaint(taint: TaintJson): string {
   return `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
 }
