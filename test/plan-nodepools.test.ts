@@ -260,3 +260,52 @@ describe('the matching resource profile sizes each instance type', () => {
     expect(j.nodePools.pools[0].instanceTypes.map((t: { agents: { profile: string }[] }) => t.agents.map((a) => a.profile))).toEqual([['large'], ['large'], ['large'], ['large']]);
   });
 });
+
+describe('issue #52: the catalog is bounded and read in time linear in its instance types', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodepools-scale-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const d = path.join(ROOT, FIXTURES, 'karpenter-3199');
+  const pools = path.join(dir, 'pools.yaml');
+  fs.writeFileSync(pools, YAML.stringify({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'wide' },
+    spec: { template: { spec: { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }] } } },
+  }));
+  /** A catalog of `count` types the pool may launch, as JSON (a YAML document). */
+  const catalog = (count: number) => {
+    const file = path.join(dir, `catalog-${count}.json`);
+    const instanceTypes = Array.from({ length: count }, (_, i) => ({ name: `m7i.s${i}`, vcpu: 2 + (i % 64), memoryMiB: 8192 + i, maxPods: 29 }));
+    fs.writeFileSync(file, JSON.stringify({ apiVersion: 'node-agents.cdk8s.io/v1alpha1', kind: 'InstanceTypeCatalog', instanceTypes }));
+    return file;
+  };
+  const plan = (types: string, ...extra: string[]) => run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`,
+    '--nodepools', pools, '--instance-types', types, '--json', ...extra);
+  const timed = (types: string, ...extra: string[]) => {
+    const start = process.hrtime.bigint();
+    const r = plan(types, ...extra);
+    return { r, ms: Number(process.hrtime.bigint() - start) / 1e6 };
+  };
+
+  test('more types than --max-instance-types (default 5000): exit 2 naming the limit and the flag', () => {
+    const r = plan(catalog(5_001));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the instance type catalog lists more than 5000 instance types, the most read (--max-instance-types N raises the limit)');
+    expect(plan(catalog(5_001), '--max-instance-types', 'many').stderr).toContain('--max-instance-types "many" is not a whole number');
+    expect(run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--max-instance-types', '9').stderr)
+      .toContain('--max-instance-types goes with --nodepools');
+  });
+
+  test('20,000 types (--max-instance-types 20000) finish, in time about 10 × that of 2,000 (it was quadratic: 10,000 took 20 s)', () => {
+    const small = catalog(2_000);
+    const large = catalog(20_000);
+    timed(small); // warm-up: the first run compiles the code paths
+    const a = timed(small);
+    const b = timed(large, '--max-instance-types', '20000');
+    expect(a.r.code).not.toBe(2);
+    expect(b.r.code).not.toBe(2);
+    expect(JSON.parse(b.r.stdout).nodePools.pools[0].instanceTypes).toHaveLength(20_000);
+    // linear: ~10; quadratic: ~100
+    expect(b.ms / a.ms).toBeLessThan(30);
+  }, 120_000);
+});
