@@ -69,7 +69,7 @@ export interface PoolReport {
 export interface NodePoolFinding {
   readonly kind: 'node-pool';
   readonly severity: 'error' | 'warning';
-  /** agents-do-not-fit, overhead-share, limit-range, exists-toleration, existing-nodes, no-instance-type */
+  /** agents-do-not-fit, overhead-share, limit-range, exists-toleration, existing-nodes, no-instance-type, catalog-in-nodepools */
   readonly cause: string;
   readonly pool: string;
   readonly daemonSets: readonly string[];

@@ -7,7 +7,7 @@ import { Parsed, stringValue, UsageError } from './args';
 import { plural, table } from './format';
 import { MAX_PRINTED_PER_KIND } from './limits';
 import { CapacityFinding } from '../capacity/check';
-import { MAX_INSTANCE_TYPES, parseCatalog } from '../capacity/instance-types';
+import { CATALOG_KIND, MAX_INSTANCE_TYPES, parseCatalog } from '../capacity/instance-types';
 import { parseNodePools } from '../capacity/nodepool-spec';
 import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from '../capacity/nodepools';
 import { formatAmount } from '../capacity/resources';
@@ -29,7 +29,9 @@ export const NODEPOOLS_FLAG_HELP = `  --nodepools FILE    Karpenter NodePools (k
                       replace them for it)
   --instance-types FILE
                       the instance type catalog (kind InstanceTypeCatalog: name, vcpu, memoryMiB,
-                      maxPods, arch, labels, allocatable), also read from the --nodepools file.
+                      maxPods, arch, labels, allocatable), a file of its own: kept beside the
+                      NodePools, a GitOps sync of them fails on it (read from the --nodepools
+                      input too, for now, with a warning: catalog-in-nodepools).
                       Allocatable: the catalog's, else an inventory node's of that type, else
                       Karpenter's AWS formula (kube-reserved, system-reserved, eviction, VM overhead)
   --max-overhead PERCENT
@@ -103,9 +105,31 @@ export function nodePoolCheck(flags: NodePoolFlags, cwd: string, input: {
   const catalogDocs = flags.instanceTypes === undefined ? [] : loadManifests([flags.instanceTypes], cwd).documents;
   const documents = [...pools, ...catalogDocs].map((d) => ({ source: d.source, object: d.object as Record<string, unknown> }));
   const catalog = parseCatalog(documents, flags.maxInstanceTypes);
-  return nodePoolReport({
+  const report = nodePoolReport({
     pools: parseNodePools(pools), catalog, ...input, maxOverheadPercent: flags.maxOverhead,
   });
+  const misplaced = [...new Set(pools.filter((d) => d.object.kind === CATALOG_KIND).map((d) => d.source))];
+  return misplaced.length === 0 ? report : { ...report, findings: [catalogAmongManifests(misplaced), ...report.findings] };
+}
+
+/**
+ * The old form: the catalog, a document only this tool reads (no metadata, no resource of any cluster), beside
+ * the NodePools in the --nodepools file. Still read; a warning, since a GitOps tool syncing that file with the
+ * NodePools fails on it.
+ */
+function catalogAmongManifests(sources: readonly string[]): NodePoolFinding {
+  return {
+    kind: 'node-pool',
+    severity: 'warning',
+    cause: 'catalog-in-nodepools',
+    pool: '',
+    daemonSets: [],
+    instanceTypes: [],
+    nodes: [],
+    message: `${sources.join(', ')}: the ${CATALOG_KIND} is read from the --nodepools input, among cluster manifests: kept there, a GitOps `
+      + `tool syncing the NodePools fails on it (${CATALOG_KIND} is no resource of the cluster); still read, for now`,
+    fix: `move the ${CATALOG_KIND} document to a file of its own, outside the synced manifests, and pass it with --instance-types FILE`,
+  };
 }
 
 function perType(t: PoolInstanceType): string[] {
