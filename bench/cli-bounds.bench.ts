@@ -9,10 +9,12 @@
  *   the pages of nodes with 450 labels each (what doctor keeps whole) with and without the budget on what doctor
  *   keeps (`--live-max-kept`), peak RSS per byte read (goal: the budget, not the bytes read, bounds the memory);
  * - doctor's and plan's `--markdown` on 5,000 and 50,000 broken nodes and on 3,000 agents: characters beside
- *   GitHub's 65,536 (goal: under it whatever the input).
+ *   GitHub's 65,536 (goal: under it whatever the input);
+ * - `plan --nodepools` with an instance type catalog of 2,000, 20,000 and 100,000 types (--max-instance-types raised):
+ *   wall time per step of 10x (goal: ratio ≤ 12; it was quadratic, 10,000 types 20 s).
  * Inputs are generated in a temporary directory.
  *
- *   npx ts-node --project test/tsconfig.json bench/cli-bounds.bench.ts        (BENCH_BOUNDS=aliases,merges,live,markdown)
+ *   npx ts-node --project test/tsconfig.json bench/cli-bounds.bench.ts        (BENCH_BOUNDS=aliases,merges,live,markdown,catalog)
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -199,12 +201,35 @@ function markdownSizes(dir: string): void {
     + `(${(100 * plan.stdout.length / GITHUB_COMMENT_LIMIT).toFixed(0)}% of the limit)${/\*\*Cut here\*\*: (\d+) more/.test(plan.stdout) ? `, ${/\*\*Cut here\*\*: (\d+) more/.exec(plan.stdout)![1]} characters cut` : ''}`);
 }
 
+function catalogSizes(dir: string): void {
+  // text output: --json lists every type (100,000 types are more than the child's output buffer)
+  console.log('\nplan --nodepools, one pool allowing every type of the catalog (goal: time per step of 10x ≤ 12)');
+  const d = path.join(ROOT, 'test/fixtures/nodepools/karpenter-3199');
+  fs.writeFileSync(path.join(dir, 'pools.json'), JSON.stringify({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'wide' },
+    spec: { template: { spec: { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }] } } },
+  }));
+  let last: number | undefined;
+  for (const n of sized([2_000, 20_000, 100_000], [200, 2_000])) {
+    const instanceTypes = Array.from({ length: n }, (_, i) => ({ name: `m7i.s${i}`, vcpu: 2 + (i % 64), memoryMiB: 8192 + i, maxPods: 29 }));
+    fs.writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ apiVersion: 'node-agents.cdk8s.io/v1alpha1', kind: 'InstanceTypeCatalog', instanceTypes }));
+    const r = cli(dir, ['plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--nodepools', 'pools.json',
+      '--instance-types', 'catalog.json', '--max-instance-types', String(n)]);
+    console.log(`  ${String(n).padStart(7)} types: exit ${r.code}, wall ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.rssMiB.toFixed(0)} MiB`
+      + `${last === undefined ? '' : `, ×${(r.ms / last).toFixed(1)} the previous`}`);
+    last = r.ms;
+  }
+}
+
 function main(): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bench-bounds-'));
   try {
     // BENCH_BOUNDS=live,markdown runs only those parts
     const parts = process.env.BENCH_BOUNDS?.split(',');
-    const all: [string, () => void][] = [['aliases', () => aliasShapes(dir)], ['merges', mergeKeys], ['live', () => liveRead(dir)], ['markdown', () => markdownSizes(dir)]];
+    const all: [string, () => void][] = [['aliases', () => aliasShapes(dir)], ['merges', mergeKeys], ['live', () => liveRead(dir)], ['markdown', () => markdownSizes(dir)],
+      ['catalog', () => catalogSizes(dir)]];
     for (const [name, part] of all) if (parts === undefined || parts.includes(name)) part();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

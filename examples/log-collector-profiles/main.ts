@@ -12,11 +12,13 @@
  * m7i.xlarge, g5.xlarge: at most 58 pods), 8 to 31, and 32 and more (234 pods and up). The pools
  * (nodepools.yaml) span the sizes: `general` (m7i, 2-16 vCPUs), `compute` (c7i, 8-48 vCPUs) and `gpu` (g5,
  * tainted nvidia.com/gpu, which the collector tolerates with every other taint). Check the agents against the
- * pools before a node exists:
+ * pools before a node exists, with the instance types they may launch (instance-types.yaml: a file of its own,
+ * kept out of the manifests a GitOps tool syncs, as no cluster has its kind):
  *
  *   node-agents plan --nodes examples/log-collector-profiles/nodes.json \
  *     --before examples/log-collector-profiles/dist --after examples/log-collector-profiles/dist \
- *     --nodepools examples/log-collector-profiles/nodepools.yaml --cost
+ *     --nodepools examples/log-collector-profiles/nodepools.yaml \
+ *     --instance-types examples/log-collector-profiles/instance-types.yaml --cost
  */
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';

@@ -3,7 +3,7 @@ import { capacityGate, capacityText, COST_FLAG_HELP, costText, KUBERNETES_VERSIO
 import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from './coverage/analysis';
 import { loadManifests } from './coverage/load';
 import { ManifestSet } from './coverage/manifests';
-import { formatTaint, NodeFacts, nodeFacts } from './coverage/nodes';
+import { formatTaint, impliedNote, NodeFacts, nodeFacts } from './coverage/nodes';
 import { withReadinessTaintProblems } from './coverage/readiness-taints';
 import { LazyArray, plural, shortList, table, writeJson } from './format';
 import { loadInventory } from './inventory';
@@ -234,7 +234,7 @@ function explainNode(report: CoverageReport, name: string): string {
   const node = report.nodes[index];
   const placementsOf = placementExplainer(report);
   let out = `Node ${t(node.name)}: ${nodeState(node)}${node.zone ? `, zone ${t(node.zone)}` : ''}\n`;
-  out += `  taints: ${node.taints.length === 0 ? 'none' : t(node.taints.map((taint) => formatTaint(taint) + (taint.impliedBy ? ` (implied by ${taint.impliedBy})` : '')).join(', '))}\n`;
+  out += `  taints: ${node.taints.length === 0 ? 'none' : t(node.taints.map((taint) => formatTaint(taint) + impliedNote(taint)).join(', '))}\n`;
   for (const agent of report.agents) {
     const entry = agent.nodes[index];
     out += `\n${t(agent.agent)}: ${entry.status}${entry.owners.length > 0 ? ` (${t(entry.owners.join(', '))})` : ''}\n`;

@@ -78,14 +78,15 @@ generation every --interval seconds and exits 1 as soon as one of those pods is 
 more than --restart-budget times, stays --failure-grace seconds in ImagePullBackOff / ErrImagePull or
 CreateContainerConfigError / RunContainerError, or stays Pending --pending-deadline seconds, naming the
 pod, the node, the reason, the pod's newest warning event and the fix; exits 0 once every desired pod
-is updated and available; exits 1 after --timeout seconds. Read-only (get on the DaemonSet, list on
-pods and events).
+is updated and available (a status count missing or not a number is unknown: not done); exits 1
+after --timeout seconds. Read-only (get on the DaemonSet, list on pods and events).
   --wait NS/NAME          the DaemonSet to wait on
   --restart-budget N      default 3
   --pending-deadline S    default the pod template's startup budget (its startupProbe) + 300
   --failure-grace S       default 120
   --interval S            default 10
-  --timeout S             default 21600
+  --timeout S             default 21600; each read of the cluster is bounded by what is left of it
+                          (kubectl's request timeout, and the process stopped past it)
 `;
 
 const OPTIONS = {

@@ -12,6 +12,9 @@
  */
 export { MAX_AFFINITY_EVALUATIONS } from '../scheduling/affinity-index';
 
+/** Instance types an `--instance-types` catalog may list unless `--max-instance-types` raises it. */
+export { MAX_INSTANCE_TYPES } from './capacity/instance-types';
+
 /** Findings (or problems) printed per kind in text and markdown; the rest are counted. JSON lists them all. */
 export const MAX_PRINTED_PER_KIND = 20;
 

@@ -5,7 +5,7 @@
  */
 import { Parsed, stringValue, UsageError } from './args';
 import { CapacityFinding } from './capacity/check';
-import { parseCatalog } from './capacity/instance-types';
+import { CATALOG_KIND, MAX_INSTANCE_TYPES, parseCatalog } from './capacity/instance-types';
 import { parseNodePools } from './capacity/nodepool-spec';
 import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from './capacity/nodepools';
 import { formatAmount } from './capacity/resources';
@@ -29,18 +29,24 @@ export const NODEPOOLS_FLAG_HELP = `  --nodepools FILE    Karpenter NodePools (k
                       replace them for it)
   --instance-types FILE
                       the instance type catalog (kind InstanceTypeCatalog: name, vcpu, memoryMiB,
-                      maxPods, arch, labels, allocatable), also read from the --nodepools file.
+                      maxPods, arch, labels, allocatable), a file of its own: kept beside the
+                      NodePools, a GitOps sync of them fails on it (read from the --nodepools
+                      input too, for now, with a warning: catalog-in-nodepools).
                       Allocatable: the catalog's, else an inventory node's of that type, else
                       Karpenter's AWS formula (kube-reserved, system-reserved, eviction, VM overhead)
   --max-overhead PERCENT
                       the most of the smallest type's cpu or memory the agents may request
                       (default ${DEFAULT_MAX_OVERHEAD_PERCENT})
+  --max-instance-types N
+                      the most instance types the catalog may list (default ${MAX_INSTANCE_TYPES});
+                      past it, exit 2
 `;
 
 export const NODEPOOL_OPTIONS = {
   'nodepools': { type: 'string' },
   'instance-types': { type: 'string' },
   'max-overhead': { type: 'string' },
+  'max-instance-types': { type: 'string' },
 } as const;
 
 export interface NodePoolResult {
@@ -48,15 +54,21 @@ export interface NodePoolResult {
   readonly findings: readonly NodePoolFinding[];
 }
 
+export interface NodePoolFlags {
+  readonly nodepools: string;
+  readonly instanceTypes?: string;
+  readonly maxOverhead: number;
+  readonly maxInstanceTypes: number;
+}
+
 /** The flags, checked before anything is read: undefined without --nodepools. */
-export function nodePoolFlags(parsed: Parsed, command: string): { nodepools: string; instanceTypes?: string; maxOverhead: number } | undefined {
+export function nodePoolFlags(parsed: Parsed, command: string): NodePoolFlags | undefined {
   const nodepools = stringValue(parsed, 'nodepools');
   const instanceTypes = stringValue(parsed, 'instance-types');
   const overhead = stringValue(parsed, 'max-overhead');
   if (nodepools === undefined) {
-    if (instanceTypes !== undefined || overhead !== undefined) {
-      throw new UsageError(`--${instanceTypes !== undefined ? 'instance-types' : 'max-overhead'} goes with --nodepools FILE (the Karpenter NodePools to check)`, command);
-    }
+    const alone = ['instance-types', 'max-overhead', 'max-instance-types'].find((name) => stringValue(parsed, name) !== undefined);
+    if (alone !== undefined) throw new UsageError(`--${alone} goes with --nodepools FILE (the Karpenter NodePools to check)`, command);
     return undefined;
   }
   if (nodepools === '') throw new UsageError('--nodepools needs a file or directory of Karpenter NodePools', command);
@@ -67,11 +79,21 @@ export function nodePoolFlags(parsed: Parsed, command: string): { nodepools: str
     }
     maxOverhead = Number.parseFloat(overhead);
   }
-  return { nodepools, instanceTypes, maxOverhead };
+  return { nodepools, instanceTypes, maxOverhead, maxInstanceTypes: maxInstanceTypes(parsed, command) };
+}
+
+/** `--max-instance-types N`: a whole number from 1; MAX_INSTANCE_TYPES without it. */
+function maxInstanceTypes(parsed: Parsed, command: string): number {
+  const text = stringValue(parsed, 'max-instance-types');
+  if (text === undefined) return MAX_INSTANCE_TYPES;
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) {
+    throw new UsageError(`--max-instance-types "${text}" is not a whole number of instance types from 1, such as 20000`, command);
+  }
+  return Number(text);
 }
 
 /** Reads the pools and the catalog and runs the check on `tree` (plan's after-tree). */
-export function nodePoolCheck(flags: NonNullable<ReturnType<typeof nodePoolFlags>>, cwd: string, input: {
+export function nodePoolCheck(flags: NodePoolFlags, cwd: string, input: {
   tree: ManifestSet;
   before?: ManifestSet;
   inventory: readonly NodeJson[];
@@ -81,10 +103,33 @@ export function nodePoolCheck(flags: NonNullable<ReturnType<typeof nodePoolFlags
 }): NodePoolResult {
   const pools = loadManifests([flags.nodepools], cwd).documents;
   const catalogDocs = flags.instanceTypes === undefined ? [] : loadManifests([flags.instanceTypes], cwd).documents;
-  const catalog = parseCatalog([...pools, ...catalogDocs].map((d) => ({ source: d.source, object: d.object as Record<string, unknown> })));
-  return nodePoolReport({
+  const documents = [...pools, ...catalogDocs].map((d) => ({ source: d.source, object: d.object as Record<string, unknown> }));
+  const catalog = parseCatalog(documents, flags.maxInstanceTypes);
+  const report = nodePoolReport({
     pools: parseNodePools(pools), catalog, ...input, maxOverheadPercent: flags.maxOverhead,
   });
+  const misplaced = [...new Set(pools.filter((d) => d.object.kind === CATALOG_KIND).map((d) => d.source))];
+  return misplaced.length === 0 ? report : { ...report, findings: [catalogAmongManifests(misplaced), ...report.findings] };
+}
+
+/**
+ * The old form: the catalog, a document only this tool reads (no metadata, no resource of any cluster), beside
+ * the NodePools in the --nodepools file. Still read; a warning, since a GitOps tool syncing that file with the
+ * NodePools fails on it.
+ */
+function catalogAmongManifests(sources: readonly string[]): NodePoolFinding {
+  return {
+    kind: 'node-pool',
+    severity: 'warning',
+    cause: 'catalog-in-nodepools',
+    pool: '',
+    daemonSets: [],
+    instanceTypes: [],
+    nodes: [],
+    message: `${sources.join(', ')}: the ${CATALOG_KIND} is read from the --nodepools input, among cluster manifests: kept there, a GitOps `
+      + `tool syncing the NodePools fails on it (${CATALOG_KIND} is no resource of the cluster); still read, for now`,
+    fix: `move the ${CATALOG_KIND} document to a file of its own, outside the synced manifests, and pass it with --instance-types FILE`,
+  };
 }
 
 function perType(t: PoolInstanceType): string[] {

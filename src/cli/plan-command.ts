@@ -23,7 +23,8 @@ export const PLAN_HELP = `Usage: node-agents plan --nodes NODES.json --before TR
        node-agents plan --nodes NODES.json --stages TREE TREE... [flags]
 
 What applying a change of synthesized manifests does on every node, before it merges: a TREE is a
-manifest file or directory (a cdk8s dist/), e.g. the main branch's and the pull request's. The
+manifest file or directory (a cdk8s dist/, never the TypeScript that synthesizes it), e.g. the main
+branch's and the pull request's. The
 before-tree is taken as running; the DaemonSet controller and the scheduler are simulated on the
 inventory with the coverage semantics (nodeSelector, affinity, taints and the controller's own
 tolerations, host ports, pod anti-affinity), the update pace as \`estimate\` computes it
@@ -80,7 +81,8 @@ Flags:
   --allow-restart AGENT  the change restarts or moves AGENT's pods outside a promotion on
                       purpose (waves reordered, added, dropped, enabled): those held-wave-restart
                       findings are warnings (repeatable; or annotate a DaemonSet of the agent
-                      node-agents.cdk8s.io/restart-acknowledged: "true")
+                      node-agents.cdk8s.io/restart-acknowledged: "true"); an AGENT no DaemonSet
+                      of the trees belongs to is a usage error (exit 2)
 ${PODS_FLAG_HELP}                      shutdown-order: a workload on a node of the log collector taking longer
                       to stop than the collector's grace period (a warning)
 ${COST_FLAG_HELP}${NODEPOOLS_FLAG_HELP}  --markdown          a pull request comment: a summary table first, details folded
@@ -157,6 +159,7 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   if (loaded.every((set) => set.daemonSets.length === 0)) {
     throw new Error(`no DaemonSet in ${trees.join(', ')}; pass the synthesized manifests of your node agents`);
   }
+  checkAllowedAgents('allow-restart', allowRestart, loaded);
   const steps: PlanStep[] = [];
   let lastCapacity: Finding[] | undefined;
   // each tree's coverage is computed once: a step's after-tree is the next step's before-tree, and --pods and
@@ -201,6 +204,20 @@ export function planCommand(argv: readonly string[], io: CliIo): number {
   }
   const poolErrors = (pools?.findings ?? []).some((f) => f.severity === 'error');
   return poolErrors || steps.some((s) => s.report.findings.some((f) => f.severity === 'error')) ? 1 : 0;
+}
+
+/**
+ * An acknowledgement flag naming an agent no DaemonSet of the trees belongs to acknowledges nothing (a typo, or
+ * the DaemonSet's name instead of its agent's): a usage error naming it and the agents the trees have.
+ */
+function checkAllowedAgents(name: string, given: readonly string[], trees: readonly ManifestSet[]): void {
+  const agents = new Set(trees.flatMap((tree) => tree.daemonSets.map((d) => d.agent)));
+  const unknown = [...new Set(given)].filter((agent) => !agents.has(agent));
+  if (unknown.length === 0) return;
+  const known = [...agents].sort();
+  const list = (names: readonly string[]) => names.slice(0, 20).map((n) => `"${terminalSafe(n)}"`).join(', ') + (names.length > 20 ? `, … ${names.length - 20} more` : '');
+  throw new UsageError(`--${name} ${list(unknown)}: no DaemonSet of the trees belongs to ${unknown.length === 1 ? 'that agent' : 'those agents'} `
+    + `(app.kubernetes.io/name); the trees have the agent${known.length === 1 ? '' : 's'} ${list(known)}`, 'plan');
 }
 
 /** The JSON document (schema in the README): one entry per step, `--before/--after` being one step. */

@@ -41,11 +41,23 @@ export function terminalSafe(s: string): string {
 }
 
 /**
+ * `visible` for a whole output, where the text may be a JSON document: DEL and the C1 controls are written
+ * `\u009b`, not `\x9b`. JSON.stringify escapes C0 controls and lone surrogates itself and leaves DEL, C1, bidi
+ * and zero-width characters raw, and only inside strings; there `\u009b` is the same character, escaped (a
+ * valid JSON document, whose values are unchanged), where `\x9b` would make the document invalid.
+ */
+function visibleInOutput(char: string): string {
+  const code = char.charCodeAt(0);
+  return code >= 0x7f && code <= 0x9f ? `\\u${code.toString(16).padStart(4, '0')}` : visible(char);
+}
+
+/**
  * A whole output the CLI formatted (its own newlines kept): every other control, escape, bidi or
- * zero-width character is written as its code. The last net under the per-value `terminalSafe`.
+ * zero-width character is written as its code. The last net under the per-value `terminalSafe`, and
+ * what keeps a JSON output valid JSON with no raw control in it (visibleInOutput).
  */
 export function terminalSafeLines(s: string): string {
-  return s.replace(UNSAFE_KEEP_NEWLINE, visible);
+  return s.replace(UNSAFE_KEEP_NEWLINE, visibleInOutput);
 }
 
 /** ASCII punctuation: CommonMark lets a backslash escape each of them, making it a literal character. */

@@ -151,7 +151,7 @@ describe('coverage on the mixed cluster', () => {
     expect(status(report, 'node-exporter', 'worker-b-5')).toBe('covered');
     expect(status(report, 'fluent-bit', 'worker-b-5')).toBe('node-condition');
     expect(entryOf(report, 'fluent-bit', 'worker-b-5').why).toBe('logging/fluent-bit: taint node.kubernetes.io/not-ready:NoSchedule not tolerated '
-      + '(implied by Ready=False): a pod already running there keeps running (the controller tolerates not-ready/unreachable NoExecute), '
+      + '(implied by Ready=False: not listed in the inventory, added on purpose as the node lifecycle controller taints such a node): a pod already running there keeps running (the controller tolerates not-ready/unreachable NoExecute), '
       + 'but no new pod is created until the node recovers');
   });
 

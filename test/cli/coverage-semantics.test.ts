@@ -95,7 +95,9 @@ describe('tolerations the DaemonSet controller adds', () => {
     const report = analyzeCoverage([daemonSet({})], nodeFacts([notReady]));
     const entry = report.agents[0].nodes[0];
     expect(entry.status).toBe('node-condition');
-    expect(entry.why).toContain('node.kubernetes.io/not-ready:NoSchedule not tolerated (implied by Ready=False)');
+    expect(entry.why).toContain('node.kubernetes.io/not-ready:NoSchedule not tolerated (implied by Ready=False');
+    // the tool adds it on purpose (the DaemonSet controller's table tests give the node the NoExecute taint only): said
+    expect(entry.why).toContain('(implied by Ready=False: not listed in the inventory, added on purpose as the node lifecycle controller taints such a node)');
     expect(entry.why).toContain('a pod already running there keeps running');
     expect(entry.existingPodKeepsRunning).toBe(true);
     expect(placementsFor(report, 'agent', 'n1')[0].existingPodKeepsRunning).toBe(true);
@@ -233,5 +235,24 @@ describe('Windows and virtual nodes', () => {
     const everywhere = daemonSet({ tolerations: [{ operator: 'Exists' }] });
     const report = analyzeCoverage([everywhere], nodeFacts([windows, linux]));
     expect(report.problems).toEqual([expect.objectContaining({ kind: 'unsupported-node', nodes: ['win-1'] })]);
+  });
+});
+
+describe('issue #52: what kubernetes refuses, said as such', () => {
+  const affinityOf = (values: string[], operator = 'NotIn') => ({
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator, values }] }] } } },
+  });
+
+  test('a NotIn of an invalid label value: the API server refuses the object (ValidateNodeSelectorRequirement), never "not equal"', () => {
+    expect(() => daemonSet(affinityOf(['invalid value: ___@#$%^']))).toThrow(
+      /matchExpressions\[0\]: "invalid value: ___@#\$%\^" is not a valid label value; the API server refuses the object, and the scheduler matches no node with this term \(a NotIn of it is not "not equal"\)/);
+    expect(() => daemonSet(affinityOf(['x'.repeat(64)], 'In'))).toThrow(/is not a valid label value; the API server refuses the object/);
+    expect(() => daemonSet(affinityOf(['hdd']))).not.toThrow();
+  });
+
+  test.each(['Gt', 'Lt'])('a %s toleration: refused, naming the version and the feature gate that accept it', (operator) => {
+    expect(() => daemonSet({ tolerations: [{ key: 'sla', operator, value: '950', effect: 'NoSchedule' }] })).toThrow(
+      `tolerations[0].operator: ${operator}: a numeric comparison, accepted only from Kubernetes 1.35 with the alpha feature gate `
+      + 'TaintTolerationComparisonOperators enabled (off by default: the API server refuses it otherwise); not modelled here: tolerate with Exists or Equal');
   });
 });

@@ -152,3 +152,32 @@ test('a read doctor would keep more of than --live-max-kept (pods with 450 label
   // within the default, the same pods pass: every desired pod is updated and available
   expect(run('doctor', '--live', '--wait', 'observability/logs-canary', '--interval', '1')).toMatchObject({ code: 0 });
 }, 60_000);
+
+describe('issue #52: --timeout bounds each read; a status count that is not a number is unknown, never 0', () => {
+  test('a kubectl answering in 30 s: --timeout 2 stops the read at the deadline (the child killed), not after it', () => {
+    fakeKubectl([{ daemonSet: daemonSet({ desired: 2, updated: 0, available: 0 }), pods: [] }]);
+    // the fake's answer, 30 s late: exec, so the process killed is the one that holds the read
+    const slow = path.join(dir, 'bin', 'kubectl');
+    fs.renameSync(slow, `${slow}-fast`);
+    fs.writeFileSync(slow, `#!/bin/sh\nexec sh -c 'sleep 30; exec "$0" "$@"' "${slow}-fast" "$@"\n`, { mode: 0o755 });
+    const started = Date.now();
+    const r = run('doctor', '--live', '--wait', 'observability/logs-canary', '--interval', '1', '--timeout', '2');
+    const seconds = (Date.now() - started) / 1000;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/cannot read daemonset observability\/logs-canary: kubectl did not answer within \d s \(stopped\)/);
+    expect(r.stdout).toContain('wait observability/logs-canary: FAILED: the rollout is not complete after 2 s');
+    // it was checked only between reads: a read of 30 s ran to its end (and --timeout 5 took 90 s)
+    expect(seconds).toBeLessThan(10);
+  }, 60_000);
+
+  test('desiredNumberScheduled "3" (a string): not done, said, until --timeout (it was read as 0 and passed)', () => {
+    const ds = daemonSet({ desired: 3, updated: 0, available: 0 });
+    ds.status.desiredNumberScheduled = '3';
+    fakeKubectl([{ daemonSet: ds, pods: [] }]);
+    const r = run('doctor', '--live', '--wait', 'observability/logs-canary', '--interval', '1', '--timeout', '2');
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('rollout complete');
+    expect(r.stdout).toContain('wait observability/logs-canary: status.desiredNumberScheduled is missing or not a whole number: the rollout is not counted as done');
+    expect(r.stdout).toContain('FAILED: the rollout is not complete after 2 s');
+  }, 30_000);
+});

@@ -3,7 +3,10 @@
  * canary waves. Its committed YAML is checked by examples.test.ts; here, what it does on the example's nodes and on
  * the nodes its NodePools would launch (`plan --nodepools` on the committed NodePool fixture).
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { runCli } from '../../src/cli/run';
+import { parseManifestText } from '../../src/cli/coverage/manifests';
 import { REPO } from '../util/paths';
 
 const ROOT = REPO;
@@ -33,7 +36,8 @@ test('coverage: every node runs exactly one collector, of its size and wave', ()
 });
 
 test('plan --nodepools on the committed NodePools: each type the pools may launch gets the profile of its size', () => {
-  const r = run('plan', '--nodes', `${DIR}/nodes.json`, '--before', `${DIR}/dist`, '--after', `${DIR}/dist`, '--nodepools', `${DIR}/nodepools.yaml`, '--json');
+  const r = run('plan', '--nodes', `${DIR}/nodes.json`, '--before', `${DIR}/dist`, '--after', `${DIR}/dist`, '--nodepools', `${DIR}/nodepools.yaml`,
+    '--instance-types', `${DIR}/instance-types.yaml`, '--json');
   expect(r.code).toBe(0);
   type Pool = { name: string; instanceTypes: { name: string; agents: { profile: string }[]; shortfall: string[] }[] };
   const pools = JSON.parse(r.stdout).nodePools.pools as Pool[];
@@ -57,4 +61,16 @@ test('plan --cost: the requests per instance type are those of the profile match
   expect(memory).toEqual({
     'c7i.12xlarge': 450, 'c7i.2xlarge': 350, 'c7i.8xlarge': 450, 'g5.xlarge': 256, 'm7i.4xlarge': 350, 'm7i.large': 256, 'm7i.xlarge': 256,
   });
+});
+
+test('issue #52: nodepools.yaml holds cluster manifests only (each with metadata.name); the catalog has a file of its own', () => {
+  const docs = parseManifestText(fs.readFileSync(path.join(ROOT, DIR, 'nodepools.yaml'), 'utf-8'), 'nodepools.yaml');
+  expect(docs.map((d) => `${d.object.apiVersion} ${d.object.kind}`)).toEqual([
+    'karpenter.sh/v1 NodePool', 'karpenter.sh/v1 NodePool', 'karpenter.sh/v1 NodePool', 'karpenter.k8s.aws/v1 EC2NodeClass',
+  ]);
+  expect(docs.every((d) => typeof d.object.metadata?.name === 'string')).toBe(true);
+  const catalog = parseManifestText(fs.readFileSync(path.join(ROOT, DIR, 'instance-types.yaml'), 'utf-8'), 'instance-types.yaml');
+  expect(catalog.map((d) => d.object.kind)).toEqual(['InstanceTypeCatalog']);
+  // the main.ts comment's command names both files
+  expect(fs.readFileSync(path.join(ROOT, DIR, 'main.ts'), 'utf-8')).toContain('--instance-types examples/log-collector-profiles/instance-types.yaml');
 });

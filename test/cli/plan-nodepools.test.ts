@@ -30,7 +30,8 @@ function run(...argv: string[]) {
 
 function planFixture(name: string, ...extra: string[]) {
   const d = `${FIXTURES}/${name}`;
-  return run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--nodepools', `${d}/nodepools.yaml`, ...extra);
+  return run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--nodepools', `${d}/nodepools.yaml`,
+    '--instance-types', `${d}/instance-types.yaml`, ...extra);
 }
 
 function json(name: string, ...extra: string[]) {
@@ -117,7 +118,8 @@ describe('aws/karpenter-provider-aws#3199: a LimitRange fills in requests Karpen
 
   test('an agent that has pods already: a warning (Karpenter reads a pod of the DaemonSet when there is one)', () => {
     const d = `${FIXTURES}/karpenter-3199`;
-    const same = run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/after.yaml`, '--after', `${d}/after.yaml`, '--nodepools', `${d}/nodepools.yaml`, '--json');
+    const same = run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/after.yaml`, '--after', `${d}/after.yaml`, '--nodepools', `${d}/nodepools.yaml`,
+      '--instance-types', `${d}/instance-types.yaml`, '--json');
     expect(JSON.parse(same.stdout).nodePools.findings.map((x: { severity: string; cause: string }) => `${x.severity} ${x.cause}`)).toEqual(['warning limit-range']);
     expect(same.code).toBe(0);
   });
@@ -173,13 +175,14 @@ describe('findings on hand-made pools', () => {
   };
   const tree = path.join(ROOT, FIXTURES, 'karpenter-3199/before.yaml');
   const nodes = path.join(ROOT, FIXTURES, 'karpenter-3199/nodes.json');
+  const catalogFile = () => write('catalog.yaml', [catalog]);
   const plan = (pools: string, ...extra: string[]) => {
-    const r = run('plan', '--nodes', nodes, '--before', tree, '--after', tree, '--nodepools', pools, '--json', ...extra);
+    const r = run('plan', '--nodes', nodes, '--before', tree, '--after', tree, '--nodepools', pools, '--instance-types', catalogFile(), '--json', ...extra);
     return { ...r, findings: r.code === 2 ? [] : JSON.parse(r.stdout).nodePools.findings };
   };
 
   test('agents-do-not-fit: a type the agents alone overfill (t3.micro: 1 GiB, 4 pods)', () => {
-    const r = plan(write('tiny.yaml', [pool('burst', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['t3', 'm7i'] }]), catalog]));
+    const r = plan(write('tiny.yaml', [pool('burst', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['t3', 'm7i'] }])]));
     expect(r.code).toBe(1);
     const f = r.findings.find((x: { cause: string }) => x.cause === 'agents-do-not-fit');
     expect(f.instanceTypes).toEqual(['t3.micro']);
@@ -187,7 +190,7 @@ describe('findings on hand-made pools', () => {
   });
 
   test('overhead-share: over --max-overhead (default 25%) of the smallest type the agents fit on', () => {
-    const pools = write('general.yaml', [pool('general', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }]), catalog]);
+    const pools = write('general.yaml', [pool('general', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }])]);
     expect(plan(pools, '--max-overhead', '30').findings).toEqual([]);
     const r = plan(pools);
     expect(r.code).toBe(1);
@@ -207,8 +210,8 @@ describe('findings on hand-made pools', () => {
         status: { conditions: [{ type: 'Ready', status: 'True' }], allocatable: { cpu: '500m', memory: '4Gi', pods: '29' } },
       }],
     }));
-    const pools = write('general2.yaml', [pool('general', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }]), catalog]);
-    const r = run('plan', '--nodes', small, '--before', tree, '--after', tree, '--nodepools', pools, '--json');
+    const pools = write('general2.yaml', [pool('general', [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }])]);
+    const r = run('plan', '--nodes', small, '--before', tree, '--after', tree, '--nodepools', pools, '--instance-types', catalogFile(), '--json');
     const f = JSON.parse(r.stdout).nodePools.findings.find((x: { cause: string }) => x.cause === 'existing-nodes');
     expect(f).toMatchObject({ severity: 'error', nodes: ['ip-10-0-9-9.ec2.internal'] });
     expect(f.message).toContain('kubernetes-sigs/karpenter#731');
@@ -217,7 +220,7 @@ describe('findings on hand-made pools', () => {
   });
 
   test('no instance type of the catalog: a warning, not a silent pass', () => {
-    const r = plan(write('none.yaml', [pool('arm', [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }]), catalog]));
+    const r = plan(write('none.yaml', [pool('arm', [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }])]));
     expect(r.findings.map((x: { cause: string }) => x.cause)).toEqual(['no-instance-type']);
   });
 
@@ -240,6 +243,37 @@ describe('findings on hand-made pools', () => {
   });
 });
 
+describe('issue #52: the catalog in a file of its own; the old form (in the --nodepools file) still read, with a warning', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodepools-old-form-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const d = `${FIXTURES}/karpenter-3199`;
+
+  test('the fixture\'s NodePools and catalog in one file: the same pools, and a warning saying to move the catalog', () => {
+    const together = path.join(dir, 'together.yaml');
+    fs.writeFileSync(together, `${fs.readFileSync(path.join(ROOT, d, 'nodepools.yaml'), 'utf-8')}---\n${fs.readFileSync(path.join(ROOT, d, 'instance-types.yaml'), 'utf-8')}`);
+    const old = run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--nodepools', together, '--json');
+    const now = json('karpenter-3199');
+    const oldDoc = JSON.parse(old.stdout).nodePools;
+    expect(oldDoc.pools).toEqual(now.doc.nodePools.pools);
+    expect(oldDoc.findings[0]).toMatchObject({ severity: 'warning', cause: 'catalog-in-nodepools' });
+    expect(oldDoc.findings[0].message).toContain('the InstanceTypeCatalog is read from the --nodepools input, among cluster manifests');
+    expect(oldDoc.findings[0].fix).toContain('pass it with --instance-types FILE');
+    expect(oldDoc.findings.slice(1)).toEqual(now.doc.nodePools.findings);
+    expect(old.code).toBe(now.code);
+    expect(now.doc.nodePools.findings.map((f: { cause: string }) => f.cause)).not.toContain('catalog-in-nodepools');
+    const text = run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--nodepools', together);
+    expect(text.stdout).toContain('~ [node-pool catalog-in-nodepools]');
+  });
+
+  test('the fixtures\' nodepools.yaml files hold cluster manifests only', () => {
+    for (const name of ['karpenter-3199', 'karpenter-1749']) {
+      const text = fs.readFileSync(path.join(ROOT, FIXTURES, name, 'nodepools.yaml'), 'utf-8');
+      expect(YAML.parseAllDocuments(text).map((doc) => (doc.toJS() as { metadata?: { name?: string } }).metadata?.name)).not.toContain(undefined);
+      expect(text).not.toContain('InstanceTypeCatalog');
+    }
+  });
+});
+
 describe('the matching resource profile sizes each instance type', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodepools-profiles-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -254,10 +288,59 @@ describe('the matching resource profile sizes each instance type', () => {
 
   test('c6i.4xlarge gets the large profile\'s DaemonSet, listed with --cost', () => {
     const r = run('plan', '--nodes', `${d}/nodes.json`, '--before', path.join(dir, 'logs.yaml'), '--after', path.join(dir, 'logs.yaml'),
-      '--nodepools', `${d}/nodepools.yaml`, '--cost');
+      '--nodepools', `${d}/nodepools.yaml`, '--instance-types', `${d}/instance-types.yaml`, '--cost');
     expect(r.stdout).toContain('c6i.4xlarge: observability/log-collector-large (profile large) 100m/450Mi');
     const j = JSON.parse(run('plan', '--nodes', `${d}/nodes.json`, '--before', path.join(dir, 'logs.yaml'), '--after', path.join(dir, 'logs.yaml'),
-      '--nodepools', `${d}/nodepools.yaml`, '--json').stdout);
+      '--nodepools', `${d}/nodepools.yaml`, '--instance-types', `${d}/instance-types.yaml`, '--json').stdout);
     expect(j.nodePools.pools[0].instanceTypes.map((t: { agents: { profile: string }[] }) => t.agents.map((a) => a.profile))).toEqual([['large'], ['large'], ['large'], ['large']]);
   });
+});
+
+describe('issue #52: the catalog is bounded and read in time linear in its instance types', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodepools-scale-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const d = path.join(ROOT, FIXTURES, 'karpenter-3199');
+  const pools = path.join(dir, 'pools.yaml');
+  fs.writeFileSync(pools, YAML.stringify({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'wide' },
+    spec: { template: { spec: { requirements: [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }] } } },
+  }));
+  /** A catalog of `count` types the pool may launch, as JSON (a YAML document). */
+  const catalog = (count: number) => {
+    const file = path.join(dir, `catalog-${count}.json`);
+    const instanceTypes = Array.from({ length: count }, (_, i) => ({ name: `m7i.s${i}`, vcpu: 2 + (i % 64), memoryMiB: 8192 + i, maxPods: 29 }));
+    fs.writeFileSync(file, JSON.stringify({ apiVersion: 'node-agents.cdk8s.io/v1alpha1', kind: 'InstanceTypeCatalog', instanceTypes }));
+    return file;
+  };
+  const plan = (types: string, ...extra: string[]) => run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`,
+    '--nodepools', pools, '--instance-types', types, '--json', ...extra);
+  const timed = (types: string, ...extra: string[]) => {
+    const start = process.hrtime.bigint();
+    const r = plan(types, ...extra);
+    return { r, ms: Number(process.hrtime.bigint() - start) / 1e6 };
+  };
+
+  test('more types than --max-instance-types (default 5000): exit 2 naming the limit and the flag', () => {
+    const r = plan(catalog(5_001));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the instance type catalog lists more than 5000 instance types, the most read (--max-instance-types N raises the limit)');
+    expect(plan(catalog(5_001), '--max-instance-types', 'many').stderr).toContain('--max-instance-types "many" is not a whole number');
+    expect(run('plan', '--nodes', `${d}/nodes.json`, '--before', `${d}/before.yaml`, '--after', `${d}/after.yaml`, '--max-instance-types', '9').stderr)
+      .toContain('--max-instance-types goes with --nodepools');
+  });
+
+  test('20,000 types (--max-instance-types 20000) finish, in time about 10 × that of 2,000 (it was quadratic: 10,000 took 20 s)', () => {
+    const small = catalog(2_000);
+    const large = catalog(20_000);
+    timed(small); // warm-up: the first run compiles the code paths
+    const a = timed(small);
+    const b = timed(large, '--max-instance-types', '20000');
+    expect(a.r.code).not.toBe(2);
+    expect(b.r.code).not.toBe(2);
+    expect(JSON.parse(b.r.stdout).nodePools.pools[0].instanceTypes).toHaveLength(20_000);
+    // linear: ~10; quadratic: ~100
+    expect(b.ms / a.ms).toBeLessThan(30);
+  }, 120_000);
 });

@@ -8,6 +8,8 @@
  * - kubernetes pkg/controller/daemon/daemon_controller_test.go (TestNodeShouldRunDaemonPod, the taint tests)
  * - kubernetes staging/src/k8s.io/apimachinery/pkg/util/intstr/intstr_test.go (TestGetValueFromIntOrPercent)
  * - kubernetes staging/src/k8s.io/api/core/v1/toleration_test.go (TestTolerationToleratesTaint)
+ * - kubernetes staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity_test.go
+ *   (TestPodMatchesNodeSelectorAndAffinityTerms, TestNodeSelectorMatch's matching rows)
  * - argoproj/gitops-engine pkg/health/health_test.go (TestDaemonSetOnDeleteHealth, testdata/daemonset-ondelete.yaml)
  * - argoproj/gitops-engine pkg/sync/sync_context_test.go (TestSyncSuccessfully, TestSyncCreateInSortedOrder, TestSyncWaveHook),
  *   pkg/sync/sync_phase_test.go (TestSyncPhase*), pkg/sync/syncwaves/waves_test.go (TestWave)
@@ -47,8 +49,9 @@ import { nodeFacts } from '../../src/cli/coverage/nodes';
 import { paceOf, scaledValue } from '../../src/rollout/pace';
 import { inLastSyncStep, lastSyncStep } from '../../src/cli/plan/argo-sync';
 import { planChange } from '../../src/cli/plan/plan';
+import { nodeSelectorMatches, requirementParses, termsMatch } from '../../src/scheduling/node-affinity';
 import { controllerAddedTolerations, tolerated, toleratesTaint, untoleratedTaints } from '../../src/scheduling/tolerations';
-import { NodeJson, TaintJson, TolerationJson } from '../../src/scheduling/types';
+import { NodeJson, NodeSelectorRequirementJson, NodeSelectorTermJson, TaintJson, TolerationJson } from '../../src/scheduling/types';
 
 /** update_test.go newUpdateSurge / newUpdateUnavailable */
 const surge = (value: number | string) => ({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: value } });
@@ -419,5 +422,75 @@ describe('what the helm.sh/hook reading changes in plan (gitops-engine pkg/sync/
   ])('$name', ({ hook, severity }) => {
     const report = planChange(tree([agent('example.com/agent:1'), hookJob(hook)]), tree([agent('example.com/agent:2'), hookJob(hook)]), nodes);
     expect(report.findings.map((f) => [f.kind, f.cause, f.severity, f.nodes])).toEqual([['stall', 'not-ready', severity, ['n-2']]]);
+  });
+});
+
+interface AffinityCase {
+  readonly name: string;
+  readonly pod: { nodeSelector?: Record<string, string>; required?: NodeSelectorTermJson[] };
+  readonly labels?: Record<string, string>;
+  readonly nodeName?: string;
+  readonly want: boolean;
+}
+
+describe('kubernetes staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity_test.go (→ nodeSelectorMatches, termsMatch)', () => {
+  const expr = (key: string, operator: string, values?: string[]): NodeSelectorRequirementJson =>
+    ({ key, operator, ...(values ? { values } : {}) } as NodeSelectorRequirementJson);
+  const terms = (...list: NodeSelectorTermJson[]) => list;
+  /** GetRequiredNodeAffinity(pod).Match: the nodeSelector, and the required terms when the pod has them (nil: every node). */
+  const match = (pod: { nodeSelector?: Record<string, string>; required?: NodeSelectorTermJson[] }, labels: Record<string, string> = {}, name = '') =>
+    nodeSelectorMatches(pod.nodeSelector, labels) && (pod.required === undefined || termsMatch(pod.required, { name, labels }));
+
+  test.each([
+    { name: 'no selector', pod: {}, want: true },
+    { name: 'missing labels', pod: { nodeSelector: { foo: 'bar' } }, want: false },
+    { name: 'same labels', pod: { nodeSelector: { foo: 'bar' } }, labels: { foo: 'bar' }, want: true },
+    { name: 'node labels are superset', pod: { nodeSelector: { foo: 'bar' } }, labels: { foo: 'bar', baz: 'blah' }, want: true },
+    { name: 'node labels are subset', pod: { nodeSelector: { foo: 'bar', baz: 'blah' } }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with matchExpressions using In operator that matches the existing node', pod: { required: terms({ matchExpressions: [expr('foo', 'In', ['bar', 'value2'])] }) }, labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with matchExpressions using Gt operator that matches the existing node', pod: { required: terms({ matchExpressions: [expr('kernel-version', 'Gt', ['0204'])] }) }, labels: { 'kernel-version': '0206' }, want: true },
+    { name: 'Pod with matchExpressions using NotIn operator that matches the existing node', pod: { required: terms({ matchExpressions: [expr('mem-type', 'NotIn', ['DDR', 'DDR2'])] }) }, labels: { 'mem-type': 'DDR3' }, want: true },
+    { name: 'Pod with matchExpressions using Exists operator that matches the existing node', pod: { required: terms({ matchExpressions: [expr('GPU', 'Exists')] }) }, labels: { GPU: 'NVIDIA-GRID-K1' }, want: true },
+    { name: 'Pod with affinity that don\'t match node\'s labels won\'t schedule onto the node', pod: { required: terms({ matchExpressions: [expr('foo', 'In', ['value1', 'value2'])] }) }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with a nil []NodeSelectorTerm in affinity, can\'t match the node\'s labels and won\'t schedule onto the node', pod: { required: [] }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with an empty []NodeSelectorTerm in affinity, can\'t match the node\'s labels and won\'t schedule onto the node', pod: { required: [] }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with empty MatchExpressions is not a valid value will match no objects and won\'t schedule onto the node', pod: { required: terms({ matchExpressions: [] }) }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with no Affinity will schedule onto a node', pod: {}, labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with Affinity but nil NodeSelector will schedule onto a node', pod: {}, labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with multiple matchExpressions ANDed that matches the existing node', pod: { required: terms({ matchExpressions: [expr('GPU', 'Exists'), expr('GPU', 'NotIn', ['AMD', 'INTER'])] }) }, labels: { GPU: 'NVIDIA-GRID-K1' }, want: true },
+    { name: 'Pod with multiple matchExpressions ANDed that doesn\'t match the existing node', pod: { required: terms({ matchExpressions: [expr('GPU', 'Exists'), expr('GPU', 'In', ['AMD', 'INTER'])] }) }, labels: { GPU: 'NVIDIA-GRID-K1' }, want: false },
+    { name: 'Pod with multiple NodeSelectorTerms ORed in affinity, matches the node\'s labels and will schedule onto the node', pod: { required: terms({ matchExpressions: [expr('foo', 'In', ['bar', 'value2'])] }, { matchExpressions: [expr('diffkey', 'In', ['wrong', 'value2'])] }) }, labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, will schedule onto the node', pod: { nodeSelector: { foo: 'bar' }, required: terms({ matchExpressions: [expr('foo', 'Exists')] }) }, labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with an Affinity matches node\'s labels but the PodSpec.NodeSelector(the old thing that we are deprecating) is not satisfied, won\'t schedule onto the node', pod: { nodeSelector: { foo: 'bar' }, required: terms({ matchExpressions: [expr('foo', 'Exists')] }) }, labels: { foo: 'barrrrrr' }, want: false },
+    // the bug of issue #52: read as "not equal", this NotIn matched; the term's parse fails, so it matches no node
+    { name: 'Pod with an invalid value in Affinity term won\'t be scheduled onto the node', pod: { required: terms({ matchExpressions: [expr('foo', 'NotIn', ['invalid value: ___@#$%^'])] }) }, labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with matchFields using In operator that matches the existing node', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])] }) }, nodeName: 'node_1', want: true },
+    { name: 'Pod with matchFields using In operator that does not match the existing node', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])] }) }, nodeName: 'node_2', want: false },
+    { name: 'Pod with two terms: matchFields does not match, but matchExpressions matches', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])] }, { matchExpressions: [expr('foo', 'In', ['bar'])] }) }, nodeName: 'node_2', labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with one term: matchFields does not match, but matchExpressions matches', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])], matchExpressions: [expr('foo', 'In', ['bar'])] }) }, nodeName: 'node_2', labels: { foo: 'bar' }, want: false },
+    { name: 'Pod with one term: both matchFields and matchExpressions match', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])], matchExpressions: [expr('foo', 'In', ['bar'])] }) }, nodeName: 'node_1', labels: { foo: 'bar' }, want: true },
+    { name: 'Pod with two terms: both matchFields and matchExpressions do not match', pod: { required: terms({ matchFields: [expr('metadata.name', 'In', ['node_1'])] }, { matchExpressions: [expr('foo', 'In', ['not-match-to-bar'])] }) }, nodeName: 'node_2', labels: { foo: 'bar' }, want: false },
+  ] as AffinityCase[])(
+    'TestPodMatchesNodeSelectorAndAffinityTerms: $name', ({ pod, labels, nodeName, want }) => {
+      expect(match(pod, labels, nodeName)).toBe(want);
+    });
+
+  // TestNodeSelectorMatch: NewNodeSelector's parse error rows are, in the scheduler's lazy selector, terms that match
+  // no node while the other terms still match (the "invalid field selector and label selector" row's terms 0 and 2)
+  test.each([
+    { name: 'node matches field selector, but not labels', required: terms({ matchExpressions: [expr('label_1', 'In', ['label_1_val'])], matchFields: [expr('metadata.name', 'In', ['host_1'])] }), nodeName: 'host_1', labels: {}, want: false },
+    { name: 'node matches field selector and label selector', required: terms({ matchExpressions: [expr('label_1', 'In', ['label_1_val'])], matchFields: [expr('metadata.name', 'In', ['host_1'])] }), nodeName: 'host_1', labels: { label_1: 'label_1_val' }, want: true },
+    { name: 'second term matches', required: terms({ matchExpressions: [expr('label_1', 'In', ['label_1_val'])] }, { matchFields: [expr('metadata.name', 'In', ['host_1'])] }), nodeName: 'host_1', labels: {}, want: true },
+    { name: 'invalid field selector and label selector: term 0 (two values) and term 2 (invalid key) match nothing', required: terms({ matchFields: [expr('metadata.name', 'In', ['host_1', 'host_2'])] }, { matchExpressions: [expr('invalid key', 'In', ['label_value'])] }), nodeName: 'host_1', labels: { 'invalid key': 'label_value' }, want: false },
+  ] as { name: string; required: NodeSelectorTermJson[]; nodeName: string; labels: Record<string, string>; want: boolean }[])(
+    'TestNodeSelectorMatch: $name', ({ required, nodeName, labels, want }) => {
+      expect(termsMatch(required, { name: nodeName, labels })).toBe(want);
+    });
+
+  test('labels.NewRequirement\'s value rule (requirementParses): an In / NotIn value that is no label value fails the term\'s parse', () => {
+    expect(requirementParses(expr('foo', 'NotIn', ['invalid value: ___@#$%^']))).toBe(false);
+    expect(requirementParses(expr('foo', 'In', ['x'.repeat(64)]))).toBe(false);
+    expect(requirementParses(expr('foo', 'NotIn', ['DDR', 'DDR2']))).toBe(true);
+    expect(requirementParses(expr('kernel-version', 'Gt', ['0204']))).toBe(true);
   });
 });

@@ -39,8 +39,14 @@ export function readJsonFile(given: string, cwd: string, expected: string, maxBy
   } catch (error) {
     // JSON.parse quotes the text around the error: say where, not what
     const at = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new Error(`${given}: not valid JSON${at === undefined ? '' : ` (at byte ${at})`}; pass ${expected}`);
+    const yaml = looksLikeYaml(text) ? ' (it looks like YAML: write it with `-o json`, not `-o yaml`)' : '';
+    throw new Error(`${given}: not valid JSON${at === undefined ? '' : ` (at byte ${at})`}${yaml}; pass ${expected}`);
   }
+}
+
+/** A YAML document rather than JSON: it opens with `---`, a comment or a `key:` line (JSON opens with `{` or `[`). */
+function looksLikeYaml(text: string): boolean {
+  return /^\s*(---|#|[A-Za-z_][-\w.]*:(\s|$))/.test(text.slice(0, 200));
 }
 
 /** The regular `.json` files of a directory, in name order (hidden files skipped), at most MAX_INPUT_FILES. */

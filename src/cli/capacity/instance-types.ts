@@ -104,14 +104,30 @@ export function instanceTypeLabels(type: InstanceTypeInfo): Record<string, strin
   return { ...labels, ...type.labels };
 }
 
-/** Reads the catalog documents (kind InstanceTypeCatalog) of a file; errors name the file and field. */
-export function parseCatalog(objects: readonly { source: string; object: Record<string, unknown> }[]): InstanceTypeInfo[] {
+/**
+ * The most instance types a catalog may list, all documents together, unless `--max-instance-types` raises it: EC2
+ * offers about a thousand. Past it, exit 2 naming the limit and the flag; the check runs before any entry is read.
+ */
+export const MAX_INSTANCE_TYPES = 5_000;
+
+/**
+ * Reads the catalog documents (kind InstanceTypeCatalog) of a file; errors name the file and field. At most
+ * `maxTypes` entries in all (MAX_INSTANCE_TYPES).
+ */
+export function parseCatalog(objects: readonly { source: string; object: Record<string, unknown> }[],
+  maxTypes = MAX_INSTANCE_TYPES): InstanceTypeInfo[] {
   const types: InstanceTypeInfo[] = [];
   const seen = new Set<string>();
+  let count = 0;
   for (const { source, object } of objects) {
     if (object.kind !== CATALOG_KIND) continue;
     const list = object.instanceTypes;
     if (!Array.isArray(list)) throw new Error(`${source}: ${CATALOG_KIND}.instanceTypes must be a list`);
+    count += list.length;
+    if (count > maxTypes) {
+      throw new Error(`${source}: the instance type catalog lists more than ${maxTypes} instance types, the most read `
+        + '(--max-instance-types N raises the limit)');
+    }
     list.forEach((item: unknown, i: number) => {
       const at = `${source}: ${CATALOG_KIND}.instanceTypes[${i}]`;
       const type = catalogEntry(item, at);

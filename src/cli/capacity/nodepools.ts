@@ -21,6 +21,7 @@ import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
 import { compare, DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { profileOf } from '../coverage/profiles';
+import { entryOf } from '../../util/maps';
 
 /** Karpenter's labels for a node before it joins, which a DaemonSet may select (NodeClaimTemplate: registered, initialized). */
 const KARPENTER_LIFECYCLE_LABELS = { 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' };
@@ -68,7 +69,7 @@ export interface PoolReport {
 export interface NodePoolFinding {
   readonly kind: 'node-pool';
   readonly severity: 'error' | 'warning';
-  /** agents-do-not-fit, overhead-share, limit-range, exists-toleration, existing-nodes, no-instance-type */
+  /** agents-do-not-fit, overhead-share, limit-range, exists-toleration, existing-nodes, no-instance-type, catalog-in-nodepools */
   readonly cause: string;
   readonly pool: string;
   readonly daemonSets: readonly string[];
@@ -154,6 +155,16 @@ function measuredAllocatable(inventory: readonly NodeJson[]): Map<string, Alloca
   return result;
 }
 
+/**
+ * The DaemonSets covering each node, in the report's order: one pass over the coverage (a search of every
+ * DaemonSet's covered list per node was quadratic in the catalog's instance types: 10,000 types took 20 s).
+ */
+function coveringByNode(report: CoverageReport): Map<string, DaemonSetInfo[]> {
+  const result = new Map<string, DaemonSetInfo[]>();
+  for (const d of report.daemonSets) for (const node of d.covered) entryOf(result, node, () => []).push(d.info);
+  return result;
+}
+
 function simulate(pool: NodePoolSpec, types: readonly InstanceTypeInfo[], tree: ManifestSet,
   requests: ReadonlyMap<string, AgentRequests>, measured: ReadonlyMap<string, Allocatable>): PoolInstanceType[] {
   // single-valued requirements become labels (Karpenter: well-known ones from the offering, custom ones resolved)
@@ -168,11 +179,12 @@ function simulate(pool: NodePoolSpec, types: readonly InstanceTypeInfo[], tree: 
   });
   const placed = analyzeCoverage(tree.daemonSets, nodeFacts(types.map((t) => nodeOf(t, pool.taints))));
   const starting = analyzeCoverage(tree.daemonSets, nodeFacts(types.map((t) => nodeOf(t, [...pool.taints, ...pool.startupTaints]))));
-  const covering = (report: CoverageReport, node: string) => report.daemonSets.filter((d) => d.covered.includes(node)).map((d) => d.info);
+  const placedOn = coveringByNode(placed);
+  const startingOn = coveringByNode(starting);
   return types.map((type) => {
     const node = `${pool.name}.${type.name}`;
-    const infos = covering(placed, node);
-    const atStart = new Set(covering(starting, node).map((d) => d.id));
+    const infos = placedOn.get(node) ?? [];
+    const atStart = new Set((startingOn.get(node) ?? []).map((d) => d.id));
     const agents = infos.map((info): PoolAgent => {
       const r = requests.get(info.id) ?? { requests: {}, karpenter: {}, limitRanges: [] };
       return { daemonSet: info.id, profile: profileOf(info), requests: r.requests, karpenterRequests: r.karpenter, limitRanges: r.limitRanges };
@@ -322,9 +334,10 @@ function existingNodeFindings(pool: NodePoolSpec, input: NodePoolInput, existing
   } else if (input.coverage !== undefined) {
     const requests = agentRequests(input.tree, input.podLevel ?? true);
     const byName = new Map(input.inventory.map((n) => [n.metadata.name, n]));
+    const covering = coveringByNode(input.coverage);
     for (const name of existing) {
       const allocatable = allocatableOf(byName.get(name)!);
-      const on = input.coverage.daemonSets.filter((d) => d.covered.includes(name)).map((d) => d.info.id);
+      const on = (covering.get(name) ?? []).map((info) => info.id);
       const need = on.reduce((s, id) => s + (requests.get(id)?.requests.memory ?? 0), 0);
       const cpu = on.reduce((s, id) => s + (requests.get(id)?.requests.cpu ?? 0), 0);
       if (allocatable === undefined || (need <= (allocatable.memory ?? Infinity) && cpu <= (allocatable.cpu ?? Infinity))) continue;

@@ -1,5 +1,5 @@
 import { compare, DaemonSetInfo, HostPort } from './manifests';
-import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint } from './nodes';
+import { CORDONED_HAZARD, EffectiveTaint, NodeFacts, OS_LABEL, formatTaint, impliedNote } from './nodes';
 import { emptyProfileIsUnused, unprofiledNodes, waveOfGroup } from './profiles';
 import { AffinityIndex, IndexedNodes } from '../../scheduling/affinity-index';
 import { fieldRequirementMatches, nodeSelectorMatches, requirementMatches, termsMatch } from '../../scheduling/node-affinity';
@@ -723,7 +723,7 @@ export function describeBlocker(blocker: Blocker): string {
           + `${omitted > 0 ? `; … ${omitted} more terms` : ''})`;
     }
     case 'taint':
-      return `taint ${formatTaint(blocker.taint)} not tolerated${blocker.taint.impliedBy ? ` (implied by ${blocker.taint.impliedBy})` : ''}`;
+      return `taint ${formatTaint(blocker.taint)} not tolerated${impliedNote(blocker.taint)}`;
   }
 }
 

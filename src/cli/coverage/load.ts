@@ -1,9 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compare, isObject, ManifestDocument, manifestSet, ManifestSet, parseManifestText } from './manifests';
-import { parseNodeList } from './nodes';
+import { checkNodeName, parseNodeList } from './nodes';
 import { NodeJson } from '../../scheduling/types';
-import { terminalSafe } from '../../util/output-escape';
 
 /** Extensions read when a directory is given (a cdk8s synth output directory holds `*.k8s.yaml`). */
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
@@ -31,16 +30,39 @@ export function loadManifests(paths: readonly string[], cwd: string): ManifestSe
     }
     for (const file of files) {
       const label = path.relative(cwd, file) || file;
+      if (SOURCE_EXTENSIONS.test(file)) throw new Error(`${label}: a TypeScript or JavaScript source file, not manifests; ${SYNTH_HINT}`);
       const text = readOrThrow(file, label);
       total += text.length;
       if (total > MAX_FILE_BYTES) {
         throw new Error(`${given}: the manifests are more than ${MAX_FILE_BYTES / 1024 / 1024} MiB in all, the most read; pass the synthesized manifests of your node agents`);
       }
       // one by one: a spread of 200k documents would overflow the call stack
-      for (const document of parseManifestText(text, label)) documents.push(document);
+      for (const document of parseSource(text, label)) documents.push(document);
     }
   }
   return manifestSet(documents);
+}
+
+/** Source files given where manifests go: `plan --after main.ts`. */
+const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+const SYNTH_HINT = 'pass the synthesized YAML folder (cdk8s synth\'s dist/)';
+
+/** Lines only program source opens with: an import, an export, a declaration, a comment, a call ending in `;`. */
+function looksLikeCode(text: string): boolean {
+  return /^\s*(import\s|export\s|(const|let|var|function|class|interface)\s|\/\/|\/\*|#!|require\(|new\s+\w+\().*$/m.test(text.slice(0, 4096))
+    || /^[^#\n]*\);\s*$/m.test(text.slice(0, 4096));
+}
+
+/** parseManifestText, saying to pass the synthesized manifests when a file that fails to parse looks like program source. */
+function parseSource(text: string, label: string): ManifestDocument[] {
+  try {
+    return parseManifestText(text, label);
+  } catch (error) {
+    if (error instanceof Error && /not valid YAML/.test(error.message) && looksLikeCode(text)) {
+      throw new Error(`${error.message}: it looks like program source, not manifests; ${SYNTH_HINT}`);
+    }
+    throw error;
+  }
 }
 
 /** Reads a node inventory: the JSON `kubectl get nodes -o json` prints. */
@@ -91,25 +113,16 @@ function checkNodeShape(item: Record<string, any>, where: string): void {
   }
 }
 
-/** A node name as the API server takes it (ValidateNodeName: a DNS-1123 subdomain). */
-const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /**
- * Refuses node names no cluster can hold, before anything prints them: the names go into kubectl
- * command lines (`--all` would be read as an option), comments and terminals. The message shows a
- * short, escaped form of the name, never its raw bytes.
+ * Refuses node names no cluster can hold (checkNodeName, which parseNodeList applies too) and fields of the wrong
+ * type, before anything prints them.
  */
 function checkNodeNames(value: unknown, file: string): void {
   if (!isObject(value) || !Array.isArray(value.items)) return; // parseNodeList says what is wrong
   value.items.forEach((item: unknown, index: number) => {
     const name = isObject(item) && isObject(item.metadata) ? item.metadata.name : undefined;
     if (typeof name !== 'string' || name === '') return;
-    if (name.length > 253 || !NODE_NAME.test(name)) {
-      const shown = JSON.stringify(terminalSafe(name.length > 40 ? `${name.slice(0, 40)}…` : name));
-      throw new Error(`${file}: items[${index}]: node name ${shown} is not a valid Kubernetes node name (a DNS subdomain: `
-        + 'lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters); '
-        + 'the API server refuses such a node: fix or remove it in the inventory');
-    }
+    checkNodeName(name, `${file}: items[${index}]`);
     checkNodeShape(item as Record<string, any>, `${file}: items[${index}] (node ${name})`);
   });
 }

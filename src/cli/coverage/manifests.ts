@@ -629,6 +629,13 @@ function nodeSelectorTerm(term: unknown, where: string): NodeSelectorTermJson {
       if ((op === 'Exists' || op === 'DoesNotExist') && count > 0) throw new Error(`${at}: operator ${op} takes no values`);
       // one value only: a value that is not an integer passes validation and matches no node (the scheduler's parse fails)
       if ((op === 'Gt' || op === 'Lt') && count !== 1) throw new Error(`${at}: operator ${op} takes exactly one value`);
+      // ValidateNodeSelectorRequirement checks every value with IsValidLabelValue; one stored before that check
+      // fails labels.NewRequirement and its term matches no node (requirementParses), a NotIn included
+      const bad = (values as string[] | undefined ?? []).find((v) => !isLabelValue(v));
+      if (bad !== undefined) {
+        throw new Error(`${at}: ${shown(bad)} is not a valid label value; the API server refuses the object, and the scheduler `
+          + 'matches no node with this term (a NotIn of it is not "not equal")');
+      }
     });
   }
   return term as NodeSelectorTermJson;
@@ -651,6 +658,13 @@ function fieldRequirement(requirement: Record<string, any>, at: string): void {
 }
 
 const TOLERATION_OPERATORS = ['Exists', 'Equal', ''];
+/**
+ * The numeric toleration operators: Kubernetes 1.35 added them, alpha, behind the feature gate
+ * TaintTolerationComparisonOperators, off by default (pkg/features/kube_features.go; staging/src/k8s.io/api/core/v1
+ * toleration.go compares the values as integers). Without the gate the API server refuses the pod.
+ */
+const NUMERIC_TOLERATIONS = 'a numeric comparison, accepted only from Kubernetes 1.35 with the alpha feature gate TaintTolerationComparisonOperators '
+  + 'enabled (off by default: the API server refuses it otherwise); not modelled here: tolerate with Exists or Equal';
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute', ''];
 
 /** Tolerations checked as ValidateTolerations does (string fields, known operator and effect, integer seconds). */
@@ -663,6 +677,7 @@ function tolerations(value: unknown, where: string): TolerationJson[] {
     for (const field of ['key', 'operator', 'value', 'effect']) {
       if (t[field] !== undefined && t[field] !== null && typeof t[field] !== 'string') throw new Error(`${at}.${field}: ${shown(t[field])} is not a string`);
     }
+    if (t.operator === 'Gt' || t.operator === 'Lt') throw new Error(`${at}.operator: ${t.operator}: ${NUMERIC_TOLERATIONS}`);
     if (!TOLERATION_OPERATORS.includes(t.operator ?? '')) throw new Error(`${at}.operator: ${shown(t.operator)} is not Exists or Equal`);
     if (!TAINT_EFFECTS.includes(t.effect ?? '')) throw new Error(`${at}.effect: ${shown(t.effect)} is not NoSchedule, PreferNoSchedule or NoExecute`);
     if (t.operator === 'Exists' && t.value !== undefined && t.value !== null && t.value !== '') throw new Error(`${at}: operator Exists takes no value`);

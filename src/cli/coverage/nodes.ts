@@ -1,5 +1,6 @@
 import { compare, isObject, shown } from './manifests';
 import { NodeIdentity, NodeJson, TaintJson } from '../../scheduling/types';
+import { terminalSafe } from '../../util/output-escape';
 import { isLabelKey, isLabelValue } from '../../validation/values';
 
 export const OS_LABEL = 'kubernetes.io/os';
@@ -58,6 +59,22 @@ const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 /** Taints the node lifecycle controller sets from the Ready condition. */
 const STATE_TAINTS = [NOT_READY_TAINT, UNREACHABLE_TAINT];
 
+/** A node name as the API server takes it (ValidateNodeName: a DNS-1123 subdomain). */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Refuses a node name no cluster can hold, before anything prints it: every reader of nodes (the --nodes inventory,
+ * doctor's dump and live read) goes through here. The names go into kubectl command lines (`--all` would be read as
+ * an option), comments, terminals and JSON; the message shows a short, escaped form of the name, never its raw bytes.
+ */
+export function checkNodeName(name: string, where: string): void {
+  if (name.length <= 253 && NODE_NAME.test(name)) return;
+  const cut = JSON.stringify(terminalSafe(name.length > 40 ? `${name.slice(0, 40)}…` : name));
+  throw new Error(`${where}: node name ${cut} is not a valid Kubernetes node name (a DNS subdomain: `
+    + 'lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters); '
+    + 'the API server refuses such a node: fix or remove it in the input');
+}
+
 /**
  * Accepts what `kubectl get nodes -o json` prints (kind List) and a NodeList (kind NodeList), both with items[].
  * Throws an error naming the source and what is wrong otherwise.
@@ -92,8 +109,7 @@ function checkNode(item: unknown, where: string): NodeJson {
   if (typeof name !== 'string' || name === '') {
     throw new Error(`${where}: a Node without metadata.name`);
   }
-  // a name the API server refuses is quoted cut short (the inventory's reader refuses it before, with its rule)
-  if (name.length > 253) throw new Error(`${where}: node name ${shown(name)} is more than 253 characters; the API server refuses it`);
+  checkNodeName(name, where);
   checkNodeLabels(isObject(item.metadata) ? item.metadata.labels : undefined, `${where} (node ${name}): metadata.labels`);
   const taints = isObject(item.spec) ? item.spec.taints : undefined;
   if (taints !== undefined && !Array.isArray(taints)) {
@@ -205,6 +221,17 @@ function platformOf(labels: Readonly<Record<string, string>>): [Platform, string
   if (labels['eks.amazonaws.com/compute-type'] === 'fargate') return ['virtual', 'eks.amazonaws.com/compute-type=fargate'];
   if (labels.type === 'virtual-kubelet') return ['virtual', 'type=virtual-kubelet'];
   return ['linux', undefined];
+}
+
+/**
+ * What a taint the inventory does not list says of itself: ` (implied by Ready=False: …)`. The tool adds the node
+ * lifecycle controller's taints on purpose (a live NotReady node carries not-ready:NoSchedule, which DaemonSet pods do
+ * not tolerate), where the DaemonSet controller's own table tests give the node only the NoExecute one: said, so a
+ * reader comparing the two knows why. '' for a listed taint.
+ */
+export function impliedNote(taint: EffectiveTaint): string {
+  if (taint.impliedBy === undefined) return '';
+  return ` (implied by ${taint.impliedBy}: not listed in the inventory, added on purpose as the node lifecycle controller taints such a node)`;
 }
 
 export function formatTaint(taint: TaintJson): string {

@@ -223,7 +223,9 @@ function slimNode(item: Record<string, any>): Record<string, unknown> {
   };
 }
 
-const HINT = 'pass the output of `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` (a List), or a directory of such files';
+/** What --state takes, as readJsonFile's `expected` (it says "pass" itself). */
+const EXPECTED = 'the output of `kubectl get nodes,pods,daemonsets,controllerrevisions,events -A -o json` (a List), or a directory of such files';
+const HINT = `pass ${EXPECTED}`;
 
 /**
  * Reads `--state FILE|DIR`: one dump, or every `.json` file of a directory (a large cluster's dump split up), keeping
@@ -233,7 +235,7 @@ export function loadState(given: string, cwd: string, maxKept?: number): Cluster
   const builder = new StateBuilder(stateKeptLimit(maxKept));
   const files = isDirectory(given, cwd) ? jsonFilesIn(given, cwd) : [given];
   if (files.length === 0) throw new Error(`${given}: the directory holds no .json files; ${HINT}`);
-  for (const file of files) builder.addDocument(readJsonFile(file, cwd, HINT), file);
+  for (const file of files) builder.addDocument(readJsonFile(file, cwd, EXPECTED), file);
   return checkedState(builder.finish(given), given, HINT);
 }
 
