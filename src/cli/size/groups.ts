@@ -74,9 +74,11 @@ export interface GroupReport {
 
 export interface ProfilePlan {
   readonly spec: ProfileSpec;
-  readonly sizing: Sizing;
+  sizing: Sizing;
   /** the group values it covers */
   readonly groups: readonly string[];
+  /** thin groups whose own sizing raised it: a node of theirs never gets less than its own data asks */
+  readonly raisedBy: string[];
 }
 
 export interface AgentSizing {
@@ -223,6 +225,19 @@ export function owner(value: string, profiles: readonly ProfilePlan[]): string {
   return DEFAULT_PROFILE;
 }
 
+/** A thin group a profile selects raises that profile to its own sizing where it asks more (never sized below its data). */
+function raiseForThin(groups: readonly GroupReport[], profiles: ProfilePlan[]): void {
+  for (const g of groups) {
+    const p = profiles.find((x) => x.spec.name === g.profile);
+    if (g.thin === undefined || p === undefined) continue;
+    const raised = maxSizing(p.sizing, g.sizing);
+    if (raised.cpuMilli !== p.sizing.cpuMilli || raised.memoryMiB !== p.sizing.memoryMiB || raised.memoryLimitMiB !== p.sizing.memoryLimitMiB) {
+      p.sizing = raised;
+      p.raisedBy.push(g.value);
+    }
+  }
+}
+
 /** The profiles of one agent, its default resources, and which profile sizes each group. */
 export function planProfiles(agent: string, groups: GroupReport[], by: GroupBy, states: ReadonlyMap<string, UsageState>): AgentSizing {
   const supported = groups.filter((g) => g.thin === undefined);
@@ -231,8 +246,9 @@ export function planProfiles(agent: string, groups: GroupReport[], by: GroupBy, 
   const taken = new Set<string>();
   let specs = by.kind === 'range' ? rangeSpecs(segs, by.key, taken) : valueSpecs(segs, by.key, taken);
   if (profileProblems(specs).length > 0) { segs = []; specs = []; } // label values no profile can carry: one size for all
-  let profiles: ProfilePlan[] = specs.map((spec, i) => ({ spec, sizing: segs[i].sizing, groups: segs[i].members.map((m) => m.value) }));
+  let profiles: ProfilePlan[] = specs.map((spec, i) => ({ spec, sizing: segs[i].sizing, groups: segs[i].members.map((m) => m.value), raisedBy: [] }));
   for (const g of groups) g.profile = owner(g.value, profiles);
+  raiseForThin(groups, profiles);
   const rest = new UsageState();
   let restPods = 0;
   for (const g of groups) if (g.profile === DEFAULT_PROFILE) { rest.mergeFrom(states.get(g.value)!); restPods += g.pods; }

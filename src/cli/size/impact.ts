@@ -14,6 +14,7 @@ import { termsMatch } from '../../scheduling/node-affinity';
 import { NodeJson } from '../../scheduling/types';
 import { parseQuantity } from '../../util/quantity';
 import { DEFAULT_PROFILE } from '../../waves/profiles';
+import { plural } from '../format';
 import { MAX_PRINTED_PER_KIND } from '../limits';
 
 const MIB = 1024 * 1024;
@@ -120,7 +121,7 @@ function agentImpact(tree: ManifestSet, nodes: readonly NodeJson[], a: AgentSizi
   }
   const pools = [...perPool.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   for (const [key, t] of pools.slice(0, MAX_PRINTED_PER_KIND)) {
-    lines.push(`${key}: ${t.nodes} nodes, memory requested per node ${memoryText(t.before / t.nodes)}${share(t.before, t.allocatable)} → ${memoryText(t.after / t.nodes)}${share(t.after, t.allocatable)}`);
+    lines.push(`${key}: ${plural(t.nodes, 'node')}, memory requested per node ${memoryText(t.before / t.nodes)}${share(t.before, t.allocatable)} → ${memoryText(t.after / t.nodes)}${share(t.after, t.allocatable)}`);
   }
   if (pools.length > MAX_PRINTED_PER_KIND) lines.push(`… ${pools.length - MAX_PRINTED_PER_KIND} more NodePool / instance type pairs`);
   return lines;

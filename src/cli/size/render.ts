@@ -96,6 +96,9 @@ function agentText(a: AgentSizing, by: GroupBy, impact: readonly string[] | unde
   out += table(HEADERS, shown.map((g) => row(g).map(t)), '  ');
   if (a.groups.length > shown.length) out += `  … ${a.groups.length - shown.length} more groups (all in --json)\n`;
   for (const g of shown.filter((x) => x.thin !== undefined)) out += `  too thin: ${t(groupName(g.value))}: ${t(g.thin!)}; sized by ${g.profile}\n`;
+  for (const p of a.profiles.filter((x) => x.raisedBy.length > 0)) {
+    out += `  profile ${p.spec.name} raised to the sizing of thin group ${t(p.raisedBy.join(', '))} (never below what a group's own data asks)\n`;
+  }
   if (a.defaultFrom === 'largest-group') out += '  default (nodes no profile selects): too little data of its own: sized as the largest group\n';
   for (const line of impact ?? []) out += `  ${t(line)}\n`;
   out += `\n${propsText(a).split('\n').map((l) => (l === '' ? '' : `  ${l}`)).join('\n')}`;
