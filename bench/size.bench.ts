@@ -66,7 +66,9 @@ function run(nodes: number): { samples: number; ms: number; heapMB: number; prof
   const t0 = performance.now();
   ingest.finish();
   let profiles = 0;
-  for (const [agent, states] of ingest.states) profiles += planProfiles(agent, groupReports(states, ingest.pods.get(agent)!, by), by, states).profiles.length;
+  for (const [agent, states] of ingest.states) {
+    profiles += planProfiles(agent, groupReports(states, ingest.pods.get(agent)!, by), by, states).profiles.length;
+  }
   ms += performance.now() - t0;
   gc();
   const heapMB = (process.memoryUsage().heapUsed - before) / 1e6;
