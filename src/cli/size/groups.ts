@@ -61,6 +61,8 @@ export interface GroupReport {
   readonly memoryPeaks: number;
   readonly historyDays: number;
   readonly ooms: number;
+  /** the most memory an OOM-killed container used before it was killed (its day's peak), bytes */
+  readonly oomMemory: number;
   readonly restarts: number;
   readonly cpu: Distribution;
   readonly memory: Distribution;
@@ -130,6 +132,7 @@ export function groupReports(states: ReadonlyMap<string, UsageState>, pods: Read
       memoryPeaks: state.memoryPeakCount,
       historyDays: rec.confidenceDays,
       ooms: state.ooms,
+      oomMemory: state.oomMemory,
       restarts: state.restarts,
       cpu: distribution(state, 'cpuPlain', state.cpuMax),
       memory: distribution(state, 'memoryPlain', state.memoryMax),

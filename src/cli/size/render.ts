@@ -75,7 +75,7 @@ export function explainGroup(g: GroupReport): string {
     + `memory request ${g.sizing.memoryMiB}Mi = p90 of ${g.memoryPeaks} daily peaks from ${g.pods} pods + 15%`;
   if (r.target.memory <= VPA.podMinMemoryBytes + 1) why += ` (raised to VPA's pod minimum of ${VPA.podMinMemoryBytes / MIB}Mi)`;
   why += `; limit ${g.sizing.memoryLimitMiB}Mi = p95 + 15% times the confidence factor (1 + 1/${g.historyDays.toFixed(1)} days)`;
-  if (g.ooms > 0) why += `, at least ${plural(g.ooms, 'OOM kill')}' need: max(${memoryText(g.memory.max)} × ${VPA.oomBumpUpRatio}, +100Mi)`;
+  if (g.ooms > 0) why += `, at least ${plural(g.ooms, 'OOM kill')}' need: max(${memoryText(g.oomMemory)} × ${VPA.oomBumpUpRatio}, ${memoryText(g.oomMemory)} + 100Mi)`;
   return why;
 }
 
