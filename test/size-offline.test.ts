@@ -6,37 +6,15 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MIB, FleetNode, inventoryOf, savedAnswers } from './util/size-fleet';
+import { EXAMPLE_TREE, exampleFleet, inventoryOf, MIB, savedAnswers } from './util/size-fleet';
 import { MAX_MARKDOWN_CHARS } from '../src/cli/comment';
 import { runCli } from '../src/cli/run';
 import { oomBump } from '../src/cli/size/recommender';
 import { profileProblems } from '../src/waves/profiles';
 
-const CPU = 'karpenter.k8s.aws/instance-cpu';
-const POOL = 'karpenter.sh/nodepool';
 const TYPE = 'node.kubernetes.io/instance-type';
 
-/** cpu → [nodes, collector memory]: memory grows with the pods a bigger node runs */
-const SIZES: [number, number, number][] = [[4, 4, 300], [8, 4, 330], [16, 4, 700], [32, 4, 1400], [48, 3, 1500], [96, 1, 3000]];
-const TYPES: Record<number, string> = { 4: 'm7i.xlarge', 8: 'm7i.2xlarge', 16: 'm7i.4xlarge', 32: 'm7i.8xlarge', 48: 'm7i.12xlarge', 96: 'm7i.24xlarge' };
-
-export function fleet(): FleetNode[] {
-  const nodes: FleetNode[] = [];
-  for (const [cpu, count, memory] of SIZES) {
-    for (let i = 0; i < count; i++) {
-      nodes.push({
-        name: `node-${cpu}-${i}`,
-        // the general pool mixes 4, 8 and 16 vCPU nodes
-        labels: { [CPU]: String(cpu), [POOL]: cpu <= 16 ? 'general' : 'large', [TYPE]: TYPES[cpu] },
-        memory: memory * MIB,
-        cpu: cpu <= 8 ? 0.1 : cpu / 200,
-        // the 48 vCPU nodes' collector is OOM-killed once a day on one node
-        oomAt: cpu === 48 && i === 0 ? [100, 400, 700] : undefined,
-      });
-    }
-  }
-  return nodes;
-}
+const fleet = exampleFleet;
 
 const START = 1_760_000_000 - (1_760_000_000 % 86400);
 let dir: string;
@@ -138,14 +116,19 @@ describe('size --markdown', () => {
   });
 });
 
+describe('docs/cli-size.md', () => {
+  test('the worked example is what the command prints on the example fleet', () => {
+    fs.writeFileSync(path.join(dir, 'tree.yaml'), EXAMPLE_TREE);
+    const r = run('size', '--series', 'series.json', '--nodes', 'nodes.json', '--tree', 'tree.yaml');
+    const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'cli-size.md'), 'utf8');
+    const shown = /\$ node-agents size --series usage\.json --nodes nodes\.json --tree dist\/\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    expect(shown).toBe(r.stdout.trimEnd());
+  });
+});
+
 describe('size --tree: what the change does', () => {
   test('nodes replaced and memory reserved before and after, per NodePool and instance type', () => {
-    fs.writeFileSync(path.join(dir, 'tree.yaml'), [
-      'apiVersion: apps/v1', 'kind: DaemonSet', 'metadata: { name: fluent-bit, namespace: logging }',
-      'spec:', '  selector: { matchLabels: { app: fb } }', '  template:', '    metadata: { labels: { app: fb } }', '    spec:',
-      '      containers:', '      - name: fluent-bit', '        image: fluent/fluent-bit:3.0',
-      '        resources: { requests: { cpu: 100m, memory: 512Mi }, limits: { memory: 1Gi } }', '',
-    ].join('\n'));
+    fs.writeFileSync(path.join(dir, 'tree.yaml'), EXAMPLE_TREE);
     const r = run('size', '--series', 'series.json', '--nodes', 'nodes.json', '--tree', 'tree.yaml');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

@@ -112,3 +112,41 @@ export function openMetrics(o: FleetOptions): string {
 export function inventoryOf(nodes: readonly FleetNode[], allocatableMemory = '16Gi'): unknown {
   return { apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ metadata: { name: n.name, labels: n.labels }, status: { allocatable: { cpu: '4', memory: allocatableMemory, pods: '110' } } })) };
 }
+
+const CPU = 'karpenter.k8s.aws/instance-cpu';
+const POOL = 'karpenter.sh/nodepool';
+const TYPE = 'node.kubernetes.io/instance-type';
+/** cpu → [nodes, collector memory MiB]: memory grows with the pods a bigger node runs */
+const SIZES: [number, number, number][] = [[4, 4, 300], [8, 4, 330], [16, 4, 700], [32, 4, 1400], [48, 3, 1500], [96, 1, 3000]];
+const TYPES: Record<number, string> = { 4: 'm7i.xlarge', 8: 'm7i.2xlarge', 16: 'm7i.4xlarge', 32: 'm7i.8xlarge', 48: 'm7i.12xlarge', 96: 'm7i.24xlarge' };
+
+/**
+ * The fleet of docs/cli-size.md's worked example: 20 nodes, the general pool mixing 4, 8 and 16 vCPUs, the 48 vCPU
+ * nodes' collector OOM-killed three times on one node, a single 96 vCPU node (too thin).
+ */
+export function exampleFleet(): FleetNode[] {
+  const nodes: FleetNode[] = [];
+  for (const [cpu, count, memory] of SIZES) {
+    for (let i = 0; i < count; i++) {
+      nodes.push({
+        name: `node-${cpu}-${i}`,
+        labels: { [CPU]: String(cpu), [POOL]: cpu <= 16 ? 'general' : 'large', [TYPE]: TYPES[cpu] },
+        memory: memory * MIB,
+        cpu: cpu <= 8 ? 0.1 : cpu / 200,
+        oomAt: cpu === 48 && i === 0 ? [100, 400, 700] : undefined,
+      });
+    }
+  }
+  return nodes;
+}
+
+/** The example's window: 3 days at a 5-minute step, from a whole day. */
+export const EXAMPLE_WINDOW = { start: 1_760_000_000 - (1_760_000_000 % 86400), samples: 864, stepSeconds: 300 };
+
+/** The manifests running today in the example: one DaemonSet, 100m/512Mi, limit 1Gi. */
+export const EXAMPLE_TREE = [
+  'apiVersion: apps/v1', 'kind: DaemonSet', 'metadata: { name: fluent-bit, namespace: logging }',
+  'spec:', '  selector: { matchLabels: { app: fb } }', '  template:', '    metadata: { labels: { app: fb } }', '    spec:',
+  '      containers:', '      - name: fluent-bit', '        image: fluent/fluent-bit:3.0',
+  '        resources: { requests: { cpu: 100m, memory: 512Mi }, limits: { memory: 1Gi } }', '',
+].join('\n');
