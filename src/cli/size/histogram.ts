@@ -41,12 +41,13 @@ export function exponentialOptions(maxValue: number, firstBucketSize: number, ra
     throw new RangeError('maxValue, firstBucketSize and epsilon must be > 0.0, ratio must be > 1.0');
   }
   const numBuckets = Math.ceil(logBase(ratio, maxValue * (ratio - 1) / firstBucketSize + 1)) + 1;
+  const logRatio = Math.log(ratio);
   return {
     numBuckets,
     epsilon,
     findBucket: (value) => {
       if (!(value >= firstBucketSize)) return 0; // NaN too
-      return Math.min(numBuckets - 1, Math.trunc(logBase(ratio, value * (ratio - 1) / firstBucketSize + 1)));
+      return Math.min(numBuckets - 1, Math.trunc(Math.log(value * (ratio - 1) / firstBucketSize + 1) / logRatio));
     },
     bucketStart: (bucket) => (bucket === 0 ? 0 : firstBucketSize * (Math.pow(ratio, bucket) - 1) / (ratio - 1)),
   };

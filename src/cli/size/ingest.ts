@@ -102,15 +102,18 @@ export class SizeIngest {
       this.samplesRead += s.times.length;
       const c = this.container(s.metric);
       if (c === undefined) { this.unjoined++; continue; }
+      let day = Number.NaN;
+      let peak: { bytes: number; timeMs: number } | undefined;
       for (let i = 0; i < s.times.length; i++) {
         const timeMs = s.times[i] * 1000;
-        const day = Math.floor(timeMs / VPA.memoryAggregationIntervalMs);
-        const peak = c.peaks.get(day);
-        if (peak === undefined) {
-          c.peaks.set(day, { bytes: s.values[i], timeMs });
-        } else if (s.values[i] > peak.bytes) {
-          peak.bytes = s.values[i];
-          peak.timeMs = timeMs;
+        const d = Math.floor(timeMs / VPA.memoryAggregationIntervalMs);
+        if (d !== day) { // the times increase: the map is read once a day, not once a sample
+          day = d;
+          peak = c.peaks.get(day) ?? c.peaks.set(day, { bytes: s.values[i], timeMs }).get(day)!;
+        }
+        if (s.values[i] > peak!.bytes) {
+          peak!.bytes = s.values[i];
+          peak!.timeMs = timeMs;
         }
       }
     }
