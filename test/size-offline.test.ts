@@ -158,6 +158,7 @@ describe('size: bounded and safe input', () => {
     expect(errorOf('--prometheus', 'file:///etc/hosts')).toContain('must be an http:// or https:// URL');
     expect(errorOf('--prometheus', 'http://u:p@127.0.0.1:1')).toContain('must not hold credentials');
     expect(errorOf('--series', 'series.json', '--save', 'x.json')).toContain('--save goes with --prometheus');
+    expect(errorOf('--series', 'series.json', '--agent', 'logging/nope')).toContain('no such agent in the data; the agents are logging/fluent-bit');
   });
 
   test('a directory, a FIFO, bad JSON, an unknown key, a failed query, a missing query', () => {
@@ -174,6 +175,9 @@ describe('size: bounded and safe input', () => {
     expect(errorOf('--series', 'missing.json')).toContain('no pods, cpu query');
     fs.writeFileSync(path.join(dir, 'values.json'), '{"memory": {"status": "success", "data": {"resultType": "matrix", "result": [{"metric": {}, "values": [[1, 2]]}]}}}');
     expect(errorOf('--series', 'values.json')).toContain('values[0] must be [unix seconds, "value"]');
+    const empty = '{"status": "success", "data": {"resultType": "matrix", "result": []}}';
+    fs.writeFileSync(path.join(dir, 'empty.json'), `{"pods": ${empty}, "memory": ${empty}, "cpu": ${empty}}`);
+    expect(errorOf('--series', 'empty.json')).toContain('no usage of a DaemonSet pod on a known node (0 series not joined)');
   });
 
   test('names from the input are escaped for the terminal and for markdown', () => {

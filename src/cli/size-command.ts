@@ -158,6 +158,18 @@ function readPrometheus(base: string, w: QueryWindow, namespaces: readonly strin
   if (save !== undefined) fs.writeFileSync(path.resolve(cwd, save), `{${saved.join(',\n')}}\n`);
 }
 
+/** No usage joined, or an --agent the data does not hold: an input error (exit 2) saying where to look. */
+function checkAgents(ingest: SizeIngest, only: readonly string[]): void {
+  if (ingest.states.size === 0) {
+    throw new Error(`no usage of a DaemonSet pod on a known node (${ingest.unjoined} series not joined): check that kube_pod_info names `
+      + 'the pods\' nodes, and that the nodes have labels (pass --nodes, or allow kube-state-metrics to export node labels)');
+  }
+  const missing = only.filter((a) => !ingest.states.has(a));
+  if (missing.length > 0) {
+    throw new UsageError(`--agent ${missing[0]}: no such agent in the data; the agents are ${[...ingest.states.keys()].sort().slice(0, 10).join(', ')}`, 'size');
+  }
+}
+
 export function sizeCommand(argv: readonly string[], io: CliIo): number {
   const parsed = parse('size', argv, OPTIONS, false);
   if (flag(parsed, 'help')) {
@@ -183,6 +195,7 @@ export function sizeCommand(argv: readonly string[], io: CliIo): number {
   else readSaved(files, io.cwd, ingest);
   ingest.finish();
   const only = listValue(parsed, 'agent');
+  checkAgents(ingest, only);
   const agents = [...ingest.states.keys()].filter((a) => only.length === 0 || only.includes(a)).sort().map((agent) => {
     const states = ingest.states.get(agent)!;
     return planProfiles(agent, groupReports(states, ingest.pods.get(agent)!, groupBy), groupBy, states);

@@ -39,13 +39,15 @@ export function queries(namespaces: readonly string[], stepSeconds: number): Rec
   const step = `${stepSeconds}s`;
   const rateWindow = `${Math.max(stepSeconds, 300)}s`;
   const by = 'max by (namespace, pod, container)';
+  // only DaemonSet pods' containers: the join happens in Prometheus, so other pods' series are never sent
+  const daemonSetPods = ` * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_info{created_by_kind="DaemonSet"${ns}})`;
   return {
     pods: `max by (namespace, pod, node) (kube_pod_info{created_by_kind="DaemonSet"${ns}})`,
     nodes: 'kube_node_labels',
-    memory: `${by} (max_over_time(container_memory_working_set_bytes{container!="",container!="POD"${ns}}[${step}]))`,
-    cpu: `sum by (namespace, pod, container) (rate(container_cpu_usage_seconds_total{container!="",container!="POD"${ns}}[${rateWindow}]))`,
-    oom: `${by} (kube_pod_container_status_last_terminated_reason{reason="OOMKilled"${ns}})`,
-    restarts: `${by} (kube_pod_container_status_restarts_total{container!=""${ns}})`,
+    memory: `${by} (max_over_time(container_memory_working_set_bytes{container!="",container!="POD"${ns}}[${step}]))${daemonSetPods}`,
+    cpu: `sum by (namespace, pod, container) (rate(container_cpu_usage_seconds_total{container!="",container!="POD"${ns}}[${rateWindow}]))${daemonSetPods}`,
+    oom: `${by} (kube_pod_container_status_last_terminated_reason{reason="OOMKilled"${ns}})${daemonSetPods}`,
+    restarts: `${by} (kube_pod_container_status_restarts_total{container!=""${ns}})${daemonSetPods}`,
   };
 }
 
