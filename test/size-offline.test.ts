@@ -137,6 +137,27 @@ describe('size --tree: what the change does', () => {
     expect(r.stdout).toMatch(/general \/ m7i\.4xlarge: 4 nodes, memory requested per node 512Mi \(3\.1% of allocatable\) → \d+Mi/);
   });
 
+  test('--nodepools: the agents\' overhead per NodePool and instance type, before → after, by the check plan --nodepools runs', () => {
+    const pool = (name: string, cpus: string[]) => [
+      'apiVersion: karpenter.sh/v1', 'kind: NodePool', `metadata: { name: ${name} }`, 'spec:', '  template:', '    spec:',
+      '      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }', '      requirements:',
+      `      - { key: karpenter.k8s.aws/instance-cpu, operator: In, values: [${cpus.map((c) => `'${c}'`).join(', ')}] }`, '---',
+    ].join('\n');
+    const types = [[4, 'xlarge'], [8, '2xlarge'], [16, '4xlarge'], [32, '8xlarge'], [48, '12xlarge'], [96, '24xlarge']] as const;
+    const catalog = ['apiVersion: node-agents.cdk8s.io/v1alpha1', 'kind: InstanceTypeCatalog', 'instanceTypes:',
+      ...types.map(([cpu, size]) => `- { name: m7i.${size}, vcpu: ${cpu}, memoryMiB: ${cpu * 4096}, maxPods: 110 }`)].join('\n');
+    fs.writeFileSync(path.join(dir, 'pools.yaml'), [pool('general', ['4', '8', '16']), pool('large', ['32', '48', '96']),
+      'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: { name: default }\nspec: { role: r }\n---', catalog].join('\n'));
+    fs.writeFileSync(path.join(dir, 'tree.yaml'), EXAMPLE_TREE);
+    const r = run('size', '--series', 'series.json', '--nodes', 'nodes.json', '--tree', 'tree.yaml', '--nodepools', 'pools.yaml');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('NODE POOLS (--nodepools), every agent of the tree, before → after:');
+    expect(r.stdout).toMatch(/NodePool general \/ m7i\.xlarge: the agents request 100m \(\d+(\.\d+)?%\) → 139m \(\d+(\.\d+)?%\) cpu, 512Mi \(\d+(\.\d+)?%\) → 423Mi/);
+    expect(r.stdout).toMatch(/NodePool large \/ m7i\.24xlarge: the agents request 100m \(2\.5%\) → 677m \(16\.9%\) cpu, 512Mi \(3\.1%\) → 3\.8Gi \(23\.\d%\) memory/);
+    expect(run('size', '--series', 'series.json', '--nodepools', 'pools.yaml').stderr).toContain('--nodepools goes with --tree');
+  });
+
   test('--tree without --nodes is a usage error', () => {
     expect(run('size', '--series', 'series.json', '--tree', 'tree.yaml').code).toBe(2);
   });

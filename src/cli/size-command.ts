@@ -5,9 +5,11 @@ import { fitComment } from './comment';
 import { writeJson } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
+import { NODEPOOL_OPTIONS, nodePoolFlags, NODEPOOLS_FLAG_HELP } from './nodepool-hooks';
 import { groupByOf, groupReports, planProfiles } from './size/groups';
 import { sizeImpact } from './size/impact';
 import { SizeIngest } from './size/ingest';
+import { poolLines } from './size/pools';
 import { checkBaseUrl, fetchQuery, MAX_POINTS_PER_SERIES, queries, QueryWindow, rangeUrl } from './size/queries';
 import { SizeReport, sizeMarkdown, sizeText } from './size/render';
 import { inferStep, parseQueryResult, parseSavedFile, QueryName, REQUIRED_QUERIES, Series } from './size/series';
@@ -46,6 +48,8 @@ Flags:
   --tree TREE         the manifests running now (a cdk8s dist/), with --nodes: today's requests
                       per node, and what the change would do (nodes replaced, memory reserved
                       before and after, per NodePool and instance type)
+${NODEPOOLS_FLAG_HELP}                      With --tree: the agents' overhead per NodePool and instance type,
+                      before and after the recommendation (the check plan --nodepools runs)
   --json              the whole report as JSON
   --markdown          a pull request comment (at most 60,000 characters)
 
@@ -64,6 +68,7 @@ const OPTIONS = {
   'group-by': { type: 'string' },
   'nodes': { type: 'string' },
   'tree': { type: 'string' },
+  ...NODEPOOL_OPTIONS,
   'json': { type: 'boolean' },
   'markdown': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
@@ -187,6 +192,8 @@ export function sizeCommand(argv: readonly string[], io: CliIo): number {
   const nodesFile = stringValue(parsed, 'nodes');
   const treePath = stringValue(parsed, 'tree');
   if (treePath !== undefined && nodesFile === undefined) throw new UsageError('--tree needs --nodes FILE (the nodes whose requests it compares)', 'size');
+  const pools = nodePoolFlags(parsed, 'size');
+  if (pools !== undefined && treePath === undefined) throw new UsageError('--nodepools goes with --tree TREE and --nodes FILE (the tree running now)', 'size');
   const w = windowOf(parsed);
   const inventory = nodesFile === undefined ? undefined : loadInventory(nodesFile, io.cwd);
   const labels = inventory === undefined ? undefined : new Map(inventory.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
@@ -200,8 +207,13 @@ export function sizeCommand(argv: readonly string[], io: CliIo): number {
     const states = ingest.states.get(agent)!;
     return planProfiles(agent, groupReports(states, ingest.pods.get(agent)!, groupBy), groupBy, states);
   });
-  const impact = treePath === undefined ? undefined : sizeImpact(loadManifests([treePath], io.cwd), inventory!, agents, groupBy);
-  const report: SizeReport = { agents, groupBy, samplesRead: ingest.samplesRead, unjoined: ingest.unjoined, stepSeconds: ingest.stepSeconds, impact };
+  const tree = treePath === undefined ? undefined : loadManifests([treePath], io.cwd);
+  const impact = tree === undefined ? undefined : sizeImpact(tree, inventory!, agents, groupBy);
+  const nodePools = tree !== undefined && pools !== undefined
+    ? poolLines(pools, io.cwd, tree, inventory!, agents) : undefined;
+  const report: SizeReport = {
+    agents, groupBy, samplesRead: ingest.samplesRead, unjoined: ingest.unjoined, stepSeconds: ingest.stepSeconds, impact, nodePools,
+  };
   if (flag(parsed, 'json')) writeJson({ ...report, impact: impact === undefined ? undefined : Object.fromEntries(impact) }, (t) => io.stdout.write(t));
   else if (flag(parsed, 'markdown')) io.stdout.write(fitComment(sizeMarkdown(report)));
   else io.stdout.write(sizeText(report));

@@ -87,6 +87,8 @@ export interface SizeReport {
   readonly stepSeconds: number;
   /** per agent, what the change does (--tree and --nodes) */
   readonly impact?: ReadonlyMap<string, string[]>;
+  /** the agents' overhead per NodePool and instance type before → after (--nodepools) */
+  readonly nodePools?: readonly string[];
 }
 
 function agentText(a: AgentSizing, by: GroupBy, impact: readonly string[] | undefined): string {
@@ -109,6 +111,7 @@ export function sizeText(r: SizeReport): string {
   let out = `node-agents size: ${plural(r.agents.length, 'agent')}, ${r.samplesRead} samples read (step ${r.stepSeconds}s)`;
   out += r.unjoined > 0 ? `, ${plural(r.unjoined, 'series', 'series')} not joined to a DaemonSet pod on a known node\n` : '\n';
   for (const a of r.agents) out += agentText(a, r.groupBy, r.impact?.get(a.agent));
+  if (r.nodePools !== undefined) out += `\nNODE POOLS (--nodepools), every agent of the tree, before → after:\n${r.nodePools.map((l) => `  ${terminalSafe(l)}\n`).join('')}`;
   return out;
 }
 
@@ -127,5 +130,6 @@ export function sizeMarkdown(r: SizeReport): string {
     }
     out += '\n</details>\n\n```ts\n' + propsText(a) + '```\n';
   }
+  if (r.nodePools !== undefined) out += `\n#### Node pools (\`--nodepools\`), before → after\n\n${r.nodePools.map((l) => `- ${markdownEscape(l)}\n`).join('')}`;
   return out;
 }
