@@ -48,8 +48,11 @@ Flags:
   --tree TREE         the manifests running now (a cdk8s dist/), with --nodes: today's requests
                       per node, and what the change would do (nodes replaced, memory reserved
                       before and after, per NodePool and instance type)
-${NODEPOOLS_FLAG_HELP}                      With --tree: the agents' overhead per NodePool and instance type,
-                      before and after the recommendation (the check plan --nodepools runs)
+
+With --tree and --nodepools: the agents' overhead per NodePool and instance type before and after
+the recommendation, by the check \`plan --nodepools\` runs on today's tree and on the tree the
+recommendation makes (a DaemonSet per profile, as the constructs render them):
+${NODEPOOLS_FLAG_HELP}
   --json              the whole report as JSON
   --markdown          a pull request comment (at most 60,000 characters)
 
