@@ -10,7 +10,7 @@ import { groupByOf, groupReports, planProfiles } from './size/groups';
 import { sizeImpact } from './size/impact';
 import { SizeIngest } from './size/ingest';
 import { poolLines } from './size/pools';
-import { checkBaseUrl, fetchQuery, MAX_POINTS_PER_SERIES, queries, QueryWindow, rangeUrl } from './size/queries';
+import { checkBaseUrl, fetchQuery, identityStep, MAX_POINTS_PER_SERIES, queries, QueryWindow, rangeUrl } from './size/queries';
 import { SizeReport, sizeMarkdown, sizeText } from './size/render';
 import { inferStep, parseQueryResult, parseSavedFile, QueryName, REQUIRED_QUERIES, Series } from './size/series';
 import { readJsonFile } from '../capacity/input';
@@ -152,7 +152,8 @@ function readPrometheus(base: string, w: QueryWindow, namespaces: readonly strin
   const saved: string[] = [];
   for (const phase of PHASES) {
     for (const name of phase) {
-      const body = fetchQuery(name, rangeUrl(base, texts[name], w));
+      const step = name === 'pods' || name === 'nodes' ? identityStep(w.stepSeconds) : w.stepSeconds;
+      const body = fetchQuery(name, rangeUrl(base, texts[name], { ...w, stepSeconds: step }));
       let value: unknown;
       try {
         value = JSON.parse(body);

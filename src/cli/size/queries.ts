@@ -19,6 +19,14 @@ export interface QueryWindow {
   readonly stepSeconds: number;
 }
 
+/**
+ * The step of the identity queries (pods, nodes): at least an hour, each point the hour's (max_over_time), so a pod
+ * alive for a minute is still seen while a week of a large fleet's identities stays small.
+ */
+export function identityStep(stepSeconds: number): number {
+  return Math.max(stepSeconds, 3600);
+}
+
 /** A label matcher value as PromQL reads it in double quotes. */
 function quoted(value: string): string {
   return JSON.stringify(value);
@@ -42,8 +50,8 @@ export function queries(namespaces: readonly string[], stepSeconds: number): Rec
   // only DaemonSet pods' containers: the join happens in Prometheus, so other pods' series are never sent
   const daemonSetPods = ` * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_info{created_by_kind="DaemonSet"${ns}})`;
   return {
-    pods: `max by (namespace, pod, node) (kube_pod_info{created_by_kind="DaemonSet"${ns}})`,
-    nodes: 'kube_node_labels',
+    pods: `max by (namespace, pod, node) (max_over_time(kube_pod_info{created_by_kind="DaemonSet"${ns}}[${identityStep(stepSeconds)}s]))`,
+    nodes: `max_over_time(kube_node_labels[${identityStep(stepSeconds)}s])`,
     memory: `${by} (max_over_time(container_memory_working_set_bytes{container!="",container!="POD"${ns}}[${step}]))${daemonSetPods}`,
     cpu: `sum by (namespace, pod, container) (rate(container_cpu_usage_seconds_total{container!="",container!="POD"${ns}}[${rateWindow}]))${daemonSetPods}`,
     oom: `${by} (kube_pod_container_status_last_terminated_reason{reason="OOMKilled"${ns}})${daemonSetPods}`,
