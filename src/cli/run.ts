@@ -5,6 +5,7 @@ import { estimateCommand } from './estimate-command';
 import type { CliIo } from './io';
 import { labelCommand } from './label-command';
 import { planCommand } from './plan-command';
+import { sizeCommand } from './size-command';
 import { terminalSafe, terminalSafeLines } from '../util/output-escape';
 
 export const MAIN_HELP = `Usage: node-agents <command> [flags]
@@ -21,6 +22,8 @@ Commands:
              removed, batches and time, and what can go wrong (two pods, stalls, restarts)
   doctor     why a running rollout is stuck and why a node has no healthy agent, from a
              dump of nodes, pods, DaemonSets, ControllerRevisions and events
+  size       requests and memory limits per node group from Prometheus usage (VPA's
+             recommender), as resourceProfiles props, and what the change would do
 
 Run \`node-agents <command> --help\` for a command's flags.
 The node inventory is the output of \`kubectl get nodes -o json\`.
@@ -34,6 +37,7 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => number> =
   estimate: estimateCommand,
   plan: planCommand,
   doctor: doctorCommand,
+  size: sizeCommand,
 };
 
 /**

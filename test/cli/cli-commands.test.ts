@@ -56,7 +56,7 @@ describe('node-agents (no command, help, unknown command)', () => {
   test('unknown command: exit 2, lists the commands', () => {
     const r = run('cover');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('node-agents: unknown command "cover"; the commands are coverage, label, estimate, plan, doctor (node-agents --help)\n');
+    expect(r.stderr).toBe('node-agents: unknown command "cover"; the commands are coverage, label, estimate, plan, doctor, size (node-agents --help)\n');
   });
 });
 
