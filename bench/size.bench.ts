@@ -5,7 +5,7 @@
  * chunk's JSON is also parsed and checked (parseSavedFile) to give the per-sample cost of reading the answers.
  *
  *   npm run bench -- size                       (full: 10k, 50k, 130k nodes, 7 days at a 1h step)
- *   BENCH_MODE=short npm run bench -- size      (short: 1k, 5k, 20k nodes, 2 days at a 1h step)
+ *   npm run bench -- size --short               (the short mode, bench/mode.ts: 200 and 1k nodes, 2 days at a 1h step)
  *   BENCH_SIZE_NODES=1000,130000 BENCH_STEP=300 ... (sizes and step of your own; 300 s is 2,016 samples a week)
  */
 import { performance } from 'perf_hooks';
@@ -15,12 +15,12 @@ import { groupByOf, groupReports, planProfiles } from '../src/cli/size/groups';
 import { SizeIngest } from '../src/cli/size/ingest';
 import { parseSavedFile, Series } from '../src/cli/size/series';
 import { savedAnswers } from '../test/util/size-fleet';
+import { SHORT } from './mode';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const SHORT = process.env.BENCH_MODE === 'short';
-const SIZES = (process.env.BENCH_SIZE_NODES ?? (SHORT ? '1000,5000,20000' : '10000,50000,130000')).split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZE_NODES ?? (SHORT ? '200,1000' : '10000,50000,130000')).split(',').map(Number);
 const DAYS = SHORT ? 2 : 7;
 const STEP = Number(process.env.BENCH_STEP ?? 3600);
 const CHUNK = 1000;

@@ -1,15 +1,9 @@
 import { AgentResources } from './options';
-import { INSTANCE_TYPE_LABEL } from '../scheduling/types';
+import { INSTANCE_CPU_LABEL, INSTANCE_MEMORY_LABEL, INSTANCE_TYPE_LABEL, NODE_POOL_LABEL } from '../scheduling/types';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 import { ProfileSpec } from '../waves/profiles';
 
-/** Karpenter's label naming the NodePool that launched the node. */
-export const NODE_POOL_LABEL = 'karpenter.sh/nodepool';
-/** Karpenter's AWS provider: the instance type's vCPUs (an integer). */
-export const INSTANCE_CPU_LABEL = 'karpenter.k8s.aws/instance-cpu';
-/** Karpenter's AWS provider: the instance type's memory in MiB (an integer). */
-export const INSTANCE_MEMORY_LABEL = 'karpenter.k8s.aws/instance-memory';
 
 /** Integer bounds of a node label's value, both inclusive. */
 export interface ResourceProfileBounds {

@@ -62,3 +62,9 @@ export interface NodeIdentity {
 
 /** The label Kubernetes' cloud providers (and Karpenter) put on every node: its instance type. */
 export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+/** Karpenter's label naming the NodePool that launched the node. */
+export const NODE_POOL_LABEL = 'karpenter.sh/nodepool';
+/** Karpenter's AWS provider: the instance type's vCPUs (an integer). */
+export const INSTANCE_CPU_LABEL = 'karpenter.k8s.aws/instance-cpu';
+/** Karpenter's AWS provider: the instance type's memory in MiB (an integer). */
+export const INSTANCE_MEMORY_LABEL = 'karpenter.k8s.aws/instance-memory';

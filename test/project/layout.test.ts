@@ -19,7 +19,7 @@ const SHARED = ['util', 'validation', 'scheduling', 'rollout', 'waves'];
 /** The library wing: the constructs and what only they use. */
 const LIBRARY = ['adoption', 'fleet', 'fluent-bit', 'node-exporter', 'alerts', 'agent', 'render', 'gpu', 'constructs'];
 /** The tools wing: src/cli/ (its command files, "cli") and the engines in its folders. */
-const TOOLS = ['cli/coverage', 'cli/estimate', 'cli/plan', 'cli/capacity', 'cli/doctor', 'cli'];
+const TOOLS = ['cli/coverage', 'cli/estimate', 'cli/plan', 'cli/capacity', 'cli/doctor', 'cli/size', 'cli'];
 
 /** Each folder of src/ (and of src/cli/) and its floor: a folder may import only from folders on a lower floor. */
 const FLOORS: Record<string, number> = {
@@ -44,6 +44,7 @@ const FLOORS: Record<string, number> = {
   'cli/plan': 6,
   'cli/capacity': 6,
   'cli/doctor': 7,
+  'cli/size': 7,
   'cli': 9,
 };
 

@@ -6,7 +6,7 @@
  */
 import { ABSENT } from './ingest';
 import { oomBump, recommend, Recommendation, UsageState } from './recommender';
-import { INSTANCE_CPU_LABEL, INSTANCE_TYPE_LABEL, NODE_POOL_LABEL } from '../../agent/resource-profiles';
+import { INSTANCE_CPU_LABEL, INSTANCE_TYPE_LABEL, NODE_POOL_LABEL } from '../../scheduling/types';
 import { DEFAULT_PROFILE, profileProblems, ProfileSpec } from '../../waves/profiles';
 
 /** A group with fewer pods than this is too thin to size on its own. */

@@ -7,7 +7,7 @@
  *
  * Every field is checked before it is used: the results come from outside (a file in CI, a server).
  */
-import { isObject } from '../../coverage/manifests';
+import { isObject } from '../coverage/manifests';
 
 /** The queries `size` reads, in the order it reads them (the identities first, then the usage). */
 export const QUERY_NAMES = ['pods', 'nodes', 'memory', 'cpu', 'oom', 'restarts'] as const;

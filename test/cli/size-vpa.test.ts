@@ -2,8 +2,8 @@
  * The VPA recommender's own table tests, ported (kubernetes/autoscaler vertical-pod-autoscaler/pkg/recommender):
  * each test names the upstream file and function it ports. The numbers are upstream's.
  */
-import { DecayingHistogram, exponentialOptions, Histogram, linearOptions } from '../src/cli/size/histogram';
-import { confidence, confidenceMultiplier, CPU_HISTOGRAM, MEMORY_HISTOGRAM, oomBump, recommend, UsageState, VPA } from '../src/cli/size/recommender';
+import { DecayingHistogram, exponentialOptions, Histogram, linearOptions } from '../../src/cli/size/histogram';
+import { confidence, confidenceMultiplier, CPU_HISTOGRAM, MEMORY_HISTOGRAM, oomBump, recommend, UsageState, VPA } from '../../src/cli/size/recommender';
 
 const weightEpsilon = 1e-15;
 const testOptions = linearOptions(10, 1, weightEpsilon);

@@ -5,17 +5,16 @@
  * then the nodes whose pod is replaced and the memory reserved across the fleet and per NodePool and instance
  * type, before and after. Work: nodes × the agent's DaemonSets.
  */
-import { AgentSizing, GroupBy, owner, Sizing } from './groups';
-import { ABSENT } from './ingest';
-import { memoryText } from './render';
-import { INSTANCE_TYPE_LABEL, NODE_POOL_LABEL } from '../../agent/resource-profiles';
-import { isObject, ManifestSet } from '../../coverage/manifests';
-import { termsMatch } from '../../scheduling/node-affinity';
-import { NodeJson } from '../../scheduling/types';
-import { parseQuantity } from '../../util/quantity';
-import { DEFAULT_PROFILE } from '../../waves/profiles';
-import { plural } from '../format';
-import { MAX_PRINTED_PER_KIND } from '../limits';
+import { AgentSizing, GroupBy, owner, Sizing } from './size/groups';
+import { ABSENT } from './size/ingest';
+import { memoryText } from './size-render';
+import { INSTANCE_TYPE_LABEL, NODE_POOL_LABEL, NodeJson } from '../scheduling/types';
+import { isObject, ManifestSet } from './coverage/manifests';
+import { termsMatch } from '../scheduling/node-affinity';
+import { parseQuantity } from '../util/quantity';
+import { DEFAULT_PROFILE } from '../waves/profiles';
+import { plural } from './format';
+import { MAX_PRINTED_PER_KIND } from './limits';
 
 const MIB = 1024 * 1024;
 
@@ -30,7 +29,7 @@ interface Today {
 interface Selector {
   readonly today: Today;
   readonly nodeSelector: Readonly<Record<string, string>>;
-  readonly terms?: readonly import('../../scheduling/types').NodeSelectorTermJson[];
+  readonly terms?: readonly import('../scheduling/types').NodeSelectorTermJson[];
 }
 
 function quantity(value: unknown): number {

@@ -6,11 +6,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EXAMPLE_TREE, exampleFleet, inventoryOf, MIB, savedAnswers } from './util/size-fleet';
-import { MAX_MARKDOWN_CHARS } from '../src/cli/comment';
-import { runCli } from '../src/cli/run';
-import { oomBump } from '../src/cli/size/recommender';
-import { profileProblems } from '../src/waves/profiles';
+import { EXAMPLE_TREE, exampleFleet, inventoryOf, MIB, savedAnswers } from '../util/size-fleet';
+import { MAX_MARKDOWN_CHARS } from '../../src/cli/comment';
+import { runCli } from '../../src/cli/run';
+import { oomBump } from '../../src/cli/size/recommender';
+import { profileProblems } from '../../src/waves/profiles';
+import { REPO } from '../util/paths';
 
 const TYPE = 'node.kubernetes.io/instance-type';
 
@@ -120,7 +121,7 @@ describe('docs/cli-size.md', () => {
   test('the worked example is what the command prints on the example fleet', () => {
     fs.writeFileSync(path.join(dir, 'tree.yaml'), EXAMPLE_TREE);
     const r = run('size', '--series', 'series.json', '--nodes', 'nodes.json', '--tree', 'tree.yaml');
-    const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'cli-size.md'), 'utf8');
+    const doc = fs.readFileSync(path.join(REPO, 'docs', 'cli-size.md'), 'utf8');
     const shown = /\$ node-agents size --series usage\.json --nodes nodes\.json --tree dist\/\n([\s\S]*?)\n```/.exec(doc)?.[1];
     expect(shown).toBe(r.stdout.trimEnd());
   });

@@ -5,11 +5,11 @@
  * the one `size` sized it by.
  */
 import fc from 'fast-check';
-import { groupReports, GroupBy, planProfiles } from '../src/cli/size/groups';
-import { ABSENT } from '../src/cli/size/ingest';
-import { UsageState } from '../src/cli/size/recommender';
-import { termsMatch } from '../src/scheduling/node-affinity';
-import { profileTerms } from '../src/waves/profiles';
+import { groupReports, GroupBy, planProfiles } from '../../src/cli/size/groups';
+import { ABSENT } from '../../src/cli/size/ingest';
+import { UsageState } from '../../src/cli/size/recommender';
+import { termsMatch } from '../../src/scheduling/node-affinity';
+import { profileTerms } from '../../src/waves/profiles';
 
 const DAY = 86_400_000;
 const KEY = 'example.com/group';
