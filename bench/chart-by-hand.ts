@@ -82,7 +82,9 @@ function daemonSet(chart: Chart, agent: HandAgent, sa: kplus.ServiceAccount, wav
   const identity = { 'app.kubernetes.io/instance': agent.name, 'app.kubernetes.io/name': agent.name };
   const ds = new kplus.DaemonSet(chart, `${agent.name}-${group}`, {
     metadata: {
-      name: group === 'fleet' ? agent.name : `${agent.name}-${group}`, namespace: agent.namespace, labels: labels(agent, true),
+      name: group === 'fleet' ? agent.name : `${agent.name}-${group}`,
+      namespace: agent.namespace,
+      labels: labels(agent, true),
       // the wave's place in the rollout order (the fleet's DaemonSet last), which plan and doctor read
       annotations: { 'node-agents.cdk8s.io/rollout-wave-index': String(group === 'fleet' ? waves.length : waves.indexOf(group)) },
     },

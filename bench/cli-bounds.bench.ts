@@ -22,10 +22,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
+import { sized } from './mode';
 import { GITHUB_COMMENT_LIMIT } from '../src/cli/comment';
 import { parseManifestText } from '../src/cli/coverage/manifests';
 import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../test/util/hostile-yaml';
-import { sized } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 

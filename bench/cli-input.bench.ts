@@ -17,6 +17,7 @@ import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
 import * as vm from 'vm';
 import * as YAML from 'yaml';
+import { sized } from './mode';
 import { agentDaemonSetObject, syntheticNodes, twelveDaemonSetObjects } from './synthetic';
 import { analyzeCoverage } from '../src/cli/coverage/analysis';
 import { KubeObject, manifestSet, parseManifestText } from '../src/cli/coverage/manifests';
@@ -25,7 +26,6 @@ import { planChange } from '../src/cli/plan/plan';
 import { untoleratedTaints } from '../src/scheduling/tolerations';
 import { TaintJson, TolerationJson } from '../src/scheduling/types';
 import { parseQuantity } from '../src/util/quantity';
-import { sized } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 

@@ -5,10 +5,10 @@
  *   npx ts-node --project test/tsconfig.json bench/coverage.bench.ts
  */
 import { performance } from 'perf_hooks';
+import { sized, sizesFrom } from './mode';
 import { syntheticNodes, twelveDaemonSets } from './synthetic';
 import { analyzeCoverage } from '../src/cli/coverage/analysis';
 import { nodeFacts } from '../src/cli/coverage/nodes';
-import { sized, sizesFrom } from './mode';
 
 const RUNS = sized(9, 1);
 

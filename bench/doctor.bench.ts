@@ -27,6 +27,7 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
+import { sized, sizesFrom } from './mode';
 import { agentDaemonSetObject } from './synthetic';
 import { PodIndex, podRecord } from '../src/cli/capacity/pods';
 import { planCapacity } from '../src/cli/capacity-hooks';
@@ -37,7 +38,6 @@ import { diagnose } from '../src/cli/doctor/diagnose';
 import { StateBuilder } from '../src/cli/doctor/state';
 import { planChange } from '../src/cli/plan/plan';
 import { NodeJson } from '../src/scheduling/types';
-import { sized, sizesFrom } from './mode';
 
 const ROOT = path.join(__dirname, '..');
 const PODS_PER_NODE = 30;

@@ -14,10 +14,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
+import { sized, sizesFrom } from './mode';
 import { syntheticNodes, twelveDaemonSetObjects } from './synthetic';
 import { assignWaves, labelCommands } from '../src/cli/coverage/labelling';
 import { runCli } from '../src/cli/run';
-import { sized, sizesFrom } from './mode';
 
 const RUNS = sized(5, 1);
 const WAVES = [{ name: 'canary', fraction: 0.02 }, { name: 'wave-1', fraction: 0.1 }, { name: 'wave-2', fraction: 0.3 }];

@@ -7,13 +7,13 @@
  *   npx ts-node --project test/tsconfig.json bench/plan.bench.ts
  */
 import { performance } from 'perf_hooks';
+import { sized, sizesFrom } from './mode';
 import { syntheticNodes } from './synthetic';
 import { analyzeCoverage } from '../src/cli/coverage/analysis';
 import { KubeObject, manifestSet, ManifestSet, ROLLOUT_GROUP_LABEL } from '../src/cli/coverage/manifests';
 import { nodeFacts } from '../src/cli/coverage/nodes';
 import { planChange } from '../src/cli/plan/plan';
 import { NodeSelectorRequirementJson, TolerationJson } from '../src/scheduling/types';
-import { sized, sizesFrom } from './mode';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';
 const RUNS = sized(5, 1);

@@ -11,11 +11,11 @@
 import { performance } from 'perf_hooks';
 import * as v8 from 'v8';
 import * as vm from 'vm';
+import { SHORT } from './mode';
 import { groupByOf, groupReports, planProfiles } from '../src/cli/size/groups';
 import { SizeIngest } from '../src/cli/size/ingest';
 import { parseSavedFile, Series } from '../src/cli/size/series';
 import { savedAnswers } from '../test/util/size-fleet';
-import { SHORT } from './mode';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

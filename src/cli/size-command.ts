@@ -1,20 +1,20 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { flag, listValue, parse, Parsed, stringValue, UsageError } from './args';
+import { readJsonFile } from './capacity/input';
 import { fitComment } from './comment';
+import { loadManifests } from './coverage/load';
 import { writeJson } from './format';
 import { loadInventory } from './inventory';
 import type { CliIo } from './io';
 import { NODEPOOL_OPTIONS, nodePoolFlags, NODEPOOLS_FLAG_HELP } from './nodepool-hooks';
 import { groupByOf, groupReports, planProfiles } from './size/groups';
-import { sizeImpact } from './size-impact';
 import { SizeIngest } from './size/ingest';
-import { poolLines } from './size-pools';
 import { checkBaseUrl, fetchQuery, identityStep, MAX_POINTS_PER_SERIES, queries, QueryWindow, rangeUrl } from './size/queries';
-import { SizeReport, sizeMarkdown, sizeText } from './size-render';
 import { inferStep, parseQueryResult, parseSavedFile, QueryName, REQUIRED_QUERIES, Series } from './size/series';
-import { readJsonFile } from './capacity/input';
-import { loadManifests } from './coverage/load';
+import { sizeImpact } from './size-impact';
+import { poolLines } from './size-pools';
+import { SizeReport, sizeMarkdown, sizeText } from './size-render';
 
 export const SIZE_HELP = `Usage: node-agents size --prometheus URL [flags]
        node-agents size --series FILE... [flags]

@@ -10,11 +10,11 @@ import { ABSENT } from './size/ingest';
 import { memoryText } from './size-render';
 import { INSTANCE_TYPE_LABEL, NODE_POOL_LABEL, NodeJson } from '../scheduling/types';
 import { isObject, ManifestSet } from './coverage/manifests';
+import { plural } from './format';
+import { MAX_PRINTED_PER_KIND } from './limits';
 import { termsMatch } from '../scheduling/node-affinity';
 import { parseQuantity } from '../util/quantity';
 import { DEFAULT_PROFILE } from '../waves/profiles';
-import { plural } from './format';
-import { MAX_PRINTED_PER_KIND } from './limits';
 
 const MIB = 1024 * 1024;
 

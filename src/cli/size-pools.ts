@@ -3,16 +3,16 @@
  * recommendation, computed by the same check `plan --nodepools` runs (src/capacity/nodepools.ts through
  * src/cli/nodepool-hooks.ts) on the tree running now and on the tree the recommendation would make (after-tree.ts).
  */
-import { afterTree } from './size/after-tree';
-import { AgentSizing } from './size/groups';
 import { formatAmount } from './capacity/resources';
+import { capacityGate } from './capacity-hooks';
 import { analyzeCoverage } from './coverage/analysis';
 import { ManifestSet } from './coverage/manifests';
 import { nodeFacts } from './coverage/nodes';
-import { NodeJson } from '../scheduling/types';
-import { capacityGate } from './capacity-hooks';
 import { MAX_PRINTED_PER_KIND } from './limits';
 import { nodePoolCheck, nodePoolFlags } from './nodepool-hooks';
+import { NodeJson } from '../scheduling/types';
+import { afterTree } from './size/after-tree';
+import { AgentSizing } from './size/groups';
 
 export type PoolFlags = NonNullable<ReturnType<typeof nodePoolFlags>>;
 

@@ -3,13 +3,13 @@
  * `resourceProfiles` props to paste (TypeScript), and the reasons in words a reviewer can check. Every value from
  * the input is escaped for its sink (terminal, markdown); the TypeScript holds only checked names and label values.
  */
+import { plural, table } from './format';
+import { MAX_PRINTED_PER_KIND } from './limits';
 import { AgentSizing, GroupBy, GroupReport, ProfilePlan, Sizing } from './size/groups';
 import { ABSENT } from './size/ingest';
 import { VPA } from './size/recommender';
 import { INSTANCE_CPU_LABEL, INSTANCE_MEMORY_LABEL, INSTANCE_TYPE_LABEL, NODE_POOL_LABEL } from '../scheduling/types';
 import { markdownCode, markdownEscape, terminalSafe } from '../util/output-escape';
-import { plural, table } from './format';
-import { MAX_PRINTED_PER_KIND } from './limits';
 
 const MIB = 1024 * 1024;
 

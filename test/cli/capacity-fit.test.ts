@@ -5,10 +5,10 @@
  * fitsRequest (same file; cases ported from fit_test.go TestEnoughRequests), and the victims
  * defaultpreemption's SelectVictimsOnNode picks (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
  */
-import { pod } from '../util/cluster';
 import { fitsRequest, selectVictims } from '../../src/cli/capacity/fit';
 import { PodIndex, podRecord, PodRecord } from '../../src/cli/capacity/pods';
 import { podRequests, quantityIn, resourceList, scheduledResource } from '../../src/cli/capacity/resources';
+import { pod } from '../util/cluster';
 
 const c = (cpu: string, memory: string, extra: Record<string, unknown> = {}) => ({ name: 'c', resources: { requests: { cpu, memory } }, ...extra });
 

@@ -9,13 +9,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { list, node, pod } from '../util/cluster';
-import { Manifest, validateManifests } from '../util/manifests';
-import { daemonSet } from '../util/plan';
 import { minorVersion, podLevelResourcesGate } from '../../src/cli/capacity/pod-level';
 import { podRecord } from '../../src/cli/capacity/pods';
 import { hasPodLevelResources, podLimits, podRequests } from '../../src/cli/capacity/resources';
 import { runCli } from '../../src/cli/run';
+import { list, node, pod } from '../util/cluster';
+import { Manifest, validateManifests } from '../util/manifests';
+import { daemonSet } from '../util/plan';
 
 const Mi = 2 ** 20;
 const withPodLevel = (containers: Manifest[], resources: Manifest) => ({ containers, resources });

@@ -9,12 +9,12 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import * as YAML from 'yaml';
-import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../util/hostile-yaml';
-import { daemonSet } from '../util/plan';
-import { runCli } from '../../src/cli/run';
 import { parseManifestText } from '../../src/cli/coverage/manifests';
 import { ALIAS_SLACK_BYTES } from '../../src/cli/coverage/yaml-aliases';
+import { runCli } from '../../src/cli/run';
+import { aliasedArgs, mergedAnchors, nestedAliases, ONE_NODE_LIST } from '../util/hostile-yaml';
 import { REPO } from '../util/paths';
+import { daemonSet } from '../util/plan';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-bounds-'));
 afterAll(() => fs.rmSync(TMP, { recursive: true, force: true }));

@@ -8,9 +8,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runCli } from '../../src/cli/run';
 import { agentDaemonSet, agentPod, event, list, node, revision } from '../util/cluster';
 import { Manifest } from '../util/manifests';
-import { runCli } from '../../src/cli/run';
 
 let dir: string;
 beforeAll(() => {

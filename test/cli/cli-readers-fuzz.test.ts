@@ -9,8 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import * as YAML from 'yaml';
-import { daemonSet } from '../util/plan';
 import { runCli } from '../../src/cli/run';
+import { daemonSet } from '../util/plan';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'node-agents-fuzz-'));
 afterAll(() => fs.rmSync(TMP, { recursive: true, force: true }));

@@ -4,12 +4,12 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { loadNodeList } from '../../src/cli/coverage/load';
 import { manifestSet } from '../../src/cli/coverage/manifests';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
+import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 const nodes = nodeFacts(loadNodeList('examples/inventories/mixed-cluster.json', REPO));

@@ -9,15 +9,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as v8 from 'v8';
-import { agentDaemonSet, list, node, revision } from '../util/cluster';
-import { daemonSet } from '../util/plan';
 import { fitComment, GITHUB_COMMENT_LIMIT, MAX_MARKDOWN_CHARS } from '../../src/cli/comment';
-import { runCli } from '../../src/cli/run';
 import { DEFAULT_MAX_KEPT, defaultMaxKept, keptExceeded, MAX_KEPT_CAP } from '../../src/cli/doctor/kept';
 import { DEFAULT_LIVE_BUDGET, PAGE_SIZE } from '../../src/cli/doctor/live';
 import { StateBuilder } from '../../src/cli/doctor/state';
+import { runCli } from '../../src/cli/run';
 import { formatBytes } from '../../src/util/quantity';
+import { agentDaemonSet, list, node, revision } from '../util/cluster';
 import { REPO, TEST_ROOT } from '../util/paths';
+import { daemonSet } from '../util/plan';
 
 let dir: string;
 let savedPath: string | undefined;

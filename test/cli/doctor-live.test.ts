@@ -9,10 +9,10 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { LIVE_KINDS, PAGE_SIZE } from '../../src/cli/doctor/live';
+import { runCli } from '../../src/cli/run';
 import { agentDaemonSet, agentPod, event, list, node, revision } from '../util/cluster';
 import { Manifest } from '../util/manifests';
-import { runCli } from '../../src/cli/run';
-import { LIVE_KINDS, PAGE_SIZE } from '../../src/cli/doctor/live';
 
 let dir: string;
 let savedPath: string | undefined;

@@ -2,8 +2,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { agentDaemonSet, agentPod, event, list, node, pod, revision } from '../util/cluster';
 import { runCli } from '../../src/cli/run';
+import { agentDaemonSet, agentPod, event, list, node, pod, revision } from '../util/cluster';
 import { REPO } from '../util/paths';
 
 /** A log collector upgrade (maxUnavailable 1) that raised memory and broke the config, on five nodes. */

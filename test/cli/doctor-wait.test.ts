@@ -8,13 +8,13 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runCli } from '../../src/cli/run';
+import { fixFor } from '../../src/rollout/stuck-causes';
+import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../../src/rollout/watch-script';
 import { ClusterView } from '../util/fake-watch-api';
 import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from '../util/watcher-shapes';
-import { runCli } from '../../src/cli/run';
-import { fixFor } from '../../src/rollout/stuck-causes';
-import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../../src/rollout/watch-script';
 
 let dir: string;
 let savedPath: string | undefined;

@@ -9,11 +9,11 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { agentDaemonSet, agentPod, AgentPodOptions, event, list, node, NodeOptions, pod, revision } from '../util/cluster';
-import { Manifest } from '../util/manifests';
-import { runCli } from '../../src/cli/run';
 import { diagnose, DoctorReport } from '../../src/cli/doctor/diagnose';
 import { StateBuilder } from '../../src/cli/doctor/state';
+import { runCli } from '../../src/cli/run';
+import { agentDaemonSet, agentPod, AgentPodOptions, event, list, node, NodeOptions, pod, revision } from '../util/cluster';
+import { Manifest } from '../util/manifests';
 
 function report(items: Manifest[], agent?: string, now?: string): DoctorReport {
   const builder = new StateBuilder();

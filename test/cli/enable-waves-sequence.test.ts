@@ -7,10 +7,10 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave } from '../../src';
-import { synthManifests } from '../util/manifests';
-import { inventory, TestNode, tree } from '../util/plan';
 import { ManifestSet } from '../../src/cli/coverage/manifests';
 import { planChange } from '../../src/cli/plan/plan';
+import { synthManifests } from '../util/manifests';
+import { inventory, TestNode, tree } from '../util/plan';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const V1 = 'example.com/scanner:1.0.0';

@@ -5,10 +5,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { validateManifests } from '../util/manifests';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { loadManifests, loadNodeList } from '../../src/cli/coverage/load';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
+import { validateManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 const root = path.join(REPO, 'examples');

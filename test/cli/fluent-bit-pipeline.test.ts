@@ -3,7 +3,6 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
-import { synthManifests, Manifest } from '../util/manifests';
 import {
   KubernetesFilterPosition, LogCollectorDaemonSet, LogCollectorDaemonSetProps, NodeContainerRuntime,
 } from '../../src/constructs/log-collector-daemon-set';
@@ -15,6 +14,7 @@ import { FluentBitInput } from '../../src/fluent-bit/inputs';
 import { isOutputKey, isOutputKeyAddedSince423, OUTPUT_PLUGIN_NAMES } from '../../src/fluent-bit/output-plugins';
 import { DatadogSite, FluentBitOutput, FluentBitOutputKind, HttpOutputFormat, KafkaFormat } from '../../src/fluent-bit/outputs';
 import { FluentBitMultilineParser } from '../../src/fluent-bit/parsers';
+import { synthManifests, Manifest } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });

@@ -17,20 +17,20 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
-import { Manifest, synthManifests } from '../util/manifests';
-import { upstreamObject } from '../util/upstream';
 import { NodeRequirement } from '../../src/agent/node-requirement';
 import { NodeAgentDaemonSetProps } from '../../src/agent/props';
 import { Promotion, RolloutWave } from '../../src/agent/rollout';
+import { daemonSetInfo } from '../../src/cli/coverage/manifests';
+import { antiAffinitySeparates } from '../../src/cli/coverage/pod-affinity';
 import { runCli } from '../../src/cli/run';
 import { GpuDriverDaemonSet, GpuDriverDaemonSetProps, GpuDriverShape, GpuNodeSelection } from '../../src/constructs/gpu-driver-daemon-set';
 import { NodeAgentDaemonSet } from '../../src/constructs/node-agent-daemon-set';
-import { daemonSetInfo } from '../../src/cli/coverage/manifests';
-import { antiAffinitySeparates } from '../../src/cli/coverage/pod-affinity';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, driverManagerHasFastPath, managerTouchesCordon } from '../../src/gpu/driver-manager';
 import { podStartupBudgetSeconds, READY_WAIT_SLACK_SECONDS, readyWaitSeconds } from '../../src/rollout/startup-budget';
 import { termsMatch } from '../../src/scheduling/node-affinity';
+import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { upstreamObject } from '../util/upstream';
 
 const DRIVER_IMAGE = 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04';
 

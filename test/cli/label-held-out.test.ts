@@ -5,8 +5,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runCli } from '../../src/cli/run';
 import { assignWaves } from '../../src/cli/coverage/labelling';
+import { runCli } from '../../src/cli/run';
 import { NodeJson } from '../../src/scheduling/types';
 
 const healthy = (name: string): NodeJson => ({ metadata: { name, labels: { 'topology.kubernetes.io/zone': 'a' } } });

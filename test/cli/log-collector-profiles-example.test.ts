@@ -5,8 +5,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { runCli } from '../../src/cli/run';
 import { parseManifestText } from '../../src/cli/coverage/manifests';
+import { runCli } from '../../src/cli/run';
 import { REPO } from '../util/paths';
 
 const ROOT = REPO;

@@ -8,10 +8,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { buildStage, STAGES } from '../../examples/migrate-from-helm/main';
-import { runCli } from '../../src/cli/run';
 import { loadManifests, loadNodeList } from '../../src/cli/coverage/load';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
 import { planChange, PlanReport } from '../../src/cli/plan/plan';
+import { runCli } from '../../src/cli/run';
 import { REPO } from '../util/paths';
 
 const ROOT = REPO;

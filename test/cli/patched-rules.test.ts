@@ -11,10 +11,10 @@ import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import * as api from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
-import { inventory, tree } from '../util/plan';
 import { planChange } from '../../src/cli/plan/plan';
 import { checkRenderedPodFields } from '../../src/validation/rendered-fields';
+import { Manifest, synthManifests } from '../util/manifests';
+import { inventory, tree } from '../util/plan';
 
 const POD = '/spec/template/spec';
 const LOKI = api.FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });

@@ -4,9 +4,9 @@
  * them all, on the nodes they share. The pairwise rules are the scheduler's: InterPodAffinity (a required
  * anti-affinity on kubernetes.io/hostname, either way) and NodePorts (same protocol and port, overlapping host IPs).
  */
-import { daemonSet, inventory, tree } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { planChange } from '../../src/cli/plan/plan';
+import { daemonSet, inventory, tree } from '../util/plan';
 
 const nodes = inventory([{ name: 'n1', labels: { pool: 'a' } }, { name: 'n2', labels: { pool: 'a' } }, { name: 'n3', labels: { pool: 'b' } }]);
 const before = tree([daemonSet('other', { agent: 'other' })]);

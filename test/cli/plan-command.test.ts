@@ -2,12 +2,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadInventory } from '../../src/cli/inventory';
-import { planJson } from '../../src/cli/plan-command';
-import { runCli } from '../../src/cli/run';
 import { loadManifests } from '../../src/cli/coverage/load';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
+import { loadInventory } from '../../src/cli/inventory';
 import { planChange } from '../../src/cli/plan/plan';
+import { planJson } from '../../src/cli/plan-command';
+import { runCli } from '../../src/cli/run';
 import { REPO } from '../util/paths';
 
 const ROOT = REPO;

@@ -6,12 +6,12 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { NodeAgentDaemonSet, Promotion, RolloutWave } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
-import { inventory, tree } from '../util/plan';
-import { runCli } from '../../src/cli/run';
 import { renderedGates } from '../../src/cli/plan/gates';
 import { planChange } from '../../src/cli/plan/plan';
+import { runCli } from '../../src/cli/run';
+import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { inventory, tree } from '../util/plan';
 
 const NODES = inventory([{ name: 'n-1', wave: 'canary' }, { name: 'n-2', wave: 'wave-1' }, { name: 'n-3' }, { name: 'n-4' }]);
 

@@ -9,10 +9,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave } from '../../src';
+import { NARROWING_ANNOTATION, planChange, PlanReport, REMOVAL_ANNOTATION } from '../../src/cli/plan/plan';
+import { runCli } from '../../src/cli/run';
 import { Manifest, synthManifests } from '../util/manifests';
 import { daemonSet, inventory, rolloutStage, tree } from '../util/plan';
-import { runCli } from '../../src/cli/run';
-import { NARROWING_ANNOTATION, planChange, PlanReport, REMOVAL_ANNOTATION } from '../../src/cli/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' },

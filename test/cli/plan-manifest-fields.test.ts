@@ -1,8 +1,8 @@
 /** What plan reads from a DaemonSet beyond coverage: references, anti-affinity, hashes; and the pod selector rules. */
-import { Manifest } from '../util/manifests';
-import { daemonSet } from '../util/plan';
 import { canonicalHash, daemonSetInfo, DaemonSetInfo } from '../../src/cli/coverage/manifests';
 import { antiAffinitySeparates, selectorMatches } from '../../src/cli/coverage/pod-affinity';
+import { Manifest } from '../util/manifests';
+import { daemonSet } from '../util/plan';
 
 function info(object: Manifest): DaemonSetInfo {
   return daemonSetInfo(object, 'test');

@@ -10,11 +10,11 @@ import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
 import { FluentBitOutput, LogCollectorDaemonSet, ResourceProfileNodes } from '../../src';
-import { synthManifests } from '../util/manifests';
 import { formulaAllocatable, instanceTypeLabels, InstanceTypeInfo } from '../../src/cli/capacity/instance-types';
 import { admittedPodSpec } from '../../src/cli/capacity/limit-range';
 import { podRequests } from '../../src/cli/capacity/resources';
 import { runCli } from '../../src/cli/run';
+import { synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 const ROOT = REPO;

@@ -5,10 +5,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runCli } from '../../src/cli/run';
 import { list, node } from '../util/cluster';
 import { Manifest } from '../util/manifests';
 import { daemonSet } from '../util/plan';
-import { runCli } from '../../src/cli/run';
 
 let dir: string;
 beforeEach(() => {

@@ -5,12 +5,12 @@
  * (gitops-engine pkg/sync/sync_context.go Sync; pkg/health/health_daemonset.go).
  */
 import { ARGOCD_SYNC_WAVE } from '../../src';
-import { Manifest } from '../util/manifests';
-import { daemonSet, inventory, TestNode, tree } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { estimateRollout, unreachableStalls } from '../../src/cli/estimate/estimate';
 import { lastSyncStep } from '../../src/cli/plan/argo-sync';
 import { planChange, PlanReport } from '../../src/cli/plan/plan';
+import { Manifest } from '../util/manifests';
+import { daemonSet, inventory, TestNode, tree } from '../util/plan';
 
 /** 16 nodes: n-01..n-16 */
 function nodes(states: Record<string, TestNode['ready']> = {}) {

@@ -7,12 +7,12 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutBudget, RolloutWave, UpdateStrategy } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
-import { daemonSet, inventory, rolloutStage, TestNode, tree } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { ManifestSet } from '../../src/cli/coverage/manifests';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { planChange } from '../../src/cli/plan/plan';
+import { Manifest, synthManifests } from '../util/manifests';
+import { daemonSet, inventory, rolloutStage, TestNode, tree } from '../util/plan';
 
 const WAVE_NAMES = ['canary', 'wave-1', 'wave-2'];
 const RELEASES = ['example.com/scanner:1', 'example.com/scanner:2', 'example.com/scanner:3'];

@@ -6,13 +6,13 @@
  * (InterPodAffinity filter), a host port both bind (NodePorts, kubernetes#106417), or an extended resource the node
  * holds once only (NodeResourcesFit).
  */
-import { Manifest } from '../util/manifests';
-import { daemonSet, inventory, tree } from '../util/plan';
-import { upstreamObject } from '../util/upstream';
 import { daemonSetInfo } from '../../src/cli/coverage/manifests';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { planChange, PlanReport } from '../../src/cli/plan/plan';
+import { Manifest } from '../util/manifests';
+import { daemonSet, inventory, tree } from '../util/plan';
+import { upstreamObject } from '../util/upstream';
 
 const SURGE = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
 const summary = (report: PlanReport) => report.findings.map((f) => [f.kind, f.cause, f.severity, [...f.nodes]]);

@@ -7,9 +7,9 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave } from '../../src';
+import { planChange, PlanReport, RESTART_ANNOTATION } from '../../src/cli/plan/plan';
 import { Manifest, synthManifests } from '../util/manifests';
 import { inventory, rolloutStage, tree } from '../util/plan';
-import { planChange, PlanReport, RESTART_ANNOTATION } from '../../src/cli/plan/plan';
 
 const NODES = inventory([
   { name: 'n-1', wave: 'canary' }, { name: 'n-2', wave: 'wave-1' }, { name: 'n-3', wave: 'wave-1' }, { name: 'n-4' }, { name: 'n-5' },

@@ -4,10 +4,10 @@
  * that read a pod's own fields: no class and no default (priority 0), the globalDefault class, a named class, a
  * class not found, a spec.priority or spec.preemptionPolicy equal to or differing from the class's.
  */
-import { daemonSet, inventory, tree } from '../util/plan';
 import { manifestSet, parseManifestText } from '../../src/cli/coverage/manifests';
 import { priorityClassesOf, resolvePriority } from '../../src/cli/coverage/priority';
 import { planChange } from '../../src/cli/plan/plan';
+import { daemonSet, inventory, tree } from '../util/plan';
 
 const classes = (yaml: string) => priorityClassesOf(manifestSet(parseManifestText(yaml, 'classes.yaml')));
 const NONE = classes('');

@@ -13,20 +13,19 @@ import {
   AgentRelease, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps,
   NodeExporterDaemonSet, Promotion, ResourceProfileNodes, RolloutWave,
 } from '../../src';
-import { agentPod, list, node, revision } from '../util/cluster';
-import { Manifest, synthManifests } from '../util/manifests';
-import { inventory, TestNode, tree, WAVE_KEY } from '../util/plan';
-import { closedNodes, daemonPodCreated, removedTaintKey } from '../util/taint-model';
-import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from '../util/taint-walk';
-import { REMOVER_CONTAINER } from '../../src/scheduling/readiness-taint';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { ManifestSet } from '../../src/cli/coverage/manifests';
 import { readinessTaintGaps, uncoveredReadinessTaints } from '../../src/cli/coverage/readiness-taint-gaps';
 import { withReadinessTaintProblems } from '../../src/cli/coverage/readiness-taints';
 import { diagnose } from '../../src/cli/doctor/diagnose';
 import { StateBuilder } from '../../src/cli/doctor/state';
-import { READINESS_TAINT_ANNOTATION } from '../../src/scheduling/readiness-taint';
+import { REMOVER_CONTAINER, READINESS_TAINT_ANNOTATION } from '../../src/scheduling/readiness-taint';
 import { TaintJson } from '../../src/scheduling/types';
+import { agentPod, list, node, revision } from '../util/cluster';
+import { Manifest, synthManifests } from '../util/manifests';
+import { inventory, TestNode, tree, WAVE_KEY } from '../util/plan';
+import { closedNodes, daemonPodCreated, removedTaintKey } from '../util/taint-model';
+import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from '../util/taint-walk';
 
 const KEY = 'node-agents.cdk8s.io/scanner-not-ready';
 const TAINT: TaintJson = { key: KEY, effect: 'NoSchedule' };

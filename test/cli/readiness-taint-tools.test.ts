@@ -11,9 +11,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { runCli } from '../../src/cli/run';
 import { agentDaemonSet, agentPod, list, node } from '../util/cluster';
 import { Manifest } from '../util/manifests';
-import { runCli } from '../../src/cli/run';
 import { FIXTURES as FIXTURE_ROOT, REPO } from '../util/paths';
 
 const FIXTURES = path.join(FIXTURE_ROOT, 'readiness-taint');

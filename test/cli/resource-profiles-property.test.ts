@@ -9,11 +9,11 @@
 import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import { AgentRelease, AgentResourceProfile, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, ResourceProfileNodes, RolloutWave } from '../../src';
-import { synthManifests } from '../util/manifests';
-import { inventory, TestNode, tree, WAVE_KEY } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { planChange } from '../../src/cli/plan/plan';
 import { DEFAULT_PROFILE } from '../../src/waves/profiles';
+import { synthManifests } from '../util/manifests';
+import { inventory, TestNode, tree, WAVE_KEY } from '../util/plan';
 
 const CPU = 'karpenter.k8s.aws/instance-cpu';
 const POOL = 'karpenter.sh/nodepool';

@@ -9,14 +9,14 @@ import {
   AgentRelease, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion,
   ResourceProfileNodes, RolloutWave,
 } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
-import { inventory, tree } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { antiAffinitySeparates } from '../../src/cli/coverage/pod-affinity';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { planChange } from '../../src/cli/plan/plan';
 import { termsMatch } from '../../src/scheduling/node-affinity';
 import { DEFAULT_PROFILE, profileTerms } from '../../src/waves/profiles';
+import { Manifest, synthManifests } from '../util/manifests';
+import { inventory, tree } from '../util/plan';
 
 const CPU = 'karpenter.k8s.aws/instance-cpu';
 const POOL = 'karpenter.sh/nodepool';

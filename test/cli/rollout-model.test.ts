@@ -9,15 +9,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
-import { Manifest } from '../util/manifests';
-import { daemonSet, inventory, TestNode, tree } from '../util/plan';
 import { controlPlaneAtLeast } from '../../src/cli/capacity/pod-level';
-import { runCli } from '../../src/cli/run';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { batchCounts, UpdateCounts } from '../../src/cli/estimate/rollout-model';
 import { planChange } from '../../src/cli/plan/plan';
+import { runCli } from '../../src/cli/run';
 import { NodeJson } from '../../src/scheduling/types';
+import { Manifest } from '../util/manifests';
+import { daemonSet, inventory, TestNode, tree } from '../util/plan';
 
 /** The counts of a rollout whose nodes are all Ready, from a converged DaemonSet. */
 const counts = (c: Partial<UpdateCounts> & { budget: number; paced: number }): UpdateCounts =>

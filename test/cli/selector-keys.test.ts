@@ -8,8 +8,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runCli } from '../../src/cli/run';
 import { daemonSetInfo } from '../../src/cli/coverage/manifests';
+import { runCli } from '../../src/cli/run';
 import { isLabelKey } from '../../src/validation/values';
 
 describe('apimachinery validation_test.go TestIsQualifiedName (→ isLabelKey)', () => {

@@ -9,8 +9,8 @@
 import * as path from 'path';
 import { parse } from 'yaml';
 import { NodeShutdown } from '../../src';
-import { Manifest } from '../util/manifests';
 import { runCli } from '../../src/cli/run';
+import { Manifest } from '../util/manifests';
 import { FIXTURES as FIXTURE_ROOT } from '../util/paths';
 
 const FIXTURES = path.join(FIXTURE_ROOT, 'shutdown-order');

@@ -6,12 +6,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EXAMPLE_TREE, exampleFleet, inventoryOf, MIB, savedAnswers } from '../util/size-fleet';
 import { MAX_MARKDOWN_CHARS } from '../../src/cli/comment';
 import { runCli } from '../../src/cli/run';
 import { oomBump } from '../../src/cli/size/recommender';
 import { profileProblems } from '../../src/waves/profiles';
 import { REPO } from '../util/paths';
+import { EXAMPLE_TREE, exampleFleet, inventoryOf, MIB, savedAnswers } from '../util/size-fleet';
 
 const TYPE = 'node.kubernetes.io/instance-type';
 

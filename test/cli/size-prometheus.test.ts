@@ -8,10 +8,10 @@ import { ChildProcess, spawn, spawnSync } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'fs';
 import { tmpdir } from 'os';
 import * as path from 'path';
+import { runCli } from '../../src/cli/run';
 import { freePort } from '../util/loopback';
 import { describeWithBinaries, PROMETHEUS, PROMTOOL } from '../util/prometheus-tools';
 import { FleetNode, MIB, openMetrics } from '../util/size-fleet';
-import { runCli } from '../../src/cli/run';
 
 const CPU = 'karpenter.k8s.aws/instance-cpu';
 const POOL = 'karpenter.sh/nodepool';

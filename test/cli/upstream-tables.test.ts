@@ -42,16 +42,16 @@
  *   TestSyncWaveHookFail, the hook-deletion tests (TestBeforeHookCreation, TestRunSync*Hooks*): API calls, dry runs,
  *   prune ordering and hook bookkeeping, none of which `plan` simulates (it orders steps and asks which one is last).
  */
-import { Manifest } from '../util/manifests';
-import { daemonSet, inventory, tree } from '../util/plan';
 import { analyzeCoverage, placementsFor } from '../../src/cli/coverage/analysis';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
-import { paceOf, scaledValue } from '../../src/rollout/pace';
 import { inLastSyncStep, lastSyncStep } from '../../src/cli/plan/argo-sync';
 import { planChange } from '../../src/cli/plan/plan';
+import { paceOf, scaledValue } from '../../src/rollout/pace';
 import { nodeSelectorMatches, requirementParses, termsMatch } from '../../src/scheduling/node-affinity';
 import { controllerAddedTolerations, tolerated, toleratesTaint, untoleratedTaints } from '../../src/scheduling/tolerations';
 import { NodeJson, NodeSelectorRequirementJson, NodeSelectorTermJson, TaintJson, TolerationJson } from '../../src/scheduling/types';
+import { Manifest } from '../util/manifests';
+import { daemonSet, inventory, tree } from '../util/plan';
 
 /** update_test.go newUpdateSurge / newUpdateUnavailable */
 const surge = (value: number | string) => ({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: value } });

@@ -8,11 +8,11 @@ import {
   AgentRelease, AgentRollout, FluentBitOutput, LogCollectorDaemonSet, LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeExporterDaemonSet,
   Promotion, ResourceProfileNodes, RolloutWave,
 } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
-import { inventory, tree } from '../util/plan';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { planChange } from '../../src/cli/plan/plan';
+import { Manifest, synthManifests } from '../util/manifests';
+import { inventory, tree } from '../util/plan';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const PREVIOUS: LogCollectorDaemonSetProps = { name: 'logs', image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1', outputs: [FluentBitOutput.loki({ host: 'loki' })] };

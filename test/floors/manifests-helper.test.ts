@@ -2,8 +2,8 @@
  * The shared manifest check must itself be able to fail: each rule is exercised on a manifest that
  * breaks it (a check that never fires would let bad YAML through every other test).
  */
-import { ANNOTATIONS_MAX_BYTES, CONFIGMAP_MAX_BYTES, Manifest, validateManifests } from '../util/manifests';
 import { parseQuantity } from '../../src/util/quantity';
+import { ANNOTATIONS_MAX_BYTES, CONFIGMAP_MAX_BYTES, Manifest, validateManifests } from '../util/manifests';
 
 function goodDaemonSet(): Manifest {
   return {

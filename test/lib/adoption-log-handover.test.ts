@@ -14,14 +14,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { Manifest, synthManifests } from '../util/manifests';
-import { upstream } from '../util/upstream';
 import { AgentAdoption } from '../../src/adoption/adoption';
 import { FLUENT_BIT_CHART } from '../../src/adoption/charts';
 import { LogCollectorDaemonSet } from '../../src/constructs/log-collector-daemon-set';
 import { FLUENT_BIT_IMAGE } from '../../src/fluent-bit/config';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { Manifest, synthManifests } from '../util/manifests';
 import { FIXTURES, REPO } from '../util/paths';
+import { upstream } from '../util/upstream';
 
 interface FileRecord {
   readonly role: string;

@@ -10,8 +10,6 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
-import { Manifest, synthManifests } from '../util/manifests';
-import { UPSTREAM_DATA, upstream } from '../util/upstream';
 import { AgentAdoption } from '../../src/adoption/adoption';
 import { chartFullname, FLUENT_BIT_CHART, NODE_EXPORTER_CHART } from '../../src/adoption/charts';
 import { Promotion, RolloutWave } from '../../src/agent/rollout';
@@ -19,7 +17,9 @@ import { LogCollectorDaemonSet } from '../../src/constructs/log-collector-daemon
 import { NodeAgentDaemonSet } from '../../src/constructs/node-agent-daemon-set';
 import { NodeExporterDaemonSet } from '../../src/constructs/node-exporter-daemon-set';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { UPSTREAM_DATA, upstream } from '../util/upstream';
 
 const RENDERED = path.join(REPO, 'examples', 'migrate-from-helm', 'chart-rendered');
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });

@@ -5,9 +5,9 @@ import {
   AgentFleet, AgentFleetProps, ArgoCdGenerator, ArgoCdLayout, ArgoCdResourceTracking, FleetCluster, FleetClusterOptions, FleetStage,
   FluentBitOutput, GpuDriverDaemonSet, IFleetAgents, LogCollectorDaemonSet, MaxUpdate, NodeExporterDaemonSet, RolloutWave,
 } from '../../src';
-import { Manifest, validateManifests } from '../util/manifests';
 import { generatedApplications, RepoFile, stepMatches } from '../../src/fleet/argocd';
 import { CLUSTER_WAVE_LABEL, fleetStages } from '../../src/fleet/waves';
+import { Manifest, validateManifests } from '../util/manifests';
 
 const OLD = 'cr.fluentbit.io/fluent/fluent-bit:4.1.1';
 const NEW = 'cr.fluentbit.io/fluent/fluent-bit:4.2.3';

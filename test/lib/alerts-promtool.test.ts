@@ -11,8 +11,8 @@ import {
   Promotion, RolloutWave,
 } from '../../src';
 import { Manifest, synthManifests } from '../util/manifests';
-import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
 import { FIXTURES, REPO } from '../util/paths';
+import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
 
 const KSM = { job: 'kube-state-metrics' };
 

@@ -8,9 +8,9 @@
  */
 import { Testing } from 'cdk8s';
 import { LogCollectorDaemonSet, FluentBitOutput, NodeExporterDaemonSet, UpdateStrategy } from '../../src';
+import { expectedSecondsPromQL, paceOf } from '../../src/rollout/pace';
 import { Manifest, synthManifests } from '../util/manifests';
 import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
-import { expectedSecondsPromQL, paceOf } from '../../src/rollout/pace';
 
 const KSM = { job: 'kube-state-metrics' };
 const NS = 'observability';

@@ -10,13 +10,13 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
-import { Manifest, synthManifests } from '../util/manifests';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../../src/constructs/log-collector-daemon-set';
 import { entryValue, findSections, parseClassicConfig } from '../../src/fluent-bit/classic-format';
 import {
   FluentBitConfigOptions, generateFluentBitConfig, MAX_SCHEDULER_CAP_SECONDS, SCHEDULER_BASE_SECONDS, SCHEDULER_CAP_SECONDS,
 } from '../../src/fluent-bit/config';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { Manifest, synthManifests } from '../util/manifests';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 const base: FluentBitConfigOptions = { stateDir: '/var/lib/log-collector', collectorName: 'logs', collectorNamespace: 'observability', outputs: [LOKI] };

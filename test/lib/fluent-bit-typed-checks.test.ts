@@ -6,7 +6,6 @@
  * construct or factory, the prop, the value and the fix.
  */
 import { Chart, Testing } from 'cdk8s';
-import { synthManifests, Manifest } from '../util/manifests';
 import { AgentVolume } from '../../src/agent/options';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../../src/constructs/log-collector-daemon-set';
 import { ClassicEntry, parseClassicConfig, renderClassicConfig } from '../../src/fluent-bit/classic-format';
@@ -19,6 +18,7 @@ import { FluentBitOutput, OpenTelemetryCompression } from '../../src/fluent-bit/
 import { FluentBitParser } from '../../src/fluent-bit/parsers';
 import { patternsOverlap, tagMatches } from '../../src/fluent-bit/tag-routing';
 import { ValidationError } from '../../src/validation/errors';
+import { synthManifests, Manifest } from '../util/manifests';
 
 const STDOUT = FluentBitOutput.stdout();
 const secret = { secretName: 'otel-auth', key: 'password' };

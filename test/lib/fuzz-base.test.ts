@@ -8,12 +8,12 @@ import { Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
 import { HostPathType, NodeAgentDaemonSet, NodeRequirement, Promotion, RolloutWave, UpdateStrategy } from '../../src';
+import { checkStruct } from '../../src/validation/struct-check';
 import {
   env, envName, failureClass, fuzzProps, fuzzRun, ints, labels, maybe, nodeRequirements, Outcome, pick, port, priorityClassName,
   probe, propagation, Props, rarely, resources, rollout, sidecar, thrownClass, tolerations, updateStrategy,
 } from '../util/fuzz';
 import { synthManifests } from '../util/manifests';
-import { checkStruct } from '../../src/validation/struct-check';
 
 /** The node agent's props against their generated shape. */
 const checkAgentPropTypes = (where: string, props: unknown): void => checkStruct(where, 'NodeAgentDaemonSetProps', props);

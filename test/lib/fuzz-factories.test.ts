@@ -15,10 +15,10 @@
 import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import * as api from '../../src';
-import { anyValue, failureClass, fuzzRun, isRefusal, outcomeCounts, pick, thrownClass } from '../util/fuzz';
-import { validateManifests } from '../util/manifests';
 import { TYPES } from '../../src/validation/struct-shapes.generated';
 import { TypeRef } from '../../src/validation/type-table';
+import { anyValue, failureClass, fuzzRun, isRefusal, outcomeCounts, pick, thrownClass } from '../util/fuzz';
+import { validateManifests } from '../util/manifests';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = 27;

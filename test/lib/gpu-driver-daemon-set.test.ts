@@ -4,8 +4,6 @@ import * as path from 'path';
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as yaml from 'yaml';
-import { Manifest, synthManifests, validateManifests } from '../util/manifests';
-import { upstreamObject } from '../util/upstream';
 import { NodeRequirement } from '../../src/agent/node-requirement';
 import { HostPathType, MountPropagation, TaintEffect, TolerationOperator } from '../../src/agent/options';
 import { UpdateStrategy } from '../../src/agent/update-strategy';
@@ -15,7 +13,9 @@ import {
 import { gpuResourceRequests } from '../../src/gpu/driver-checks';
 import { startupBudgetSeconds } from '../../src/rollout/startup-budget';
 import { termsMatch } from '../../src/scheduling/node-affinity';
+import { Manifest, synthManifests, validateManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { upstreamObject } from '../util/upstream';
 
 const MODULE_AND_DAEMONS = 'test -f /sys/module/nvidia/refcnt && { [ ! -f /run/nvidia/validations/.driver-daemons-status ] '
   + '|| [ "$(cat /run/nvidia/validations/.driver-daemons-status)" = Ready ]; }';

@@ -12,8 +12,8 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet } from '../../src';
 import { Manifest, synthManifests } from '../util/manifests';
-import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
 import { FIXTURES } from '../util/paths';
+import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
 
 const NS = 'observability';
 const POD = { job: 'logs', namespace: NS, pod: 'logs-x7k2p', node: 'node-1' };

@@ -17,8 +17,8 @@ import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../../src';
 import { Manifest, synthManifests } from '../util/manifests';
-import { describeWithBinaries, promtool, PROMTOOL } from '../util/prometheus-tools';
 import { FIXTURES as FIXTURE_ROOT } from '../util/paths';
+import { describeWithBinaries, promtool, PROMTOOL } from '../util/prometheus-tools';
 
 const NS = 'observability';
 const POD = 'logs-canary-x7k2p';

@@ -5,7 +5,6 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { synthManifests, Manifest } from '../util/manifests';
 import { AgentEnvSource } from '../../src/agent/pod-options';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../../src/constructs/log-collector-daemon-set';
 import { entryValue, entryValues, findSections, parseClassicConfig, ParsedClassicConfig } from '../../src/fluent-bit/classic-format';
@@ -13,6 +12,7 @@ import { envReferences } from '../../src/fluent-bit/config';
 import { FluentBitFilter } from '../../src/fluent-bit/filters';
 import { FluentBitInput } from '../../src/fluent-bit/inputs';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { synthManifests, Manifest } from '../util/manifests';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 

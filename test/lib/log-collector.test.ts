@@ -1,5 +1,4 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { synthManifests, Manifest } from '../util/manifests';
 import { buildApp } from '../../examples/log-collector/main';
 import { Promotion, RolloutWave } from '../../src/agent/rollout';
 import { RolloutBudget, UpdateStrategy } from '../../src/agent/update-strategy';
@@ -14,6 +13,7 @@ import { entryValue, entryValues, findSections, parseClassicConfig, ParsedClassi
 import { CONFIG_DIR, FLUENT_BIT_IMAGE, HEALTH_PATH, LIVENESS_PATH, METRICS_PATH } from '../../src/fluent-bit/config';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../../src/fluent-bit/parsers';
+import { synthManifests, Manifest } from '../util/manifests';
 
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
 

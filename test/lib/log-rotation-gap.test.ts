@@ -22,10 +22,10 @@ import * as fs from 'fs';
 import { tmpdir } from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { synthManifests } from '../util/manifests';
 import { LogCollectorDaemonSet } from '../../src/constructs/log-collector-daemon-set';
 import { entryValue, findSections, parseClassicConfig } from '../../src/fluent-bit/classic-format';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 /** The rendered container-log tail input. */

@@ -1,5 +1,4 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { Manifest, synthManifests } from '../util/manifests';
 import { NodeRequirement } from '../../src/agent/node-requirement';
 import { RolloutBudget, UpdateStrategy } from '../../src/agent/update-strategy';
 import { NodeAgentDaemonSet } from '../../src/constructs/node-agent-daemon-set';
@@ -8,6 +7,7 @@ import {
 } from '../../src/constructs/node-exporter-daemon-set';
 import { exporterArgs } from '../../src/node-exporter/args';
 import { KNOWN_COLLECTORS } from '../../src/node-exporter/collectors';
+import { Manifest, synthManifests } from '../util/manifests';
 
 function synth(props?: NodeExporterDaemonSetProps): { manifests: Manifest[]; construct: NodeExporterDaemonSet } {
   const chart = Testing.chart();

@@ -1,10 +1,10 @@
 import { Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { Manifest, synthManifests } from '../util/manifests';
 import {
   NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps, RelabelAction,
 } from '../../src/constructs/node-exporter-daemon-set';
 import { DBUS_SYSTEM_SOCKET, TEXTFILE_DIR, textfileDirectoryProblems } from '../../src/node-exporter/host-mounts';
+import { Manifest, synthManifests } from '../util/manifests';
 
 function synth(props?: NodeExporterDaemonSetProps): Manifest[] {
   const chart = Testing.chart();

@@ -11,11 +11,11 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import { existsSync } from 'fs';
 import * as http from 'http';
 import { Testing } from 'cdk8s';
-import { freePort } from '../util/loopback';
-import { synthManifests } from '../util/manifests';
 import { NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps } from '../../src/constructs/node-exporter-daemon-set';
 import { flagName, FS_TYPES_EXCLUDE, HOST_PROC, HOST_ROOT, HOST_SYS, MOUNT_POINTS_EXCLUDE, NET_DEVICES_EXCLUDE, isRepeatable } from '../../src/node-exporter/args';
 import { KNOWN_COLLECTORS } from '../../src/node-exporter/collectors';
+import { freePort } from '../util/loopback';
+import { synthManifests } from '../util/manifests';
 
 const BINARY = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
 const INSTALL_HINT = 'apt-get update && apt-get install -y --no-install-recommends prometheus-node-exporter';

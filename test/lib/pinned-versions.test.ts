@@ -8,8 +8,6 @@
  * pins (4.2.3, 1.9.1) gives the previous lists, kept where a user pins an older image.
  */
 import { Chart, Testing } from 'cdk8s';
-import { synthManifests, Manifest } from '../util/manifests';
-import { GATE_IMAGE } from '../../src/rollout/hook-shell';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../../src/constructs/log-collector-daemon-set';
 import { NodeExporterCollector, NodeExporterDaemonSet } from '../../src/constructs/node-exporter-daemon-set';
 import { entryValue, parseClassicConfig } from '../../src/fluent-bit/classic-format';
@@ -22,6 +20,8 @@ import { FluentBitOutput } from '../../src/fluent-bit/outputs';
 import { FluentBitParser } from '../../src/fluent-bit/parsers';
 import { exporterArgs } from '../../src/node-exporter/args';
 import { KNOWN_COLLECTORS, NODE_EXPORTER_IMAGE, NODE_EXPORTER_VERSION } from '../../src/node-exporter/collectors';
+import { GATE_IMAGE } from '../../src/rollout/hook-shell';
+import { synthManifests, Manifest } from '../util/manifests';
 
 const containers = (m: Manifest[]) => m.filter((x) => x.kind === 'DaemonSet').flatMap((d) => d.spec.template.spec.containers);
 

@@ -12,9 +12,9 @@ import {
   AgentAlerts, AlertSeverity, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion,
   RolloutWave, UpdateStrategy,
 } from '../../src';
-import { describeWithBinaries, PROMTOOL, promtool } from '../util/prometheus-tools';
 import { promqlProblem, selectorProblem } from '../../src/alerts/promql-parse';
 import { ValidationError } from '../../src/validation/errors';
+import { describeWithBinaries, PROMTOOL, promtool } from '../util/prometheus-tools';
 
 /** [expression, what Prometheus says: undefined when it parses, else a fragment of our message]. */
 const CASES: Array<[string, string | undefined]> = [

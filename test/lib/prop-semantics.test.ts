@@ -8,8 +8,8 @@ import {
   AgentAdoption, AgentFleet, FleetStage, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, HostPathType, LogCollectorDaemonSet, MountPropagation,
   NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave,
 } from '../../src';
-import { synthManifests } from '../util/manifests';
 import { warningsOf } from '../../src/validation/warnings';
+import { synthManifests } from '../util/manifests';
 
 const IMAGE = 'ghcr.io/acme/scanner:1.2.3';
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });

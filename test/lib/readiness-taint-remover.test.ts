@@ -12,11 +12,11 @@ import * as os from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet } from '../../src';
-import { admissionDenial, FakeKubeApi } from '../util/fake-kube-api';
-import { Manifest, synthManifests } from '../util/manifests';
 import { JSON_AWK, NODE_NAME_EXTRA, REMOVER_API_LINES } from '../../src/agent/readiness-remover';
 import { REMOVER_CONTAINER } from '../../src/scheduling/readiness-taint';
 import { untoleratedTaints } from '../../src/scheduling/tolerations';
+import { admissionDenial, FakeKubeApi } from '../util/fake-kube-api';
+import { Manifest, synthManifests } from '../util/manifests';
 
 const KEY = 'node-agents.cdk8s.io/logs-not-ready';
 const NS = 'observability';

@@ -8,9 +8,8 @@ import {
   AgentRelease, FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion,
   ReadinessTaintConsumer, RolloutWave,
 } from '../../src';
+import { REMOVER_CONTAINER, READINESS_TAINT_ANNOTATION } from '../../src/scheduling/readiness-taint';
 import { Manifest, synthManifests } from '../util/manifests';
-import { REMOVER_CONTAINER } from '../../src/scheduling/readiness-taint';
-import { READINESS_TAINT_ANNOTATION } from '../../src/scheduling/readiness-taint';
 
 const BASE = { image: 'registry.example.com/agent:1.0.0' };
 

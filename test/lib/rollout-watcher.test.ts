@@ -13,13 +13,13 @@ import { tmpdir } from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave, RolloutWatch } from '../../src';
+import { fixFor } from '../../src/rollout/stuck-causes';
+import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
 import { ClusterView, FakeWatchApi, TOKEN } from '../util/fake-watch-api';
 import { Manifest, synthManifests } from '../util/manifests';
 import {
   containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
 } from '../util/watcher-shapes';
-import { fixFor } from '../../src/rollout/stuck-causes';
-import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 

@@ -4,9 +4,9 @@ import {
   AgentRelease, ARGOCD_SYNC_WAVE, GpuDriverDaemonSet, HostPathType, NodeExporterDaemonSet, NodeAgentDaemonSet,
   NodeAgentDaemonSetProps, NodeRequirement, Promotion, RolloutWave, UpdateStrategy,
 } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
 import { nodeSelectorMatches, termsMatch } from '../../src/scheduling/node-affinity';
 import { WAVE_INDEX_ANNOTATION } from '../../src/waves/partition';
+import { Manifest, synthManifests } from '../util/manifests';
 
 const WAVE_KEY = 'node-agents.cdk8s.io/rollout-wave';
 const OLD = { image: 'cr.fluentbit.io/fluent/fluent-bit:3.1.9', configData: { 'fluent-bit.conf': '[SERVICE]\n    Flush 5\n' } };

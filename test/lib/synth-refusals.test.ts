@@ -10,9 +10,9 @@ import {
   LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterDaemonSet, Promotion, ResourceProfileNodes,
   RolloutBudget, RolloutWave, UpdateStrategy, NodeRequirement, MaxUpdate, GpuNodeSelection,
 } from '../../src';
-import { synthManifests } from '../util/manifests';
 import { ValidationError } from '../../src/validation/errors';
 import { warningsOf } from '../../src/validation/warnings';
+import { synthManifests } from '../util/manifests';
 
 const secret = { secretName: 'search-auth', key: 'password' };
 const STDOUT = FluentBitOutput.stdout();

@@ -10,9 +10,9 @@ import { readFileSync } from 'fs';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../../src';
+import { ROLLOUT_WATCHER_ANNOTATION, WATCHED_DAEMONSET_HEALTH_LUA } from '../../src/constructs/wave-watchers';
 import { Health, SimTask, syncOnce, syncUntilDone } from '../util/argo-sync-sim';
 import { Manifest, synthManifests } from '../util/manifests';
-import { ROLLOUT_WATCHER_ANNOTATION, WATCHED_DAEMONSET_HEALTH_LUA } from '../../src/constructs/wave-watchers';
 import { REPO } from '../util/paths';
 
 const LUA = process.env.LUA_BIN ?? 'lua5.1';

@@ -11,12 +11,12 @@ import { tmpdir } from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { NodeExporterDaemonSet, Promotion, RolloutWave } from '../../src';
-import { FakeWatchApi, TOKEN } from '../util/fake-watch-api';
-import { Loopback, serveLoopback } from '../util/loopback';
-import { Manifest, synthManifests } from '../util/manifests';
 import { REMOVER_SCRIPT } from '../../src/agent/readiness-remover';
 import { GATE_SCRIPT } from '../../src/alerts/gate';
 import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
+import { FakeWatchApi, TOKEN } from '../util/fake-watch-api';
+import { Loopback, serveLoopback } from '../util/loopback';
+import { Manifest, synthManifests } from '../util/manifests';
 
 /** The node exporter's gate after its canary, with one check of our own. */
 function gateObjects(): { job: Manifest; role: Manifest } {

@@ -8,9 +8,9 @@ import {
   AgentRollout, ARGOCD_SYNC_WAVE, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
   UpdateStrategy,
 } from '../../src';
-import { Manifest, synthManifests } from '../util/manifests';
 import { GATE_SCRIPT } from '../../src/alerts/gate';
 import { GATE_IMAGE } from '../../src/rollout/hook-shell';
+import { Manifest, synthManifests } from '../util/manifests';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const PROM = 'http://prometheus-operated.monitoring.svc:9090';

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { validateManifests } from '../util/manifests';
 import { buildApp, synthesize } from '../../examples/node-exporter/main';
+import { validateManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
 describe('examples/node-exporter', () => {

@@ -17,11 +17,11 @@ import { formatAmount, podRequests, ResourceList } from './resources';
 import { allocatableOf } from './template';
 import { requirementMatches } from '../../scheduling/node-affinity';
 import { NodeJson, TaintJson } from '../../scheduling/types';
+import { entryOf } from '../../util/maps';
 import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
 import { compare, DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
 import { nodeFacts } from '../coverage/nodes';
 import { profileOf } from '../coverage/profiles';
-import { entryOf } from '../../util/maps';
 
 /** Karpenter's labels for a node before it joins, which a DaemonSet may select (NodeClaimTemplate: registered, initialized). */
 const KARPENTER_LIFECYCLE_LABELS = { 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' };

@@ -6,9 +6,9 @@
  * rewritten (the terms of existing profiles cannot be taken apart here): others are left as they are, and said so.
  */
 import { AgentSizing, Sizing } from './groups';
-import { isObject, ManifestDocument, manifestSet, ManifestSet } from '../coverage/manifests';
 import { NodeSelectorTermJson } from '../../scheduling/types';
 import { DEFAULT_PROFILE, PROFILE_ANNOTATION, profileTerms } from '../../waves/profiles';
+import { isObject, ManifestDocument, manifestSet, ManifestSet } from '../coverage/manifests';
 
 function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
