@@ -13,7 +13,7 @@ import { REPO } from '../util/paths';
 
 const ROOT = REPO;
 const FILES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
-const COMMANDS = ['coverage', 'label', 'estimate', 'plan', 'doctor'];
+const COMMANDS = ['coverage', 'label', 'estimate', 'plan', 'doctor', 'size'];
 /** Flags of other programs quoted on the command pages, beside node-agents' own. */
 const NOT_NODE_AGENTS = new Set(['--raw', '--previous', '--max-old-space-size', '--cascade', '--strategy', '--resource', '--take-ownership', '--register-with-taints', '--startup-taint', '--metric-labels-allowlist', '--yes', '--package']);
 
@@ -42,7 +42,7 @@ function uses(): Use[] {
       // a command line, with its continuation lines (trailing backslash)
       let text = line;
       for (let j = i; lines[j]?.trimEnd().endsWith('\\') && j + 1 < lines.length; j++) text += ` ${lines[j + 1]}`;
-      for (const m of text.matchAll(/node-agents (coverage|label|estimate|plan|doctor)\b([^`|]*)/g)) {
+      for (const m of text.matchAll(/node-agents (coverage|label|estimate|plan|doctor|size)\b([^`|]*)/g)) {
         const args = m[2].replace(/#.*$/, '');
         for (const f of args.matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g)) out.push({ where: `${file}:${i + 1}`, command: m[1], flag: f[1] });
       }
