@@ -76,7 +76,31 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     ignorePatterns: ['*.js', '*.d.ts', 'node_modules/', '*.generated.ts', '/coverage'],
   },
   gitignore: ['/examples/**/cdk8s.out/', '/.tmp/'],
+
+  // Bindings for the other jsii languages, named after the repository (github.com/maintainers/cdk8s-node-agents).
+  // Nothing publishes them (release is false); .ci/bindings.sh generates each one's code from the compiled
+  // assembly and checks what this machine can (see docs/bindings.md).
+  publishToPypi: { distName: 'cdk8s-node-agents', module: 'cdk8s_node_agents' },
+  publishToMaven: {
+    mavenGroupId: 'io.github.maintainers',
+    mavenArtifactId: 'cdk8s-node-agents',
+    javaPackage: 'io.github.maintainers.cdk8s.nodeagents',
+  },
+  publishToNuget: { dotNetNamespace: 'Cdk8sNodeAgents', packageId: 'Cdk8sNodeAgents' },
+  publishToGo: { moduleName: 'github.com/maintainers/cdk8s-node-agents-go', packageName: 'cdk8snodeagents' },
 });
+
+// projen compiles with --silence-warnings=reserved-word; this project keeps jsii's reserved-word warnings visible.
+// The names that trigger them are public API kept on purpose, each listed with its reason in
+// test/project/reserved-words.ts; test/project/reserved-words.test.ts fails when a new one appears.
+project.compileTask.reset('jsii');
+project.watchTask.reset('jsii -w');
+
+// `npx projen package` packs the npm package only: the other languages' packaging needs their toolchains and
+// registries (pip, maven, dotnet, go). `npx projen package-all` packs every language where they are present;
+// .ci/bindings.sh generates and checks every language's code without them.
+project.packageTask.reset();
+project.packageTask.spawn(project.tasks.tryFind('package:js')!);
 
 // examples and benchmarks sit outside every tsconfig: lint them with the default project.
 project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 'bench/*.ts');
