@@ -135,6 +135,10 @@ project.gitignore.removePatterns('coverage');
 
 project.package.addField('bin', { 'node-agents': 'lib/cli/main.js' });
 
+// The release line: with release false, projen writes version 0.0.0; the version is set here instead, by hand, with
+// its entry in CHANGELOG.md (docs/stability.md: 0.x, what may still change).
+project.package.addVersion('0.1.0');
+
 // The deliberate snapshot update (`npx projen test:update`); the plain test task never writes snapshots.
 project.tasks.tryFind('test:update')?.reset('jest -u --passWithNoTests --ci', { receiveArgs: true });
 
@@ -169,6 +173,13 @@ project.addTask('upstream:data', {
   receiveArgs: true,
 });
 project.gitattributes.addAttributes('/test/upstream/**', 'linguist-generated');
+
+// docs/tested-against.md: the versions the tests check against, generated from test/upstream/'s sources, the
+// default images and package-lock.json; test/project/tested-against.test.ts fails when it is stale.
+project.addTask('tested-against', {
+  description: 'Regenerate docs/tested-against.md from the pinned upstream data, default images and locked packages',
+  exec: 'ts-node --transpile-only --project projenrc/tsconfig.json projenrc/tested-against.ts',
+});
 
 project.addTask('bench', {
   description: 'Run the benchmarks and print figures (not part of the test run)',
