@@ -21,6 +21,12 @@ const project = new cdk8s.ConstructLibraryCdk8s({
 
   cdk8sVersion: '2.70.106',
   constructsVersion: '10.4.2',
+  // cdk8s-plus-28 stays a peer dependency. No prop takes a cdk8s-plus type (the inputs are the library's own types,
+  // test/project/inputs-free-of-kplus.test.ts), but the escape hatches (daemonSet, mainContainer, configMap,
+  // serviceAccount) are cdk8s-plus-28 objects: jsii requires a dependency whose types the API exposes to be a peer
+  // (it refuses one that is bundled), and each language binding resolves it as its own package. npm installs peers
+  // itself, so `npm install cdk8s-node-agents` in an app on another cdk8s-plus major puts cdk8s-plus-28 beside it
+  // with nothing more to install; the app never imports it.
   peerDeps: ['cdk8s-plus-28@^2.5.6'],
   // the CLI reads YAML manifests; cdk8s already depends on this package.
   // luaparse: the Lua filters' scripts are parsed at synthesis, in the LuaJIT dialect fluent-bit runs.

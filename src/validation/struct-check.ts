@@ -167,7 +167,10 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   if (c) {
     if (isInstance(value, c.fqn)) return [];
     const other = otherMajor(value, c.fqn);
-    return other === undefined ? wrong() : [`${prop} ${other}`];
+    if (other !== undefined) return [`${prop} ${other}`];
+    const kplusClass = isOwnType(c.fqn) ? cdk8sPlusClass(value) : undefined;
+    return kplusClass === undefined ? wrong()
+      : [`${prop} must be ${expected(t)}, got ${kplusClass}: props take the library's own types, not cdk8s-plus objects (of any major)`];
   }
   // A behavioural interface: an object with its members.
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return wrong();
@@ -247,6 +250,14 @@ export function namedBy<T>(factory: string, build: () => T): T {
     if (ours && !(e instanceof ValidationError)) throw new ValidationError(factory, (e as Error).message.slice(factory.length).replace(/^:\s*/, ''));
     throw e;
   }
+}
+
+/** "cdk8s-plus-33's EnvValue" when `value` is an object of a cdk8s-plus class (by its jsii rtti fqn), of any major. */
+function cdk8sPlusClass(value: unknown): string | undefined {
+  const ctor = typeof value === 'object' && value !== null ? (value as object).constructor : undefined;
+  const fqn = (ctor as { [k: symbol]: { fqn?: unknown } } | undefined)?.[Symbol.for('jsii.rtti')]?.fqn;
+  const m = typeof fqn === 'string' ? /^(cdk8s-plus-\d+)\.(.+)$/.exec(fqn) : null;
+  return m ? `${m[1]}'s ${m[2]}` : undefined;
 }
 
 /**

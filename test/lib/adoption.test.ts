@@ -10,8 +10,6 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
-import { Manifest, synthManifests } from '../util/manifests';
-import { UPSTREAM_DATA, upstream } from '../util/upstream';
 import { AgentAdoption } from '../../src/adoption/adoption';
 import { chartFullname, FLUENT_BIT_CHART, NODE_EXPORTER_CHART } from '../../src/adoption/charts';
 import { Promotion, RolloutWave } from '../../src/agent/rollout';
@@ -19,7 +17,9 @@ import { LogCollectorDaemonSet } from '../../src/constructs/log-collector-daemon
 import { NodeAgentDaemonSet } from '../../src/constructs/node-agent-daemon-set';
 import { NodeExporterDaemonSet } from '../../src/constructs/node-exporter-daemon-set';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
+import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { UPSTREAM_DATA, upstream } from '../util/upstream';
 
 const RENDERED = path.join(REPO, 'examples', 'migrate-from-helm', 'chart-rendered');
 const LOKI = FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' });
@@ -219,13 +219,13 @@ describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {
 });
 
 describe('a cdk8s-plus object of another major', () => {
-  test('is reported as such (jsii rtti fqn), not as a wrong type', () => {
+  test('is reported as such (jsii rtti fqn): the props take the library\'s own types', () => {
     // cdk8s-plus-33's EnvValue: the same jsii class name under another major's package
     class EnvValue33 {}
     Object.defineProperty(EnvValue33, Symbol.for('jsii.rtti'), { value: { fqn: 'cdk8s-plus-33.EnvValue', version: '2.0.0' } });
     expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', {
       image: 'registry.example/agent:1.0.0', env: { A: new EnvValue33() as any },
-    })).toThrow(/prop env\["A"\] was made with cdk8s-plus-33; this library takes cdk8s-plus-28 objects: import EnvValue from 'cdk8s-plus-28'/);
+    })).toThrow(/prop env\["A"\] must be made with AgentEnvValue.fromConfigMap\(\), fromField\(\), fromSecret\(\) or fromValue\(\), got cdk8s-plus-33's EnvValue: props take the library's own types/);
   });
 });
 
