@@ -21,6 +21,12 @@ const project = new cdk8s.ConstructLibraryCdk8s({
 
   cdk8sVersion: '2.70.106',
   constructsVersion: '10.4.2',
+  // cdk8s-plus-28 stays a peer dependency. No prop takes a cdk8s-plus type (the inputs are the library's own types,
+  // test/project/inputs-free-of-kplus.test.ts), but the escape hatches (daemonSet, mainContainer, configMap,
+  // serviceAccount) are cdk8s-plus-28 objects: jsii requires a dependency whose types the API exposes to be a peer
+  // (it refuses one that is bundled), and each language binding resolves it as its own package. npm installs peers
+  // itself, so `npm install cdk8s-node-agents` in an app on another cdk8s-plus major puts cdk8s-plus-28 beside it
+  // with nothing more to install; the app never imports it.
   peerDeps: ['cdk8s-plus-28@^2.5.6'],
   // the CLI reads YAML manifests; cdk8s already depends on this package.
   // luaparse: the Lua filters' scripts are parsed at synthesis, in the LuaJIT dialect fluent-bit runs.
@@ -76,7 +82,31 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     ignorePatterns: ['*.js', '*.d.ts', 'node_modules/', '*.generated.ts', '/coverage'],
   },
   gitignore: ['/examples/**/cdk8s.out/', '/.tmp/'],
+
+  // Bindings for the other jsii languages, named after the repository (github.com/maintainers/cdk8s-node-agents).
+  // Nothing publishes them (release is false); .ci/bindings.sh generates each one's code from the compiled
+  // assembly and checks what this machine can (see docs/bindings.md).
+  publishToPypi: { distName: 'cdk8s-node-agents', module: 'cdk8s_node_agents' },
+  publishToMaven: {
+    mavenGroupId: 'io.github.maintainers',
+    mavenArtifactId: 'cdk8s-node-agents',
+    javaPackage: 'io.github.maintainers.cdk8s.nodeagents',
+  },
+  publishToNuget: { dotNetNamespace: 'Cdk8sNodeAgents', packageId: 'Cdk8sNodeAgents' },
+  publishToGo: { moduleName: 'github.com/maintainers/cdk8s-node-agents-go', packageName: 'cdk8snodeagents' },
 });
+
+// projen compiles with --silence-warnings=reserved-word; this project keeps jsii's reserved-word warnings visible.
+// The names that trigger them are public API kept on purpose, each listed with its reason in
+// test/project/reserved-words.ts; test/project/reserved-words.test.ts fails when a new one appears.
+project.compileTask.reset('jsii');
+project.watchTask.reset('jsii -w');
+
+// `npx projen package` packs the npm package only: the other languages' packaging needs their toolchains and
+// registries (pip, maven, dotnet, go). `npx projen package-all` packs every language where they are present;
+// .ci/bindings.sh generates and checks every language's code without them.
+project.packageTask.reset();
+project.packageTask.spawn(project.tasks.tryFind('package:js')!);
 
 // examples and benchmarks sit outside every tsconfig: lint them with the default project.
 project.eslint?.allowDefaultProjectFiles('examples/*.ts', 'examples/*/main.ts', 'bench/*.ts');
@@ -110,6 +140,10 @@ project.addPackageIgnore('/.ci/');
 project.gitignore.removePatterns('coverage');
 
 project.package.addField('bin', { 'node-agents': 'lib/cli/main.js' });
+
+// The release line: with release false, projen writes version 0.0.0; the version is set here instead, by hand, with
+// its entry in CHANGELOG.md (docs/stability.md: 0.x, what may still change).
+project.package.addVersion('0.1.0');
 
 // The deliberate snapshot update (`npx projen test:update`); the plain test task never writes snapshots.
 project.tasks.tryFind('test:update')?.reset('jest -u --passWithNoTests --ci', { receiveArgs: true });
@@ -145,6 +179,13 @@ project.addTask('upstream:data', {
   receiveArgs: true,
 });
 project.gitattributes.addAttributes('/test/upstream/**', 'linguist-generated');
+
+// docs/tested-against.md: the versions the tests check against, generated from test/upstream/'s sources, the
+// default images and package-lock.json; test/project/tested-against.test.ts fails when it is stale.
+project.addTask('tested-against', {
+  description: 'Regenerate docs/tested-against.md from the pinned upstream data, default images and locked packages',
+  exec: 'ts-node --transpile-only --project projenrc/tsconfig.json projenrc/tested-against.ts',
+});
 
 project.addTask('bench', {
   description: 'Run the benchmarks and print figures (not part of the test run)',

@@ -21,3 +21,4 @@ export * from './constructs/agent-alerts';
 export * from './constructs/fleet-cluster';
 export * from './constructs/agent-fleet';
 export * from './adoption/adoption';
+export * from './agent/container-inputs';

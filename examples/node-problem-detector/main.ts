@@ -10,8 +10,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, YamlOutputType } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
-import { HostPathType, NodeAgentDaemonSet, TaintEffect, TolerationOperator, UpdateStrategy } from 'cdk8s-node-agents';
+import { AgentEnvFieldPath, AgentProbe, HostPathType, NodeAgentDaemonSet, TaintEffect, TolerationOperator, UpdateStrategy } from 'cdk8s-node-agents';
 
 const MONITORS = ['kernel-monitor.json', 'readonly-monitor.json'];
 
@@ -29,7 +28,7 @@ new NodeAgentDaemonSet(chart, 'npd', {
     // and Prometheus cannot reach them.
     '--address=0.0.0.0', '--port=20256', '--prometheus-address=0.0.0.0', '--prometheus-port=20257',
   ],
-  fieldEnv: { NODE_NAME: kplus.EnvFieldPaths.NODE_NAME },
+  fieldEnv: { NODE_NAME: AgentEnvFieldPath.NODE_NAME },
   // The kmsg monitor opens /dev/kmsg, a host device: without privilege the open fails and, as the
   // only monitor configured, the daemon exits. Upstream's DaemonSet runs it privileged too.
   runAsRoot: true,
@@ -44,8 +43,8 @@ new NodeAgentDaemonSet(chart, 'npd', {
   configData: Object.fromEntries(MONITORS.map((m) => [m, fs.readFileSync(path.join(__dirname, 'config', m), 'utf8')])),
   resources: { cpuRequest: '20m', memoryRequest: '64Mi', memoryLimit: '128Mi' },
   ports: [{ name: 'healthz', containerPort: 20256 }, { name: 'metrics', containerPort: 20257 }],
-  readiness: kplus.Probe.fromHttpGet('/healthz', { port: 20256 }),
-  liveness: kplus.Probe.fromHttpGet('/healthz', { port: 20256, failureThreshold: 6 }),
+  readiness: AgentProbe.fromHttpGet('/healthz', { port: 20256 }),
+  liveness: AgentProbe.fromHttpGet('/healthz', { port: 20256, failureThreshold: 6 }),
   updateStrategy: UpdateStrategy.oneAtATime(),
   // As upstream's DaemonSet: every NoSchedule and NoExecute taint (GPU, spot, control-plane pools;
   // the control-plane tolerations are among them).

@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { IConstruct } from 'constructs';
+import { AgentEnvFieldPath, AgentEnvValue } from './container-inputs';
 import {
   AgentContainer, AgentContainerSettings, AgentHostPort, AgentPolicyRule, AgentPort, AgentResources, AgentToleration, AgentVolume, AgentVolumeMount,
   HostPathType, HostPathVolume, PodSecurityLevel, TaintEffect, TolerationOperator,
@@ -44,7 +45,7 @@ export interface ResolvedContainer {
   readonly settings: AgentContainerSettings;
   /** Every mount, `readOnly` resolved (true unless given false). */
   readonly mounts: AgentVolumeMount[];
-  readonly fieldEnv: { [name: string]: kplus.EnvFieldPaths };
+  readonly fieldEnv: { [name: string]: AgentEnvFieldPath };
   readonly image: string;
   readonly command?: string[];
   readonly args?: string[];
@@ -326,11 +327,12 @@ function resolveContainers(p: NodeAgentDaemonSetProps, name: string): { containe
 }
 
 function resolveContainer(
-  name: string, s: AgentContainerSettings, mounts: AgentVolumeMount[], fieldEnv: { [name: string]: kplus.EnvFieldPaths }, hostNetwork: boolean,
+  name: string, s: AgentContainerSettings, mounts: AgentVolumeMount[], fieldEnv: { [name: string]: AgentEnvFieldPath }, hostNetwork: boolean,
 ): ResolvedContainer {
+  // the library's own input types become cdk8s-plus-28 objects here, where the DaemonSet is rendered
   const env: { [name: string]: kplus.EnvValue } = {};
-  for (const [envName, path] of Object.entries(fieldEnv)) env[envName] = kplus.EnvValue.fromFieldRef(path);
-  Object.assign(env, s.env ?? {});
+  for (const [envName, path] of Object.entries(fieldEnv)) env[envName] = AgentEnvValue.fromField(path)._toKplus();
+  for (const [envName, value] of Object.entries(s.env ?? {})) env[envName] = value._toKplus();
   return {
     name,
     settings: s,
@@ -341,10 +343,10 @@ function resolveContainer(
     args: s.args,
     env: sortedRecord(env),
     ports: (s.ports ?? []).map((port) => ({ ...port, hostPort: effectiveHostPort(port, hostNetwork) })),
-    readiness: s.readiness,
-    liveness: s.liveness,
-    startup: s.startup,
-    preStop: s.preStop,
+    readiness: s.readiness?._toKplus(),
+    liveness: s.liveness?._toKplus(),
+    startup: s.startup?._toKplus(),
+    preStop: s.preStop?._toKplus(),
     resources: resolveResources(s.resources),
     extendedResources: { ...s.extendedResources },
     security: {

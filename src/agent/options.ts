@@ -1,4 +1,4 @@
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvValue, AgentHandler, AgentProbe, AgentProtocol } from './container-inputs';
 import { brand } from '../validation/brand';
 import { checkArgs } from '../validation/struct-check';
 
@@ -163,9 +163,9 @@ export interface AgentPort {
 
   /**
    * Protocol.
-   * @default kplus.Protocol.TCP
+   * @default AgentProtocol.TCP
    */
-  readonly protocol?: kplus.Protocol;
+  readonly protocol?: AgentProtocol;
 }
 
 /** A mount of one of the agent's volumes (a hostPath volume or an `AgentVolume` by name, or "config"). */
@@ -216,7 +216,7 @@ export interface AgentContainerSettings {
    * Environment variables, by name.
    * @default - none
    */
-  readonly env?: { [name: string]: kplus.EnvValue };
+  readonly env?: { [name: string]: AgentEnvValue };
 
   /**
    * Ports.
@@ -270,25 +270,25 @@ export interface AgentContainerSettings {
    * Readiness probe. Rollouts wait for Ready.
    * @default - none
    */
-  readonly readiness?: kplus.Probe;
+  readonly readiness?: AgentProbe;
 
   /**
    * Liveness probe.
    * @default - none
    */
-  readonly liveness?: kplus.Probe;
+  readonly liveness?: AgentProbe;
 
   /**
    * Startup probe.
    * @default - none (no probe is added that you did not ask for)
    */
-  readonly startup?: kplus.Probe;
+  readonly startup?: AgentProbe;
 
   /**
    * Lifecycle hook run before the container is stopped.
    * @default - none
    */
-  readonly preStop?: kplus.Handler;
+  readonly preStop?: AgentHandler;
 
   /**
    * Extended resources (e.g. `{ "example.com/device": "1" }`) as quantity strings; each is both

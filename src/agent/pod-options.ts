@@ -1,4 +1,4 @@
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvValue } from './container-inputs';
 import { AgentContainer, AgentResources, AgentVolume, AgentVolumeMount } from './options';
 import type { AgentReadinessTaint } from './readiness-taint';
 import { AgentResourceProfile } from './resource-profiles';
@@ -129,10 +129,10 @@ export interface AgentPodOptions {
 
   /**
    * More environment variables of the main container (values, or references with
-   * `kplus.EnvValue.fromSecretValue` / `fromConfigMap`).
+   * `AgentEnvValue.fromSecret` / `fromConfigMap`).
    * @default - none
    */
-  readonly extraEnv?: { [name: string]: kplus.EnvValue };
+  readonly extraEnv?: { [name: string]: AgentEnvValue };
 
   /**
    * Environment variables of the main container from every key of a Secret or ConfigMap.

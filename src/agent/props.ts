@@ -1,4 +1,4 @@
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvFieldPath } from './container-inputs';
 import { NodeRequirement } from './node-requirement';
 import {
   AgentContainerSettings, AgentPolicyRule, AgentPriorityClass, AgentToleration, HostPathVolume,
@@ -62,10 +62,10 @@ export interface NodeAgentDaemonSetProps extends AgentContainerSettings, AgentPo
 
   /**
    * Environment variables of the main container taken from fields of the pod (downward API),
-   * e.g. `{ HOST_IP: kplus.EnvFieldPaths.NODE_IP }`. They never change between versions.
+   * e.g. `{ HOST_IP: AgentEnvFieldPath.NODE_IP }`. They never change between versions.
    * @default - none
    */
-  readonly fieldEnv?: { [name: string]: kplus.EnvFieldPaths };
+  readonly fieldEnv?: { [name: string]: AgentEnvFieldPath };
 
   /**
    * Pace of upgrades. Surge is refused for agents that bind host ports or write a hostPath.

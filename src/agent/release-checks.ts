@@ -4,6 +4,7 @@
  * value and the fix; the construct prefixes its path. No constructs here.
  */
 import { AgentSpec, CONFIG_VOLUME, ResolvedContainer, resolveResources } from './agent-spec';
+import { AgentHandler } from './container-inputs';
 import { hostPathTypeProblem } from './host-path-types';
 import { AgentContainerSettings, AgentToleration, AgentVolumeKind, HostPathType, MountPropagation, TaintEffect, TolerationOperator } from './options';
 import { AgentDnsPolicy } from './pod-options';
@@ -331,10 +332,10 @@ function checkPodOptions(spec: AgentSpec): string[] {
 }
 
 
-/** The rendered form of a cdk8s-plus handler (its command), for the checks. */
-function handlerJson(handler: unknown): { exec?: { command?: string[] } } | undefined {
+/** The rendered form of a hook (its command), for the checks. */
+function handlerJson(handler: AgentHandler): { exec?: { command?: string[] } } | undefined {
   try {
-    return (handler as { _toKube(c: unknown): { exec?: { command?: string[] } } })._toKube({});
+    return (handler._toKplus() as unknown as { _toKube(c: unknown): { exec?: { command?: string[] } } })._toKube({});
   } catch {
     return undefined;
   }
@@ -392,9 +393,9 @@ function checkProbes(where: string, s: AgentContainerSettings, init: boolean): s
     }
     let json: { [key: string]: any };
     try {
-      json = (probe as unknown as { _toKube(c: unknown): { [key: string]: any } })._toKube({ portNumber: undefined });
+      json = (probe._toKplus() as unknown as { _toKube(c: unknown): { [key: string]: any } })._toKube({ portNumber: undefined });
     } catch (e) {
-      const bad = badDurations(probe);
+      const bad = badDurations(probe._toKplus());
       problems.push(...(bad.length > 0
         ? bad.map(([field, d]) => `${prop} ${field}: Duration.${d.unit.label}() was given ${describeValue(d.amount)}; give it a number, e.g. Duration.seconds(10)`)
         : [`${prop}: ${(e as Error).message} Use whole seconds, e.g. Duration.seconds(10)`]));

@@ -1,11 +1,11 @@
 import { ApiObject, Duration } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentIdentity, resolveIdentity } from '../agent/agent-spec';
+import { AgentEnvValue, AgentHandler, AgentProbe } from '../agent/container-inputs';
 import { NodeOperator, NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentResources, AgentToleration, AgentVolumeMount, HostPathType, HostPathVolume, MountPropagation,
@@ -392,7 +392,7 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
    * Environment variables of the driver (or installer) container. `NVIDIA_VISIBLE_DEVICES` is always "void".
    * @default - none
    */
-  readonly env?: { [name: string]: kplus.EnvValue };
+  readonly env?: { [name: string]: AgentEnvValue };
 
   /**
    * Driver-container shape: run gpu-operator's k8s-driver-manager as an init container before the
@@ -943,8 +943,8 @@ const RESERVED_VOLUMES = [...new Set([...DRIVER_CONTAINER_VOLUMES, ...DRIVER_MAN
 type CommonAgentProps = Omit<NodeAgentDaemonSetProps, 'image'>;
 
 /** The driver's environment: the user's, with no GPU made visible to the driver itself. */
-function driverEnvOf(props: GpuDriverDaemonSetProps): { [name: string]: kplus.EnvValue } {
-  return { ...props.env, NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') };
+function driverEnvOf(props: GpuDriverDaemonSetProps): { [name: string]: AgentEnvValue } {
+  return { ...props.env, NVIDIA_VISIBLE_DEVICES: AgentEnvValue.fromValue('void') };
 }
 
 /** The resources of the container that holds the driver, with their defaults. */
@@ -975,7 +975,7 @@ function installerAgentProps(
     containerName: 'pause',
     image: o.pauseImage ?? DEFAULT_PAUSE_IMAGE,
     runAsUser: PAUSE_UID,
-    env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void') },
+    env: { NVIDIA_VISIBLE_DEVICES: AgentEnvValue.fromValue('void') },
     resources: { cpuRequest: '10m', memoryRequest: '16Mi', memoryLimit: '32Mi' },
     initContainers: [
       {
@@ -1010,19 +1010,19 @@ function driverProbes(o: GpuDriverContainerOptions, startup: { period: number; t
   const timeoutSeconds = o.probeTimeoutSeconds ?? 60;
   const timeout = Duration.seconds(timeoutSeconds);
   return {
-    startup: kplus.Probe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
+    startup: AgentProbe.fromCommand(['sh', '-c', `${startupCheck} && mkdir -p ${dirname(marker)} && touch ${marker}`], {
       initialDelaySeconds: Duration.seconds(startup.delay),
       periodSeconds: Duration.seconds(startup.period),
       failureThreshold: startup.threshold,
       timeoutSeconds: timeout,
     }),
-    readiness: kplus.Probe.fromCommand(['sh', '-c', check], {
+    readiness: AgentProbe.fromCommand(['sh', '-c', check], {
       // Never probe again before the previous probe may have timed out.
       periodSeconds: Duration.seconds(Math.max(30, timeoutSeconds)),
       failureThreshold: 3,
       timeoutSeconds: timeout,
     }),
-    preStop: kplus.Handler.fromCommand(['rm', '-f', marker, daemonsStatus]),
+    preStop: AgentHandler.fromCommand(['rm', '-f', marker, daemonsStatus]),
   };
 }
 
@@ -1037,7 +1037,7 @@ function driverContainerAgentProps(
     image: props.image,
     command: o.command ?? null,
     args: o.args ?? null,
-    env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name].value ?? null, driverEnv[name].valueFrom ?? null]),
+    env: Object.keys(driverEnv).sort().map((name) => [name, driverEnv[name]._toKplus().value ?? null, driverEnv[name]._toKplus().valueFrom ?? null]),
   });
   return {
     ...common,
@@ -1045,7 +1045,7 @@ function driverContainerAgentProps(
     image: props.image,
     command: o.command,
     args: o.args,
-    env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(digest) } : driverEnv),
+    env: sortedRecord(manager ? { ...driverEnv, DRIVER_CONFIG_DIGEST: AgentEnvValue.fromValue(digest) } : driverEnv),
     resources: driverResourcesOf(props),
     privileged: true,
     runAsRoot: true,

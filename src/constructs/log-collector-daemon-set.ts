@@ -8,6 +8,7 @@ import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentAdoption } from '../adoption/adoption';
 import { resolveIdentity } from '../agent/agent-spec';
+import { AgentEnvFieldPath, AgentEnvValue, AgentProbe } from '../agent/container-inputs';
 import { NodeRequirement } from '../agent/node-requirement';
 import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
@@ -706,13 +707,12 @@ export class LogCollectorDaemonSet extends Construct {
   }
 
   /** The outputs' credentials from Secrets and the downward-API variables the config reads. */
-  private containerEnv(config: FluentBitConfig): { env: { [name: string]: kplus.EnvValue }; fieldEnv: { [name: string]: kplus.EnvFieldPaths } } {
-    const env: { [name: string]: kplus.EnvValue } = {};
+  private containerEnv(config: FluentBitConfig): { env: { [name: string]: AgentEnvValue }; fieldEnv: { [name: string]: AgentEnvFieldPath } } {
+    const env: { [name: string]: AgentEnvValue } = {};
     for (const s of config.secretEnv) {
-      const secret = kplus.Secret.fromSecretName(this, `Secret-${s.envName}`, s.secretName);
-      env[s.envName] = kplus.EnvValue.fromSecretValue({ secret, key: s.key });
+      env[s.envName] = AgentEnvValue.fromSecret(s.secretName, s.key);
     }
-    const fieldEnv: { [name: string]: kplus.EnvFieldPaths } = {};
+    const fieldEnv: { [name: string]: AgentEnvFieldPath } = {};
     for (const f of config.fieldEnv) {
       fieldEnv[f.envName] = FIELD_PATHS[f.fieldPath];
     }
@@ -887,7 +887,7 @@ function unsetEnvProblems(config: FluentBitConfig, props: LogCollectorDaemonSetP
 /** What an unset `${name}` does, and the fix. */
 function unsetEnvFix(name: string): string {
   return 'names no environment variable of the pod: fluent-bit would write an empty string in its place. Set it with extraEnv '
-    + `(e.g. extraEnv: { ${name}: kplus.EnvValue.fromValue('...') }), give a default (\${${name}:-value}) or write the value itself.`;
+    + `(e.g. extraEnv: { ${name}: AgentEnvValue.fromValue('...') }), give a default (\${${name}:-value}) or write the value itself.`;
 }
 
 /**
@@ -984,18 +984,18 @@ function collectorContainer(props: LogCollectorDaemonSetProps, config: FluentBit
     // pauses a rollout. A destination outage, and a bad credential (401, 403), only make outputs
     // retry: pods stay ready (an outage must not take every collector out at once),
     // LogCollectorOutputStalled fires and a wave gate's delivery checks fail.
-    readiness: kplus.Probe.fromHttpGet(HEALTH_PATH, {
+    readiness: AgentProbe.fromHttpGet(HEALTH_PATH, {
       port: config.httpPort, initialDelaySeconds: secs(5), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 3,
     }),
     // Lenient: only a hung process (HTTP server silent for a minute) is restarted.
-    liveness: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+    liveness: AgentProbe.fromHttpGet(LIVENESS_PATH, {
       port: config.httpPort, initialDelaySeconds: secs(10), periodSeconds: secs(10), timeoutSeconds: secs(5), failureThreshold: 6,
     }),
     // The HTTP server listens only once every plugin is initialized, and the kubernetes filter
     // first waits for DNS (up to KUBERNETES_DNS_RETRIES × KUBERNETES_DNS_WAIT_SECONDS): liveness
     // starts after this probe succeeds, so a node booting before CoreDNS answers does not
     // restart-loop its collector.
-    startup: kplus.Probe.fromHttpGet(LIVENESS_PATH, {
+    startup: AgentProbe.fromHttpGet(LIVENESS_PATH, {
       port: config.httpPort,
       periodSeconds: secs(STARTUP_PERIOD_SECONDS),
       timeoutSeconds: secs(5),
@@ -1020,8 +1020,8 @@ const RUNTIME_UNIT: Record<NodeContainerRuntime, string> = {
   [NodeContainerRuntime.DOCKER]: 'docker.service',
 };
 
-const FIELD_PATHS: Record<string, kplus.EnvFieldPaths> = {
-  'status.hostIP': kplus.EnvFieldPaths.NODE_IP,
+const FIELD_PATHS: Record<string, AgentEnvFieldPath> = {
+  'status.hostIP': AgentEnvFieldPath.NODE_IP,
 };
 
 /** Startup probe period, and the time it allows beyond the kubernetes filter's DNS wait (the API server check, the rest of the init). */

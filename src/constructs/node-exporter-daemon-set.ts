@@ -7,6 +7,7 @@ import { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { agentRollout, constructRelease } from './previous-release';
 import { AgentAdoption } from '../adoption/adoption';
 import { resolveIdentity } from '../agent/agent-spec';
+import { AgentEnvFieldPath, AgentEnvValue, AgentProbe, AgentProtocol } from '../agent/container-inputs';
 import { NodeRequirement } from '../agent/node-requirement';
 import {
   AgentContainer, AgentContainerSettings, AgentPort, AgentResources, AgentToleration, AgentVolume, HostPathType, HostPathVolume,
@@ -643,8 +644,8 @@ export class NodeExporterDaemonSet extends Construct {
     // The exporter declares its port, the loopback one behind the proxy too (so the scheduler and
     // the host-port checks know it is taken).
     const exporterPorts: AgentPort[] = !proxy
-      ? [{ name: 'metrics', containerPort: port, protocol: kplus.Protocol.TCP }]
-      : [{ name: 'upstream', containerPort: upstreamPort, protocol: kplus.Protocol.TCP }];
+      ? [{ name: 'metrics', containerPort: port, protocol: AgentProtocol.TCP }]
+      : [{ name: 'upstream', containerPort: upstreamPort, protocol: AgentProtocol.TCP }];
     const sidecars: AgentContainer[] = [
       ...(proxy ? [this.proxyContainer(proxy, port, upstreamPort, listen)] : []),
       ...textfile.sidecars,
@@ -668,7 +669,7 @@ export class NodeExporterDaemonSet extends Construct {
       containerName: 'node-exporter',
       args: this.exporterArgs,
       // kubelet expands $(HOST_IP) in the listen address from this downward-API variable.
-      fieldEnv: !proxy && listen === 'node-ip' ? { [HOST_IP_ENV]: kplus.EnvFieldPaths.NODE_IP } : undefined,
+      fieldEnv: !proxy && listen === 'node-ip' ? { [HOST_IP_ENV]: AgentEnvFieldPath.NODE_IP } : undefined,
       ports: exporterPorts,
       resources: {
         cpuRequest: resources.cpuRequest ?? '100m',
@@ -801,8 +802,8 @@ export class NodeExporterDaemonSet extends Construct {
         `--upstream=http://127.0.0.1:${upstreamPort}/`,
         ...(proxy.tlsSecretName ? [`--tls-cert-file=${PROXY_TLS_DIR}/tls.crt`, `--tls-private-key-file=${PROXY_TLS_DIR}/tls.key`] : []),
       ],
-      env: listen === 'node-ip' ? { [HOST_IP_ENV]: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.NODE_IP) } : undefined,
-      ports: [{ name: 'https', containerPort: port, protocol: kplus.Protocol.TCP }],
+      env: listen === 'node-ip' ? { [HOST_IP_ENV]: AgentEnvValue.fromField(AgentEnvFieldPath.NODE_IP) } : undefined,
+      ports: [{ name: 'https', containerPort: port, protocol: AgentProtocol.TCP }],
       resources: {
         cpuRequest: r.cpuRequest ?? '10m',
         cpuLimit: r.cpuLimit,
@@ -812,7 +813,7 @@ export class NodeExporterDaemonSet extends Construct {
       runAsUser: NONROOT,
       runAsGroup: NONROOT,
       readOnlyRootFilesystem: true,
-      readiness: kplus.Probe.fromTcpSocket({ port, periodSeconds: Duration.seconds(10) }),
+      readiness: AgentProbe.fromTcpSocket({ port, periodSeconds: Duration.seconds(10) }),
       mounts: proxy.tlsSecretName ? [{ volume: PROXY_TLS_VOLUME, mountPath: PROXY_TLS_DIR, readOnly: true }] : undefined,
     };
   }
@@ -989,8 +990,8 @@ function checkNamespace(where: string, props: NodeExporterDaemonSetProps, namesp
 }
 
 /** The exporter's HTTP probe (readiness and liveness), on loopback behind the proxy. */
-function exporterProbe(port: number, proxied: boolean): kplus.Probe {
-  return kplus.Probe.fromHttpGet('/', {
+function exporterProbe(port: number, proxied: boolean): AgentProbe {
+  return AgentProbe.fromHttpGet('/', {
     port,
     // Behind the proxy the exporter is only on loopback; with hostNetwork kubelet reaches it there.
     host: proxied ? '127.0.0.1' : undefined,

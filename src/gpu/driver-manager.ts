@@ -5,7 +5,7 @@
  * Pure module: no constructs, only the container spec, its host paths and its rules.
  */
 import { createHash } from 'crypto';
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvFieldPath, AgentEnvValue } from '../agent/container-inputs';
 import { AgentContainer, AgentPolicyRule, HostPathType, HostPathVolume, MountPropagation } from '../agent/options';
 
 /** The driver manager gpu-operator's chart pins beside driver 595.91.07 (deployments/gpu-operator/values.yaml). */
@@ -101,27 +101,27 @@ export function driverManagerContainer(image: string, configDigest: string): Age
     command: ['driver-manager'],
     args: ['uninstall_driver'],
     env: {
-      NODE_NAME: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.NODE_NAME),
+      NODE_NAME: AgentEnvValue.fromField(AgentEnvFieldPath.NODE_NAME),
       // The NVIDIA container runtime injects no GPU into it, as for the driver.
-      NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('void'),
+      NVIDIA_VISIBLE_DEVICES: AgentEnvValue.fromValue('void'),
       // Upstream: true. Evicting would make the manager cordon and uncordon (see above).
-      ENABLE_GPU_POD_EVICTION: kplus.EnvValue.fromValue('false'),
-      ENABLE_AUTO_DRAIN: kplus.EnvValue.fromValue('false'),
-      DRAIN_USE_FORCE: kplus.EnvValue.fromValue('false'),
+      ENABLE_GPU_POD_EVICTION: AgentEnvValue.fromValue('false'),
+      ENABLE_AUTO_DRAIN: AgentEnvValue.fromValue('false'),
+      DRAIN_USE_FORCE: AgentEnvValue.fromValue('false'),
       // Selects the pods a drain would delete; unused with auto drain off. upgradeWaitForPodSelector
       // names pods to wait for, the opposite meaning, so it is not passed here.
-      DRAIN_POD_SELECTOR_LABEL: kplus.EnvValue.fromValue(''),
+      DRAIN_POD_SELECTOR_LABEL: AgentEnvValue.fromValue(''),
       // Upstream: "0s", which waits forever on a PodDisruptionBudget that allows no eviction. Unused
       // with both switches off; bounded anyway, as gpu-operator's upgrade policy default (drain.timeoutSeconds 300).
-      DRAIN_TIMEOUT_SECONDS: kplus.EnvValue.fromValue('300s'),
-      DRAIN_DELETE_EMPTYDIR_DATA: kplus.EnvValue.fromValue('false'),
+      DRAIN_TIMEOUT_SECONDS: AgentEnvValue.fromValue('300s'),
+      DRAIN_DELETE_EMPTYDIR_DATA: AgentEnvValue.fromValue('false'),
       // Where it waits for the GPU components' pods to go (by gpu-operator's `app` labels, v0.12.0 main.go
       // waitForPodsToTerminate): the driver's own namespace, as upstream. A standalone device plugin,
       // dcgm-exporter or GFD elsewhere is not paused and keeps the driver open, so unloading fails "in use"
       // and the init container retries; the runbook's failure section says to stop those pods on the node.
-      OPERATOR_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
+      OPERATOR_NAMESPACE: AgentEnvValue.fromField(AgentEnvFieldPath.POD_NAMESPACE),
       // The fast path (v0.10.0 on): an unchanged driver is not reloaded when its pod restarts.
-      DRIVER_CONFIG_DIGEST: kplus.EnvValue.fromValue(configDigest),
+      DRIVER_CONFIG_DIGEST: AgentEnvValue.fromValue(configDigest),
     },
     privileged: true,
     runAsRoot: true,

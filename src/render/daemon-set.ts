@@ -196,7 +196,13 @@ function containerProps(c: ResolvedContainer): kplus.ContainerProps {
     args: c.args,
     envVariables: c.env,
     // `ports`, not `portNumber`: cdk8s-plus adds a TCP startup probe for `portNumber`.
-    ports: c.ports.map((port) => ({ name: port.name, number: port.containerPort, hostPort: port.hostPort, protocol: port.protocol })),
+    // AgentProtocol's values are cdk8s-plus-28's Protocol values
+    ports: c.ports.map((port) => ({
+      name: port.name,
+      number: port.containerPort,
+      hostPort: port.hostPort,
+      protocol: port.protocol as string | undefined as kplus.Protocol | undefined,
+    })),
     readiness: c.readiness,
     liveness: c.liveness,
     startup: c.startup,

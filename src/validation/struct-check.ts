@@ -101,7 +101,7 @@ function structExample(name: string): string {
 
 /**
  * A class's factories, each class named once: "UpdateStrategy.steady(), fast() or onDelete()",
- * "kplus.EnvValue.fromConfigMap(), fromFieldRef() or fromValue()".
+ * "AgentEnvValue.fromConfigMap(), fromField() or fromValue()".
  */
 function factoryList(factories: readonly string[]): string {
   const owner = (f: string) => f.slice(0, f.lastIndexOf('.', f.length - 3));
@@ -115,7 +115,7 @@ function sourceLiteral(value: string | number | boolean): string {
 
 /**
  * A call that makes the class from `value` when a factory takes one argument of its type
- * ("kplus.EnvValue.fromValue('eu-west-1')", "RolloutBudget.count(3)"); undefined when none does.
+ * ("AgentEnvValue.fromValue('eu-west-1')", "RolloutBudget.count(3)"); undefined when none does.
  */
 function factoryExample(factories: readonly string[], value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
@@ -164,11 +164,12 @@ function expected(t: TypeRef, value?: unknown): string {
 
 /** An instance of a class: made with its factories (with an example call from `value` where one takes it), or constructed. */
 function expectedInstance(name: string, factories: readonly string[], newable: boolean | undefined, value: unknown): string {
-  if (factories.length === 0) return newable ? `a ${shortName(name)} (new ${shortName(name)}(...))` : `a ${shortName(name)}`;
+  const named = `${/^[AEIOU]/.test(shortName(name)) ? 'an' : 'a'} ${shortName(name)}`;
+  if (factories.length === 0) return newable ? `${named} (new ${shortName(name)}(...))` : named;
   const example = factoryExample(factories, value);
   return example === undefined
     ? `made with ${factoryList(factories)}`
-    : `a ${shortName(name)}, e.g. ${example} (made with ${factoryList(factories)})`;
+    : `${named}, e.g. ${example} (made with ${factoryList(factories)})`;
 }
 
 /**
@@ -219,7 +220,10 @@ export function typeProblems(path: string, value: unknown, t: TypeRef): string[]
   if (c) {
     if (isInstance(value, c.fqn)) return [];
     const other = otherMajor(value, c.fqn);
-    return other === undefined ? wrong() : [`${prop} ${other}`];
+    if (other !== undefined) return [`${prop} ${other}`];
+    const kplusClass = isOwnType(c.fqn) ? cdk8sPlusClass(value) : undefined;
+    return kplusClass === undefined ? wrong()
+      : [`${prop} must be ${expected(t)}, got ${kplusClass}: props take the library's own types, not cdk8s-plus objects (of any major)`];
   }
   // A behavioural interface: an object with its members.
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return wrong();
@@ -299,6 +303,14 @@ export function namedBy<T>(factory: string, build: () => T): T {
     if (ours && !(e instanceof ValidationError)) throw new ValidationError(factory, (e as Error).message.slice(factory.length).replace(/^:\s*/, ''));
     throw e;
   }
+}
+
+/** "cdk8s-plus-33's EnvValue" when `value` is an object of a cdk8s-plus class (by its jsii rtti fqn), of any major. */
+function cdk8sPlusClass(value: unknown): string | undefined {
+  const ctor = typeof value === 'object' && value !== null ? (value as object).constructor : undefined;
+  const fqn = (ctor as { [k: symbol]: { fqn?: unknown } } | undefined)?.[Symbol.for('jsii.rtti')]?.fqn;
+  const m = typeof fqn === 'string' ? /^(cdk8s-plus-\d+)\.(.+)$/.exec(fqn) : null;
+  return m ? `${m[1]}'s ${m[2]}` : undefined;
 }
 
 /**

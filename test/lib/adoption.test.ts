@@ -219,13 +219,13 @@ describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {
 });
 
 describe('a cdk8s-plus object of another major', () => {
-  test('is reported as such (jsii rtti fqn), not as a wrong type', () => {
+  test('is reported as such (jsii rtti fqn): the props take the library\'s own types', () => {
     // cdk8s-plus-33's EnvValue: the same jsii class name under another major's package
     class EnvValue33 {}
     Object.defineProperty(EnvValue33, Symbol.for('jsii.rtti'), { value: { fqn: 'cdk8s-plus-33.EnvValue', version: '2.0.0' } });
     expect(() => new NodeAgentDaemonSet(new Chart(Testing.app(), 'test'), 'a', {
       image: 'registry.example/agent:1.0.0', env: { A: new EnvValue33() as any },
-    })).toThrow(/prop env\["A"\] was made with cdk8s-plus-33; this library takes cdk8s-plus-28 objects: import EnvValue from 'cdk8s-plus-28'/);
+    })).toThrow(/prop env\["A"\] must be made with AgentEnvValue.fromConfigMap\(\), fromField\(\), fromSecret\(\) or fromValue\(\), got cdk8s-plus-33's EnvValue: props take the library's own types/);
   });
 });
 

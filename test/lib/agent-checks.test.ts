@@ -3,8 +3,8 @@
  * value (prop, value, fix), and accepts exactly what the API server (or the agent) accepts.
  */
 import { Chart, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
+import { AgentEnvFieldPath } from '../../src/agent/container-inputs';
 import { NodeRequirement } from '../../src/agent/node-requirement';
 import { Promotion } from '../../src/agent/rollout';
 import { UpdateStrategy } from '../../src/agent/update-strategy';
@@ -120,7 +120,7 @@ describe('prop shapes', () => {
     ['a string port', { image: 'a:1', ports: [{ name: 'http', containerPort: '80' }] }, 'prop ports[0].containerPort must be a number, got string "80"'],
     ['a plain object as strategy', { image: 'a:1', updateStrategy: { type: 'RollingUpdate' } }, 'prop updateStrategy must be made with UpdateStrategy.conservative(), fast(), onDelete(), oneAtATime(), rollingUpdate() or steady()'],
     ['a sidecar mount without volume', { image: 'a:1', sidecars: [{ name: 's', image: 's:1', mounts: [{ mountPath: '/x' }] }] }, 'prop sidecars[0].mounts[0].volume is required'],
-    ['an unknown field path', { image: 'a:1', fieldEnv: { HOST_IP: 'status.nope' } }, 'prop fieldEnv["HOST_IP"] must be one of kplus.EnvFieldPaths.POD_NAME, POD_NAMESPACE,'],
+    ['an unknown field path', { image: 'a:1', fieldEnv: { HOST_IP: 'status.nope' } }, 'prop fieldEnv["HOST_IP"] must be one of AgentEnvFieldPath.POD_NAME, POD_NAMESPACE,'],
     ['a null label', { image: 'a:1', labels: { team: null } }, 'prop labels["team"] must be a string, got null'],
     ['rollout waves as strings', { image: 'a:1', rollout: { waves: ['canary'], promoted: 1 } }, 'prop rollout.waves[0] must be a RolloutWave, e.g. RolloutWave.labelled(\'canary\') (made with RolloutWave.hostnames(), labelled() or matching()), got string "canary"'],
     ['a previous release that is a plain object', { image: 'a:1', rollout: { waves: [], promoted: Promotion.all(), previous: { sidecars: [5] } } },
@@ -173,6 +173,6 @@ describe('object size', () => {
 
 test('env names of fieldEnv are value-checked by the construct (the type check takes any key)', () => {
   const chart = new Chart(Testing.app(), 'c');
-  expect(() => new NodeAgentDaemonSet(chart, 'x', { image: 'a:1', fieldEnv: { 'MY VAR': kplus.EnvFieldPaths.NODE_IP } }))
+  expect(() => new NodeAgentDaemonSet(chart, 'x', { image: 'a:1', fieldEnv: { 'MY VAR': AgentEnvFieldPath.NODE_IP } }))
     .toThrow('fieldEnv: "MY VAR" is not a valid environment variable name');
 });

@@ -4,10 +4,10 @@
  * cdk8s-plus message without path.
  */
 import { Chart, Duration, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import {
   FluentBitOutput, GpuDriverDaemonSet, GpuDriverShape, LogCollectorDaemonSet, LogCollectorMonitorKind, NodeExporterDaemonSet,
 } from '../../src';
+import { AgentEnvValue, AgentProbe } from '../../src/agent/container-inputs';
 import { thrownClass } from '../util/fuzz';
 import { synthManifests } from '../util/manifests';
 
@@ -88,7 +88,7 @@ describe('NodeExporterDaemonSet', () => {
       'NodeExporterDaemonSet chart/metrics: invalid props:\n  - container "proxy" runAsUser -1 must be a whole number from 0 to 2147483647'],
     ['a port twice in one sidecar (before cdk8s-plus)', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'a', containerPort: 9200 }, { name: 'b', containerPort: 9200 }] }] },
       'NodeExporterDaemonSet chart/metrics: port 9200/TCP is listed twice in container "proxy"'],
-    ['a fractional probe period in a sidecar (refused before cdk8s-plus, with the path)', { sidecars: [{ name: 'proxy', image: 'p:1', readiness: kplus.Probe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }] },
+    ['a fractional probe period in a sidecar (refused before cdk8s-plus, with the path)', { sidecars: [{ name: 'proxy', image: 'p:1', readiness: AgentProbe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }] },
       'NodeExporterDaemonSet chart/metrics: invalid props:\n  - container "proxy" readiness probe: 1.5 must be a whole number of seconds'],
     ['a sidecar on the exporter\'s host port', { sidecars: [{ name: 'proxy', image: 'p:1', ports: [{ name: 'p', containerPort: 9100 }] }] },
       'port 9100/TCP is used by two containers, "node-exporter" and "proxy"'],
@@ -104,10 +104,10 @@ describe('GpuDriverDaemonSet', () => {
     ['an extended resource as a number', { extendedResources: { 'example.com/dev': 1 } }, 'prop extendedResources["example.com/dev"] must be a string, got number 1'],
     ['an extended resource with a space', { extendedResources: { 'example.com/dev': ' 1' } }, 'extendedResources["example.com/dev"] " 1" has leading or trailing spaces'],
     ['an unknown mountPropagation', { extraHostPaths: [{ name: 'x', hostPath: '/opt/x', propagation: 'Sideways' }] }, 'prop extraHostPaths[0].propagation must be one of MountPropagation.NONE'],
-    ['an env name with "="', { env: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'env: "A=B" is not a valid environment variable name'],
+    ['an env name with "="', { env: { 'A=B': AgentEnvValue.fromValue('x') } }, 'env: "A=B" is not a valid environment variable name'],
     ['a shape option of the wrong type', { shape: GpuDriverShape.driverContainer({ buildTimeSeconds: '600' as Untyped }) }, 'prop shape.buildTimeSeconds must be a number, got string "600"'],
     ['an extra init container with a probe (before cdk8s-plus)', {
-      shape: GpuDriverShape.installer({ extraInitContainers: [{ name: 'check', image: 'c:1', liveness: kplus.Probe.fromTcpSocket({ port: 80 }) }] }),
+      shape: GpuDriverShape.installer({ extraInitContainers: [{ name: 'check', image: 'c:1', liveness: AgentProbe.fromTcpSocket({ port: 80 }) }] }),
     }, 'shape extraInitContainers[0] ("check"): an init container runs to completion and takes no liveness probe'],
     ['grace period 1e20', { terminationGracePeriodSeconds: 1e20 }, 'terminationGracePeriodSeconds 100000000000000000000 must be a whole number'],
   ])('%s', (_what, props, message) => {

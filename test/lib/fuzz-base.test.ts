@@ -5,9 +5,9 @@
  * fuzz once found are plain regression tests below.
  */
 import { Chart, Duration, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
 import { HostPathType, NodeAgentDaemonSet, NodeRequirement, Promotion, RolloutWave, UpdateStrategy } from '../../src';
+import { AgentEnvFieldPath, AgentEnvValue, AgentHandler, AgentProbe } from '../../src/agent/container-inputs';
 import { checkStruct } from '../../src/validation/struct-check';
 import {
   env, envName, failureClass, fuzzProps, fuzzRun, ints, labels, maybe, nodeRequirements, Outcome, pick, port, priorityClassName,
@@ -36,7 +36,7 @@ const baseProps = fc.record({
   runAsGroup: maybe(ints(1000)),
   readiness: maybe(probe),
   liveness: maybe(probe),
-  preStop: rarely(pick(kplus.Handler.fromCommand(['sleep', '5']), kplus.Handler.fromCommand([]))),
+  preStop: rarely(pick(AgentHandler.fromCommand(['sleep', '5']), AgentHandler.fromCommand([]))),
   hostPaths: maybe(fc.array(fc.record({
     name: pick('logs', 'state', 'Bad'),
     hostPath: pick('/var/log', '/var/lib/agent', 'rel'),
@@ -48,7 +48,7 @@ const baseProps = fc.record({
   configData: maybe(fc.dictionary(pick('agent.conf', 'bad/key', '..'), pick('x = 1', ''), { maxKeys: 2 })),
   sidecars: maybe(fc.array(sidecar, { maxLength: 2 })),
   initContainers: rarely(fc.array(sidecar, { maxLength: 1 })),
-  fieldEnv: maybe(fc.dictionary(envName, pick(kplus.EnvFieldPaths.NODE_IP, kplus.EnvFieldPaths.POD_NAME), { maxKeys: 2 })),
+  fieldEnv: maybe(fc.dictionary(envName, pick(AgentEnvFieldPath.NODE_IP, AgentEnvFieldPath.POD_NAME), { maxKeys: 2 })),
   updateStrategy: maybe(updateStrategy),
   minReadySeconds: maybe(ints(10)),
   revisionHistoryLimit: maybe(ints(10)),
@@ -176,18 +176,18 @@ describe('fixed: rollout lookups and wave syntax', () => {
 /** Base problems the fuzz found, fixed: each is refused before anything is built, with the construct path. */
 describe('fixed base problems', () => {
   test.each(([
-    ['an init container with a readiness probe (cdk8s-plus message without path)', { initContainers: [{ ...SIDECAR, readiness: kplus.Probe.fromTcpSocket({ port: 80 }) }] }],
+    ['an init container with a readiness probe (cdk8s-plus message without path)', { initContainers: [{ ...SIDECAR, readiness: AgentProbe.fromTcpSocket({ port: 80 }) }] }],
     ['a duplicate port in one container (cdk8s-plus message without path)', { ports: [{ name: 'a', containerPort: 1033 }, { name: 'b', containerPort: 1033 }] }],
-    ['a fractional probe period (cdk8s message at synthesis)', { readiness: kplus.Probe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }],
-    ['probe port 0', { liveness: kplus.Probe.fromTcpSocket({ port: 0 }) }],
-    ['probe port 2^53', { readiness: kplus.Probe.fromHttpGet('/', { port: 2 ** 53 }) }],
-    ['a negative probe threshold', { readiness: kplus.Probe.fromHttpGet('/', { port: 80, failureThreshold: -1 }) }],
+    ['a fractional probe period (cdk8s message at synthesis)', { readiness: AgentProbe.fromTcpSocket({ port: 80, periodSeconds: Duration.seconds(1.5) }) }],
+    ['probe port 0', { liveness: AgentProbe.fromTcpSocket({ port: 0 }) }],
+    ['probe port 2^53', { readiness: AgentProbe.fromHttpGet('/', { port: 2 ** 53 }) }],
+    ['a negative probe threshold', { readiness: AgentProbe.fromHttpGet('/', { port: 80, failureThreshold: -1 }) }],
     ['a sidecar runAsUser 1.5', { sidecars: [{ ...SIDECAR, runAsUser: 1.5 }] }],
     ['runAsUser -1', { runAsUser: -1 }],
     ['runAsGroup -5', { runAsUser: 1000, runAsGroup: -5 }],
     ['priorityClassName a..b', { priorityClassName: 'a..b' }],
     ['os "Linux OS"', { os: 'Linux OS' }],
-    ['preStop with an empty command', { preStop: kplus.Handler.fromCommand([]) }],
+    ['preStop with an empty command', { preStop: AgentHandler.fromCommand([]) }],
     ['the same host port twice via a sidecar', { hostNetwork: true, ports: [{ name: 'a', containerPort: 9000 }], sidecars: [{ ...SIDECAR, ports: [{ name: 'b', containerPort: 9000 }] }] }],
     ['a sidecar subPath ../etc', { configData: { 'a.conf': 'x' }, sidecars: [{ ...SIDECAR, mounts: [{ volume: 'config', mountPath: '/etc/x', subPath: '../etc' }] }] }],
     ['a toleration value "bad value!"', { tolerations: [{ key: 'k', value: 'bad value!' }] }],
@@ -195,8 +195,8 @@ describe('fixed base problems', () => {
     ['a plain object as updateStrategy (TypeError)', { updateStrategy: { type: 'RollingUpdate' } }],
     ['tolerations a string (TypeError)', { tolerations: 'all' }],
     ['resources.cpuRequest a number (TypeError text.trim)', { resources: { cpuRequest: 1 } }, /prop resources.cpuRequest must be a string, got number 1/],
-    ['a non-ASCII fieldEnv name', { fieldEnv: { NÄME: kplus.EnvFieldPaths.NODE_IP } }],
-    ['an empty env name', { env: { '': kplus.EnvValue.fromValue('x') } }],
+    ['a non-ASCII fieldEnv name', { fieldEnv: { NÄME: AgentEnvFieldPath.NODE_IP } }],
+    ['an empty env name', { env: { '': AgentEnvValue.fromValue('x') } }],
   ] as Array<[string, Props, RegExp?]>).map(([what, props, message]): [string, Props, RegExp] => [what, props, message ?? /./]))('%s', (_what, props, message) => {
     // every row has three elements: with two, jest would take the third argument as a done callback
     expectRefused(props, message);

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as yaml from 'yaml';
+import { AgentEnvValue } from '../../src/agent/container-inputs';
 import { NodeRequirement } from '../../src/agent/node-requirement';
 import { HostPathType, MountPropagation, TaintEffect, TolerationOperator } from '../../src/agent/options';
 import { UpdateStrategy } from '../../src/agent/update-strategy';
@@ -445,8 +446,8 @@ describe('security and resources', () => {
   });
 
   test('overriding NVIDIA_VISIBLE_DEVICES is an error; other env is passed', () => {
-    expect(() => build({ env: { NVIDIA_VISIBLE_DEVICES: kplus.EnvValue.fromValue('all') } })).toThrow(/env sets NVIDIA_VISIBLE_DEVICES/);
-    const { pod } = build({ env: { DRIVER_VERSION: kplus.EnvValue.fromValue('550.90.07') } });
+    expect(() => build({ env: { NVIDIA_VISIBLE_DEVICES: AgentEnvValue.fromValue('all') } })).toThrow(/env sets NVIDIA_VISIBLE_DEVICES/);
+    const { pod } = build({ env: { DRIVER_VERSION: AgentEnvValue.fromValue('550.90.07') } });
     expect(pod.containers[0].env).toEqual([
       { name: 'DRIVER_CONFIG_DIGEST', value: expect.stringMatching(/^[0-9a-f]{16}$/) },
       { name: 'DRIVER_VERSION', value: '550.90.07' },

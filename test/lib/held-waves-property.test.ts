@@ -6,21 +6,18 @@
  * and every ConfigMap a DaemonSet mounts is the one its release rendered. The pairs include
  * outputs with credentials, added and removed host paths, sidecars, env and image-only changes.
  */
-import { App, Chart, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
+import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import {
   AgentRelease, AgentRollout, FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, HostPathType, HostPathVolume, LogCollectorDaemonSet,
   LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps,
   Promotion, RolloutWave, UpdateStrategy,
 } from '../../src';
+import { AgentEnvValue } from '../../src/agent/container-inputs';
 import { Manifest, synthManifests } from '../util/manifests';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
 const GROUPS = ['canary', 'wave-1', 'fleet'];
-/** Secret references need an ISecret: an imported one, by name only. */
-const SECRETS = new Chart(new App(), 'secrets');
-const API_TOKEN = kplus.Secret.fromSecretName(SECRETS, 'token', 'api-token');
 
 interface Agent<P> {
   readonly kind: string;
@@ -41,8 +38,8 @@ const base: Agent<NodeAgentDaemonSetProps> = {
     image: fc.constantFrom('ghcr.io/acme/scanner:1.0.0', 'ghcr.io/acme/scanner:1.1.0'),
     args: fc.option(fc.constantFrom<string[]>(['--fast'], ['--fast', '--verbose']), { nil: undefined }),
     env: fc.option(fc.record({
-      LOG_LEVEL: fc.constantFrom('info', 'debug').map((v) => kplus.EnvValue.fromValue(v)),
-      API_TOKEN: fc.constant(kplus.EnvValue.fromSecretValue({ secret: API_TOKEN, key: 'token' })),
+      LOG_LEVEL: fc.constantFrom('info', 'debug').map((v) => AgentEnvValue.fromValue(v)),
+      API_TOKEN: fc.constant(AgentEnvValue.fromSecret('api-token', 'token')),
     }, { requiredKeys: [] }), { nil: undefined }),
     hostPaths: fc.subarray(HOST_PATHS),
     configData: fc.option(fc.constantFrom({ 'scanner.yaml': 'level: 1\n' }, { 'scanner.yaml': 'level: 2\n' }), { nil: undefined }),
@@ -93,7 +90,7 @@ const gpuDriver: Agent<GpuDriverDaemonSetProps> = {
     seLinuxLevel: fc.option(fc.constant('s0:c1,c2'), { nil: undefined }),
     extendedResources: fc.option(fc.constant({ 'example.com/driver-slot': '1' }), { nil: undefined }),
     driverManager: fc.boolean(),
-    env: fc.option(fc.constant({ DRIVER_TYPE: kplus.EnvValue.fromValue('passthrough') }), { nil: undefined }),
+    env: fc.option(fc.constant({ DRIVER_TYPE: AgentEnvValue.fromValue('passthrough') }), { nil: undefined }),
   }),
   build: (chart, props, rollout) => new GpuDriverDaemonSet(chart, 'nvidia', { ...props, rollout }),
   release: (props) => GpuDriverDaemonSet.release(props),

@@ -4,7 +4,7 @@
  * kubelet's certificate in kubelet mode, and grep / rewrite_tag regexes.
  */
 import { Chart, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvValue } from '../../src/agent/container-inputs';
 import { AgentEnvSource } from '../../src/agent/pod-options';
 import { LogCollectorDaemonSet, LogCollectorDaemonSetProps } from '../../src/constructs/log-collector-daemon-set';
 import { entryValue, entryValues, findSections, parseClassicConfig, ParsedClassicConfig } from '../../src/fluent-bit/classic-format';
@@ -93,7 +93,7 @@ describe('${VAR} in the config: fluent-bit expands an unset one to an empty stri
       filters: [FluentBitFilter.recordModifier({
         records: { cluster: '${CLUSTER_NAME}', node: '${HOSTNAME}', zone: '${ZONE:-unknown}', region: '${INFO_REGION}' },
       })],
-      extraEnv: { CLUSTER_NAME: kplus.EnvValue.fromValue('prod-eu-1') },
+      extraEnv: { CLUSTER_NAME: AgentEnvValue.fromValue('prod-eu-1') },
       envFrom: [AgentEnvSource.configMap('cluster-info', { prefix: 'INFO_' })],
       useKubelet: true,
       kubernetesTlsVerify: false,

@@ -5,6 +5,7 @@ import {
   HostPathType, MountPropagation, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeRequirement, PodSecurityLevel,
   RolloutBudget, TaintEffect, TolerationOperator, UpdateStrategy,
 } from '../../src';
+import { AgentProbe } from '../../src/agent/container-inputs';
 import { Manifest, synthManifests } from '../util/manifests';
 
 const IMAGE = 'ghcr.io/acme/scanner:1.2.3';
@@ -414,9 +415,9 @@ describe('lifecycle', () => {
   test('probes are passed through', () => {
     const container = podSpec({
       ports: [{ name: 'http', containerPort: 8080 }],
-      readiness: kplus.Probe.fromHttpGet('/ready', { port: 8080 }),
-      liveness: kplus.Probe.fromHttpGet('/healthz', { port: 8080, failureThreshold: 5 }),
-      startup: kplus.Probe.fromCommand(['cat', '/tmp/started']),
+      readiness: AgentProbe.fromHttpGet('/ready', { port: 8080 }),
+      liveness: AgentProbe.fromHttpGet('/healthz', { port: 8080, failureThreshold: 5 }),
+      startup: AgentProbe.fromCommand(['cat', '/tmp/started']),
     }).containers[0];
     expect(container.readinessProbe.httpGet).toMatchObject({ path: '/ready', port: 8080 });
     expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 8080 }, failureThreshold: 5 });

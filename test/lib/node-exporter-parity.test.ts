@@ -1,5 +1,5 @@
 import { Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
+import { AgentEnvValue } from '../../src/agent/container-inputs';
 import {
   NodeExporterCollector, NodeExporterDaemonSet, NodeExporterDaemonSetProps, RelabelAction,
 } from '../../src/constructs/node-exporter-daemon-set';
@@ -112,12 +112,12 @@ describe('monitoring, env and annotations', () => {
   });
 
   test('extraEnv and podAnnotations (shared pod settings) reach the exporter pod; HOST_IP stays the downward API one', () => {
-    const m = synth({ extraEnv: { GOMAXPROCS: kplus.EnvValue.fromValue('1') }, podAnnotations: { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true' } });
+    const m = synth({ extraEnv: { GOMAXPROCS: AgentEnvValue.fromValue('1') }, podAnnotations: { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true' } });
     expect(container(m, 'node-exporter').env).toContainEqual({ name: 'GOMAXPROCS', value: '1' });
     expect(one(m, 'DaemonSet').spec.template.metadata.annotations).toMatchObject({
       'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true', 'kubectl.kubernetes.io/default-container': 'node-exporter',
     });
-    expect(build({ extraEnv: { HOST_IP: kplus.EnvValue.fromValue('1.2.3.4') } })).toThrow(/extraEnv.HOST_IP/);
+    expect(build({ extraEnv: { HOST_IP: AgentEnvValue.fromValue('1.2.3.4') } })).toThrow(/extraEnv.HOST_IP/);
   });
 });
 

@@ -4,11 +4,11 @@
  * and mounts, sidecars and init containers, DNS, per-container resources; and the escape hatch.
  */
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import {
   AgentDnsPolicy, AgentEnvSource, AgentPodOptions, AgentRelease, AgentVolume, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet,
   NodeAgentDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
 } from '../../src';
+import { AgentEnvValue } from '../../src/agent/container-inputs';
 import { Manifest, synthManifests } from '../util/manifests';
 
 type Build = (chart: Chart, options: AgentPodOptions) => { agent: NodeAgentDaemonSet } | NodeAgentDaemonSet;
@@ -24,7 +24,7 @@ const OPTIONS: AgentPodOptions = {
   serviceAccountAnnotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/agent' },
   podLabels: { team: 'platform' },
   podAnnotations: { 'example.com/owner': 'platform' },
-  extraEnv: { HTTPS_PROXY: kplus.EnvValue.fromValue('http://proxy.internal:3128') },
+  extraEnv: { HTTPS_PROXY: AgentEnvValue.fromValue('http://proxy.internal:3128') },
   envFrom: [AgentEnvSource.configMap('agent-settings', { prefix: 'AGENT_' })],
   volumes: [AgentVolume.emptyDir('scratch', { sizeLimit: '64Mi' })],
   mounts: [{ volume: 'scratch', mountPath: '/scratch', readOnly: false }],
@@ -87,7 +87,7 @@ describe('pod options are checked', () => {
     ['a bad pull secret name', { imagePullSecrets: ['Bad Name'] }, 'imagePullSecrets[0] "Bad Name" is not a valid object name'],
     ['a pod label the agent owns', { podLabels: { 'app.kubernetes.io/name': 'x' } }, 'podLabels: "app.kubernetes.io/name" is set by the agent itself'],
     ['an invalid pod label', { podLabels: { 'bad key!': 'x' } }, 'podLabels: "bad key!" is not a valid label key'],
-    ['an env name with =', { extraEnv: { 'A=B': kplus.EnvValue.fromValue('x') } }, 'extraEnv: "A=B" is not a valid environment variable name'],
+    ['an env name with =', { extraEnv: { 'A=B': AgentEnvValue.fromValue('x') } }, 'extraEnv: "A=B" is not a valid environment variable name'],
     ['an envFrom prefix with a space', { envFrom: [AgentEnvSource.secret('s', { prefix: 'A B' })] }, 'envFrom[0].prefix "A B"'],
     ['dnsPolicy None without name servers', { dnsPolicy: AgentDnsPolicy.NONE }, 'dnsPolicy None needs dnsConfig.nameservers'],
     ['four name servers', { dnsConfig: { nameservers: ['1.1.1.1', '1.0.0.1', '8.8.8.8', '8.8.4.4'] } }, 'the API allows at most 3'],

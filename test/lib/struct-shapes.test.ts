@@ -210,7 +210,16 @@ test('the GPU runbook options are checked', () => {
     .toThrow('GpuDriverDaemonSet chart/gpu: runbook: prop grop is not a prop of GpuDriverRunbookOptions; did you mean group?');
 });
 
-test('a struct from JavaScript with a class instance where the struct wants it passes (kplus values are instances)', () => {
+test('a struct from JavaScript with a class instance where the struct wants it passes (the library\'s values are instances)', () => {
   const chart = new Chart(new App(), 'chart');
-  expect(() => new api.NodeAgentDaemonSet(chart, 'agent', { image: 'a:1', env: { A: kplus.EnvValue.fromValue('x') } })).not.toThrow();
+  expect(() => new api.NodeAgentDaemonSet(chart, 'agent', { image: 'a:1', env: { A: api.AgentEnvValue.fromValue('x') } })).not.toThrow();
+});
+
+test('a cdk8s-plus object where the library takes its own type is refused, naming both', () => {
+  const chart = new Chart(new App(), 'chart');
+  expect(() => new api.NodeAgentDaemonSet(chart, 'agent', { image: 'a:1', env: { A: kplus.EnvValue.fromValue('x') as any } })).toThrow(
+    'prop env["A"] must be made with AgentEnvValue.fromConfigMap(), fromField(), fromSecret() or fromValue(), '
+    + "got cdk8s-plus-28's EnvValue: props take the library's own types, not cdk8s-plus objects (of any major)");
+  expect(() => new api.NodeAgentDaemonSet(chart, 'probe', { image: 'a:1', readiness: kplus.Probe.fromTcpSocket({ port: 80 }) as any }))
+    .toThrow(/prop readiness must be made with AgentProbe.fromCommand\(\), fromHttpGet\(\) or fromTcpSocket\(\), got cdk8s-plus-28's Probe/);
 });

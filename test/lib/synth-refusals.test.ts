@@ -4,11 +4,10 @@
  * warning in those words.
  */
 import { Chart, Duration, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import {
   AgentFleet, ArgoCdResourceTracking, FluentBitInput, FluentBitOutput, GpuDriverDaemonSet, GpuDriverDaemonSetProps, LogCollectorDaemonSet,
   LogCollectorDaemonSetProps, NodeAgentDaemonSet, NodeAgentDaemonSetProps, NodeExporterDaemonSet, Promotion, ResourceProfileNodes,
-  RolloutBudget, RolloutWave, UpdateStrategy, NodeRequirement, MaxUpdate, GpuNodeSelection,
+  RolloutBudget, RolloutWave, UpdateStrategy, NodeRequirement, MaxUpdate, GpuNodeSelection, AgentEnvValue, AgentProbe,
 } from '../../src';
 import { ValidationError } from '../../src/validation/errors';
 import { warningsOf } from '../../src/validation/warnings';
@@ -151,10 +150,10 @@ describe('7. type refusals that say what to write', () => {
     const e = refusal(agent({ readinessTaint: 'example.com/agent-not-ready' as never }));
     expect(e.message).toMatch(/readinessTaint must be an object such as \{ key \} \(AgentReadinessTaint\), got string/);
   });
-  test('extraEnv given a string: a kplus.EnvValue, e.g. kplus.EnvValue.fromValue(...)', () => {
+  test('extraEnv given a string: an AgentEnvValue, e.g. AgentEnvValue.fromValue(...)', () => {
     const e = refusal(collector({ extraEnv: { AWS_REGION: 'eu-west-1' as never } }));
-    expect(e.message).toContain('extraEnv["AWS_REGION"] must be a kplus.EnvValue, e.g. kplus.EnvValue.fromValue(\'eu-west-1\') '
-      + '(made with kplus.EnvValue.fromConfigMap(), fromFieldRef(), fromProcess(), fromResource(), fromSecretValue() or fromValue())');
+    expect(e.message).toContain('extraEnv["AWS_REGION"] must be an AgentEnvValue, e.g. AgentEnvValue.fromValue(\'eu-west-1\') '
+      + '(made with AgentEnvValue.fromConfigMap(), fromField(), fromSecret() or fromValue())');
   });
 });
 
@@ -176,7 +175,7 @@ describe('9. bad values printed through the one formatter, never [object Object]
     expect(e.message).not.toContain('[object Object]');
   });
   test('Duration.seconds({}) in a probe', () => {
-    const probe = kplus.Probe.fromTcpSocket({ port: 8080, periodSeconds: Duration.seconds({} as never) });
+    const probe = AgentProbe.fromTcpSocket({ port: 8080, periodSeconds: Duration.seconds({} as never) });
     const e = refusal(agent({ readiness: probe, ports: [{ name: 'http', containerPort: 8080 }] }));
     expect(e.message).not.toContain('[object Object]');
     expect(e.message).toMatch(/object \{\}/);
@@ -191,7 +190,7 @@ describe('10. an unset ${X} in an output option is reported by the output and th
   });
   test('set with extraEnv, it builds', () => {
     expect(collector({
-      outputs: [FluentBitOutput.openSearch({ host: '${SEARCH_HOST}' })], extraEnv: { SEARCH_HOST: kplus.EnvValue.fromValue('search') },
+      outputs: [FluentBitOutput.openSearch({ host: '${SEARCH_HOST}' })], extraEnv: { SEARCH_HOST: AgentEnvValue.fromValue('search') },
     })).not.toThrow();
   });
 });

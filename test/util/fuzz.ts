@@ -8,12 +8,12 @@
  * invalid manifest) is a failure.
  */
 import { App, Chart, Duration, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
 import { Manifest, validateManifests } from './manifests';
 import {
   MountPropagation, NodeRequirement, Promotion, RolloutBudget, RolloutWave, TaintEffect, TolerationOperator, UpdateStrategy,
 } from '../../src';
+import { AgentEnvValue, AgentProbe } from '../../src/agent/container-inputs';
 import { promqlProblem } from '../../src/alerts/promql-parse';
 import { ValidationError } from '../../src/validation/errors';
 
@@ -220,12 +220,12 @@ export const nodeRequirements = fc.array(fc.oneof(
   fc.tuple(labelKey, integer).map(([k, n]) => NodeRequirement.gt(k, n)),
 ), { maxLength: 2 });
 export const probe = fc.oneof(
-  fc.tuple(port, integer).map(([p, period]) => kplus.Probe.fromTcpSocket({ port: p, periodSeconds: safeSeconds(period) })),
-  fc.tuple(port, integer).map(([p, threshold]) => kplus.Probe.fromHttpGet('/healthz', { port: p, failureThreshold: threshold })),
+  fc.tuple(port, integer).map(([p, period]) => AgentProbe.fromTcpSocket({ port: p, periodSeconds: safeSeconds(period) })),
+  fc.tuple(port, integer).map(([p, threshold]) => AgentProbe.fromHttpGet('/healthz', { port: p, failureThreshold: threshold })),
 );
 export const propagation = pick(MountPropagation.NONE, MountPropagation.HOST_TO_CONTAINER, MountPropagation.BIDIRECTIONAL, 'Sideways' as MountPropagation);
 export const envName = pick('HOST_IP', 'LOG_LEVEL', '', 'NÄME', '1A', 'A=B', 'my.env-name');
-export const env = fc.dictionary(envName, pick('a', 'b').map((v) => kplus.EnvValue.fromValue(v)), { maxKeys: 2 });
+export const env = fc.dictionary(envName, pick('a', 'b').map((v) => AgentEnvValue.fromValue(v)), { maxKeys: 2 });
 
 /** Probe durations: cdk8s refuses negative ones when they are built, outside any construct; fractions stay. */
 function safeSeconds(n: number): Duration {

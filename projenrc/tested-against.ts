@@ -1,0 +1,110 @@
+/**
+ * docs/tested-against.md: the upstream versions the tests check the library against, generated from what the
+ * tests use (the pinned upstream data of projenrc/upstream-data.ts, the default images in src/, the locked
+ * packages of package-lock.json), so the table cannot drift from them. `npx projen tested-against` rewrites it;
+ * test/project/tested-against.test.ts fails when the committed file differs from this text.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { SOURCES, UpstreamSource } from './upstream-data';
+import { FLUENT_BIT_IMAGE } from '../src/fluent-bit/config';
+import { DEFAULT_DRIVER_MANAGER_IMAGE } from '../src/gpu/driver-manager';
+import { NODE_EXPORTER_IMAGE } from '../src/node-exporter/collectors';
+import { GATE_IMAGE } from '../src/rollout/hook-shell';
+
+const ROOT = path.join(__dirname, '..');
+export const TESTED_AGAINST = path.join(ROOT, 'docs', 'tested-against.md');
+
+/** The version package-lock.json locks `name` at (the one the tests run with). */
+function locked(name: string): string {
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  const version = lock.packages?.[`node_modules/${name}`]?.version;
+  if (typeof version !== 'string') throw new Error(`package-lock.json locks no ${name}`);
+  return version;
+}
+
+/** An image reference's tag. */
+function tag(image: string): string {
+  const t = /:([^:/]+)$/.exec(image)?.[1];
+  if (t === undefined) throw new Error(`image ${image} has no tag`);
+  return t;
+}
+
+/** The pinned upstream files of one repository: its version, commit and date, and the files the tests derive from it. */
+function upstream(repository: string): string {
+  const sources = SOURCES.filter((s) => s.repository === repository);
+  if (sources.length === 0) throw new Error(`projenrc/upstream-data.ts pins nothing of ${repository}`);
+  const byCommit = new Map<string, UpstreamSource[]>();
+  for (const s of sources) byCommit.set(`${s.version}, ${s.repository} at ${s.commit} (${s.date})`, [...(byCommit.get(`${s.version}, ${s.repository} at ${s.commit} (${s.date})`) ?? []), s]);
+  return [...byCommit].map(([what, files]) => `${what}: ${files.map((f) => `\`${f.upstreamPath}\``).join(', ')}`).join('; ');
+}
+
+/** The text of docs/tested-against.md. */
+export function testedAgainst(): string {
+  const rows: [string, string, string][] = [
+    [
+      'Kubernetes',
+      `the API schemas of kubernetes-models ${locked('kubernetes-models')}; objects built with cdk8s ${locked('cdk8s')} and cdk8s-plus-28 ${locked('cdk8s-plus-28')} (the Kubernetes 1.28 API)`,
+      'every built-in object a test synthesizes is validated against its schema (test/util/manifests.ts); the readiness taint\'s ValidatingAdmissionPolicy needs Kubernetes 1.30 or later',
+    ],
+    [
+      'Argo CD',
+      upstream('argoproj/argo-cd'),
+      'the Application and ApplicationSet a fleet renders are validated against these CRDs\' schemas',
+    ],
+    [
+      'kube-prometheus-stack (prometheus-operator)',
+      upstream('prometheus-operator/kube-prometheus'),
+      'the PrometheusRules, ServiceMonitors and PodMonitors are validated against these CRDs\' schemas (the prometheus-operator CRDs kube-prometheus-stack installs); no chart version is pinned',
+    ],
+    [
+      'fluent-bit',
+      `image ${tag(FLUENT_BIT_IMAGE)} (the default \`${FLUENT_BIT_IMAGE}\`); ${upstream('fluent/helm-charts')}`,
+      'the configuration\'s plugins and keys are checked against this version\'s (4.2.3\'s kept for a 4.x image); adopting a Helm release of the chart is checked against its values',
+    ],
+    [
+      'node_exporter',
+      `image ${tag(NODE_EXPORTER_IMAGE)} (the default \`${NODE_EXPORTER_IMAGE}\`); ${upstream('prometheus-community/helm-charts')}`,
+      'the collectors and flags are checked against this version\'s (1.9.1\'s kept for an older image); adopting a Helm release of the chart is checked against its values; CI also runs Debian\'s prometheus-node-exporter',
+    ],
+    [
+      'NVIDIA driver manager (gpu-operator)',
+      `k8s-driver-manager ${tag(DEFAULT_DRIVER_MANAGER_IMAGE)} (the default \`${DEFAULT_DRIVER_MANAGER_IMAGE}\`); ${upstream('NVIDIA/gpu-operator')}`,
+      'the driver manager\'s ClusterRole rules and the driver DaemonSet are compared with the operator\'s',
+    ],
+    [
+      'Karpenter',
+      'no version pinned',
+      'NodePools (`karpenter.sh/v1`) and the taint cases of kubernetes-sigs/karpenter#1749 and #3199 as test fixtures; `startupTaints` for the readiness taint',
+    ],
+    [
+      'cluster-autoscaler',
+      'no version pinned',
+      'the startup-taint prefix `startup-taint.cluster-autoscaler.kubernetes.io/` for the readiness taint',
+    ],
+    [
+      'curl (rollout gates and hook Jobs)',
+      `image ${tag(GATE_IMAGE)} (the default \`${GATE_IMAGE}\`)`,
+      'the scripts run under busybox in CI, as in the image',
+    ],
+  ];
+  return [
+    '# Tested against',
+    '',
+    '<!-- Generated by projenrc/tested-against.ts (npx projen tested-against); do not edit by hand. -->',
+    '',
+    'The versions the tests check cdk8s-node-agents against, taken from what the tests use: the pinned upstream',
+    'files in test/upstream/ (their sources in projenrc/upstream-data.ts), the default images in the library and',
+    'the packages package-lock.json locks. No test runs a cluster: each row says what is checked.',
+    '',
+    '| component | version | what the tests check |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) {
+  fs.writeFileSync(TESTED_AGAINST, testedAgainst());
+  console.log(`wrote ${path.relative(ROOT, TESTED_AGAINST)}`);
+}
