@@ -68,6 +68,16 @@ export const SOURCES: UpstreamSource[] = [
     license: 'Apache-2.0',
     derive: 'values',
   },
+  {
+    file: 'kube-prometheus-stack/values.yaml',
+    repository: 'prometheus-community/helm-charts',
+    upstreamPath: 'charts/kube-prometheus-stack/values.yaml',
+    commit: 'cf408a290aec',
+    date: '2026-08-22',
+    version: 'chart 88.5.3, its prometheus-node-exporter subchart 4.56.1',
+    license: 'Apache-2.0',
+    derive: 'values',
+  },
 ];
 
 /** The derived file of a source, relative to test/upstream/. */

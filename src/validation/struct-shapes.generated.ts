@@ -220,6 +220,7 @@ export const TYPES: TypeTable = {
         argoCdSyncWaves: { type: "boolean", optional: true },
         canaryPace: { type: { ref: "UpdateStrategy" }, optional: true },
         gates: { type: { array: { ref: "WaveGate" } }, optional: true },
+        hookPod: { type: { ref: "HookPodOptions" }, optional: true },
         labelKey: { type: "string", optional: true },
         prePull: { type: { ref: "RolloutPrePull" }, optional: true },
         previous: { type: { ref: "AgentRelease" }, optional: true },
@@ -548,6 +549,15 @@ export const TYPES: TypeTable = {
         releaseName: { type: "string", optional: true },
       },
     },
+    "HookPodOptions": {
+      bases: [],
+      fields: {
+        nodeSelector: { type: { map: "string" }, optional: true },
+        podAnnotations: { type: { map: "string" }, optional: true },
+        priorityClassName: { type: "string", optional: true },
+        tolerations: { type: { array: { ref: "AgentToleration" } }, optional: true },
+      },
+    },
     "HostPathVolume": {
       bases: [],
       fields: {
@@ -810,6 +820,13 @@ export const TYPES: TypeTable = {
         nodeMixin: { type: { ref: "NodeMixinAlertsOptions" }, optional: true },
         targetDownFor: { type: "string", optional: true },
         watchedCollectors: { type: { array: "string" }, optional: true },
+      },
+    },
+    "NodeExporterChartAdoptionOptions": {
+      bases: ["HelmReleaseAdoptionOptions"],
+      fields: {
+        job: { type: "string", optional: true },
+        kubePrometheusStack: { type: "boolean", optional: true },
       },
     },
     "NodeExporterDaemonSetProps": {
@@ -1190,7 +1207,7 @@ export const TYPES: TypeTable = {
   methods: {
     "AgentAdoption.daemonSet": [{ name: "options", type: { ref: "AdoptedDaemonSetOptions" } }],
     "AgentAdoption.fluentBitChart": [{ name: "options", type: { ref: "HelmReleaseAdoptionOptions" } }],
-    "AgentAdoption.nodeExporterChart": [{ name: "options", type: { ref: "HelmReleaseAdoptionOptions" } }],
+    "AgentAdoption.nodeExporterChart": [{ name: "options", type: { ref: "NodeExporterChartAdoptionOptions" } }],
     "AgentAdoption.problems": [{ name: "name", type: "string", optional: true }, { name: "namespace", type: "string", optional: true }],
     "AgentAlerts.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "AgentAlertsProps" } }],
     "AgentAlerts.toRuleFile": [],
