@@ -49,8 +49,9 @@ export function synthesize(outdir: string = path.join(__dirname, 'dist')): void 
   });
   app.synth();
 
-  const entries = (agents: { karpenterStartupTaint(): { key: string; effect: string } | undefined }[]) => agents
-    .map((a) => a.karpenterStartupTaint()!).map((t) => `        - key: ${t.key}\n          effect: ${t.effect}`).join('\n');
+  // karpenterStartupTaints(): the list form, empty while a rollout holds a group that does not remove the taint
+  const entries = (agents: { karpenterStartupTaints(): { key: string; effect: string }[] }[]) => agents
+    .flatMap((a) => a.karpenterStartupTaints()).map((t) => `        - key: ${t.key}\n          effect: ${t.effect}`).join('\n');
   const doc = [
     '# Node start and node shutdown: what the node pools and node images configure',
     '',
