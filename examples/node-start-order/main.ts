@@ -37,13 +37,13 @@ export function synthesize(outdir: string = path.join(__dirname, 'dist')): void 
   const metrics = new NodeExporterDaemonSet(chart, 'metrics', {
     readinessTaint: { key: METRICS_TAINT, consumers: [ReadinessTaintConsumer.KARPENTER] },
   });
-  // The driver tolerates the other agents' taints besides the GPU pools' own (its default, which `tolerations` replaces):
+  // The driver tolerates the other agents' taints besides the GPU pools' own (`tolerations` adds to it):
   // an agent that waits for another's taint starts only after it, and never if the two wait for each other
   // (`node-agents coverage` says so).
   const gpu = new GpuDriverDaemonSet(chart, 'nvidia', {
     image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
     shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
-    tolerations: ['nvidia.com/gpu', LOGS_TAINT, METRICS_TAINT].map((key) => ({ key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE })),
+    tolerations: [LOGS_TAINT, METRICS_TAINT].map((key) => ({ key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE })),
     // GPU workloads land once the driver is loaded: its pod turns Ready only when its probe finds the module
     readinessTaint: { key: GPU_DRIVER_TAINT, consumers: [ReadinessTaintConsumer.KARPENTER] },
   });
