@@ -237,6 +237,14 @@ describe('adopting kube-prometheus-stack\'s node exporter keeps its job', () => 
   });
 });
 
+test('the committed example adopts kube-prometheus-stack\'s exporter with its job kept', () => {
+  const dir = path.join(REPO, 'examples', 'adopt-kube-prometheus-stack', 'dist');
+  const committed = parseAllDocuments(fs.readFileSync(path.join(dir, 'monitoring.k8s.yaml'), 'utf8')).map((d) => d.toJS()).filter((d) => d !== null);
+  expect(find(committed, 'DaemonSet').metadata.name).toBe('kps-prometheus-node-exporter');
+  expect(scrapedJob(committed)).toBe('node-exporter');
+  expect(fs.readFileSync(path.join(dir, 'adoption.md'), 'utf8')).toContain('job="node-exporter"');
+});
+
 describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {
   const adopt = AgentAdoption.daemonSet({ name: 'old-agent', namespace: 'infra', selector: { app: 'old-agent', tier: 'node' } });
   const props = { image: 'registry.example/agent:1.0.0', adopt };
