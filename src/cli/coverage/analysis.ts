@@ -508,7 +508,7 @@ export function placementClasses(placement: Placement): ReasonClasses {
  * NodePool's name in another case). Not a problem (an inventory may lack the pool), but "No problems" would hide it.
  */
 export function coverageWarnings(report: CoverageReport): string[] {
-  const linux = report.nodes.map((n, i) => i).filter((i) => report.nodes[i].platform === 'linux');
+  const linux = report.nodes.map((_, i) => i).filter((i) => report.nodes[i].platform === 'linux');
   if (linux.length === 0) return [];
   return report.agents.filter((a) => linux.every((i) => a.nodes[i].status === 'not-selected')).map((a) => {
     const ds = report.daemonSets.find((d) => d.info.id === a.daemonSets[0])!;
