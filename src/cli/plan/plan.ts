@@ -437,6 +437,7 @@ function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched:
     findings.push(...selectorFindings(agent, ctx.before, ctx.after));
     findings.push(...lossFindings(agent, ctx.after, options.allowNarrowing ?? []));
     findings.push(...waveRestartFindings(ctx, agent, options.allowRestart ?? [], new Set(moves.flatMap((f) => f.nodes))));
+    findings.push(...allWavesFindings(ctx, agent, options.allowRestart ?? []));
   }
   findings.push(...admissionFindings(ctx, agents, touched));
   return findings;
@@ -921,6 +922,45 @@ function waveRestartFindings(ctx: PlanContext, agent: AgentPlan, allowed: readon
       + 'outside any update budget, when the old DaemonSet is deleted or narrowed'));
   }
   return findings;
+}
+
+/**
+ * A new release (one no group of the agent ran before) reaching two or more rollout groups in one change: with
+ * `rollout.previous` set and `Promotion.all()`, every wave takes it at once. Without Argo CD sync waves nothing orders
+ * them (the DaemonSets roll in parallel): the canary protects nothing, an error unless acknowledged (`--allow-restart
+ * AGENT` or RESTART_ANNOTATION). With sync waves but no gate, Argo CD applies each wave once the one before is
+ * Healthy, with no metric checked in between: a warning. With sync waves and gates the plan's rollout line says so.
+ */
+function allWavesFindings(ctx: PlanContext, agent: AgentPlan, allowed: readonly string[]): Finding[] {
+  if (agent.sequential && agent.gates.length > 0) return [];
+  const beforeObjects = daemonSetObjects(ctx.before);
+  const afterObjects = daemonSetObjects(ctx.after);
+  const ranBefore = new Set([...beforeObjects.entries()].filter(([id]) => agent.daemonSets.some((d) => d.id === id)).map(([, o]) => releaseHash(o)));
+  const reached = agent.daemonSets.filter((d) => d.rolloutGroup !== undefined && d.replaced.length > 0 && afterObjects.has(d.id)
+    && !ranBefore.has(releaseHash(afterObjects.get(d.id)!)));
+  // the release enters at the first group (a held group's new template alone is heldWaveFindings')
+  const first = agent.daemonSets.find((d) => d.rolloutGroup !== undefined && d.change !== 'deleted');
+  if (first === undefined || !reached.includes(first) || new Set(reached.map((d) => d.rolloutGroup)).size < 2) return [];
+  const annotated = agent.daemonSets.some((d) => (afterObjects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined)
+    ?.annotations?.[RESTART_ANNOTATION] === 'true');
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-restart' : annotated ? `the ${RESTART_ANNOTATION} annotation` : undefined;
+  const nodes = reached.flatMap((d) => d.replaced).sort(compare);
+  const groups = reached.map((d) => d.rolloutGroup).join(', ');
+  const ordered = agent.sequential;
+  return [{
+    kind: 'held-wave-restart',
+    severity: ordered || acknowledged !== undefined ? 'warning' : 'error',
+    cause: 'all-waves-at-once',
+    agent: agent.agent,
+    daemonSets: reached.map((d) => d.id),
+    nodes,
+    message: `a new release reaches ${reached.length} rollout groups at once (${groups}; ${nodeList(nodes)}): `
+      + (ordered ? 'Argo CD sync waves apply them in turn, each once the one before is Healthy, but no gate checks the canary\'s metrics in between'
+        : 'nothing orders them (no Argo CD sync waves), so the DaemonSets roll in parallel and the canary protects nothing')
+      + (acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`),
+    fix: 'promote one wave per commit (Promotion.through(WAVE)), or order the waves: rollout.argoCdSyncWaves with rollout.gates; '
+      + `or acknowledge it: plan --allow-restart ${agent.agent}, or annotate a DaemonSet of the agent ${RESTART_ANNOTATION}: "true"`,
+  }];
 }
 
 /**
