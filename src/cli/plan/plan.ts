@@ -1168,6 +1168,39 @@ function coLocationGroups(report: CoverageReport, touched: ReadonlySet<string>):
   return [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
 }
 
+/** The Helm charts `AgentAdoption` knows, by chart name (`helm.sh/chart` without its version), and their factories. */
+const ADOPTABLE_CHARTS: Readonly<Record<string, string>> = {
+  'fluent-bit': 'AgentAdoption.fluentBitChart',
+  'prometheus-node-exporter': 'AgentAdoption.nodeExporterChart',
+};
+
+/**
+ * When one of the DaemonSets is a Helm release of a chart `AgentAdoption` knows (labels `app.kubernetes.io/managed-by:
+ * Helm`, `helm.sh/chart: <chart>-<version>`, `app.kubernetes.io/instance: <release>`), the adoption that takes it over,
+ * with the release name, and nameOverride / fullnameOverride when its names are not the chart's defaults (the charts'
+ * `<chart>.name` / `<chart>.fullname` helpers); kube-prometheus-stack's subchart (pod label jobLabel: node-exporter) says so.
+ */
+function chartAdoptionFix(members: readonly DaemonSetInfo[]): string | undefined {
+  for (const ds of members) {
+    const labels = ds.labels ?? {};
+    const chart = /^(.+)-v?\d+\.\d+\.\d+.*$/.exec(labels['helm.sh/chart'] ?? '')?.[1];
+    const release = labels['app.kubernetes.io/instance'];
+    if (labels['app.kubernetes.io/managed-by'] !== 'Helm' || chart === undefined || release === undefined || !(chart in ADOPTABLE_CHARTS)) continue;
+    const name = labels['app.kubernetes.io/name'] ?? ds.podLabels['app.kubernetes.io/name'] ?? chart;
+    const fullname = release.includes(name) ? release : `${release}-${name}`;
+    const options = [
+      `namespace: '${ds.namespace}'`, `releaseName: '${release}'`,
+      ...(name !== chart ? [`nameOverride: '${name}'`] : []),
+      ...(ds.name !== fullname ? [`fullnameOverride: '${ds.name}'`] : []),
+      ...(chart === 'prometheus-node-exporter' && ds.podLabels.jobLabel === 'node-exporter' ? ['kubePrometheusStack: true'] : []),
+    ];
+    const other = members.find((m) => m !== ds);
+    return `adopt the chart's DaemonSet ${ds.id} (Helm release ${release}, chart ${labels['helm.sh/chart']}) instead of adding a second one: `
+      + `${other ? `in ${other.agent}, ` : ''}adopt: ${ADOPTABLE_CHARTS[chart]}({ ${options.join(', ')} })`;
+  }
+  return undefined;
+}
+
 /** The finding of one co-location group: one program twice, an anti-affinity that keeps a pod Pending, or a duplicate. */
 function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup): Finding {
   const [a, b] = members;
@@ -1185,8 +1218,8 @@ function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup):
       message: (two ? `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run`
         : `${members.length} DaemonSets of ${agents.size} agents (${idList(members.map((d) => `${d.id} (${d.agent})`))}) all run`)
         + ` ${program} on ${nodeList(nodes)} for good: ${two ? 'two copies' : 'several copies'} of one agent on each node (a log collector ships every line ${two ? 'twice' : 'several times'})`,
-      fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; `
-        + 'if both are meant to run, keep their node selections disjoint',
+      fix: `${chartAdoptionFix(members) ?? 'adopt the running DaemonSet instead of adding a second one (prop `adopt`, e.g. AgentAdoption.fluentBitChart())'}, `
+        + `or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; if both are meant to run, keep their node selections disjoint`,
     };
   } else if (cause === 'anti-affinity') {
     return {
