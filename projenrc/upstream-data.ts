@@ -38,6 +38,7 @@ export interface UpstreamSource {
 
 const ARGO_CD = { repository: 'argoproj/argo-cd', commit: '37ee0097cf85', date: '2026-08-22', version: 'Argo CD 3.6.0', license: 'Apache-2.0' };
 const KUBE_PROMETHEUS = { repository: 'prometheus-operator/kube-prometheus', commit: '4d719f1dea88', date: '2026-08-10', version: 'prometheus-operator (kube-prometheus main)', license: 'Apache-2.0' };
+const KARPENTER = { repository: 'kubernetes-sigs/karpenter', commit: '226646810', date: '2026-08-20', version: 'Karpenter 1.14.1', license: 'Apache-2.0' };
 const GPU_OPERATOR = { repository: 'NVIDIA/gpu-operator', commit: 'a22dbf671f2e', date: '2026-08-21', version: 'gpu-operator main', license: 'Apache-2.0' };
 
 export const SOURCES: UpstreamSource[] = [
@@ -46,6 +47,7 @@ export const SOURCES: UpstreamSource[] = [
   { ...KUBE_PROMETHEUS, file: 'prometheus-operator/prometheusrule-crd.yaml', upstreamPath: 'manifests/setup/0prometheusruleCustomResourceDefinition.yaml', derive: 'crd' },
   { ...KUBE_PROMETHEUS, file: 'prometheus-operator/servicemonitor-crd.yaml', upstreamPath: 'manifests/setup/0servicemonitorCustomResourceDefinition.yaml', derive: 'crd' },
   { ...KUBE_PROMETHEUS, file: 'prometheus-operator/podmonitor-crd.yaml', upstreamPath: 'manifests/setup/0podmonitorCustomResourceDefinition.yaml', derive: 'crd' },
+  { ...KARPENTER, file: 'karpenter/karpenter.sh_nodepools.yaml', upstreamPath: 'pkg/apis/crds/karpenter.sh_nodepools.yaml', derive: 'crd' },
   { ...GPU_OPERATOR, file: 'gpu-operator/0500_daemonset.yaml', upstreamPath: 'assets/state-driver/0500_daemonset.yaml', derive: 'objects' },
   { ...GPU_OPERATOR, file: 'gpu-operator/0210_clusterrole.yaml', upstreamPath: 'assets/state-driver/0210_clusterrole.yaml', derive: 'objects' },
   {
@@ -65,6 +67,16 @@ export const SOURCES: UpstreamSource[] = [
     commit: 'cf408a290aec',
     date: '2026-08-22',
     version: 'chart 4.56.1, node_exporter 1.12.1',
+    license: 'Apache-2.0',
+    derive: 'values',
+  },
+  {
+    file: 'kube-prometheus-stack/values.yaml',
+    repository: 'prometheus-community/helm-charts',
+    upstreamPath: 'charts/kube-prometheus-stack/values.yaml',
+    commit: 'cf408a290aec',
+    date: '2026-08-22',
+    version: 'chart 88.5.3, its prometheus-node-exporter subchart 4.56.1',
     license: 'Apache-2.0',
     derive: 'values',
   },

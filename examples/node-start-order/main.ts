@@ -37,20 +37,21 @@ export function synthesize(outdir: string = path.join(__dirname, 'dist')): void 
   const metrics = new NodeExporterDaemonSet(chart, 'metrics', {
     readinessTaint: { key: METRICS_TAINT, consumers: [ReadinessTaintConsumer.KARPENTER] },
   });
-  // The driver tolerates the other agents' taints besides the GPU pools' own (its default, which `tolerations` replaces):
+  // The driver tolerates the other agents' taints besides the GPU pools' own (`tolerations` adds to it):
   // an agent that waits for another's taint starts only after it, and never if the two wait for each other
   // (`node-agents coverage` says so).
   const gpu = new GpuDriverDaemonSet(chart, 'nvidia', {
     image: 'nvcr.io/nvidia/driver:595.91.07-ubuntu22.04',
     shape: GpuDriverShape.driverContainer({ buildTimeSeconds: 30 * 60 }),
-    tolerations: ['nvidia.com/gpu', LOGS_TAINT, METRICS_TAINT].map((key) => ({ key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE })),
+    tolerations: [LOGS_TAINT, METRICS_TAINT].map((key) => ({ key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE })),
     // GPU workloads land once the driver is loaded: its pod turns Ready only when its probe finds the module
     readinessTaint: { key: GPU_DRIVER_TAINT, consumers: [ReadinessTaintConsumer.KARPENTER] },
   });
   app.synth();
 
-  const entries = (agents: { karpenterStartupTaint(): { key: string; effect: string } | undefined }[]) => agents
-    .map((a) => a.karpenterStartupTaint()!).map((t) => `        - key: ${t.key}\n          effect: ${t.effect}`).join('\n');
+  // karpenterStartupTaints(): the list form, empty while a rollout holds a group that does not remove the taint
+  const entries = (agents: { karpenterStartupTaints(): { key: string; effect: string }[] }[]) => agents
+    .flatMap((a) => a.karpenterStartupTaints()).map((t) => `        - key: ${t.key}\n          effect: ${t.effect}`).join('\n');
   const doc = [
     '# Node start and node shutdown: what the node pools and node images configure',
     '',

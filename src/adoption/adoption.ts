@@ -5,7 +5,8 @@
  * The chart facts behind the factories are in ./charts.ts.
  */
 import {
-  ChartObjectFact, chartFullname, chartLeftBehind, ChartRelease, chartSelector, FLUENT_BIT_CHART, HelmChartFacts, NODE_EXPORTER_CHART,
+  ChartJobFacts, ChartObjectFact, chartFullname, chartLeftBehind, chartName, ChartRelease, chartSelector, FLUENT_BIT_CHART, HelmChartFacts,
+  KUBE_PROMETHEUS_STACK_NODE_EXPORTER, NODE_EXPORTER_CHART,
 } from './charts';
 import { brand } from '../validation/brand';
 import { checkArgs, namedBy } from '../validation/struct-check';
@@ -55,6 +56,25 @@ export interface HelmReleaseAdoptionOptions {
   readonly completed?: boolean;
 }
 
+/** A release of the prometheus-node-exporter chart: on its own, or as kube-prometheus-stack's subchart. */
+export interface NodeExporterChartAdoptionOptions extends HelmReleaseAdoptionOptions {
+  /**
+   * The exporter is kube-prometheus-stack's `prometheus-node-exporter` subchart, and `releaseName` is the
+   * kube-prometheus-stack release's name. Its values label the exporter's Service and pods `jobLabel: node-exporter`
+   * and set `prometheus.monitor.jobLabel: jobLabel`, so its series carry `job="node-exporter"`, which the stack's node
+   * recording rules, alerts and dashboards select. The adopting exporter keeps that job: its Service and pods carry
+   * the same label and its ServiceMonitor or PodMonitor reads the job from it.
+   * @default false
+   */
+  readonly kubePrometheusStack?: boolean;
+  /**
+   * The `job` the adopted install's series carry, when its values set one through `prometheus.monitor.jobLabel`
+   * (the value of the Service label it names). The adopting exporter keeps it the same way.
+   * @default - "node-exporter" with `kubePrometheusStack`, else the chart's default: the `app.kubernetes.io/name` label, which the adopting exporter keeps
+   */
+  readonly job?: string;
+}
+
 /** An object the adopted install leaves in the cluster besides its DaemonSet. */
 export interface AdoptionLeftover {
   /** The object's kind. */
@@ -96,12 +116,12 @@ export class AgentAdoption {
    * the chart's full name, selector `app.kubernetes.io/name: prometheus-node-exporter` (or nameOverride) and
    * `app.kubernetes.io/instance: <release>`; its ServiceAccount named after the full name too.
    */
-  public static nodeExporterChart(options: HelmReleaseAdoptionOptions): AgentAdoption {
+  public static nodeExporterChart(options: NodeExporterChartAdoptionOptions): AgentAdoption {
     checkArgs('AgentAdoption.nodeExporterChart', [options]);
-    return namedBy('AgentAdoption.nodeExporterChart', () => AgentAdoption.fromChart(NODE_EXPORTER_CHART, options));
+    return namedBy('AgentAdoption.nodeExporterChart', () => AgentAdoption.fromChart(NODE_EXPORTER_CHART, options, exporterJob(options)));
   }
 
-  private static fromChart(facts: HelmChartFacts, options: HelmReleaseAdoptionOptions): AgentAdoption {
+  private static fromChart(facts: HelmChartFacts, options: HelmReleaseAdoptionOptions, job?: ChartJobFacts): AgentAdoption {
     const release: ChartRelease = {
       releaseName: options.releaseName ?? facts.chartName,
       namespace: options.namespace,
@@ -110,9 +130,10 @@ export class AgentAdoption {
     };
     const leftovers = chartLeftBehind(facts, release).map((o: ChartObjectFact): AdoptionLeftover => ({
       kind: o.kind, name: o.name, namespace: o.clusterScoped ? undefined : release.namespace, onlyWhen: o.onlyWhen, fate: o.fate,
-    }));
+    })).map((o) => (job ? withJob(o, job) : o));
+    const chart = job?.umbrella ? `${facts.chart} ${facts.version} (subchart of ${job.umbrella})` : `${facts.chart} ${facts.version}`;
     return new AgentAdoption(chartFullname(facts, release), release.namespace, chartSelector(facts, release), options.completed ?? false,
-      `${facts.chart} ${facts.version}`, leftovers, facts);
+      chart, leftovers, facts, { job: job?.job ?? chartName(facts, release), key: job?.jobLabelKey });
   }
 
   /** The adopted DaemonSet's name: the agent's name. */
@@ -127,11 +148,20 @@ export class AgentAdoption {
   public readonly chart?: string;
   /** Objects the install leaves besides the DaemonSet, and what becomes of them. */
   public readonly leftovers: AdoptionLeftover[];
+  /**
+   * The `job` label the adopted install's series carry, which the agent's ServiceMonitor or PodMonitor keeps;
+   * undefined for a DaemonSet described by hand.
+   */
+  public readonly job?: string;
+  /**
+   * The Service and pod label the job is read from (a ServiceMonitor's `jobLabel`); undefined: `app.kubernetes.io/name`.
+   */
+  public readonly jobLabelKey?: string;
   /** @internal */
   public readonly _chartFacts?: HelmChartFacts;
 
   private constructor(name: string, namespace: string, selector: { [key: string]: string }, completed: boolean, chart: string | undefined,
-    leftovers: AdoptionLeftover[], facts?: HelmChartFacts) {
+    leftovers: AdoptionLeftover[], facts?: HelmChartFacts, job?: { job: string; key?: string }) {
     this.daemonSetName = name;
     this.namespace = namespace;
     this.selector = Object.fromEntries(Object.entries(selector).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -139,6 +169,8 @@ export class AgentAdoption {
     this.chart = chart;
     this.leftovers = leftovers;
     this._chartFacts = facts;
+    this.job = job?.job;
+    this.jobLabelKey = job?.key;
   }
 
   /** Is this the adoption of a fluent/fluent-bit chart release? */
@@ -170,3 +202,30 @@ export class AgentAdoption {
   }
 }
 brand(AgentAdoption, 'AgentAdoption');
+
+/** The job facts of a node-exporter release: kube-prometheus-stack's, a job given, or none (the chart's default). */
+function exporterJob(options: NodeExporterChartAdoptionOptions): ChartJobFacts | undefined {
+  const kps = options.kubePrometheusStack ?? false;
+  if (kps && options.releaseName === undefined) {
+    throw new Error('kubePrometheusStack: releaseName is unset; give the kube-prometheus-stack release\'s name (`helm list -A`), which names the subchart\'s objects');
+  }
+  if (options.job !== undefined && !/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(options.job)) {
+    throw new Error(`job ${JSON.stringify(options.job)} is not a label value (at most 63 characters: letters, digits, '-', '_', '.'); give the value of the Service label prometheus.monitor.jobLabel names`);
+  }
+  if (kps) return { ...KUBE_PROMETHEUS_STACK_NODE_EXPORTER, job: options.job ?? KUBE_PROMETHEUS_STACK_NODE_EXPORTER.job };
+  if (options.job !== undefined) return { jobLabelKey: KUBE_PROMETHEUS_STACK_NODE_EXPORTER.jobLabelKey, job: options.job, monitorEnabled: false };
+  return undefined;
+}
+
+/** A leftover of a release whose job the adopting exporter keeps: its ServiceMonitor says so. */
+function withJob(o: AdoptionLeftover, job: ChartJobFacts): AdoptionLeftover {
+  if (o.kind === 'ServiceMonitor') {
+    return {
+      ...o,
+      onlyWhen: job.monitorEnabled ? undefined : o.onlyWhen,
+      fate: `${o.fate}; the Service keeps its label ${job.jobLabelKey}: ${job.job}, so the series keep job="${job.job}"`,
+    };
+  }
+  if (o.kind === 'Service') return { ...o, fate: `${o.fate}; it keeps its label ${job.jobLabelKey}: ${job.job} (the job of the series)` };
+  return o;
+}

@@ -59,6 +59,35 @@ export const NODE_EXPORTER_CHART: HelmChartFacts = {
   updateStrategy: 'RollingUpdate, maxUnavailable 1',
 };
 
+/**
+ * How a chart release's series get their `job` label: the Service label a ServiceMonitor's `jobLabel` names, and
+ * its value. The prometheus-node-exporter chart's ServiceMonitor template sets
+ * `jobLabel: {{ default "app.kubernetes.io/name" .Values.prometheus.monitor.jobLabel }}`.
+ */
+export interface ChartJobFacts {
+  /** The umbrella chart whose values set it, `repository/chart version`, if any. */
+  readonly umbrella?: string;
+  /** `prometheus.monitor.jobLabel`: the Service (and pod) label the job is read from. */
+  readonly jobLabelKey: string;
+  /** That label's value (`service.labels.<key>`, `podLabels.<key>`): the series' `job`. */
+  readonly job: string;
+  /** Is the ServiceMonitor on by default (`prometheus.monitor.enabled`)? */
+  readonly monitorEnabled: boolean;
+}
+
+/**
+ * prometheus-community/kube-prometheus-stack's prometheus-node-exporter subchart (values.yaml
+ * `prometheus-node-exporter:`): `podLabels.jobLabel` and `service.labels.jobLabel` are `node-exporter`,
+ * `prometheus.monitor.jobLabel` is `jobLabel`, so the series carry `job="node-exporter"`, which the chart's node
+ * recording rules, alerts and dashboards select (e.g. `instance:node_num_cpu:sum`).
+ */
+export const KUBE_PROMETHEUS_STACK_NODE_EXPORTER: ChartJobFacts = {
+  umbrella: 'prometheus-community/kube-prometheus-stack 88.5.3',
+  jobLabelKey: 'jobLabel',
+  job: 'node-exporter',
+  monitorEnabled: true,
+};
+
 /** A Helm release of one of the charts. */
 export interface ChartRelease {
   readonly releaseName: string;

@@ -53,6 +53,38 @@ export interface AgentToleration {
   readonly tolerationSeconds?: number;
 }
 
+/**
+ * The pod of a rollout hook Job (a wave gate, a rollout watcher). A hook runs for the bake or the whole rollout
+ * (minutes to hours) and holds the sync: by default its pod asks Karpenter and the cluster autoscaler not to
+ * disrupt its node (`karpenter.sh/do-not-disrupt: "true"`, `cluster-autoscaler.kubernetes.io/safe-to-evict:
+ * "false"`) and runs on a Linux node (`kubernetes.io/os: linux`: the image is a Linux one).
+ */
+export interface HookPodOptions {
+  /**
+   * Tolerations of the hook's pod, e.g. for a cluster whose every pool is tainted, or a dedicated system pool.
+   * @default - none
+   */
+  readonly tolerations?: AgentToleration[];
+
+  /**
+   * Node labels the hook's node must carry, added to `kubernetes.io/os: linux`.
+   * @default - { "kubernetes.io/os": "linux" }
+   */
+  readonly nodeSelector?: { [key: string]: string };
+
+  /**
+   * Annotations of the hook's pod, added to (and able to replace) the defaults.
+   * @default - { "karpenter.sh/do-not-disrupt": "true", "cluster-autoscaler.kubernetes.io/safe-to-evict": "false" }
+   */
+  readonly podAnnotations?: { [key: string]: string };
+
+  /**
+   * PriorityClass of the hook's pod (a pod of higher priority is not preempted for it).
+   * @default - none: the cluster's default priority
+   */
+  readonly priorityClassName?: string;
+}
+
 /** Container resources. Quantities are written as Kubernetes quantities ("100m", "128Mi"). */
 export interface AgentResources {
   /**

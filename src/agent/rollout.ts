@@ -1,4 +1,5 @@
 import { NodeOperator, NodeRequirement } from './node-requirement';
+import { HookPodOptions } from './options';
 import { AgentRelease } from './release';
 import { UpdateStrategy } from './update-strategy';
 import { WaveGate } from '../alerts/options';
@@ -162,6 +163,15 @@ export interface AgentRollout {
    * @default - no pre-pull
    */
   readonly prePull?: RolloutPrePull;
+
+  /**
+   * The pod of the rollout's hook Jobs (the `gates` and the `watch` watchers): tolerations, node selector,
+   * annotations, priority class. A gate bakes for minutes and a watcher watches for hours while holding the sync:
+   * by default their pods ask Karpenter (`karpenter.sh/do-not-disrupt: "true"`) and the cluster autoscaler
+   * (`cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`) not to disrupt their node, and run on Linux nodes.
+   * @default - those annotations, node selector `kubernetes.io/os: linux`, no tolerations, no priority class
+   */
+  readonly hookPod?: HookPodOptions;
 }
 
 /** The pull-only DaemonSet of `AgentRollout.prePull`. */

@@ -227,8 +227,9 @@ const GATE_RECORD: RecordWords = {
  * holds for this commit's wave only. Before anything else:
  * - `override` equal to GATE_REVISION (a person wrote it): passes without checking;
  * - state "<revision> failed": fails at once (a retry cannot pass a failed gate);
- * - state "<revision> running": an earlier attempt ended without a verdict (its deadline passed, its
- *   pod was deleted or evicted): recorded as failed, fails;
+ * - state "<revision> running" (or "running N"): an earlier attempt ended without a verdict (its pod
+ *   deleted or evicted, its deadline passed): no verdict, so it bakes and checks again, up to
+ *   UNFINISHED_ATTEMPTS attempts, then records "failed" and fails (rollout/hook-shell.ts recordGuard);
  * - otherwise records "running", bakes, checks and records "passed" or "failed".
  * The record unreadable or unwritable (API unreachable, no permission): the gate fails closed.
  *

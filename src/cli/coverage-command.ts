@@ -1,6 +1,6 @@
 import { flag, listValue, parse, requiredString, stringValue, UsageError } from './args';
 import { capacityGate, capacityText, COST_FLAG_HELP, costText, KUBERNETES_VERSION_OPTION, loadPods, PODS_FLAG_HELP, treeCapacity, treeCost } from './capacity-hooks';
-import { AgentNode, analyzeCoverage, CoverageReport, describeBlocker, placementExplainer, Problem } from './coverage/analysis';
+import { AgentNode, analyzeCoverage, CoverageReport, coverageWarnings, describeBlocker, placementExplainer, Problem } from './coverage/analysis';
 import { loadManifests } from './coverage/load';
 import { ManifestSet } from './coverage/manifests';
 import { formatTaint, impliedNote, NodeFacts, nodeFacts } from './coverage/nodes';
@@ -177,6 +177,8 @@ function coverageText(report: CoverageReport, manifests: ManifestSet, nodesFile:
   }
 
   out += '\n';
+  const warnings = coverageWarnings(report);
+  if (warnings.length > 0) out += `WARNINGS (${warnings.length})\n${warnings.map((w) => `  ${t(w)}\n`).join('')}\n`;
   if (report.problems.length === 0) {
     out += 'No problems: every node each agent targets is covered exactly once.\n';
   } else {
@@ -260,6 +262,7 @@ function coverageJson(report: CoverageReport, manifests: ManifestSet, nodeName?:
       otherKinds: manifests.otherKinds,
     },
     problems: report.problems.map((p: Problem) => ({ ...p })),
+    warnings: coverageWarnings(report),
     agents: report.agents.map((a) => ({
       agent: a.agent,
       daemonSets: a.daemonSets,

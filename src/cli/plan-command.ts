@@ -61,7 +61,10 @@ Findings (exit code 1), for the agents the change touches:
                       (e.g. rollout.previous dropped before every wave is promoted) or narrowed;
                       a warning when acknowledged (--allow-narrowing), and while an untolerated
                       NotReady node's old pod is deleted by the rolling update
-  held-wave-restart   a rollout group restarting with a release no promotion names
+  held-wave-restart   a rollout group restarting with a release no promotion names, or a new
+                      release reaching the first wave and later ones in one change: an error when
+                      nothing orders them (no Argo CD sync waves), a warning with sync waves but no
+                      gate (acknowledge with --allow-restart)
   missing-reference   a ConfigMap (or a Secret the before-tree had) the after-tree lacks;
                       a Secret neither tree holds is a warning (it may be created outside Git)
 A finding the before-tree has too (same DaemonSets, same nodes) is a warning: the change does not
@@ -303,10 +306,19 @@ function nodeSummary(agent: AgentPlan): string {
   return parts.join(', ');
 }
 
+/** How the agent's DaemonSets roll: in parallel, or one sync wave after the other (gated after which waves). */
+function rolloutOrder(agent: AgentPlan): string {
+  if (!agent.sequential) return ', DaemonSets in parallel';
+  const gated = agent.gates.map((g) => g.afterWave).filter((w): w is string => w !== undefined);
+  return gated.length > 0
+    ? `, waves one after the other (Argo CD sync waves), gated after ${gated.join(', ')}: a failed gate stops the later waves`
+    : ', waves one after the other (Argo CD sync waves, each once the one before is Healthy; no gate)';
+}
+
 function timeText(agent: AgentPlan): string {
   if (!changed(agent) && agent.replaced.length === 0) return 'nothing happens';
   const manual = agent.manual.length > 0 ? `; ${plural(agent.manual.length, 'DaemonSet')} with no automatic rollout (${agent.manual.join(', ')})` : '';
-  const how = agent.daemonSets.filter((d) => d.rollout !== undefined).length > 1 ? (agent.sequential ? ', waves one after the other (Argo CD sync waves)' : ', DaemonSets in parallel') : '';
+  const how = agent.daemonSets.filter((d) => d.rollout !== undefined).length > 1 ? rolloutOrder(agent) : '';
   const gates = agent.gateSeconds > 0 ? `, including ${agent.gates.length === 1 ? 'the gate\'s bake' : `${agent.gates.length} gates' bakes`} (${formatDuration(agent.gateSeconds)})` : '';
   return `expected ${formatDuration(agent.seconds)}${how}${gates}${manual}`;
 }

@@ -351,10 +351,19 @@ export interface GpuDriverDaemonSetProps extends AgentPodOptions {
   readonly kernelVersions?: string[];
 
   /**
-   * Tolerations, besides the base's explicit control-plane ones.
-   * @default - `nvidia.com/gpu` Exists NoSchedule (GPU pools are usually tainted so)
+   * More tolerations, added to the `nvidia.com/gpu` one (see `tolerateGpuTaint`) and the base's control-plane ones:
+   * e.g. the other agents' readiness taints, so the driver starts beside them. They never replace the GPU
+   * toleration: a driver that lost it would never run on a GPU pool tainted `nvidia.com/gpu`.
+   * @default - none
    */
   readonly tolerations?: AgentToleration[];
+
+  /**
+   * Tolerate `nvidia.com/gpu` (Exists, NoSchedule), the taint GPU pools usually carry. false for GPU pools that are
+   * not tainted so, to tolerate only what `tolerations` lists.
+   * @default true
+   */
+  readonly tolerateGpuTaint?: boolean;
 
   /**
    * Tolerate the control-plane taints.
@@ -614,7 +623,7 @@ export class GpuDriverDaemonSet extends Construct {
       updateStrategy: strategy,
       nodeRequirements: this.nodeRequirements,
       nodeRequirementAlternatives: this.nodeRequirementAlternatives,
-      tolerations: props.tolerations ?? [{ key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }],
+      tolerations: driverTolerations(props),
       tolerateControlPlane: props.tolerateControlPlane,
       priorityClassName: props.priorityClassName ?? 'system-node-critical',
       terminationGracePeriodSeconds: props.terminationGracePeriodSeconds ?? 120,
@@ -857,6 +866,17 @@ export class GpuDriverDaemonSet extends Construct {
   }
 }
 brand(GpuDriverDaemonSet, 'GpuDriverDaemonSet');
+
+/** The toleration of the taint GPU pools usually carry. */
+const GPU_TOLERATION: AgentToleration = { key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE };
+
+/** The GPU toleration (unless turned off), then the user's, without repeating it. */
+function driverTolerations(props: GpuDriverDaemonSetProps): AgentToleration[] {
+  const same = (t: AgentToleration) => t.key === GPU_TOLERATION.key && t.operator === GPU_TOLERATION.operator && t.effect === GPU_TOLERATION.effect
+    && t.value === undefined && t.tolerationSeconds === undefined;
+  const own = props.tolerateGpuTaint ?? true ? [GPU_TOLERATION] : [];
+  return [...own, ...(props.tolerations ?? []).filter((t) => !(own.length > 0 && same(t)))];
+}
 
 /**
  * Driver-container shape: exactly the host paths gpu-operator's driver DaemonSet gives `nvidia-driver-ctr`.

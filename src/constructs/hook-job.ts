@@ -2,9 +2,11 @@ import { createHash } from 'crypto';
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { HookPodOptions, TolerationOperator } from '../agent/options';
 import { ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import { GATE_GID, GATE_UID } from '../rollout/hook-shell';
-import { ValidationError } from '../validation/errors';
+import { throwIfProblems, ValidationError } from '../validation/errors';
+import { checkDnsSubdomain, checkLabelKey, checkLabels, checkTolerations } from '../validation/values';
 import { ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /**
@@ -94,7 +96,7 @@ export function hookJob(input: HookJobInput): ApiObject {
       // One attempt: a failed hook must stop the sync, not be retried into passing.
       backoffLimit: 0,
       activeDeadlineSeconds: input.activeDeadlineSeconds,
-      template: { metadata: { labels }, spec: hookPodSpec(`${agent.name}-${input.kind.suffix}`, input.pod) },
+      template: { metadata: { labels, annotations: hookPodAnnotations(input.pod) }, spec: hookPodSpec(`${agent.name}-${input.kind.suffix}`, input.pod) },
     },
   });
 }
@@ -109,6 +111,49 @@ export interface HookPodInput {
   readonly memoryLimit: string;
   /** an emptyDir mounted there, for a hook that writes files */
   readonly workDir?: { readonly mountPath: string; readonly sizeLimit: string };
+  /** the user's options of the pod (`WaveGate.pod`, `RolloutWatch.pod`) */
+  readonly options?: HookPodOptions;
+}
+
+/**
+ * A hook's pod annotations: Karpenter does not voluntarily disrupt (consolidate, drift, expire) a node running a pod
+ * annotated `karpenter.sh/do-not-disrupt: "true"`, and the cluster autoscaler does not scale down a node running
+ * one annotated `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`: a gate baking 15 minutes or a watcher
+ * watching for hours is not evicted mid-verdict.
+ */
+export const HOOK_POD_ANNOTATIONS: { readonly [key: string]: string } = {
+  'karpenter.sh/do-not-disrupt': 'true',
+  'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false',
+};
+
+/** What `rollout.hookPod` must hold: label keys and values, annotation keys, tolerations, a DNS-subdomain priority class. */
+export function checkHookPod(options: HookPodOptions | undefined, where: string): void {
+  if (!options) return;
+  const problems = [
+    ...checkLabels('rollout.hookPod.nodeSelector', options.nodeSelector),
+    ...Object.keys(options.podAnnotations ?? {}).flatMap((key) => checkLabelKey('rollout.hookPod.podAnnotations', key)),
+    ...checkTolerations('rollout.hookPod.tolerations', options.tolerations),
+    ...(options.priorityClassName !== undefined ? checkDnsSubdomain('rollout.hookPod.priorityClassName', options.priorityClassName) : []),
+  ];
+  throwIfProblems(where, problems);
+}
+
+/** The hook's pod annotations: the defaults, then the user's. */
+function hookPodAnnotations(pod: HookPodInput): { [key: string]: string } {
+  return { ...HOOK_POD_ANNOTATIONS, ...pod.options?.podAnnotations };
+}
+
+/** Where the hook's pod runs: a Linux node with the user's labels, the user's tolerations and priority. */
+function hookPodPlacement(options: HookPodOptions | undefined): object {
+  return {
+    nodeSelector: { 'kubernetes.io/os': 'linux', ...options?.nodeSelector },
+    ...(options?.tolerations?.length ? {
+      tolerations: options.tolerations.map((t) => ({
+        key: t.key, operator: t.operator ?? TolerationOperator.EQUAL, value: t.value, effect: t.effect, tolerationSeconds: t.tolerationSeconds,
+      })),
+    } : {}),
+    ...(options?.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
+  };
 }
 
 /** The hook's pod: non-root, read-only root filesystem, no capability; its token good only for what its Role allows. */
@@ -120,6 +165,7 @@ function hookPodSpec(account: string, pod: HookPodInput): object {
     serviceAccountName: account,
     automountServiceAccountToken: true,
     enableServiceLinks: false,
+    ...hookPodPlacement(pod.options),
     securityContext: {
       runAsNonRoot: true,
       runAsUser: GATE_UID,

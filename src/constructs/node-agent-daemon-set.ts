@@ -261,7 +261,9 @@ export class NodeAgentDaemonSet extends Construct {
    * Undefined without `readinessTaint`, and while a rollout holds groups whose DaemonSets do not remove this taint
    * (held groups of a previous release without it or with another key, or a new agent's groups not rendered yet):
    * a node of such a group that joined with it would keep it, and take no workload, until the group is promoted.
-   * The node pools list it from the stage on where every group removes it.
+   * The node pools list it from the stage on where every group removes it. To put it in a NodePool, use
+   * `karpenterStartupTaints()`: `startupTaints: [agent.karpenterStartupTaint()]` renders `- null` while a group is
+   * held, which the NodePool schema refuses.
    */
   public karpenterStartupTaint(): KarpenterStartupTaint | undefined {
     if (this.readinessTaintKey === undefined) return undefined;
@@ -270,6 +272,17 @@ export class NodeAgentDaemonSet extends Construct {
     const everyGroup = this.rolloutGroups.includes(FLEET_GROUP)
       && this.daemonSets.every((ds) => ds.metadata.toJson().annotations?.[READINESS_TAINT_ANNOTATION] === annotation);
     return everyGroup ? karpenterStartupTaint(this.readinessTaintKey) : undefined;
+  }
+
+  /**
+   * The entries Karpenter NodePools list under `spec.template.spec.startupTaints` for the agent's readiness taint, as a
+   * list to spread into the pool's: `startupTaints: [...logs.agent.karpenterStartupTaints(), ...metrics.agent.karpenterStartupTaints()]`.
+   * Empty without `readinessTaint` and while a rollout holds groups whose DaemonSets do not remove this taint (see
+   * `karpenterStartupTaint()`); the one entry from the stage on where every group removes it.
+   */
+  public karpenterStartupTaints(): KarpenterStartupTaint[] {
+    const entry = this.karpenterStartupTaint();
+    return entry ? [entry] : [];
   }
 
   /** The construct the user built: this one, or the agent construct this one is part of. */

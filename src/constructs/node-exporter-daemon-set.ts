@@ -658,8 +658,10 @@ export class NodeExporterDaemonSet extends Construct {
     const { name, namespace } = resolveIdentity(this, props, { name: 'node-exporter', namespace: 'monitoring' });
     checkNamespace(where, props, namespace);
     const probe = exporterProbe(proxy ? upstreamPort : port, proxy !== undefined);
+    const job = keptJob(props.adopt);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
+      podLabels: job ? { ...props.podLabels, [job.key]: job.value } : props.podLabels,
       rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
       adopt: props.adopt,
       name,
@@ -744,7 +746,8 @@ export class NodeExporterDaemonSet extends Construct {
   private renderService(props: NodeExporterDaemonSetProps, port: number, proxied: boolean) {
     const portName = proxied ? 'https' : 'metrics';
     const serviceSelector = { ...this.agent.identityLabels };
-    const labels = { ...props.labels, ...serviceSelector, 'app.kubernetes.io/component': 'exporter' };
+    const job = keptJob(props.adopt);
+    const labels = { ...props.labels, ...(job ? { [job.key]: job.value } : {}), ...serviceSelector, 'app.kubernetes.io/component': 'exporter' };
     const service = new kplus.k8s.KubeService(this, 'Service', {
       metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted(labels) },
       spec: {
@@ -866,7 +869,7 @@ export class NodeExporterDaemonSet extends Construct {
         kind: 'PodMonitor',
         metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted({ ...labels, ...options.labels }) },
         spec: {
-          jobLabel: 'app.kubernetes.io/name',
+          jobLabel: keptJob(this.agent.adopt)?.key ?? 'app.kubernetes.io/name',
           selector: { matchLabels: selector },
           namespaceSelector: { matchNames: [this.agent.namespace] },
           podMetricsEndpoints: [endpoint],
@@ -878,7 +881,7 @@ export class NodeExporterDaemonSet extends Construct {
       kind: 'ServiceMonitor',
       metadata: { name: this.agent.name, namespace: this.agent.namespace, labels: sorted({ ...labels, ...options.labels }) },
       spec: {
-        jobLabel: 'app.kubernetes.io/name',
+        jobLabel: keptJob(this.agent.adopt)?.key ?? 'app.kubernetes.io/name',
         selector: { matchLabels: selector },
         namespaceSelector: { matchNames: [this.agent.namespace] },
         endpoints: [endpoint],
@@ -887,6 +890,14 @@ export class NodeExporterDaemonSet extends Construct {
   }
 }
 brand(NodeExporterDaemonSet, 'NodeExporterDaemonSet');
+
+/**
+ * The label an adopted install's job is read from and its value, when it is not `app.kubernetes.io/name`
+ * (kube-prometheus-stack's `jobLabel: node-exporter`): the Service and the pods carry it, the monitors read the job from it.
+ */
+function keptJob(adopt: AgentAdoption | undefined): { key: string; value: string } | undefined {
+  return adopt?.jobLabelKey && adopt.job ? { key: adopt.jobLabelKey, value: adopt.job } : undefined;
+}
 
 const RELABEL_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

@@ -1,7 +1,8 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
-import { envList, hookRevision, hookAccess, hookJob, hookJobName, HookKind } from './hook-job';
+import { checkHookPod, envList, hookRevision, hookAccess, hookJob, hookJobName, HookKind } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { HookPodOptions } from '../agent/options';
 import { AgentRollout } from '../agent/rollout';
 import { bakeSeconds, daemonSetGateChecks, GATE_SCRIPT, gateEnvironment, GateTarget } from '../alerts/gate';
 import { WaveGate, WaveGateCheck } from '../alerts/options';
@@ -38,12 +39,13 @@ export function renderWaveGates(
     throw new ValidationError(where, 'rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves\' sync waves');
   }
   const waves = rollout!.waves.map((w) => w.name);
+  checkHookPod(rollout!.hookPod, where);
   const seen = new Set<string>();
   const jobs: ApiObject[] = [];
   for (const gate of gates) {
     const index = checkGate(gate, waves, seen, where);
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
-    jobs.push(gateJob({ scope, agent, gate, index, where, kindChecks }));
+    jobs.push(gateJob({ scope, agent, gate, index, where, kindChecks, hookPod: rollout!.hookPod }));
   }
   // the gates' token: their record ConfigMaps only
   if (jobs.length > 0) hookAccess(scope, agent, GATE, 'Gate', jobs.map((job) => job.name));
@@ -93,6 +95,7 @@ interface GateJobInput {
   readonly index: number;
   readonly where: string;
   readonly kindChecks?: KindGateChecks;
+  readonly hookPod?: HookPodOptions;
 }
 
 /** One gate's Sync hook Job, in the sync wave after its wave's DaemonSet. */
@@ -139,6 +142,6 @@ function gateJob(input: GateJobInput): ApiObject {
     group: gate.afterWave,
     syncWave: gateSyncWave(input.index),
     activeDeadlineSeconds: bake + (gate.timeoutSeconds ?? 300),
-    pod: { container: 'gate', image: gate.image ?? GATE_IMAGE, script: GATE_SCRIPT, env: envList(jobEnv), memoryLimit: '32Mi' },
+    pod: { container: 'gate', image: gate.image ?? GATE_IMAGE, script: GATE_SCRIPT, env: envList(jobEnv), memoryLimit: '32Mi', options: input.hookPod },
   });
 }

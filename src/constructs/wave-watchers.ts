@@ -1,8 +1,9 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
+import { checkHookPod, envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { HookPodOptions } from '../agent/options';
 import { AgentRollout, RolloutWatch } from '../agent/rollout';
 import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
 import { podStartupBudgetSeconds } from '../rollout/startup-budget';
@@ -85,9 +86,10 @@ export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, 
     throw new ValidationError(where, 'rollout.watch needs rollout.argoCdSyncWaves: true; the watchers are Argo CD Sync hooks in their wave\'s sync wave');
   }
   checkWatch(watch, where);
+  checkHookPod(rollout!.hookPod, where);
   // one per DaemonSet: with resource profiles, one per profile of each group
   const targets = agent.rolloutGroups.flatMap((group, index) => agent.daemonSetsOfGroup(group).map((ds) => ({ group, index, ds })));
-  const jobs = targets.map((t) => watcherJob({ scope, agent, ...t, watch, where }));
+  const jobs = targets.map((t) => watcherJob({ scope, agent, ...t, watch, where, hookPod: rollout!.hookPod }));
   // metadata only: no pod restarts for it (what the health check above reads)
   targets.forEach((t, i) => ApiObject.of(t.ds).metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, jobs[i].name));
   // The watchers' token: get the agent's DaemonSets by name; list pods and events in the agent's namespace (RBAC
@@ -128,6 +130,7 @@ interface WatcherJobInput {
   readonly ds: kplus.DaemonSet;
   readonly watch: RolloutWatch;
   readonly where: string;
+  readonly hookPod?: HookPodOptions;
 }
 
 /** The budgets: the props given, else the defaults from the group's own pod template (its startup budget). */
@@ -190,6 +193,7 @@ function watcherJob(input: WatcherJobInput): ApiObject {
       // a fleet's pod list is walked as a stream (grep, awk), never held whole
       memoryLimit: '64Mi',
       workDir: { mountPath: WORK_DIR, sizeLimit: '256Mi' },
+      options: input.hookPod,
     },
   });
 }

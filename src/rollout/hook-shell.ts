@@ -34,7 +34,8 @@ function finish() {
   if (err != "") print "invalid: not JSON: " err
   else if (override != "" && override == rev) print "override"
   else if (state == rev " failed") print "failed"
-  else if (state == rev " running") print "running"
+  else if (state == rev " running") print "running 1"
+  else if (index(state, rev " running ") == 1 && substr(state, length(rev) + 10) ~ /^[0-9][0-9]?$/) print "running " substr(state, length(rev) + 10)
   else print "none"
 }`;
 
@@ -97,10 +98,17 @@ export interface RecordWords {
 }
 
 /**
+ * Attempts of one revision that may end without a verdict (their pod deleted or evicted, or the Job's deadline passed)
+ * before the next attempt records "failed" instead of running again.
+ */
+export const UNFINISHED_ATTEMPTS = 3;
+
+/**
  * The start of a Job that keeps a verdict in a record (after recordFunctions and its 'how_to_act'): reads the
- * record, then exits 0 on an override of this revision, exits 1 on this revision's "failed", records "failed" and
- * exits 1 on its "running" (an earlier attempt ended without a verdict), and otherwise records "running". The
- * record unreadable or unwritable: fails closed.
+ * record, then exits 0 on an override of this revision and exits 1 on this revision's "failed" (a verdict: final).
+ * Its "running" (or "running N": attempt N) is an earlier attempt that ended without a verdict, its pod deleted or
+ * evicted: not a verdict, so it runs again and records "running N+1", up to UNFINISHED_ATTEMPTS attempts; past them
+ * it records "failed" and exits 1. Otherwise it records "running". The record unreadable or unwritable: fails closed.
  */
 export function recordGuard(w: RecordWords): string {
   const ns = `\${${w.ns}}`;
@@ -113,6 +121,7 @@ case "$kube_code" in
     log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (HTTP \${kube_code}), the ${w.who} fails closed: $(oneline "$kube_body")"
     exit 1 ;;
 esac
+attempt=1
 case "$record_state" in
   override)
     log "overridden: configmap ${ns}/\${RECORD_NAME} has override ${rev}, this revision passes without ${w.overridden}"
@@ -121,17 +130,25 @@ case "$record_state" in
     log "FAILED before for revision ${rev} (configmap ${ns}/\${RECORD_NAME}); not ${w.again} again"
     how_to_act
     exit 1 ;;
-  running)
-    log "FAILED: an earlier attempt for revision ${rev} ended without a verdict (deadline passed, pod deleted or evicted); counted as failed"
-    record failed
-    how_to_act
-    exit 1 ;;
+  "running "*)
+    attempt=$(( \${record_state#running } + 1 ))
+    if [ "$attempt" -gt ${UNFINISHED_ATTEMPTS} ]; then
+      log "FAILED: ${UNFINISHED_ATTEMPTS} attempts for revision ${rev} ended without a verdict (pod deleted or evicted, or the deadline passed); counted as failed"
+      record failed
+      how_to_act
+      exit 1
+    fi
+    log "an earlier attempt for revision ${rev} ended without a verdict (pod deleted or evicted, or the deadline passed): not a verdict, ${w.again} again (attempt \${attempt} of ${UNFINISHED_ATTEMPTS})" ;;
   none) ;;
   *)
     log "FAILED: cannot read the ${w.who}'s record, configmap ${ns}/\${RECORD_NAME} (\${record_state}), the ${w.who} fails closed: $(oneline "$kube_body")"
     exit 1 ;;
 esac
-${recordVerdict(w, 'running')}`;
+if [ "$attempt" -gt 1 ]; then
+  record "running \${attempt}" || { log "FAILED: the ${w.who} fails closed without its record"; exit 1; }
+else
+  ${recordVerdict(w, 'running')}
+fi`;
 }
 
 /** `record STATE`, the Job failing closed when the record cannot be written. */

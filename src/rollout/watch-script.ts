@@ -294,8 +294,9 @@ const HOW_TO_ACT = `how_to_act() {
  * watcher would find a crash-looping pod restarted within its budget again, or the DaemonSet complete once the bad
  * pods were replaced by hand. WATCH_REVISION is a hash of the wave's DaemonSet and of the watcher's budgets.
  * - `override` equal to WATCH_REVISION (a person wrote it): passes without watching;
- * - "<revision> failed": fails at once; "<revision> running" (an earlier attempt ended without a verdict: its
- *   deadline passed, its pod was deleted): recorded as failed, fails;
+ * - "<revision> failed": fails at once; "<revision> running" or "running N" (an earlier attempt ended without a
+ *   verdict: its pod deleted or evicted, its deadline passed): watches again, up to UNFINISHED_ATTEMPTS attempts,
+ *   then records "failed" and fails (recordGuard);
  * - otherwise records "running" and reads, every POLL_SECONDS, the DaemonSet
  *   (/apis/apps/v1/namespaces/NS/daemonsets/NAME) and the pods of its current template generation (label
  *   pod-template-generation, which the DaemonSet controller gives each pod it creates: pkg/controller/daemon/util

@@ -250,6 +250,7 @@ export const TYPES: TypeTable = {
         argoCdSyncWaves: { type: "boolean", optional: true },
         canaryPace: { type: { ref: "UpdateStrategy" }, optional: true },
         gates: { type: { array: { ref: "WaveGate" } }, optional: true },
+        hookPod: { type: { ref: "HookPodOptions" }, optional: true },
         labelKey: { type: "string", optional: true },
         prePull: { type: { ref: "RolloutPrePull" }, optional: true },
         previous: { type: { ref: "AgentRelease" }, optional: true },
@@ -542,6 +543,7 @@ export const TYPES: TypeTable = {
         stepAsideWhen: { type: { array: { ref: "NodeRequirement" } }, optional: true },
         terminationGracePeriodSeconds: { type: "number", optional: true },
         tolerateControlPlane: { type: "boolean", optional: true },
+        tolerateGpuTaint: { type: "boolean", optional: true },
         tolerations: { type: { array: { ref: "AgentToleration" } }, optional: true },
         updateStrategy: { type: { ref: "UpdateStrategy" }, optional: true },
         upgradeSkipNodeLabel: { type: "string", optional: true },
@@ -590,6 +592,15 @@ export const TYPES: TypeTable = {
         nameOverride: { type: "string", optional: true },
         namespace: { type: "string" },
         releaseName: { type: "string", optional: true },
+      },
+    },
+    "HookPodOptions": {
+      bases: [],
+      fields: {
+        nodeSelector: { type: { map: "string" }, optional: true },
+        podAnnotations: { type: { map: "string" }, optional: true },
+        priorityClassName: { type: "string", optional: true },
+        tolerations: { type: { array: { ref: "AgentToleration" } }, optional: true },
       },
     },
     "HostPathVolume": {
@@ -854,6 +865,13 @@ export const TYPES: TypeTable = {
         nodeMixin: { type: { ref: "NodeMixinAlertsOptions" }, optional: true },
         targetDownFor: { type: "string", optional: true },
         watchedCollectors: { type: { array: "string" }, optional: true },
+      },
+    },
+    "NodeExporterChartAdoptionOptions": {
+      bases: ["HelmReleaseAdoptionOptions"],
+      fields: {
+        job: { type: "string", optional: true },
+        kubePrometheusStack: { type: "boolean", optional: true },
       },
     },
     "NodeExporterDaemonSetProps": {
@@ -1236,7 +1254,7 @@ export const TYPES: TypeTable = {
   methods: {
     "AgentAdoption.daemonSet": [{ name: "options", type: { ref: "AdoptedDaemonSetOptions" } }],
     "AgentAdoption.fluentBitChart": [{ name: "options", type: { ref: "HelmReleaseAdoptionOptions" } }],
-    "AgentAdoption.nodeExporterChart": [{ name: "options", type: { ref: "HelmReleaseAdoptionOptions" } }],
+    "AgentAdoption.nodeExporterChart": [{ name: "options", type: { ref: "NodeExporterChartAdoptionOptions" } }],
     "AgentAdoption.problems": [{ name: "name", type: "string", optional: true }, { name: "namespace", type: "string", optional: true }],
     "AgentAlerts.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "AgentAlertsProps" } }],
     "AgentAlerts.toRuleFile": [],
@@ -1320,6 +1338,7 @@ export const TYPES: TypeTable = {
     "NodeAgentDaemonSet.daemonSetsOfGroup": [{ name: "group", type: "string" }],
     "NodeAgentDaemonSet.isNodeAgentDaemonSet": [{ name: "x", type: "any" }],
     "NodeAgentDaemonSet.karpenterStartupTaint": [],
+    "NodeAgentDaemonSet.karpenterStartupTaints": [],
     "NodeExporterDaemonSet.constructor": [{ name: "scope", type: { ref: "constructs.Construct" } }, { name: "id", type: "string" }, { name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeExporterDaemonSet.release": [{ name: "props", type: { ref: "NodeExporterDaemonSetProps" }, optional: true }],
     "NodeRequirement.doesNotExist": [{ name: "key", type: "string" }],

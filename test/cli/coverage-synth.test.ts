@@ -2,13 +2,17 @@
  * Coverage of what the constructs synthesize (through the shared manifest check), on the example inventory:
  * the analysis reads the library's own output the way the CLI reads a dist/ directory.
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../../src';
+import { GpuDriverDaemonSet, GpuNodeSelection, NodeAgentDaemonSet, NodeAgentDaemonSetProps, Promotion, RolloutWave } from '../../src';
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { loadNodeList } from '../../src/cli/coverage/load';
 import { manifestSet } from '../../src/cli/coverage/manifests';
 import { nodeFacts } from '../../src/cli/coverage/nodes';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
+import { runCli } from '../../src/cli/run';
 import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
 
@@ -67,5 +71,35 @@ describe('synthesized agents on the mixed inventory', () => {
       ['observability/logs-wave-2', 0, 0],
       ['observability/logs', 16, 80],
     ]);
+  });
+});
+
+describe('coverage says what to change, and does not call an agent that selects nothing fine', () => {
+  function runCoverage(manifests: Manifest[]): { code: number; out: string } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coverage-synth-'));
+    fs.writeFileSync(path.join(dir, 'agents.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }));
+    let out = '';
+    const code = runCli(['coverage', '--nodes', path.join(REPO, 'examples/inventories/mixed-cluster.json'), dir],
+      { stdout: { write: (s: string) => { out += s; } }, stderr: { write: (s: string) => { out += s; } }, cwd: REPO });
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { code, out };
+  }
+
+  test('a gap an untolerated taint causes names the prop that tolerates it and the flag that calls it intended (as never-starts names its fix)', () => {
+    const report = analyze(synth({}));
+    const spot = report.problems.find((p) => p.kind === 'gap' && p.message.includes('spot=true:NoExecute'))!;
+    expect(spot.message).toContain('Fix: tolerate it in logs: prop `tolerations` [{ key: "spot", operator: Exists, effect: NoExecute }] (or `tolerateAllTaints: true`)');
+    expect(spot.message).toContain('--allow-taint spot');
+  });
+
+  test('an agent whose selection matches none of the inventory\'s nodes gets a warning, not "No problems" alone', () => {
+    const chart = new Chart(Testing.app(), 'gpu');
+    new GpuDriverDaemonSet(chart, 'nvidia', {
+      image: 'nvcr.io/nvidia/driver:550.90.07-ubuntu22.04',
+      // the nodes carry g5.2xlarge: label values are case-sensitive
+      gpuNodes: GpuNodeSelection.labelIn('node.kubernetes.io/instance-type', ['G5.2XLARGE']),
+    });
+    const { out } = runCoverage(synthManifests(chart));
+    expect(out).toMatch(/WARNINGS \(1\)\n {2}gpu-driver selects none of the 20 linux nodes \(kube-system\/gpu-driver\): e\.g\. [^:]+: required affinity node\.kubernetes\.io\/instance-type In \[G5\.2XLARGE\]/);
   });
 });

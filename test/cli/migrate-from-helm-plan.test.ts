@@ -109,6 +109,9 @@ describe('the chart\'s DaemonSet left in the after-tree', () => {
     expect(two[0].nodes).toEqual(expect.arrayContaining(['worker-a-1', 'worker-b-1', 'worker-c-1']));
     expect(two[0].nodes.every((n) => n.startsWith('worker-'))).toBe(true);
     expect(two[0].fix).toMatch(/adopt/);
+    // the chart's DaemonSet carries Helm's labels: the fix names the adoption with the release's name
+    expect(two[0].fix).toContain('adopt the chart\'s DaemonSet logging/fluent-bit (Helm release fluent-bit, chart fluent-bit-0.58.1) instead of adding a second one: '
+      + 'in log-collector, adopt: AgentAdoption.fluentBitChart({ namespace: \'logging\', releaseName: \'fluent-bit\' })');
   });
 
   test('the same tree with the chart\'s DaemonSet removed has no such finding', () => {

@@ -54,6 +54,29 @@ describe('co-location findings, node by node', () => {
     expect(findings[0].message).toContain('agents/a (x) and agents/b (y) both run example.com/collector on 3 nodes');
   });
 
+  test('the other DaemonSet a chart install (Helm\'s labels): the fix names the adoption, its release, overrides and kube-prometheus-stack', () => {
+    const helm = (name: string, release: string, podLabels: Record<string, string> = {}, appName = 'prometheus-node-exporter') => {
+      const ds = daemonSet(name, { agent: appName, image: 'quay.io/prometheus/node-exporter:v1.9.1' });
+      ds.metadata.labels = {
+        ...ds.metadata.labels,
+        'app.kubernetes.io/managed-by': 'Helm',
+        'helm.sh/chart': 'prometheus-node-exporter-4.56.1',
+        'app.kubernetes.io/instance': release,
+        'app.kubernetes.io/name': appName,
+      };
+      ds.spec.template.metadata.labels = { ...ds.spec.template.metadata.labels, ...podLabels };
+      return ds;
+    };
+    const ours = daemonSet('node-exporter', { agent: 'node-exporter', image: 'quay.io/prometheus/node-exporter:v1.12.1' });
+    const fixOf = (other: unknown) => planChange(before, tree([ours, other as never]), nodes).findings.find((f) => f.cause === 'same-program')!.fix;
+    expect(fixOf(helm('kps-prometheus-node-exporter', 'kps', { jobLabel: 'node-exporter' })))
+      .toContain('adopt: AgentAdoption.nodeExporterChart({ namespace: \'agents\', releaseName: \'kps\', kubePrometheusStack: true })');
+    expect(fixOf(helm('exporter', 'metrics', {}, 'nodes')))
+      .toContain('AgentAdoption.nodeExporterChart({ namespace: \'agents\', releaseName: \'metrics\', nameOverride: \'nodes\', fullnameOverride: \'exporter\' })');
+    // not a chart install: the generic advice
+    expect(fixOf(daemonSet('other', { agent: 'other', image: 'quay.io/prometheus/node-exporter:v1.9.1' }))).toContain('prop `adopt`, e.g. AgentAdoption.fluentBitChart()');
+  });
+
   test('host ports: one problem per port and set of clashing DaemonSets; distinct host IPs do not clash, an empty one clashes with all', () => {
     const bound = (name: string, hostIP?: string, nodeSelector?: Record<string, string>) => {
       const ds = daemonSet(name, { agent: name, nodeSelector });

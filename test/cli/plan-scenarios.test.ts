@@ -166,7 +166,9 @@ describe('a rollout that stalls', () => {
   test('a sync-wave gated wave with zero nodes', () => {
     const gated = (image: string) => scanner(image, { waves: [RolloutWave.labelled('canary'), RolloutWave.labelled('nobody')], promoted: Promotion.all(), argoCdSyncWaves: true });
     const report = plan(gated('example.com/scanner:1'), gated('example.com/scanner:2'));
-    expect(summary(report)).toEqual([['stall', 'empty-wave', []]]);
+    // every wave takes the new release in one change: ordered by the sync waves, but no gate between them
+    expect(summary(report)).toEqual([['stall', 'empty-wave', []], ['held-wave-restart', 'all-waves-at-once', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6']]]);
+    expect(report.findings[1].severity).toBe('warning');
     expect(report.findings[0].daemonSets).toEqual(['kube-system/scanner-nobody']);
     expect(report.agents[0].sequential).toBe(true);
   });

@@ -8,6 +8,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { AgentRelease, AgentRollout, NodeAgentDaemonSet, Promotion, RolloutWave } from '../../src';
 import { planChange, PlanReport, RESTART_ANNOTATION } from '../../src/cli/plan/plan';
+import { planText } from '../../src/cli/plan-command';
 import { Manifest, synthManifests } from '../util/manifests';
 import { inventory, rolloutStage, tree } from '../util/plan';
 
@@ -62,4 +63,34 @@ test('the same waves, promoted one further, or a new release entering at the can
   expect(summary(plan(allOnV1(), midway))).toEqual([]);
   const further = scanner(V2, rolloutStage([wave('canary'), wave('wave-1')], Promotion.through('wave-1'), previous));
   expect(summary(plan(midway, further))).toEqual([]);
+});
+
+describe('a commit that promotes every wave at once (previous set, Promotion.all())', () => {
+  const PROM = 'http://prometheus-operated.monitoring.svc:9090';
+  const waves = [wave('canary'), wave('wave-1')];
+
+  test('nothing orders the waves: an error naming the groups, unless acknowledged', () => {
+    const all = scanner(V2, rolloutStage(waves, Promotion.all(), previous));
+    const report = plan(allOnV1(), all);
+    expect(summary(report)).toEqual([['held-wave-restart', 'all-waves-at-once', 'error', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5']]]);
+    expect(report.findings[0].message).toContain('a new release reaches 3 rollout groups at once (canary, wave-1, fleet');
+    expect(report.findings[0].message).toContain('nothing orders them (no Argo CD sync waves), so the DaemonSets roll in parallel and the canary protects nothing');
+    expect(report.findings[0].fix).toContain('Promotion.through(WAVE)');
+    expect(plan(allOnV1(), all, ['scanner']).findings.map((f) => f.severity)).toEqual(['warning']);
+  });
+
+  test('Argo CD sync waves without gates: a warning; with gates: no finding, and the plan says the waves are gated', () => {
+    const synced = (gates: boolean): AgentRollout => ({
+      ...rolloutStage(waves, Promotion.all(), previous),
+      argoCdSyncWaves: true,
+      ...(gates ? { gates: [{ afterWave: 'canary', prometheusUrl: PROM }] } : {}),
+    });
+    const before = scanner(V1, { ...rolloutStage(waves, Promotion.all(), undefined), argoCdSyncWaves: true });
+    expect(summary(plan(before, scanner(V2, synced(false))))).toEqual([['held-wave-restart', 'all-waves-at-once', 'warning', ['n-1', 'n-2', 'n-3', 'n-4', 'n-5']]]);
+    const gated = plan(before, scanner(V2, synced(true)));
+    expect(summary(gated)).toEqual([]);
+    expect(gated.agents[0].sequential).toBe(true);
+    const out = planText([{ before: 'main', after: 'pr', report: gated }]);
+    expect(out).toContain('waves one after the other (Argo CD sync waves), gated after canary: a failed gate stops the later waves');
+  });
 });

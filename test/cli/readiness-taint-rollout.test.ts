@@ -23,10 +23,12 @@ import { StateBuilder } from '../../src/cli/doctor/state';
 import { runCli } from '../../src/cli/run';
 import { TaintJson } from '../../src/scheduling/types';
 import { agentPod, list, node, revision } from '../util/cluster';
+import { schemaProblems } from '../util/crd-schemas';
 import { Manifest, synthManifests } from '../util/manifests';
 import { TestNode, tree, WAVE_KEY } from '../util/plan';
 import { closedNodes } from '../util/taint-model';
 import { EMPTY_STAGE, freshInstall, modelNodes, summary, walk } from '../util/taint-walk';
+import { upstream } from '../util/upstream';
 
 const KEY = 'node-agents.cdk8s.io/scanner-not-ready';
 const TAINT: TaintJson = { key: KEY, effect: 'NoSchedule' };
@@ -179,6 +181,20 @@ describe('a rollout that enables the readiness taint', () => {
     expect(fresh.karpenterStartupTaint()).toBeUndefined();
     const all = new NodeAgentDaemonSet(chart, 'scanner-all', { ...V2, name: 'scanner-all', rollout: { waves: WAVES, promoted: Promotion.all() } });
     expect(all.karpenterStartupTaint()).toEqual(TAINT);
+  });
+
+  /**
+   * Karpenter's NodePool CRD (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml, v1): the items of
+   * spec.template.spec.startupTaints are objects with required key and effect; a null item is refused.
+   */
+  test('karpenterStartupTaints() is a list a NodePool takes at every stage: empty while a group is held, never a null entry', () => {
+    const schema = upstream('karpenter/karpenter.sh_nodepools.json').spec.versions.find((v: Manifest) => v.name === 'v1')
+      .schema.openAPIV3Schema.properties.spec.properties.template.properties.spec.properties.startupTaints;
+    const lists = STAGES.map((s) => stage(V1, V2, s).agent.karpenterStartupTaints());
+    expect(lists).toEqual([[], [], [], [TAINT], [TAINT]]);
+    for (const entries of lists) expect(schemaProblems(schema, entries)).toEqual([]);
+    // the single form put in a list, as the examples did: `- null` while a group is held, which the API server refuses
+    expect(schemaProblems(schema, [stage(V1, V2, 'canary').agent.karpenterStartupTaint() ?? null])).toEqual(['/0: must not be null']);
   });
 
   test('a new agent installed wave by wave: the groups not promoted have no DaemonSet, so nothing removes the taint on their nodes (readiness-taint-uncovered)', () => {

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { AgentAdoption } from '../../src/adoption/adoption';
-import { chartFullname, FLUENT_BIT_CHART, NODE_EXPORTER_CHART } from '../../src/adoption/charts';
+import { chartFullname, FLUENT_BIT_CHART, KUBE_PROMETHEUS_STACK_NODE_EXPORTER, NODE_EXPORTER_CHART } from '../../src/adoption/charts';
 import { Promotion, RolloutWave } from '../../src/agent/rollout';
 import { LogCollectorDaemonSet } from '../../src/constructs/log-collector-daemon-set';
 import { NodeAgentDaemonSet } from '../../src/constructs/node-agent-daemon-set';
@@ -171,6 +171,78 @@ describe('adopting the node-exporter chart', () => {
     new NodeExporterDaemonSet(fresh, 'exporter', {});
     expect(find(synthManifests(fresh), 'Service').spec.clusterIP).toBe('None');
   });
+});
+
+/**
+ * The `job` prometheus-operator gives a ServiceMonitor's (PodMonitor's) series: the value of the Service's (pod's)
+ * label named by `spec.jobLabel` (prometheus-operator pkg/prometheus/promcfg.go, generateServiceMonitorConfig:
+ * `__meta_kubernetes_service_label_<jobLabel>` replaces `job`). The prometheus-node-exporter chart's
+ * templates/servicemonitor.yaml sets `jobLabel: {{ default "app.kubernetes.io/name" .Values.prometheus.monitor.jobLabel }}`.
+ */
+function scrapedJob(manifests: Manifest[], monitorKind = 'ServiceMonitor'): string | undefined {
+  const monitor = find(manifests, monitorKind);
+  const labels = monitorKind === 'ServiceMonitor'
+    ? find(manifests, 'Service').metadata.labels
+    : find(manifests, 'DaemonSet').spec.template.metadata.labels;
+  return labels[monitor.spec.jobLabel];
+}
+
+describe('adopting kube-prometheus-stack\'s node exporter keeps its job', () => {
+  const kpsValues = () => upstream('kube-prometheus-stack/values.json')['prometheus-node-exporter'];
+  function synthExporter(adopt: AgentAdoption, monitor: 'serviceMonitor' | 'podMonitor' = 'serviceMonitor'): Manifest[] {
+    const c = new Chart(Testing.app(), 'test');
+    new NodeExporterDaemonSet(c, 'exporter', { adopt, [monitor]: { labels: { release: 'kps' } } });
+    return synthManifests(c);
+  }
+
+  test('the facts are kube-prometheus-stack values.yaml\'s prometheus-node-exporter subchart values', () => {
+    const v = kpsValues();
+    const key = KUBE_PROMETHEUS_STACK_NODE_EXPORTER.jobLabelKey;
+    expect(v.prometheus.monitor.jobLabel).toBe(key);
+    expect(v.service.labels[key]).toBe(KUBE_PROMETHEUS_STACK_NODE_EXPORTER.job);
+    expect(v.podLabels[key]).toBe(KUBE_PROMETHEUS_STACK_NODE_EXPORTER.job);
+    expect(v.prometheus.monitor.enabled).toBe(KUBE_PROMETHEUS_STACK_NODE_EXPORTER.monitorEnabled);
+    // the standalone chart's default: no jobLabel, so the template's default app.kubernetes.io/name
+    expect(upstream('node-exporter-chart/values.json').prometheus.monitor.jobLabel).toBe('');
+  });
+
+  test('the ServiceMonitor and PodMonitor keep job="node-exporter", which the stack\'s node rules select', () => {
+    const adopt = AgentAdoption.nodeExporterChart({ namespace: 'monitoring', releaseName: 'kps', kubePrometheusStack: true });
+    expect(adopt.daemonSetName).toBe('kps-prometheus-node-exporter');
+    expect(adopt.job).toBe('node-exporter');
+    expect(scrapedJob(synthExporter(adopt))).toBe('node-exporter');
+    expect(scrapedJob(synthExporter(adopt, 'podMonitor'), 'PodMonitor')).toBe('node-exporter');
+  });
+
+  test('a standalone chart release keeps its job too (the chart name, or nameOverride)', () => {
+    expect(scrapedJob(synthExporter(AgentAdoption.nodeExporterChart({ namespace: 'monitoring' })))).toBe('prometheus-node-exporter');
+    const overridden = AgentAdoption.nodeExporterChart({ namespace: 'monitoring', nameOverride: 'nodes' });
+    expect(overridden.job).toBe('nodes');
+    expect(scrapedJob(synthExporter(overridden))).toBe('nodes');
+    const given = AgentAdoption.nodeExporterChart({ namespace: 'monitoring', releaseName: 'ne', job: 'node' });
+    expect(scrapedJob(synthExporter(given))).toBe('node');
+  });
+
+  test('the adoption\'s leftovers say the job is kept, and that the stack renders the ServiceMonitor by default', () => {
+    const adopt = AgentAdoption.nodeExporterChart({ namespace: 'monitoring', releaseName: 'kps', kubePrometheusStack: true });
+    expect(adopt.chart).toContain('kube-prometheus-stack');
+    const monitor = adopt.leftovers.find((o) => o.kind === 'ServiceMonitor')!;
+    expect(monitor.onlyWhen).toBeUndefined();
+    expect(monitor.fate).toContain('job="node-exporter"');
+  });
+
+  test('kubePrometheusStack without releaseName, or a job that is no label value, is refused naming the prop', () => {
+    expect(() => AgentAdoption.nodeExporterChart({ namespace: 'monitoring', kubePrometheusStack: true })).toThrow(/nodeExporterChart.*releaseName/);
+    expect(() => AgentAdoption.nodeExporterChart({ namespace: 'monitoring', job: 'node exporter' })).toThrow(/job "node exporter" is not a label value/);
+  });
+});
+
+test('the committed example adopts kube-prometheus-stack\'s exporter with its job kept', () => {
+  const dir = path.join(REPO, 'examples', 'adopt-kube-prometheus-stack', 'dist');
+  const committed = parseAllDocuments(fs.readFileSync(path.join(dir, 'monitoring.k8s.yaml'), 'utf8')).map((d) => d.toJS()).filter((d) => d !== null);
+  expect(find(committed, 'DaemonSet').metadata.name).toBe('kps-prometheus-node-exporter');
+  expect(scrapedJob(committed)).toBe('node-exporter');
+  expect(fs.readFileSync(path.join(dir, 'adoption.md'), 'utf8')).toContain('job="node-exporter"');
 });
 
 describe('adopting any DaemonSet with NodeAgentDaemonSet', () => {

@@ -402,9 +402,22 @@ describe('GPU-node selection', () => {
 });
 
 describe('tolerations, priority, names', () => {
-  test('tolerations replace the nvidia.com/gpu default; control-plane ones stay unless turned off', () => {
+  test('tolerations are added to the nvidia.com/gpu one, never replace it: the driver still runs on a GPU pool tainted so', () => {
+    const notReady = { key: 'node-agents.cdk8s.io/logs-not-ready', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE };
+    const { pod } = build({ tolerations: [notReady], tolerateControlPlane: false });
+    expect(pod.tolerations).toEqual([
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'node-agents.cdk8s.io/logs-not-ready', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    // listing the GPU toleration too (as the examples did when tolerations replaced it) does not repeat it
+    const listed = build({ tolerations: [{ key: 'nvidia.com/gpu', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }, notReady], tolerateControlPlane: false });
+    expect(listed.pod.tolerations.map((t: Manifest) => t.key)).toEqual(['nvidia.com/gpu', 'node-agents.cdk8s.io/logs-not-ready']);
+  });
+
+  test('tolerateGpuTaint: false tolerates only what tolerations lists; control-plane ones stay unless turned off', () => {
     const { pod } = build({
       tolerations: [{ key: 'example.com/gpu-pool', operator: TolerationOperator.EQUAL, value: 'a100', effect: TaintEffect.NO_SCHEDULE }],
+      tolerateGpuTaint: false,
       tolerateControlPlane: false,
     });
     expect(pod.tolerations).toEqual([{ key: 'example.com/gpu-pool', operator: 'Equal', value: 'a100', effect: 'NoSchedule' }]);

@@ -13,6 +13,7 @@ import { tmpdir } from 'os';
 import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave, RolloutWatch } from '../../src';
+import { UNFINISHED_ATTEMPTS } from '../../src/rollout/hook-shell';
 import { fixFor } from '../../src/rollout/stuck-causes';
 import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
 import { ClusterView, FakeWatchApi, TOKEN } from '../util/fake-watch-api';
@@ -332,11 +333,16 @@ describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: au
     expect((await runWatcher(canaryJob, 'sh')).code).toBe(0);
   }, 120_000);
 
-  test('an attempt that ended without a verdict counts as failed; an override passes the revision; a new revision is watched again', async () => {
+  test('an attempt that ended without a verdict is watched again, up to UNFINISHED_ATTEMPTS; an override passes the revision; a new revision is watched again', async () => {
     api.reset(steady((now) => ({ daemonSet: daemonSet({ desired: 1, updated: 1, available: 1 }), pods: [pod({ name: 'logs-canary-n3w00', node: 'worker-b-3', ageSeconds: 10, status: running(now) })] })));
     api.configMaps.set(RECORD, { data: { state: `${REVISION} running` } });
+    const evicted = await runWatcher(canaryJob, 'sh');
+    expect(evicted.output).toContain(`ended without a verdict (pod deleted or evicted, or the deadline passed): not a verdict, watching again (attempt 2 of ${UNFINISHED_ATTEMPTS})`);
+    expect(evicted.code).toBe(0);
+    expect(api.configMaps.get(RECORD)!.data.state).toBe(`${REVISION} passed`);
+    api.configMaps.set(RECORD, { data: { state: `${REVISION} running ${UNFINISHED_ATTEMPTS}` } });
     const interrupted = await runWatcher(canaryJob, 'sh');
-    expect(interrupted.output).toContain('ended without a verdict');
+    expect(interrupted.output).toContain(`FAILED: ${UNFINISHED_ATTEMPTS} attempts for revision ${REVISION} ended without a verdict`);
     expect(interrupted.code).toBe(1);
     expect(api.configMaps.get(RECORD)!.data.state).toBe(`${REVISION} failed`);
     api.configMaps.get(RECORD)!.data.override = REVISION;

@@ -12,6 +12,7 @@ import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import { NodeExporterDaemonSet, Promotion, RolloutWave, WaveGateCheck } from '../../src';
+import { UNFINISHED_ATTEMPTS } from '../../src/rollout/hook-shell';
 import { FakeWatchApi, TOKEN } from '../util/fake-watch-api';
 import { freePort, Loopback, serveLoopback } from '../util/loopback';
 import { Manifest, synthManifests } from '../util/manifests';
@@ -323,14 +324,34 @@ describeWithBinaries(`wave gate script against a real Prometheus (${PROMETHEUS})
       expect(run.code).toBe(0);
     }, 120_000);
 
-    test('an earlier attempt that ended without a verdict (deadline, pod deleted) counts as failed', async () => {
+    test('an attempt that never finished (pod deleted or evicted) is no verdict: the gate runs again, at most UNFINISHED_ATTEMPTS times', async () => {
       const job = gateJob();
       const revision = envOf(job).GATE_REVISION;
       api.configMaps.set(RECORD, { data: { state: `${revision} running` } });
       const run = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
-      expect(run.output).toContain(`an earlier attempt for revision ${revision} ended without a verdict`);
+      expect(run.output).toContain(`an earlier attempt for revision ${revision} ended without a verdict (pod deleted or evicted, or the deadline passed): not a verdict, checking again (attempt 2 of ${UNFINISHED_ATTEMPTS})`);
+      expect(run.output).toContain('0 of 8 checks failed');
+      expect(run.code).toBe(0);
+      expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} passed`);
+      // the second attempt evicted too: the third runs
+      api.configMaps.set(RECORD, { data: { state: `${revision} running 2` } });
+      const third = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(third.output).toContain(`(attempt 3 of ${UNFINISHED_ATTEMPTS})`);
+      expect(third.code).toBe(0);
+    }, 60_000);
+
+    test('past UNFINISHED_ATTEMPTS unfinished attempts the gate records failed and says so; failed stays final', async () => {
+      const job = gateJob();
+      const revision = envOf(job).GATE_REVISION;
+      api.configMaps.set(RECORD, { data: { state: `${revision} running ${UNFINISHED_ATTEMPTS}` } });
+      const run = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(run.output).toContain(`FAILED: ${UNFINISHED_ATTEMPTS} attempts for revision ${revision} ended without a verdict`);
+      expect(run.output).not.toContain('baking');
       expect(run.code).toBe(1);
       expect(api.configMaps.get(RECORD)?.data.state).toBe(`${revision} failed`);
+      const again = await runGate(job, { PROMETHEUS_URL: prometheusUrl, BAKE_SECONDS: '0' });
+      expect(again.output).toContain(`FAILED before for revision ${revision}`);
+      expect(again.code).toBe(1);
     }, 60_000);
 
     test('the record is created, then patched, with only what the rendered Role allows', async () => {

@@ -6,7 +6,7 @@
 import { Testing } from 'cdk8s';
 import {
   AgentRollout, ARGOCD_SYNC_WAVE, FluentBitOutput, GpuDriverDaemonSet, LogCollectorDaemonSet, NodeExporterDaemonSet, Promotion, RolloutWave,
-  UpdateStrategy,
+  TaintEffect, UpdateStrategy,
 } from '../../src';
 import { GATE_SCRIPT } from '../../src/alerts/gate';
 import { GATE_IMAGE } from '../../src/rollout/hook-shell';
@@ -191,4 +191,51 @@ test('a Prometheus URL that curl would read as a glob, or that holds whitespace,
   expect(jobs(logCollector({ gates: [{ ...gate, prometheusUrl: 'http://[fd00::1]:9090' }] }))).toHaveLength(1);
   expect(jobs(logCollector({ gates: [{ ...gate, prometheusUrl: 'https://gate:s3cret@prometheus.example.com' }] }))).toHaveLength(1);
   expect(() => logCollector({ gates: [{ ...gate, checks: [{ name: 'has space', expr: 'up == 0' }] }] })).toThrow(/check name "has space"/);
+});
+
+/**
+ * The hook Jobs bake for minutes (gates) or watch for hours (watchers): a node consolidated or scaled down under them
+ * evicts the pod mid-verdict. Karpenter skips voluntary disruption of a node running a pod annotated
+ * `karpenter.sh/do-not-disrupt: "true"` (kubernetes-sigs/karpenter pkg/apis/v1 labels.go DoNotDisruptAnnotationKey;
+ * pkg/utils/pod IsDisruptable); the cluster autoscaler keeps a node whose pod says
+ * `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"` (kubernetes/autoscaler cluster-autoscaler/utils/drain
+ * SafeToEvictKey).
+ */
+describe('the hook Jobs are safe from disruption by default, and placeable', () => {
+  const hookPods = (rollout: Partial<AgentRollout>) => jobs(logCollector(rollout)).map((j) => j.spec.template);
+  const WATCH = { restartBudget: 3 };
+
+  test('gate and watcher pods ask Karpenter and the cluster autoscaler not to disrupt their node, and run on Linux', () => {
+    const pods = hookPods({ gates: [{ afterWave: 'canary', prometheusUrl: PROM }], watch: WATCH });
+    expect(pods.length).toBeGreaterThanOrEqual(2);
+    for (const pod of pods) {
+      expect(pod.metadata.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': 'true', 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false' });
+      expect(pod.spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
+      expect(pod.spec.tolerations).toBeUndefined();
+      expect(pod.spec.priorityClassName).toBeUndefined();
+    }
+  });
+
+  test('rollout.hookPod adds tolerations, node labels, annotations and a priority class to gates and watchers', () => {
+    const pod = {
+      tolerations: [{ key: 'dedicated', value: 'system', effect: TaintEffect.NO_SCHEDULE }],
+      nodeSelector: { 'node-role': 'system' },
+      podAnnotations: { 'example.com/team': 'platform' },
+      priorityClassName: 'platform-high',
+    };
+    const pods = hookPods({ gates: [{ afterWave: 'canary', prometheusUrl: PROM }], watch: WATCH, hookPod: pod });
+    expect(pods.length).toBeGreaterThanOrEqual(2);
+    for (const p of pods) {
+      expect(p.metadata.annotations).toMatchObject({ 'karpenter.sh/do-not-disrupt': 'true', 'example.com/team': 'platform' });
+      expect(p.spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'node-role': 'system' });
+      expect(p.spec.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' }]);
+      expect(p.spec.priorityClassName).toBe('platform-high');
+    }
+  });
+});
+
+test('a hookPod the API server would refuse is refused naming the prop', () => {
+  const make = (hookPod: object) => () => logCollector({ gates: [{ afterWave: 'canary', prometheusUrl: PROM }], hookPod });
+  expect(make({ nodeSelector: { 'bad key!': 'x' } })).toThrow(/rollout.hookPod.nodeSelector/);
+  expect(make({ priorityClassName: 'Not_A_Name' })).toThrow(/rollout.hookPod.priorityClassName/);
 });

@@ -89,6 +89,8 @@ export interface AgentNode {
   readonly closest?: string;
   /** for node-condition: a pod already running there keeps running (only NoSchedule taints block a new one) */
   readonly existingPodKeepsRunning?: boolean;
+  /** for a gap an untolerated taint causes: the prop that tolerates it, or the flag that calls it intended */
+  readonly fix?: string;
 }
 
 export interface AgentCoverage {
@@ -412,7 +414,9 @@ function classify(node: NodeFacts, owners: readonly string[], members: readonly 
   // DaemonSets whose nodeSelector, affinity and wave requirement all match: only taints keep them off.
   const targeting = reasons.map((_, k) => k).filter((k) => !reasons[k].selection && !reasons[k].wave);
   const tainted = targeting.find((k) => reasons[k].taint);
-  if (tainted !== undefined) return entry('gap', `${idOf(tainted)}: ${list(tainted, ['taint'])}`, idOf(tainted));
+  if (tainted !== undefined) {
+    return { ...entry('gap', `${idOf(tainted)}: ${list(tainted, ['taint'])}`, idOf(tainted)), fix: taintGapFix(members[tainted], node, waveKey, intended) };
+  }
   const condition = targeting.find((k) => reasons[k].condition);
   if (condition !== undefined) {
     const keeps = !reasons[condition].noExecute;
@@ -499,6 +503,25 @@ export function placementClasses(placement: Placement): ReasonClasses {
   };
 }
 
+/**
+ * Agents that select none of the inventory's linux nodes: every one not selected by any DaemonSet's nodeSelector / affinity (a label value spelled otherwise than the nodes carry it, e.g. a
+ * NodePool's name in another case). Not a problem (an inventory may lack the pool), but "No problems" would hide it.
+ */
+export function coverageWarnings(report: CoverageReport): string[] {
+  const linux = report.nodes.map((_, i) => i).filter((i) => report.nodes[i].platform === 'linux');
+  if (linux.length === 0) return [];
+  return report.agents.filter((a) => linux.every((i) => a.nodes[i].status === 'not-selected')).map((a) => {
+    const ds = report.daemonSets.find((d) => d.info.id === a.daemonSets[0])!;
+    const node = report.nodes[linux[0]];
+    const prepared = prepare(ds.info, new AffinityIndex(report.nodes), report.waveLabelKey);
+    const why = place(prepared, node, report.waveLabelKey, new Set(report.intendedTaintKeys)).blockers
+      .filter((b) => b.cls === 'selection' || b.cls === 'wave').map(describeBlocker).join(', ');
+    return `${a.agent} selects none of the ${linux.length} linux nodes (${a.daemonSets.join(', ')}): e.g. ${node.name}: ${why || 'not selected'}. `
+      + 'Check the selector\'s labels and values against the nodes\' (kubectl get nodes -L KEY; values are case-sensitive), '
+      + 'or leave the agent out of this cluster\'s tree';
+  });
+}
+
 /** The fast path's classes for one DaemonSet and node of a report (for the consistency test). */
 export function reasonClassesFor(report: CoverageReport, daemonSet: string, nodeName: string): ReasonClasses {
   const ds = report.daemonSets.find((d) => d.info.id === daemonSet)!;
@@ -507,14 +530,23 @@ export function reasonClassesFor(report: CoverageReport, daemonSet: string, node
   return reasonClasses(prepared, node, report.waveLabelKey, new Set(report.intendedTaintKeys));
 }
 
+/** How to end a gap an untolerated taint causes: tolerate it (the agent's prop), or call it intended (the flag). */
+function taintGapFix(ds: Prepared, node: NodeFacts, waveKey: string, intended: ReadonlySet<string>): string {
+  const taints = place(ds, node, waveKey, intended).blockers.flatMap((b) => (b.kind === 'taint' && b.cls === 'taint' ? [b.taint] : []));
+  const entries = taints.map((t) => `{ key: "${t.key}", operator: Exists, effect: ${t.effect} }`).join(', ');
+  const flags = [...new Set(taints.map((t) => `--allow-taint ${t.key}`))].join(' ');
+  return `tolerate ${taints.length === 1 ? 'it' : 'them'} in ${ds.info.agent}: prop \`tolerations\` [${entries}] (or \`tolerateAllTaints: true\`); `
+    + `or, when the taint keeps the agent off these nodes on purpose, pass ${flags}`;
+}
+
 function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem[] {
   // One problem per agent and reason, listing its nodes: readable on a 5000-node cluster.
-  const groups = new Map<string, { kind: ProblemKind; daemonSets: string[]; nodes: string[]; why: string }>();
+  const groups = new Map<string, { kind: ProblemKind; daemonSets: string[]; nodes: string[]; why: string; fix?: string }>();
   for (const entry of agentNodes) {
     if (entry.status !== 'gap' && entry.status !== 'duplicate') continue;
     const daemonSets = entry.status === 'duplicate' ? [...entry.owners] : [entry.closest!];
     const key = `${entry.status}\0${entry.why}`;
-    const group = groups.get(key) ?? { kind: entry.status, daemonSets, nodes: [], why: entry.why };
+    const group = groups.get(key) ?? { kind: entry.status, daemonSets, nodes: [], why: entry.why, fix: entry.fix };
     group.nodes.push(entry.node);
     groups.set(key, group);
   }
@@ -524,7 +556,7 @@ function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem
     daemonSets: g.daemonSets,
     nodes: g.nodes,
     message: g.kind === 'gap'
-      ? `${agent} is missing from ${nodeList(g.nodes)}: ${g.why}`
+      ? `${agent} is missing from ${nodeList(g.nodes)}: ${g.why}${g.fix ? `. Fix: ${g.fix}` : ''}`
       : `${agent} runs twice on ${nodeList(g.nodes)}: ${g.why}`,
   }));
 }

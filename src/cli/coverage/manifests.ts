@@ -89,6 +89,8 @@ export interface DaemonSetInfo {
   readonly terminationGracePeriodSeconds?: number;
   /** pod template labels */
   readonly podLabels: Readonly<Record<string, string>>;
+  /** the DaemonSet's own labels (a Helm release's `helm.sh/chart`, `app.kubernetes.io/managed-by: Helm`) */
+  readonly labels?: Readonly<Record<string, string>>;
   /** `app.kubernetes.io/instance` of the DaemonSet (else of its pod template) */
   readonly instance?: string;
   /** `app.kubernetes.io/version` of the DaemonSet (else of its pod template) */
@@ -334,6 +336,7 @@ export function daemonSetInfo(object: KubeObject, source: string): DaemonSetInfo
     minReadySeconds: integer(spec.minReadySeconds, INT32_MAX, `${where}: spec.minReadySeconds`) ?? 0,
     terminationGracePeriodSeconds: integer(podSpec.terminationGracePeriodSeconds, Number.MAX_SAFE_INTEGER, `${where}: terminationGracePeriodSeconds`),
     podLabels,
+    labels,
     instance: labels['app.kubernetes.io/instance'] ?? podLabels['app.kubernetes.io/instance'],
     version: labels['app.kubernetes.io/version'] ?? podLabels['app.kubernetes.io/version'],
     podAntiAffinity,

@@ -412,6 +412,7 @@ function changeFindings(ctx: PlanContext, agents: readonly AgentPlan[], touched:
     findings.push(...selectorFindings(agent, ctx.before, ctx.after));
     findings.push(...lossFindings(agent, ctx.after, options.allowNarrowing ?? []));
     findings.push(...waveRestartFindings(ctx, agent, options.allowRestart ?? [], new Set(moves.flatMap((f) => f.nodes))));
+    findings.push(...allWavesFindings(ctx, agent, options.allowRestart ?? []));
   }
   findings.push(...admissionFindings(ctx, agents, touched));
   return findings;
@@ -899,6 +900,45 @@ function waveRestartFindings(ctx: PlanContext, agent: AgentPlan, allowed: readon
 }
 
 /**
+ * A new release (one no group of the agent ran before) reaching two or more rollout groups in one change: with
+ * `rollout.previous` set and `Promotion.all()`, every wave takes it at once. Without Argo CD sync waves nothing orders
+ * them (the DaemonSets roll in parallel): the canary protects nothing, an error unless acknowledged (`--allow-restart
+ * AGENT` or RESTART_ANNOTATION). With sync waves but no gate, Argo CD applies each wave once the one before is
+ * Healthy, with no metric checked in between: a warning. With sync waves and gates the plan's rollout line says so.
+ */
+function allWavesFindings(ctx: PlanContext, agent: AgentPlan, allowed: readonly string[]): Finding[] {
+  if (agent.sequential && agent.gates.length > 0) return [];
+  const beforeObjects = daemonSetObjects(ctx.before);
+  const afterObjects = daemonSetObjects(ctx.after);
+  const ranBefore = new Set([...beforeObjects.entries()].filter(([id]) => agent.daemonSets.some((d) => d.id === id)).map(([, o]) => releaseHash(o)));
+  const reached = agent.daemonSets.filter((d) => d.rolloutGroup !== undefined && d.replaced.length > 0 && afterObjects.has(d.id)
+    && !ranBefore.has(releaseHash(afterObjects.get(d.id)!)));
+  // the release enters at the first group (a held group's new template alone is heldWaveFindings')
+  const first = agent.daemonSets.find((d) => d.rolloutGroup !== undefined && d.change !== 'deleted');
+  if (first === undefined || !reached.includes(first) || new Set(reached.map((d) => d.rolloutGroup)).size < 2) return [];
+  const annotated = agent.daemonSets.some((d) => (afterObjects.get(d.id)?.metadata as { annotations?: Record<string, string> } | undefined)
+    ?.annotations?.[RESTART_ANNOTATION] === 'true');
+  const acknowledged = allowed.includes(agent.agent) ? '--allow-restart' : annotated ? `the ${RESTART_ANNOTATION} annotation` : undefined;
+  const nodes = reached.flatMap((d) => d.replaced).sort(compare);
+  const groups = reached.map((d) => d.rolloutGroup).join(', ');
+  const ordered = agent.sequential;
+  return [{
+    kind: 'held-wave-restart',
+    severity: ordered || acknowledged !== undefined ? 'warning' : 'error',
+    cause: 'all-waves-at-once',
+    agent: agent.agent,
+    daemonSets: reached.map((d) => d.id),
+    nodes,
+    message: `a new release reaches ${reached.length} rollout groups at once (${groups}; ${nodeList(nodes)}): `
+      + (ordered ? 'Argo CD sync waves apply them in turn, each once the one before is Healthy, but no gate checks the canary\'s metrics in between'
+        : 'nothing orders them (no Argo CD sync waves), so the DaemonSets roll in parallel and the canary protects nothing')
+      + (acknowledged === undefined ? '' : ` (acknowledged by ${acknowledged})`),
+    fix: 'promote one wave per commit (Promotion.through(WAVE)), or order the waves: rollout.argoCdSyncWaves with rollout.gates; '
+      + `or acknowledge it: plan --allow-restart ${agent.agent}, or annotate a DaemonSet of the agent ${RESTART_ANNOTATION}: "true"`,
+  }];
+}
+
+/**
  * Nodes that lose an agent the after-tree still runs elsewhere: a DaemonSet deleted (e.g. the held waves' DaemonSets
  * when `rollout.previous` is dropped mid-upgrade) or narrowed (selector, affinity, tolerations) while the agent
  * remains. The DaemonSet controller deletes those pods at once, outside any update budget. An error unless
@@ -1103,6 +1143,39 @@ function coLocationGroups(report: CoverageReport, touched: ReadonlySet<string>):
   return [...groups.values()].sort((x, y) => rank.get(x.members[0].id)! - rank.get(y.members[0].id)!);
 }
 
+/** The Helm charts `AgentAdoption` knows, by chart name (`helm.sh/chart` without its version), and their factories. */
+const ADOPTABLE_CHARTS: Readonly<Record<string, string>> = {
+  'fluent-bit': 'AgentAdoption.fluentBitChart',
+  'prometheus-node-exporter': 'AgentAdoption.nodeExporterChart',
+};
+
+/**
+ * When one of the DaemonSets is a Helm release of a chart `AgentAdoption` knows (labels `app.kubernetes.io/managed-by:
+ * Helm`, `helm.sh/chart: <chart>-<version>`, `app.kubernetes.io/instance: <release>`), the adoption that takes it over,
+ * with the release name, and nameOverride / fullnameOverride when its names are not the chart's defaults (the charts'
+ * `<chart>.name` / `<chart>.fullname` helpers); kube-prometheus-stack's subchart (pod label jobLabel: node-exporter) says so.
+ */
+function chartAdoptionFix(members: readonly DaemonSetInfo[]): string | undefined {
+  for (const ds of members) {
+    const labels = ds.labels ?? {};
+    const chart = /^(.+)-v?\d+\.\d+\.\d+.*$/.exec(labels['helm.sh/chart'] ?? '')?.[1];
+    const release = labels['app.kubernetes.io/instance'];
+    if (labels['app.kubernetes.io/managed-by'] !== 'Helm' || chart === undefined || release === undefined || !(chart in ADOPTABLE_CHARTS)) continue;
+    const name = labels['app.kubernetes.io/name'] ?? ds.podLabels['app.kubernetes.io/name'] ?? chart;
+    const fullname = release.includes(name) ? release : `${release}-${name}`;
+    const options = [
+      `namespace: '${ds.namespace}'`, `releaseName: '${release}'`,
+      ...(name !== chart ? [`nameOverride: '${name}'`] : []),
+      ...(ds.name !== fullname ? [`fullnameOverride: '${ds.name}'`] : []),
+      ...(chart === 'prometheus-node-exporter' && ds.podLabels.jobLabel === 'node-exporter' ? ['kubePrometheusStack: true'] : []),
+    ];
+    const other = members.find((m) => m !== ds);
+    return `adopt the chart's DaemonSet ${ds.id} (Helm release ${release}, chart ${labels['helm.sh/chart']}) instead of adding a second one: `
+      + `${other ? `in ${other.agent}, ` : ''}adopt: ${ADOPTABLE_CHARTS[chart]}({ ${options.join(', ')} })`;
+  }
+  return undefined;
+}
+
 /** The finding of one co-location group: one program twice, an anti-affinity that keeps a pod Pending, or a duplicate. */
 function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup): Finding {
   const [a, b] = members;
@@ -1120,8 +1193,8 @@ function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup):
       message: (two ? `${a.id} (${a.agent}) and ${b.id} (${b.agent}) both run`
         : `${members.length} DaemonSets of ${agents.size} agents (${idList(members.map((d) => `${d.id} (${d.agent})`))}) all run`)
         + ` ${program} on ${nodeList(nodes)} for good: ${two ? 'two copies' : 'several copies'} of one agent on each node (a log collector ships every line ${two ? 'twice' : 'several times'})`,
-      fix: `adopt the running DaemonSet instead of adding a second one (prop \`adopt\`, e.g. AgentAdoption.fluentBitChart()), or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; `
-        + 'if both are meant to run, keep their node selections disjoint',
+      fix: `${chartAdoptionFix(members) ?? 'adopt the running DaemonSet instead of adding a second one (prop `adopt`, e.g. AgentAdoption.fluentBitChart())'}, `
+        + `or delete ${two ? `${a.id} or ${b.id}` : 'all but one of them'}; if both are meant to run, keep their node selections disjoint`,
     };
   } else if (cause === 'anti-affinity') {
     return {
