@@ -9,6 +9,7 @@ import {
   KUBE_PROMETHEUS_STACK_NODE_EXPORTER, NODE_EXPORTER_CHART,
 } from './charts';
 import { brand } from '../validation/brand';
+import { ValidationError } from '../validation/errors';
 import { checkArgs, namedBy } from '../validation/struct-check';
 
 /** A running DaemonSet to adopt, described by hand. */
@@ -207,10 +208,10 @@ brand(AgentAdoption, 'AgentAdoption');
 function exporterJob(options: NodeExporterChartAdoptionOptions): ChartJobFacts | undefined {
   const kps = options.kubePrometheusStack ?? false;
   if (kps && options.releaseName === undefined) {
-    throw new Error('kubePrometheusStack: releaseName is unset; give the kube-prometheus-stack release\'s name (`helm list -A`), which names the subchart\'s objects');
+    throw new ValidationError('AgentAdoption.nodeExporterChart', 'kubePrometheusStack: releaseName is unset; give the kube-prometheus-stack release\'s name (`helm list -A`), which names the subchart\'s objects');
   }
   if (options.job !== undefined && !/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(options.job)) {
-    throw new Error(`job ${JSON.stringify(options.job)} is not a label value (at most 63 characters: letters, digits, '-', '_', '.'); give the value of the Service label prometheus.monitor.jobLabel names`);
+    throw new ValidationError('AgentAdoption.nodeExporterChart', `job ${JSON.stringify(options.job)} is not a label value (at most 63 characters: letters, digits, '-', '_', '.'); give the value of the Service label prometheus.monitor.jobLabel names`);
   }
   if (kps) return { ...KUBE_PROMETHEUS_STACK_NODE_EXPORTER, job: options.job ?? KUBE_PROMETHEUS_STACK_NODE_EXPORTER.job };
   if (options.job !== undefined) return { jobLabelKey: KUBE_PROMETHEUS_STACK_NODE_EXPORTER.jobLabelKey, job: options.job, monitorEnabled: false };
