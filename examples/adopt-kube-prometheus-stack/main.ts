@@ -14,7 +14,7 @@
  * rules would go empty after the switch.
  *
  * Around this commit: set `nodeExporter.enabled: false` in the stack's values (the stack stops rendering the
- * subchart) in the same sync, or orphan the objects first, as the README's "Adopting a running install" says.
+ * subchart) in the same sync, or orphan the objects first, as docs/adopting-helm.md says.
  */
 import * as fs from 'fs';
 import * as path from 'path';

@@ -111,7 +111,7 @@ export interface HookPodInput {
   readonly memoryLimit: string;
   /** an emptyDir mounted there, for a hook that writes files */
   readonly workDir?: { readonly mountPath: string; readonly sizeLimit: string };
-  /** the user's options of the pod (`WaveGate.pod`, `RolloutWatch.pod`) */
+  /** the user's options of the pod (`rollout.hookPod`) */
   readonly options?: HookPodOptions;
 }
 
