@@ -33,6 +33,11 @@ test('a workload that takes longer to stop than the collector\'s grace period: a
   expect(findings[0].message).not.toContain('other-agent');
   expect(findings[0].fix).toContain('at least 127 s');
   expect(findings[0].fix).toContain('shutdownGracePeriodByPodPriority');
+  // shutdownGracePeriodCriticalPods 0 does not stop them together (migrateConfig: critical pods are a second group,
+  // killContainer gives them at least 2 s): the collector stops after the workloads with 2 s to flush
+  expect(findings[0].message).not.toContain('without priority slots');
+  expect(findings[0].message).toContain('shutdownGracePeriodCriticalPods 0 it stops after them, with 2 s to flush');
+  expect(findings[0].fix).toContain('shutdownGracePeriodCriticalPods of at least');
   // a warning: who stops the node decides whether the two stop together
   expect(code).toBe(0);
 });
