@@ -74,6 +74,16 @@ describe('NodeShutdown.kubeletConfiguration', () => {
     expect(groupIndex(priorities, -10)).toBe(0);
   });
 
+  test('the comments say what Karpenter does: the collector is not drained, it stops in its slot', () => {
+    const text = NodeShutdown.kubeletConfiguration();
+    expect(text).not.toContain('leaves DaemonSet pods to the end');
+    expect(text).toContain('never evicts a pod that tolerates karpenter.sh/disrupted:NoSchedule');
+  });
+
+  test('agentSeconds 0 is refused: the kubelet gives a group of 0 s 2 s a container and does not wait (kuberuntime_container.go killContainer)', () => {
+    expect(() => NodeShutdown.kubeletConfiguration({ agentSeconds: 0 })).toThrow(/agentSeconds 0 .*2 s each .*at least the longest agent grace period/);
+  });
+
   test('seconds are checked', () => {
     expect(() => NodeShutdown.kubeletConfiguration({ agentSeconds: -1 })).toThrow(/agentSeconds -1 must be a whole number of seconds from 0 to 3600/);
   });
