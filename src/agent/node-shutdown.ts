@@ -22,7 +22,8 @@ export interface NodeShutdownOptions {
 
   /**
    * Seconds the node agents get (system-node-critical, this library's default priority class), last: at least the
-   * longest agent grace period (the log collector's: 60 s by default).
+   * longest agent grace period (the log collector's: 60 s by default). 0 is refused: the kubelet would give each
+   * agent 2 s (its minimum grace period) and not wait for them.
    * @default 65
    */
   readonly agentSeconds?: number;
@@ -54,6 +55,11 @@ export class NodeShutdown {
         throw new ValidationError('NodeShutdown.kubeletConfiguration', `${name} ${value} must be a whole number of seconds from 0 to 3600`);
       }
     }
+    if (seconds.agentSeconds === 0) {
+      throw new ValidationError('NodeShutdown.kubeletConfiguration', 'agentSeconds 0 does not stop the agents together with the rest: the kubelet '
+        + 'stops them last with 2 s each (its minimum grace period) and does not wait for them, so the log collector cannot flush; give at least '
+        + 'the longest agent grace period (60 s for the log collector)');
+    }
     const total = seconds.workloadSeconds + seconds.clusterCriticalSeconds + seconds.agentSeconds;
     return [
       '# KubeletConfiguration fragment for the node image (merge it into the kubelet config file the image writes).',
@@ -63,8 +69,9 @@ export class NodeShutdown {
       '# logs and metrics they ship. A pod below the first priority joins the first group; one above the last, the last.',
       '# Do not set shutdownGracePeriod or shutdownGracePeriodCriticalPods with it (the kubelet refuses both); the',
       `# kubelet asks systemd-logind for the total (${total} s) as InhibitDelayMaxSec. It covers shutdowns the kubelet`,
-      '# sees (systemd shutdown, spot or maintenance reboots through the OS); a drain (kubectl drain, Karpenter) evicts',
-      '# the workloads first on its own, and leaves DaemonSet pods to the end.',
+      '# sees (systemd shutdown: spot or maintenance reboots, the instance stopping after a drain). Karpenter\'s drain',
+      '# never evicts a pod that tolerates karpenter.sh/disrupted:NoSchedule (the log collector does): such agents stop',
+      '# here, in their slot, after the drain. Without this configuration they are killed with the machine.',
       'apiVersion: kubelet.config.k8s.io/v1beta1',
       'kind: KubeletConfiguration',
       'shutdownGracePeriodByPodPriority:',

@@ -10,7 +10,7 @@ import { AgentAdoption } from '../adoption/adoption';
 import { resolveIdentity } from '../agent/agent-spec';
 import { AgentEnvFieldPath, AgentEnvValue, AgentProbe } from '../agent/container-inputs';
 import { NodeRequirement } from '../agent/node-requirement';
-import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume } from '../agent/options';
+import { AgentPolicyRule, AgentResources, AgentToleration, HostPathType, HostPathVolume, TaintEffect, TolerationOperator } from '../agent/options';
 import { AgentPodOptions, podOptionsOf } from '../agent/pod-options';
 import { AgentRelease } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
@@ -32,6 +32,7 @@ import { isOutputKeyAddedSince423, OUTPUT_PLUGINS_ADDED_SINCE_4_2_3 } from '../f
 import { FluentBitOutput } from '../fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../fluent-bit/parsers';
 import { addObjectSizeValidation } from '../render/late-checks';
+import { KARPENTER_DISRUPTED_TAINT, toleratesKarpenterDisrupted } from '../scheduling/karpenter-drain';
 import { brand } from '../validation/brand';
 import { throwIfProblems, ValidationError } from '../validation/errors';
 import { checkObjectSize } from '../validation/object-size';
@@ -434,7 +435,9 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
 
   /**
    * Tolerate every taint (`operator: Exists`): a log collector missing from a tainted node is
-   * silent. false gives the base's explicit list (control-plane) plus `tolerations`.
+   * silent. false gives the base's explicit list (control-plane), `karpenter.sh/disrupted:NoSchedule`
+   * (Karpenter then leaves the collector running through a node's drain instead of evicting it while
+   * workloads may still write) and `tolerations`.
    * @default true
    */
   readonly tolerateAllTaints?: boolean;
@@ -607,7 +610,7 @@ export class LogCollectorDaemonSet extends Construct {
       updateStrategy: strategy,
       terminationGracePeriodSeconds: this.terminationGracePeriodSeconds,
       tolerateAllTaints: props.tolerateAllTaints ?? true,
-      tolerations: props.tolerations,
+      tolerations: collectorTolerations(props),
       priorityClassName: props.priorityClassName,
       nodeSelector: props.nodeSelector,
       nodeRequirements: props.nodeRequirements,
@@ -1036,4 +1039,16 @@ function sorted(record: { [key: string]: string }): { [key: string]: string } {
   const out: { [key: string]: string } = {};
   for (const key of Object.keys(record).sort()) out[key] = record[key];
   return out;
+}
+
+/**
+ * The collector's tolerations with `tolerateAllTaints: false`: `karpenter.sh/disrupted:NoSchedule` first. Karpenter
+ * neither evicts nor waits for a pod that tolerates it (kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go,
+ * IsDrainable and IsEvictable), so the collector keeps reading the workloads' logs until they are gone, and stops
+ * with the instance (the kubelet's graceful node shutdown gives it its grace period then).
+ */
+function collectorTolerations(props: LogCollectorDaemonSetProps): AgentToleration[] {
+  const own = props.tolerations ?? [];
+  if (own.some((t) => toleratesKarpenterDisrupted([{ key: t.key, operator: t.operator, value: t.value, effect: t.effect }]))) return own;
+  return [{ key: KARPENTER_DISRUPTED_TAINT.key, operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }, ...own];
 }

@@ -33,6 +33,11 @@ test('a workload that takes longer to stop than the collector\'s grace period: a
   expect(findings[0].message).not.toContain('other-agent');
   expect(findings[0].fix).toContain('at least 127 s');
   expect(findings[0].fix).toContain('shutdownGracePeriodByPodPriority');
+  // shutdownGracePeriodCriticalPods 0 does not stop them together (migrateConfig: critical pods are a second group,
+  // killContainer gives them at least 2 s): the collector stops after the workloads with 2 s to flush
+  expect(findings[0].message).not.toContain('without priority slots');
+  expect(findings[0].message).toContain('shutdownGracePeriodCriticalPods 0 it stops after them, with 2 s to flush');
+  expect(findings[0].fix).toContain('shutdownGracePeriodCriticalPods of at least');
   // a warning: who stops the node decides whether the two stop together
   expect(code).toBe(0);
 });
@@ -67,6 +72,16 @@ describe('NodeShutdown.kubeletConfiguration', () => {
     expect(groupIndex(priorities, 1000000)).toBe(0);
     expect(groupIndex(priorities, 0)).toBe(0);
     expect(groupIndex(priorities, -10)).toBe(0);
+  });
+
+  test('the comments say what Karpenter does: the collector is not drained, it stops in its slot', () => {
+    const text = NodeShutdown.kubeletConfiguration();
+    expect(text).not.toContain('leaves DaemonSet pods to the end');
+    expect(text).toContain('never evicts a pod that tolerates karpenter.sh/disrupted:NoSchedule');
+  });
+
+  test('agentSeconds 0 is refused: the kubelet gives a group of 0 s 2 s a container and does not wait (kuberuntime_container.go killContainer)', () => {
+    expect(() => NodeShutdown.kubeletConfiguration({ agentSeconds: 0 })).toThrow(/agentSeconds 0 .*2 s each .*at least the longest agent grace period/);
   });
 
   test('seconds are checked', () => {

@@ -7,15 +7,19 @@
  * When both are stopped at once, the collector gets SIGTERM, flushes for its Grace and is killed while such a
  * workload is still writing: its last lines are lost.
  *
- * Whether both are stopped at once depends on who stops the node, which the tool cannot see: the kubelet's
- * graceful node shutdown stops pods by priority, lowest first, each group waiting its slot
- * (pkg/kubelet/nodeshutdown/nodeshutdown_manager.go, groupByPriority and killPods), so system-node-critical agents
- * stop last when `shutdownGracePeriodByPodPriority` (or shutdownGracePeriodCriticalPods) gives them a slot;
- * Karpenter drains non-critical workloads, then non-critical DaemonSet pods, then critical workloads, then critical
- * DaemonSet pods (terminator.go, groupPodsByPriority); a node deleted or reclaimed without either stops them all
- * together. So the finding is a warning.
+ * Whether both are stopped at once depends on who stops the node, which the tool cannot see. The kubelet's graceful
+ * node shutdown stops pods by priority, lowest first, each group waiting up to its seconds
+ * (pkg/kubelet/nodeshutdown/nodeshutdown_manager.go, groupByPriority and killPods): with
+ * `shutdownGracePeriodByPodPriority` system-node-critical agents stop last with their own slot; with only
+ * `shutdownGracePeriod` the critical pods form the second group (migrateConfig) and get
+ * `shutdownGracePeriodCriticalPods`, at least 2 s (so 0 is not "together": the collector stops after the workloads,
+ * with 2 s to flush). Karpenter never evicts a pod that tolerates `karpenter.sh/disrupted:NoSchedule`, as the
+ * collector does (pkg/utils/pod/scheduling.go, IsDrainable): it waits until the workloads are gone, and the
+ * collector stops with the instance, through the kubelet's shutdown. A node deleted or reclaimed with no graceful
+ * shutdown stops them all together. So the finding is a warning.
  */
 import { PodIndex } from './pods';
+import { shutdownGraceSeconds } from '../../scheduling/kubelet-shutdown';
 import { CoverageReport } from '../coverage/analysis';
 import { compare, ManifestSet } from '../coverage/manifests';
 
@@ -76,10 +80,12 @@ export function shutdownOrderFindings(tree: ManifestSet, coverage: CoverageRepor
       nodes: over.map((o) => o.node).sort(compare),
       message: `${info.id} stops within ${grace} s, but workloads on ${over.length} of its nodes take longer to stop (grace period, preStop hook `
         + `included, plus the kubelet's 2 s after it): ${shown}${over.length > SHOWN ? `, … ${over.length - SHOWN} more` : ''}. Stopped together (a node `
-        + 'deleted or reclaimed without a drain, a kubelet shutdown without priority slots), the collector is killed first and their last lines are lost',
+        + 'deleted or reclaimed with no graceful node shutdown), the collector is killed first and their last lines are lost; with the kubelet\'s '
+        + `shutdownGracePeriod and shutdownGracePeriodCriticalPods 0 it stops after them, with ${shutdownGraceSeconds(grace, 0)} s to flush`,
       fix: `give the collector a grace period of at least ${worst.seconds + 5} s (terminationGracePeriodSeconds; its fluent-bit Grace follows), and give `
         + 'node agents the last slot of the node\'s shutdown: the kubelet\'s shutdownGracePeriodByPodPriority with system-node-critical in its own, '
-        + 'last group (NodeShutdown.kubeletConfiguration() renders it)',
+        + 'last group (NodeShutdown.kubeletConfiguration() renders it), or with shutdownGracePeriod a shutdownGracePeriodCriticalPods of at least the '
+        + 'collector\'s grace period',
     });
   }
   return findings;
