@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
-import { FluentBitOutput, LogCollectorDaemonSet, NodeRequirement, Promotion, RolloutWave } from '../../src';
+import { FluentBitOutput, LogCollectorDaemonSet, NodeRequirement, Promotion, ResourceProfileNodes, RolloutWave } from '../../src';
 import { compatible, requirementsOf } from '../../src/cli/capacity/karpenter-requirements';
 import { runCli } from '../../src/cli/run';
 import { NodeSelectorRequirementJson } from '../../src/scheduling/types';
@@ -121,5 +121,45 @@ describe('issue #49: zone waves on a NodePool with no zone requirement', () => {
     const docs = YAML.parseAllDocuments(fs.readFileSync(tree, 'utf-8')).map((d) => d.toJS()).filter((d) => d.kind === 'DaemonSet');
     expect(docs).toHaveLength(2);
     for (const types of agents(tree)) expect(types).toEqual(['observability/log-collector', 'observability/log-collector-zone-a']);
+  });
+});
+
+describe('issue #49: --karpenter-version, resource profiles on one pool (kubernetes-sigs/karpenter#2975, released in v1.14)', () => {
+  const tree = () => writeTree('profiles.yaml', {
+    resourceProfiles: [{ name: 'large', nodes: ResourceProfileNodes.instanceCpu({ min: 16 }), resources: { memoryRequest: '450Mi', memoryLimit: '1Gi' } }],
+  });
+  const BOTH = ['observability/log-collector', 'observability/log-collector-large'];
+
+  test('1.14 and later (the default): each instance type counts the profile matching it', () => {
+    expect(agents(tree())).toEqual([['observability/log-collector'], ['observability/log-collector-large'], ['observability/log-collector-large']]);
+    expect(agents(tree(), '--karpenter-version', '1.14')).toEqual(agents(tree()));
+    expect(agents(tree(), '--karpenter-version', 'v1.15.2')).toEqual(agents(tree()));
+  });
+
+  test('up to 1.13: every profile\'s DaemonSet the pool\'s template allows, summed on every type', () => {
+    expect(agents(tree(), '--karpenter-version', '1.13')).toEqual([BOTH, BOTH, BOTH]);
+    expect(agents(tree(), '--karpenter-version', 'v1.12.0')).toEqual([BOTH, BOTH, BOTH]);
+  });
+
+  test('the output says which version it models', () => {
+    const args = ['plan', '--nodes', `${FIXTURE}/nodes.json`, '--before', tree(), '--after', tree(), '--nodepools', poolsFile(),
+      '--instance-types', `${FIXTURE}/instance-types.yaml`];
+    expect(run(...args).stdout).toContain('daemonset overhead as Karpenter 1.14 and later counts it: per instance type (--karpenter-version)');
+    expect(run(...args, '--karpenter-version', '1.13').stdout).toContain('as Karpenter up to 1.13 counts it: per pool, every DaemonSet its template allows');
+    expect(JSON.parse(run(...args, '--json', '--karpenter-version', '1.13').stdout).nodePools.karpenterVersion).toBe('1.13');
+    expect(run(...args, '--markdown').stdout).toContain('daemonset overhead as Karpenter 1\\.14 and later');
+  });
+
+  test('in plan\'s and size\'s --help', () => {
+    for (const command of ['plan', 'size']) expect(run(command, '--help').stdout).toContain('--karpenter-version 1.13|1.14');
+  });
+
+  test('a bad version: exit 2; without --nodepools: exit 2', () => {
+    const bad = run('plan', '--nodes', `${FIXTURE}/nodes.json`, '--before', tree(), '--after', tree(), '--nodepools', poolsFile(),
+      '--instance-types', `${FIXTURE}/instance-types.yaml`, '--karpenter-version', '0.37');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--karpenter-version "0.37" is not a Karpenter v1 version such as 1.13 or 1.14');
+    expect(run('plan', '--nodes', `${FIXTURE}/nodes.json`, '--before', tree(), '--after', tree(), '--karpenter-version', '1.13').stderr)
+      .toContain('--karpenter-version goes with --nodepools');
   });
 });
