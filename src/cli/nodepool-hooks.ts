@@ -7,7 +7,10 @@ import { Parsed, stringValue, UsageError } from './args';
 import { CapacityFinding } from './capacity/check';
 import { CATALOG_KIND, MAX_INSTANCE_TYPES, parseCatalog } from './capacity/instance-types';
 import { parseNodePools } from './capacity/nodepool-spec';
-import { DEFAULT_MAX_OVERHEAD_PERCENT, NodePoolFinding, nodePoolReport, PoolInstanceType, PoolReport } from './capacity/nodepools';
+import {
+  DEFAULT_KARPENTER_VERSION, DEFAULT_MAX_OVERHEAD_PERCENT, KARPENTER_VERSIONS, KarpenterVersion, NodePoolFinding, nodePoolReport,
+  PoolInstanceType, PoolReport,
+} from './capacity/nodepools';
 import { formatAmount } from './capacity/resources';
 import { CoverageReport } from './coverage/analysis';
 import { loadManifests } from './coverage/load';
@@ -40,6 +43,11 @@ export const NODEPOOLS_FLAG_HELP = `  --nodepools FILE    Karpenter NodePools (k
   --max-instance-types N
                       the most instance types the catalog may list (default ${MAX_INSTANCE_TYPES});
                       past it, exit 2
+  --karpenter-version ${KARPENTER_VERSIONS.join('|')}
+                      the Karpenter whose daemonset overhead is modelled (default ${DEFAULT_KARPENTER_VERSION}):
+                      up to 1.13 a pool counts every DaemonSet its template allows (each resource
+                      profile's, summed); 1.14 and later count per instance type
+                      (kubernetes-sigs/karpenter#2975)
 `;
 
 export const NODEPOOL_OPTIONS = {
@@ -47,9 +55,12 @@ export const NODEPOOL_OPTIONS = {
   'instance-types': { type: 'string' },
   'max-overhead': { type: 'string' },
   'max-instance-types': { type: 'string' },
+  'karpenter-version': { type: 'string' },
 } as const;
 
 export interface NodePoolResult {
+  /** the Karpenter whose daemonset overhead is modelled */
+  readonly karpenterVersion: KarpenterVersion;
   readonly pools: readonly PoolReport[];
   readonly findings: readonly NodePoolFinding[];
 }
@@ -59,6 +70,7 @@ export interface NodePoolFlags {
   readonly instanceTypes?: string;
   readonly maxOverhead: number;
   readonly maxInstanceTypes: number;
+  readonly karpenterVersion: KarpenterVersion;
 }
 
 /** The flags, checked before anything is read: undefined without --nodepools. */
@@ -67,7 +79,7 @@ export function nodePoolFlags(parsed: Parsed, command: string): NodePoolFlags | 
   const instanceTypes = stringValue(parsed, 'instance-types');
   const overhead = stringValue(parsed, 'max-overhead');
   if (nodepools === undefined) {
-    const alone = ['instance-types', 'max-overhead', 'max-instance-types'].find((name) => stringValue(parsed, name) !== undefined);
+    const alone = ['instance-types', 'max-overhead', 'max-instance-types', 'karpenter-version'].find((name) => stringValue(parsed, name) !== undefined);
     if (alone !== undefined) throw new UsageError(`--${alone} goes with --nodepools FILE (the Karpenter NodePools to check)`, command);
     return undefined;
   }
@@ -79,7 +91,9 @@ export function nodePoolFlags(parsed: Parsed, command: string): NodePoolFlags | 
     }
     maxOverhead = Number.parseFloat(overhead);
   }
-  return { nodepools, instanceTypes, maxOverhead, maxInstanceTypes: maxInstanceTypes(parsed, command) };
+  return {
+    nodepools, instanceTypes, maxOverhead, maxInstanceTypes: maxInstanceTypes(parsed, command), karpenterVersion: karpenterVersion(parsed, command),
+  };
 }
 
 /** `--max-instance-types N`: a whole number from 1; MAX_INSTANCE_TYPES without it. */
@@ -90,6 +104,17 @@ function maxInstanceTypes(parsed: Parsed, command: string): number {
     throw new UsageError(`--max-instance-types "${text}" is not a whole number of instance types from 1, such as 20000`, command);
   }
   return Number(text);
+}
+
+/** `--karpenter-version 1.13|1.14` (a patch or `v` accepted: v1.13.2); DEFAULT_KARPENTER_VERSION without it. */
+function karpenterVersion(parsed: Parsed, command: string): KarpenterVersion {
+  const text = stringValue(parsed, 'karpenter-version');
+  if (text === undefined) return DEFAULT_KARPENTER_VERSION;
+  const m = /^v?(\d{1,4})\.(\d{1,4})(\.\d{1,6})?$/.exec(text);
+  if (m === null || m[1] !== '1') {
+    throw new UsageError(`--karpenter-version "${text}" is not a Karpenter v1 version such as ${KARPENTER_VERSIONS.join(' or ')}`, command);
+  }
+  return Number(m[2]) <= 13 ? '1.13' : '1.14';
 }
 
 /** Reads the pools and the catalog and runs the check on `tree` (plan's after-tree). */
@@ -106,10 +131,11 @@ export function nodePoolCheck(flags: NodePoolFlags, cwd: string, input: {
   const documents = [...pools, ...catalogDocs].map((d) => ({ source: d.source, object: d.object as Record<string, unknown> }));
   const catalog = parseCatalog(documents, flags.maxInstanceTypes);
   const report = nodePoolReport({
-    pools: parseNodePools(pools), catalog, ...input, maxOverheadPercent: flags.maxOverhead,
+    pools: parseNodePools(pools), catalog, ...input, maxOverheadPercent: flags.maxOverhead, karpenterVersion: flags.karpenterVersion,
   });
   const misplaced = [...new Set(pools.filter((d) => d.object.kind === CATALOG_KIND).map((d) => d.source))];
-  return misplaced.length === 0 ? report : { ...report, findings: [catalogAmongManifests(misplaced), ...report.findings] };
+  const result = { karpenterVersion: flags.karpenterVersion, ...report };
+  return misplaced.length === 0 ? result : { ...result, findings: [catalogAmongManifests(misplaced), ...report.findings] };
 }
 
 /**
@@ -148,10 +174,18 @@ function agentLine(t: PoolInstanceType): string {
     + `${formatAmount('memory', a.requests.memory ?? 0)}`).join(', ');
 }
 
+/** Which Karpenter the overhead is Karpenter's of. */
+function modelled(version: KarpenterVersion): string {
+  return version === '1.13'
+    ? 'daemonset overhead as Karpenter up to 1.13 counts it: per pool, every DaemonSet its template allows (--karpenter-version)'
+    : 'daemonset overhead as Karpenter 1.14 and later counts it: per instance type (--karpenter-version)';
+}
+
 export function nodePoolText(result: NodePoolResult, cost: boolean): string {
   const t = terminalSafe;
   const errors = result.findings.filter((f) => f.severity === 'error').length;
   let out = `\nNODE POOLS (--nodepools): ${plural(result.pools.length, 'pool')}, ${plural(errors, 'error')}, ${plural(result.findings.length - errors, 'warning')}\n`;
+  out += `${modelled(result.karpenterVersion)}\n`;
   for (const pool of result.pools) {
     out += `\npool ${t(pool.name)}: ${plural(pool.instanceTypes.length, 'instance type')} it may launch, ${plural(pool.existingNodes, 'node')} today\n`;
     const shown = pool.instanceTypes.slice(0, MAX_PRINTED_PER_KIND);
@@ -168,7 +202,7 @@ export function nodePoolText(result: NodePoolResult, cost: boolean): string {
 
 export function nodePoolMarkdown(result: NodePoolResult, cost: boolean): string {
   const md = markdownEscape;
-  let out = '\n#### Node pools (`--nodepools`)\n';
+  let out = `\n#### Node pools (\`--nodepools\`)\n\n${md(modelled(result.karpenterVersion))}\n`;
   for (const f of result.findings) out += `\n- ${f.severity === 'error' ? '❌' : '⚠️'} **node-pool** (${md(f.cause)}): ${md(f.message)}  \n  Fix: ${md(f.fix)}\n`;
   for (const pool of result.pools) {
     out += `\n${markdownCode(pool.name)}: ${plural(pool.instanceTypes.length, 'instance type')} it may launch, ${plural(pool.existingNodes, 'node')} today\n\n`;

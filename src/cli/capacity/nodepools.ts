@@ -6,21 +6,24 @@
  * DaemonSets whose node affinity the NodeClaim template's requirements and the instance type's satisfy and that
  * tolerate the template's `taints` (not its `startupTaints`), each counted with its pod's requests (an existing pod
  * of the DaemonSet, else its template with limits merged into requests: pkg/utils/daemonset PodForDaemonSet).
- * The same placement is computed here with the coverage semantics (one implementation), on one synthetic node per
- * pool and instance type carrying the labels Karpenter gives it. Pure.
+ * A pool's future node is a set of requirements, as Karpenter has it (karpenter-requirements.ts): the template's
+ * requirements and labels, and the instance type's (computeRequirements), where a key left open (the zone) allows
+ * every value. A DaemonSet is counted when its pod's requirements are Compatible with them (well-known labels may be
+ * undefined) and it tolerates the pool's taints (the DaemonSet controller's tolerations added, as coverage does). Pure.
  */
 import { CapacityFinding } from './check';
 import { Allocatable, formulaAllocatable, InstanceTypeInfo, instanceTypeLabels } from './instance-types';
+import { addRequirement, compatible, intersects, KarpenterRequirements, requirementOf, requirementsOf } from './karpenter-requirements';
 import { admittedPodSpec, limitRangeDefaults } from './limit-range';
 import { NodePoolSpec } from './nodepool-spec';
 import { formatAmount, podRequests, ResourceList } from './resources';
 import { allocatableOf } from './template';
 import { requirementMatches } from '../../scheduling/node-affinity';
-import { NodeJson, TaintJson } from '../../scheduling/types';
+import { controllerAddedTolerations, tolerationCheck } from '../../scheduling/tolerations';
+import { NodeJson } from '../../scheduling/types';
 import { entryOf } from '../../util/maps';
-import { analyzeCoverage, CoverageReport } from '../coverage/analysis';
+import { CoverageReport } from '../coverage/analysis';
 import { compare, DaemonSetInfo, isObject, ManifestSet } from '../coverage/manifests';
-import { nodeFacts } from '../coverage/nodes';
 import { profileOf } from '../coverage/profiles';
 
 /** Karpenter's labels for a node before it joins, which a DaemonSet may select (NodeClaimTemplate: registered, initialized). */
@@ -94,6 +97,8 @@ export interface NodePoolInput {
   readonly maxOverheadPercent?: number;
   /** the scheduler counts pod-level resources (PodLevelResources) */
   readonly podLevel?: boolean;
+  /** the Karpenter whose daemonset overhead is modelled (DEFAULT_KARPENTER_VERSION) */
+  readonly karpenterVersion?: KarpenterVersion;
 }
 
 /** Per pool and instance type: the agents, their overhead, and the findings. */
@@ -105,7 +110,8 @@ export function nodePoolReport(input: NodePoolInput): { pools: PoolReport[]; fin
   for (const pool of input.pools) {
     const types = input.catalog.filter((t) => mayLaunch(pool, t))
       .sort((a, b) => a.vcpu - b.vcpu || a.memoryMiB - b.memoryMiB || compare(a.name, b.name));
-    const instanceTypes = types.length === 0 ? [] : simulate(pool, types, input.tree, requests, measured);
+    const version = input.karpenterVersion ?? DEFAULT_KARPENTER_VERSION;
+    const instanceTypes = types.length === 0 ? [] : simulate(pool, types, input.tree, requests, measured, version);
     const existing = input.inventory.filter((n) => n.metadata.labels?.['karpenter.sh/nodepool'] === pool.name).map((n) => n.metadata.name);
     pools.push({ name: pool.name, instanceTypes, existingNodes: existing.length });
     findings.push(...poolFindings(pool, instanceTypes, input, existing));
@@ -165,26 +171,73 @@ function coveringByNode(report: CoverageReport): Map<string, DaemonSetInfo[]> {
   return result;
 }
 
+/** The Karpenter versions whose daemonset overhead differs (kubernetes-sigs/karpenter#2975, released in v1.14). */
+export type KarpenterVersion = '1.13' | '1.14';
+export const KARPENTER_VERSIONS: readonly KarpenterVersion[] = ['1.13', '1.14'];
+export const DEFAULT_KARPENTER_VERSION: KarpenterVersion = '1.14';
+
+/** Keys every offering defines (computeRequirements: zone, region, capacity type from the offerings): any value. */
+const OFFERING_KEYS = ['topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'karpenter.sh/capacity-type'];
+/** Keys computeRequirements sets DoesNotExist on a type without the device. */
+const DEVICE_KEYS = ['karpenter.k8s.aws/instance-gpu-name', 'karpenter.k8s.aws/instance-gpu-manufacturer', 'karpenter.k8s.aws/instance-gpu-count',
+  'karpenter.k8s.aws/instance-gpu-memory', 'karpenter.k8s.aws/instance-accelerator-name', 'karpenter.k8s.aws/instance-accelerator-manufacturer',
+  'karpenter.k8s.aws/instance-accelerator-count'];
+
+/** The NodeClaim template's requirements: the pool's requirements and its template's labels (NewNodeClaimTemplate). */
+function templateRequirements(pool: NodePoolSpec): KarpenterRequirements {
+  const result = requirementsOf(pool.requirements);
+  for (const [key, value] of Object.entries({ ...KARPENTER_LIFECYCLE_LABELS, ...pool.labels })) addRequirement(result, key, requirementOf({ key, operator: 'In', values: [value] }));
+  return result;
+}
+
+/** The instance type's requirements (computeRequirements): its labels, any zone, region and capacity type, no absent device. */
+function instanceTypeRequirements(type: InstanceTypeInfo): KarpenterRequirements {
+  const labels = instanceTypeLabels(type);
+  const result = requirementsOf([...OFFERING_KEYS.map((key) => ({ key, operator: 'Exists' as const })),
+    ...DEVICE_KEYS.filter((key) => labels[key] === undefined).map((key) => ({ key, operator: 'DoesNotExist' as const }))]);
+  for (const [key, value] of Object.entries(labels)) addRequirement(result, key, requirementOf({ key, operator: 'In', values: [value] }));
+  return result;
+}
+
+/**
+ * NewStrictPodRequirements, one per required node affinity term (isDaemonPodCompatible drops the first term and tries
+ * the next until one is compatible): the nodeSelector and the term's matchExpressions.
+ */
+function podRequirements(info: DaemonSetInfo): KarpenterRequirements[] {
+  const selector = Object.entries(info.nodeSelector).map(([key, value]) => ({ key, operator: 'In' as const, values: [value] }));
+  const terms = info.requiredTerms === undefined || info.requiredTerms.length === 0 ? [{}] : info.requiredTerms;
+  return terms.map((term) => requirementsOf([...selector, ...(term.matchExpressions ?? [])]));
+}
+
+/**
+ * isDaemonPodCompatible: the pod's requirements Compatible with the template's (well-known labels may be undefined);
+ * from v1.14 (kubernetes-sigs/karpenter#2975) also Intersecting the instance type's, so each type counts its own.
+ */
+function daemonPodCompatible(version: KarpenterVersion, template: KarpenterRequirements, type: KarpenterRequirements | undefined,
+  pod: readonly KarpenterRequirements[]): boolean {
+  return pod.some((term) => compatible(template, term) && (version === '1.13' || type === undefined || intersects(type, term)));
+}
+
+/** Per instance type, the DaemonSets Karpenter counts (tolerating the pool's taints) and those a startup taint delays. */
+function placement(pool: NodePoolSpec, tree: ManifestSet, version: KarpenterVersion) {
+  const template = templateRequirements(pool);
+  const hard = pool.taints.filter((t) => t.effect !== 'PreferNoSchedule');
+  const prepared = tree.daemonSets.map((info) => {
+    const tolerates = tolerationCheck([...info.tolerations, ...controllerAddedTolerations(info.hostNetwork)]);
+    return { info, pod: podRequirements(info), tolerated: hard.every(tolerates), waits: pool.startupTaints.some((t) => t.effect !== 'PreferNoSchedule' && !tolerates(t)) };
+  }).filter((d) => d.tolerated && daemonPodCompatible(version, template, undefined, d.pod)).sort((a, b) => compare(a.info.id, b.info.id));
+  return (type: InstanceTypeInfo): { infos: DaemonSetInfo[]; waits: Set<string> } => {
+    const own = instanceTypeRequirements(type);
+    const on = prepared.filter((d) => daemonPodCompatible(version, template, own, d.pod));
+    return { infos: on.map((d) => d.info), waits: new Set(on.filter((d) => d.waits).map((d) => d.info.id)) };
+  };
+}
+
 function simulate(pool: NodePoolSpec, types: readonly InstanceTypeInfo[], tree: ManifestSet,
-  requests: ReadonlyMap<string, AgentRequests>, measured: ReadonlyMap<string, Allocatable>): PoolInstanceType[] {
-  // single-valued requirements become labels (Karpenter: well-known ones from the offering, custom ones resolved)
-  const fromRequirements = Object.fromEntries(pool.requirements.filter((r) => r.operator === 'In' && r.values?.length === 1).map((r) => [r.key, r.values![0]]));
-  const nodeOf = (type: InstanceTypeInfo, taints: readonly TaintJson[]): NodeJson => ({
-    metadata: {
-      name: `${pool.name}.${type.name}`,
-      labels: { ...KARPENTER_LIFECYCLE_LABELS, ...fromRequirements, ...instanceTypeLabels(type), ...pool.labels, 'kubernetes.io/hostname': `${pool.name}.${type.name}` },
-    },
-    spec: { taints: [...taints] },
-    status: { conditions: [{ type: 'Ready', status: 'True' }] },
-  });
-  const placed = analyzeCoverage(tree.daemonSets, nodeFacts(types.map((t) => nodeOf(t, pool.taints))));
-  const starting = analyzeCoverage(tree.daemonSets, nodeFacts(types.map((t) => nodeOf(t, [...pool.taints, ...pool.startupTaints]))));
-  const placedOn = coveringByNode(placed);
-  const startingOn = coveringByNode(starting);
+  requests: ReadonlyMap<string, AgentRequests>, measured: ReadonlyMap<string, Allocatable>, version: KarpenterVersion): PoolInstanceType[] {
+  const placed = placement(pool, tree, version);
   return types.map((type) => {
-    const node = `${pool.name}.${type.name}`;
-    const infos = placedOn.get(node) ?? [];
-    const atStart = new Set((startingOn.get(node) ?? []).map((d) => d.id));
+    const { infos, waits } = placed(type);
     const agents = infos.map((info): PoolAgent => {
       const r = requests.get(info.id) ?? { requests: {}, karpenter: {}, limitRanges: [] };
       return { daemonSet: info.id, profile: profileOf(info), requests: r.requests, karpenterRequests: r.karpenter, limitRanges: r.limitRanges };
@@ -211,7 +264,7 @@ function simulate(pool: NodePoolSpec, types: readonly InstanceTypeInfo[], tree: 
       memoryShare: share('memory'),
       shortfall: ['cpu', 'memory', 'pods'].filter((r) => allocatable.resources[r] !== undefined && total[r] > allocatable.resources[r])
         .map((r) => `${r}: the agents request ${formatAmount(r, total[r])} of ${formatAmount(r, allocatable.resources[r])} allocatable`),
-      startupWaits: infos.filter((i) => !atStart.has(i.id)).map((i) => i.id),
+      startupWaits: infos.filter((i) => waits.has(i.id)).map((i) => i.id),
     };
   });
 }
