@@ -14,6 +14,23 @@ export const PRE_PULL_COMPONENT = 'image-pre-pull';
 export const PRE_PULL_FOR_ANNOTATION = 'node-agents.cdk8s.io/pre-pull-for';
 export const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 
+/** What a pull-only DaemonSet pulls for: the group, its place in the rollout order, the group DaemonSet's rollout-group label. */
+export interface PrePullTarget {
+  readonly group: string;
+  readonly index: number;
+  /** `<wave>` or `<wave>.<profile>`: the pulled-for DaemonSet's rollout-group label */
+  readonly label: string;
+  /** the pull-only DaemonSet's Argo CD sync wave: the one before the group's */
+  readonly syncWave: number;
+}
+
+const TARGETS = new WeakMap<ApiObject, PrePullTarget>();
+
+/** What a pull-only DaemonSet rendered by renderPrePull pulls for (its watcher follows it in its sync wave). */
+export function prePullTargetOf(prePull: ApiObject): PrePullTarget | undefined {
+  return TARGETS.get(prePull);
+}
+
 /**
  * A command each agent kind's image runs and exits at once, as that image ships it: fluent-bit's binary
  * (/fluent-bit/bin/fluent-bit, the image's entrypoint, `-V, --version`), node_exporter's (/bin/node_exporter, the
@@ -81,7 +98,8 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
   const selector = { 'app.kubernetes.io/instance': agent.name, 'app.kubernetes.io/name': `${agent.name}-prepull`, 'node-agents.cdk8s.io/pre-pull-group': label };
   const labels = { ...selector, 'app.kubernetes.io/component': PRE_PULL_COMPONENT, 'app.kubernetes.io/managed-by': 'cdk8s' };
   const groupDaemonSet = ApiObject.of(ds);
-  return new ApiObject(scope, `PrePull-${label}`, {
+  const syncWave = argoSyncWave(index) - 1;
+  const prePull = new ApiObject(scope, `PrePull-${label}`, {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
     metadata: {
@@ -89,7 +107,7 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
       namespace: agent.namespace,
       labels,
       // the sync wave before the group's DaemonSet: Argo CD applies the group once every pull is done
-      annotations: { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(index) - 1}`, [PRE_PULL_FOR_ANNOTATION]: ds.name },
+      annotations: { [ARGOCD_SYNC_WAVE]: `${syncWave}`, [PRE_PULL_FOR_ANNOTATION]: ds.name },
     },
     spec: {
       selector: { matchLabels: selector },
@@ -101,6 +119,8 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
       },
     },
   });
+  TARGETS.set(prePull, { group, index, label, syncWave });
+  return prePull;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -160,9 +160,10 @@ describe('with resource profiles: a watcher and a pull-only DaemonSet per Daemon
     const agentSets = m.filter((x) => x.kind === 'DaemonSet' && x.metadata.labels['app.kubernetes.io/component'] !== 'image-pre-pull');
     expect(agentSets.length).toBe(6);
     const jobs = m.filter((x) => x.kind === 'Job' && x.metadata.labels['app.kubernetes.io/component'] === 'rollout-watch');
+    // the pull-only DaemonSets too: a pull that fails would hold the sync in their sync wave for good
     expect(jobs.map((j) => j.metadata.name).sort()).toEqual(['logs-watch-canary', 'logs-watch-canary-large', 'logs-watch-fleet', 'logs-watch-fleet-large',
-      'logs-watch-wave-1', 'logs-watch-wave-1-large']);
-    for (const set of agentSets) {
+      'logs-watch-prepull-canary', 'logs-watch-prepull-canary-large', 'logs-watch-wave-1', 'logs-watch-wave-1-large']);
+    for (const set of [...agentSets, ...prePulls(m)]) {
       const job = jobs.find((j) => j.metadata.name === set.metadata.annotations['node-agents.cdk8s.io/rollout-watcher']);
       expect(job?.spec.template.spec.containers[0].env).toEqual(expect.arrayContaining([{ name: 'WATCH_DAEMONSET', value: set.metadata.name }]));
     }
