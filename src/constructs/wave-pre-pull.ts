@@ -6,6 +6,7 @@ import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { builtByLibrary, kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
+import { addWarning } from '../validation/warnings';
 import { argoSyncWave, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** The label value that marks a pull-only DaemonSet: `plan` and `estimate` read it (coverage/manifests.ts). */
@@ -69,6 +70,11 @@ export function renderPrePull(scope: Construct, agent: NodeAgentDaemonSet, rollo
   const problems = checkImage('rollout.prePull.pauseImage', pause);
   if (problems.length > 0) throw new ValidationError(where, problems.join('; '));
   if (rollout!.previous === undefined || agent.promotedGroups.length === 0) return [];
+  if (rollout!.watch === undefined) {
+    // gitops-engine's DaemonSet health never says Degraded and Sync waits on running tasks: only a watcher fails the sync
+    addWarning(outer, where, 'rollout.prePull without rollout.watch: a pull that fails (ImagePullBackOff) keeps the pull-only DaemonSet Progressing, '
+      + 'and Argo CD waits in its sync wave for good; add rollout.watch: {} (a watcher per pull-only DaemonSet fails the sync instead)');
+  }
   const group = agent.promotedGroups[agent.promotedGroups.length - 1];
   const index = agent.rolloutGroups.indexOf(group);
   // one per DaemonSet of the group: with resource profiles, one per profile, on that profile's nodes
