@@ -243,8 +243,8 @@ export class NodeAgentDaemonSet extends Construct {
     if (props.alerts) {
       this.alerts = new AgentAlerts(this, 'Alerts', { ...props.alerts, agent: this, waves: props.rollout?.waves.map((w) => w.name) });
     }
-    this.gates = renderWaveGates(this, this, props.rollout);
-    [this.watchers, this.prePulls] = [renderWaveWatchers(this, this, props.rollout), renderPrePull(this, this, props.rollout)];
+    [this.gates, this.prePulls] = [renderWaveGates(this, this, props.rollout), renderPrePull(this, this, props.rollout)];
+    this.watchers = renderWaveWatchers(this, this, props.rollout, this.prePulls); // the pull-only DaemonSets watched too
   }
 
   /**

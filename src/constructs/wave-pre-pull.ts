@@ -6,6 +6,7 @@ import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import { constructWhere, ValidationError } from '../validation/errors';
 import { builtByLibrary, kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
+import { addWarning } from '../validation/warnings';
 import { argoSyncWave, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
 /** The label value that marks a pull-only DaemonSet: `plan` and `estimate` read it (coverage/manifests.ts). */
@@ -13,6 +14,23 @@ export const PRE_PULL_COMPONENT = 'image-pre-pull';
 /** The annotation naming the DaemonSet whose image a pre-pull DaemonSet pulls. */
 export const PRE_PULL_FOR_ANNOTATION = 'node-agents.cdk8s.io/pre-pull-for';
 export const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
+
+/** What a pull-only DaemonSet pulls for: the group, its place in the rollout order, the group DaemonSet's rollout-group label. */
+export interface PrePullTarget {
+  readonly group: string;
+  readonly index: number;
+  /** `<wave>` or `<wave>.<profile>`: the pulled-for DaemonSet's rollout-group label */
+  readonly label: string;
+  /** the pull-only DaemonSet's Argo CD sync wave: the one before the group's */
+  readonly syncWave: number;
+}
+
+const TARGETS = new WeakMap<ApiObject, PrePullTarget>();
+
+/** What a pull-only DaemonSet rendered by renderPrePull pulls for (its watcher follows it in its sync wave). */
+export function prePullTargetOf(prePull: ApiObject): PrePullTarget | undefined {
+  return TARGETS.get(prePull);
+}
 
 /**
  * A command each agent kind's image runs and exits at once, as that image ships it: fluent-bit's binary
@@ -52,6 +70,11 @@ export function renderPrePull(scope: Construct, agent: NodeAgentDaemonSet, rollo
   const problems = checkImage('rollout.prePull.pauseImage', pause);
   if (problems.length > 0) throw new ValidationError(where, problems.join('; '));
   if (rollout!.previous === undefined || agent.promotedGroups.length === 0) return [];
+  if (rollout!.watch === undefined) {
+    // gitops-engine's DaemonSet health never says Degraded and Sync waits on running tasks: only a watcher fails the sync
+    addWarning(outer, where, 'rollout.prePull without rollout.watch: a pull that fails (ImagePullBackOff) keeps the pull-only DaemonSet Progressing, '
+      + 'and Argo CD waits in its sync wave for good; add rollout.watch: {} (a watcher per pull-only DaemonSet fails the sync instead)');
+  }
   const group = agent.promotedGroups[agent.promotedGroups.length - 1];
   const index = agent.rolloutGroups.indexOf(group);
   // one per DaemonSet of the group: with resource profiles, one per profile, on that profile's nodes
@@ -81,7 +104,8 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
   const selector = { 'app.kubernetes.io/instance': agent.name, 'app.kubernetes.io/name': `${agent.name}-prepull`, 'node-agents.cdk8s.io/pre-pull-group': label };
   const labels = { ...selector, 'app.kubernetes.io/component': PRE_PULL_COMPONENT, 'app.kubernetes.io/managed-by': 'cdk8s' };
   const groupDaemonSet = ApiObject.of(ds);
-  return new ApiObject(scope, `PrePull-${label}`, {
+  const syncWave = argoSyncWave(index) - 1;
+  const prePull = new ApiObject(scope, `PrePull-${label}`, {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
     metadata: {
@@ -89,7 +113,7 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
       namespace: agent.namespace,
       labels,
       // the sync wave before the group's DaemonSet: Argo CD applies the group once every pull is done
-      annotations: { [ARGOCD_SYNC_WAVE]: `${argoSyncWave(index) - 1}`, [PRE_PULL_FOR_ANNOTATION]: ds.name },
+      annotations: { [ARGOCD_SYNC_WAVE]: `${syncWave}`, [PRE_PULL_FOR_ANNOTATION]: ds.name },
     },
     spec: {
       selector: { matchLabels: selector },
@@ -101,6 +125,8 @@ function prePullDaemonSet(input: PrePullInput): ApiObject {
       },
     },
   });
+  TARGETS.set(prePull, { group, index, label, syncWave });
+  return prePull;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

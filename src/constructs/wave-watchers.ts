@@ -1,8 +1,8 @@
 import { ApiObject, Lazy } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkHookPod, envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
+import { prePullTargetOf } from './wave-pre-pull';
 import { HookPodOptions } from '../agent/options';
 import { AgentRollout, RolloutWatch } from '../agent/rollout';
 import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
@@ -74,11 +74,13 @@ const WATCH: HookKind = { suffix: 'watch', component: 'rollout-watch' };
 
 /**
  * The watchers of `rollout.watch`: one Argo CD Sync hook Job per rendered group (each wave and the fleet), in the
- * group DaemonSet's own sync wave, running WATCHER_SCRIPT while the DaemonSet rolls; and the ServiceAccount and
- * Role that let them read the DaemonSets and their pods and events and keep their verdicts. Renders nothing
- * without `watch`. Called by NodeAgentDaemonSet, so every agent construct has them.
+ * group DaemonSet's own sync wave, running WATCHER_SCRIPT while the DaemonSet rolls; one per pull-only DaemonSet of
+ * `rollout.prePull` (`prePulls`), in its sync wave; and the ServiceAccount and Role that let them read the DaemonSets
+ * and their pods and events and keep their verdicts. Renders nothing without `watch`. Called by NodeAgentDaemonSet,
+ * so every agent construct has them.
  */
-export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined): ApiObject[] {
+export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined,
+  prePulls: readonly ApiObject[] = []): ApiObject[] {
   const watch = rollout?.watch;
   if (watch === undefined) return [];
   const where = constructWhere(scope, kindOf(scope));
@@ -87,18 +89,53 @@ export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, 
   }
   checkWatch(watch, where);
   checkHookPod(rollout!.hookPod, where);
-  // one per DaemonSet: with resource profiles, one per profile of each group
-  const targets = agent.rolloutGroups.flatMap((group, index) => agent.daemonSetsOfGroup(group).map((ds) => ({ group, index, ds })));
-  const jobs = targets.map((t) => watcherJob({ scope, agent, ...t, watch, where, hookPod: rollout!.hookPod }));
+  const targets = [...groupTargets(agent), ...prePullTargets(prePulls)];
+  const jobs = targets.map((t) => watcherJob({ scope, agent, target: t, watch, where, hookPod: rollout!.hookPod }));
   // metadata only: no pod restarts for it (what the health check above reads)
-  targets.forEach((t, i) => ApiObject.of(t.ds).metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, jobs[i].name));
+  targets.forEach((t, i) => t.object.metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, jobs[i].name));
   // The watchers' token: get the agent's DaemonSets by name; list pods and events in the agent's namespace (RBAC
   // cannot limit a list to names: the watcher selects the DaemonSet's pods by label); keep their records.
   hookAccess(scope, agent, WATCH, 'Watch', jobs.map((j) => j.name), [
-    { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: targets.map((t) => t.ds.name).sort(), verbs: ['get'] },
+    { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: targets.map((t) => t.name).sort(), verbs: ['get'] },
     { apiGroups: [''], resources: ['pods', 'events'], verbs: ['list'] },
   ]);
   return jobs;
+}
+
+/** A DaemonSet a watcher follows: a group's (or one profile's of a group), or a pull-only DaemonSet. */
+interface WatchedDaemonSet {
+  /** the rollout-group label of the DaemonSet (or of the DaemonSet pulled for): `<wave>` or `<wave>.<profile>` */
+  readonly groupLabel: string;
+  /** what the watcher's log lines start with (WATCH_NAME): the group, `<group> pre-pull` */
+  readonly watchName: string;
+  /** what the watcher's Job name and construct id end with: `<wave>[-<profile>]`, `prepull-<wave>[-<profile>]` */
+  readonly part: string;
+  readonly name: string;
+  readonly object: ApiObject;
+  readonly syncWave: number;
+}
+
+/** One per DaemonSet of each group: with resource profiles, one per profile of each group; in the DaemonSet's own sync wave. */
+function groupTargets(agent: NodeAgentDaemonSet): WatchedDaemonSet[] {
+  return agent.rolloutGroups.flatMap((group, index) => agent.daemonSetsOfGroup(group).map((ds) => {
+    // a profile's DaemonSet carries the rollout-group label `<wave>.<profile>`; the default profile's, the wave
+    const label = ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group;
+    return { groupLabel: label, watchName: group, part: label.replace(/\./g, '-'), name: ds.name, object: ApiObject.of(ds), syncWave: argoSyncWave(index) };
+  }));
+}
+
+/**
+ * One per pull-only DaemonSet, in its sync wave (the one before its group's): gitops-engine's DaemonSet health never
+ * says Degraded (pkg/health/health_daemonset.go getAppsv1DaemonSetHealth), so a pull that fails (ImagePullBackOff)
+ * would keep the DaemonSet Progressing and the sync waiting in that wave for good (pkg/sync/sync_context.go Sync).
+ */
+function prePullTargets(prePulls: readonly ApiObject[]): WatchedDaemonSet[] {
+  return prePulls.flatMap((object) => {
+    const target = prePullTargetOf(object);
+    if (target === undefined) return [];
+    const part = `prepull-${target.label.replace(/\./g, '-')}`;
+    return [{ groupLabel: target.label, watchName: `${target.group} pre-pull`, part, name: object.name, object, syncWave: target.syncWave }];
+  });
 }
 
 function checkWatch(watch: RolloutWatch, where: string): void {
@@ -123,11 +160,8 @@ function checkWatch(watch: RolloutWatch, where: string): void {
 interface WatcherJobInput {
   readonly scope: Construct;
   readonly agent: NodeAgentDaemonSet;
-  readonly group: string;
-  /** the group's place in the rollout order (its DaemonSet's sync wave) */
-  readonly index: number;
-  /** the DaemonSet it watches: the group's, or one profile's of the group */
-  readonly ds: kplus.DaemonSet;
+  /** the DaemonSet it watches: a group's, one profile's of a group, or a pull-only DaemonSet */
+  readonly target: WatchedDaemonSet;
   readonly watch: RolloutWatch;
   readonly where: string;
   readonly hookPod?: HookPodOptions;
@@ -145,21 +179,20 @@ export function watchBudgets(watch: RolloutWatch, podSpec: unknown): WatchBudget
   };
 }
 
-/** One group's watcher: a Sync hook Job in the sync wave of the group's DaemonSet. */
+/** One DaemonSet's watcher: a Sync hook Job in the DaemonSet's sync wave. */
 function watcherJob(input: WatcherJobInput): ApiObject {
-  const { scope, agent, group, watch, where } = input;
-  const daemonSet = input.ds.name;
-  // a profile's DaemonSet carries the rollout-group label `<wave>.<profile>`; the default profile's, the wave
-  const label = input.ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group;
-  const jobName = hookJobName(agent, WATCH, label.replace(/\./g, '-'), 'watcher', where);
-  const groupDaemonSet = ApiObject.of(input.ds);
+  const { scope, agent, target, watch, where } = input;
+  const daemonSet = target.name;
+  const jobName = hookJobName(agent, WATCH, target.part, 'watcher', where);
+  const groupDaemonSet = target.object;
   // Resolved at synthesis, once the group's DaemonSet has every patch: its startup budget and its revision.
   let resolved: { env: { [name: string]: string }; budgets: WatchBudgets } | undefined;
   const resolve = () => {
     if (resolved === undefined) {
       const spec = groupDaemonSet.toJson().spec;
       const budgets = watchBudgets(watch, spec?.template?.spec);
-      const env = watcherEnvironment({ group, namespace: agent.namespace, daemonSet, selector: spec?.selector?.matchLabels ?? {}, budgets });
+      const selector = spec?.selector?.matchLabels ?? {};
+      const env = watcherEnvironment({ group: target.watchName, namespace: agent.namespace, daemonSet, selector, budgets });
       resolved = {
         budgets,
         env: {
@@ -176,13 +209,13 @@ function watcherJob(input: WatcherJobInput): ApiObject {
   };
   return hookJob({
     scope,
-    id: `Watch-${label}`,
+    id: `Watch-${target.part}`,
     agent,
     kind: WATCH,
     name: jobName,
-    group: label,
+    group: target.groupLabel,
     // The DaemonSet's own sync wave: Argo CD applies both together and waits for both.
-    syncWave: argoSyncWave(input.index),
+    syncWave: target.syncWave,
     // The script gives its own verdict at timeoutSeconds; the deadline is a backstop a minute later.
     activeDeadlineSeconds: Lazy.any({ produce: () => resolve().budgets.timeoutSeconds + 60 }),
     pod: {

@@ -166,8 +166,9 @@ END {
  * The verdict on the new revision's pods (a pods List): the first pod that fails, as
  * `FAIL<TAB>cause<TAB>pod<TAB>node<TAB>reason<TAB>detail`, then `PODS <count> <ready>`. In order, per container (init
  * containers first): OOMKilled (now or last time): crash-loop; more restarts than the budget: crash-loop; an image
- * pull error for `grace` seconds: image-pull; a container config error for `grace` seconds: config-error; then a pod
- * Pending for `deadline` seconds: pending-* by the scheduler's words (the PodScheduled condition), or pending-start
+ * pull error for `grace` seconds: image-pull; a container config error for `grace` seconds: config-error; then, unless
+ * a container is in one of those errors still within its grace (a watcher started late, or a retry, must not call
+ * a failed pull not-ready), a pod Pending for `deadline` seconds: pending-* by the scheduler's words (the PodScheduled condition), or pending-start
  * when it is bound (the script reads its events). How long a reason has lasted is kept between reads in the file
  * `seenfile` (`pod|class firstSeenEpoch` lines), written anew to `newseen`.
  */
@@ -212,7 +213,7 @@ function condition(i, type, field,   c) {
   for (c = 0; c < nc[i]; c++) if (cond[i, c, "type"] == type) return cond[i, c, field]
   return ""
 }
-function judge(i,   nd, k, kind, j, what, rc, wr, wm, lr, le, tr, te, age, said) {
+function judge(i,   nd, k, kind, j, what, rc, wr, wm, lr, le, tr, te, age, said, graced) {
   nd = node[i] != "" ? node[i] : (target[i] != "" ? target[i] : "-")
   for (k = 1; k <= 2; k++) {
     kind = k == 1 ? "i" : "c"
@@ -230,18 +231,19 @@ function judge(i,   nd, k, kind, j, what, rc, wr, wm, lr, le, tr, te, age, said)
         fail("crash-loop", i, nd, wr != "" ? wr : "Restarted", what " restarted " rc " times (budget " budget "); last terminated: " (lr != "" ? lr : "unknown reason") ", exit code " (le != "" ? le : "?"))
         return
       }
-      if (wr ~ /^(` + IMAGE_PULL_REASONS.join('|') + String.raw`)$/ && lasted(name[i], "image-pull")) {
-        fail("image-pull", i, nd, wr, what " image " cs[i, kind, j, "image"] (wm != "" ? ": " wm : ""))
-        return
+      if (wr ~ /^(` + IMAGE_PULL_REASONS.join('|') + String.raw`)$/) {
+        if (lasted(name[i], "image-pull")) { fail("image-pull", i, nd, wr, what " image " cs[i, kind, j, "image"] (wm != "" ? ": " wm : "")); return }
+        graced = 1
       }
-      if (wr ~ /^(` + CONFIG_ERROR_REASONS.join('|') + String.raw`)$/ && lasted(name[i], "config-error")) {
-        fail("config-error", i, nd, wr, what (wm != "" ? ": " wm : ""))
-        return
+      if (wr ~ /^(` + CONFIG_ERROR_REASONS.join('|') + String.raw`)$/) {
+        if (lasted(name[i], "config-error")) { fail("config-error", i, nd, wr, what (wm != "" ? ": " wm : "")); return }
+        graced = 1
       }
     }
   }
   age = now - epoch(created[i])
-  if (phase[i] == "Pending" && age >= deadline) {
+  # a container in a pull or config error has its own clock (the grace): the Pending deadline would name the wrong cause
+  if (phase[i] == "Pending" && age >= deadline && !graced) {
     said = condition(i, "PodScheduled", "message")
     if (node[i] == "") {
       cause = said ~ /Insufficient|Too many pods/ ? "pending-resources" : said ~ /free ports/ ? "pending-host-port" : said ~ /taint/ ? "pending-taint" : said ~ /affinity|selector/ ? "pending-affinity" : "pending-resources"
@@ -529,7 +531,9 @@ export function judgePods(pods: readonly any[], now: number, seen: ReadonlyMap<s
       if (found !== undefined) break;
     }
     const created = Date.parse(str(p?.metadata?.creationTimestamp));
-    found ??= pendingFailure(p, Number.isNaN(created) ? 0 : now - Math.floor(created / 1000), b);
+    // a container in a pull or config error within its grace: the grace decides, not the Pending deadline
+    const graced = statuses.some(([, st]) => [...IMAGE_PULL_REASONS, ...CONFIG_ERROR_REASONS].includes(str(st?.state?.waiting?.reason)));
+    if (!graced) found ??= pendingFailure(p, Number.isNaN(created) ? 0 : now - Math.floor(created / 1000), b);
     if (found !== undefined) failure = { ...found, pod: str(p?.metadata?.name), node, detail: oneLine(found.detail) };
   }
   return { failure, pods: count, ready };

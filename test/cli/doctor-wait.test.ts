@@ -13,7 +13,8 @@ import { fixFor } from '../../src/rollout/stuck-causes';
 import { defaultWatchBudgets, judgePods, WATCH_PROGRAMS } from '../../src/rollout/watch-script';
 import { ClusterView } from '../util/fake-watch-api';
 import {
-  containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
+  containerCreating, crashLoop, daemonSet, event, imagePull, initImagePull, missingSecretEnv, oomKilled, pod, prePullPod, running,
+  TEMPLATE_GENERATION, unschedulable,
 } from '../util/watcher-shapes';
 
 let dir: string;
@@ -121,20 +122,30 @@ describe('the same conditions as the watcher Job: judgePods and the Job\'s awk j
     ['young unschedulable', pod({ name: 'h', target: 'n2', ageSeconds: 60, status: unschedulable(t) }, t)],
     ['healthy', pod({ name: 'i', node: 'n1', ageSeconds: 60, status: running(t, 1) }, t)],
   ];
-  test.each(shapes)('%s', (_name, shape) => {
+  const agree = (shape: unknown, b: typeof budgets) => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'judge-'));
     try {
       fs.writeFileSync(path.join(work, 'pods.json'), JSON.stringify({ kind: 'PodList', items: [shape] }));
-      const command = `${WATCH_PROGRAMS.tokenize} pods.json | awk -v now=${t} -v budget=${budgets.restartBudget} -v deadline=${budgets.pendingDeadlineSeconds} `
-        + `-v grace=0 -v seenfile=seen -v newseen=seen.new '${WATCH_PROGRAMS.judge}'`;
+      const command = `${WATCH_PROGRAMS.tokenize} pods.json | awk -v now=${t} -v budget=${b.restartBudget} -v deadline=${b.pendingDeadlineSeconds} `
+        + `-v grace=${b.failureGraceSeconds} -v seenfile=seen -v newseen=seen.new '${WATCH_PROGRAMS.judge}'`;
       const awk = spawnSync('sh', ['-c', command], { cwd: work, encoding: 'utf8' });
       const fail = awk.stdout.split('\n').find((l) => l.startsWith('FAIL'))?.split('\t');
-      const ts = judgePods([shape], t, new Map(), budgets, new Map());
+      const ts = judgePods([shape], t, new Map(), b, new Map());
       expect(fail === undefined ? undefined : { cause: fail[1], pod: fail[2], node: fail[3], reason: fail[4], detail: fail[5] }).toEqual(ts.failure);
       expect(awk.stdout).toContain(`PODS ${ts.pods} ${ts.ready}`);
+      return ts;
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
+  };
+  test.each(shapes)('%s', (_name, shape) => {
+    agree(shape, budgets);
+  });
+
+  test('a pod past the Pending deadline whose init container is in a pull error first seen now: the grace decides, not the deadline (no not-ready verdict)', () => {
+    const late = prePullPod({ name: 'p', node: 'n1', ageSeconds: 3600, status: initImagePull(t, 'ImagePullBackOff') }, t);
+    expect(agree(late, { ...budgets, failureGraceSeconds: 120 }).failure).toBeUndefined();
+    expect(agree(late, budgets).failure).toMatchObject({ cause: 'image-pull', reason: 'ImagePullBackOff' });
   });
 });
 

@@ -11,6 +11,7 @@ import {
 import { analyzeCoverage } from '../../src/cli/coverage/analysis';
 import { estimateRollout } from '../../src/cli/estimate/estimate';
 import { planChange } from '../../src/cli/plan/plan';
+import { warningsOf } from '../../src/validation/warnings';
 import { Manifest, synthManifests } from '../util/manifests';
 import { inventory, tree } from '../util/plan';
 
@@ -160,11 +161,26 @@ describe('with resource profiles: a watcher and a pull-only DaemonSet per Daemon
     const agentSets = m.filter((x) => x.kind === 'DaemonSet' && x.metadata.labels['app.kubernetes.io/component'] !== 'image-pre-pull');
     expect(agentSets.length).toBe(6);
     const jobs = m.filter((x) => x.kind === 'Job' && x.metadata.labels['app.kubernetes.io/component'] === 'rollout-watch');
+    // the pull-only DaemonSets too: a pull that fails would hold the sync in their sync wave for good
     expect(jobs.map((j) => j.metadata.name).sort()).toEqual(['logs-watch-canary', 'logs-watch-canary-large', 'logs-watch-fleet', 'logs-watch-fleet-large',
-      'logs-watch-wave-1', 'logs-watch-wave-1-large']);
-    for (const set of agentSets) {
+      'logs-watch-prepull-canary', 'logs-watch-prepull-canary-large', 'logs-watch-wave-1', 'logs-watch-wave-1-large']);
+    for (const set of [...agentSets, ...prePulls(m)]) {
       const job = jobs.find((j) => j.metadata.name === set.metadata.annotations['node-agents.cdk8s.io/rollout-watcher']);
       expect(job?.spec.template.spec.containers[0].env).toEqual(expect.arrayContaining([{ name: 'WATCH_DAEMONSET', value: set.metadata.name }]));
     }
   });
+});
+
+test('prePull without watch: a warning naming the wedge and the fix (a pull that fails holds the sync in the pre-pull\'s sync wave for good)', () => {
+  const warned = (extra: Partial<AgentRollout>) => {
+    const chart = Testing.chart();
+    new LogCollectorDaemonSet(chart, 'logs', {
+      ...CURRENT,
+      rollout: { waves: WAVES, promoted: Promotion.through('canary'), argoCdSyncWaves: true, prePull: {}, previous: LogCollectorDaemonSet.release(PREVIOUS), ...extra },
+    });
+    return warningsOf(chart).filter((w) => w.includes('rollout.prePull'));
+  };
+  expect(warned({})).toEqual([expect.stringContaining('rollout.prePull without rollout.watch: a pull that fails (ImagePullBackOff) keeps the pull-only DaemonSet '
+    + 'Progressing, and Argo CD waits in its sync wave for good; add rollout.watch: {}')]);
+  expect(warned({ watch: {} })).toEqual([]);
 });

@@ -43,19 +43,24 @@ test('each stage changes only the promoted DaemonSet; the new config is added wi
   const newConfig = configMap('4-done');
   expect(newConfig).not.toBe(oldConfig);
   // The canary's gate Job and each wave's watcher change with their wave: their record's revision hashes its DaemonSet.
-  // The pull-only DaemonSet of the promoted wave comes with its stage and goes with the next.
-  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'DaemonSet/logs-prepull-canary', 'Job/logs-gate-canary', 'Job/logs-watch-canary']);
-  expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-prepull-canary', 'DaemonSet/logs-prepull-wave-1', 'DaemonSet/logs-wave-1', 'Job/logs-watch-wave-1']);
-  expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs', 'DaemonSet/logs-prepull-fleet', 'DaemonSet/logs-prepull-wave-1', 'Job/logs-watch-fleet'].sort());
-  expect(diff('3-fleet', '4-done')).toEqual(['DaemonSet/logs-prepull-fleet']);
+  // The pull-only DaemonSet of the promoted wave comes with its stage and goes with the next, with its watcher; the
+  // watchers' Role names it (get on the DaemonSet, the watcher's record).
+  expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'DaemonSet/logs-prepull-canary', 'Job/logs-gate-canary', 'Job/logs-watch-canary',
+    'Job/logs-watch-prepull-canary', 'Role/logs-watch']);
+  expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-prepull-canary', 'DaemonSet/logs-prepull-wave-1', 'DaemonSet/logs-wave-1',
+    'Job/logs-watch-prepull-canary', 'Job/logs-watch-prepull-wave-1', 'Job/logs-watch-wave-1', 'Role/logs-watch']);
+  expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs', 'DaemonSet/logs-prepull-fleet', 'DaemonSet/logs-prepull-wave-1', 'Job/logs-watch-fleet',
+    'Job/logs-watch-prepull-fleet', 'Job/logs-watch-prepull-wave-1', 'Role/logs-watch'].sort());
+  expect(diff('3-fleet', '4-done')).toEqual(['DaemonSet/logs-prepull-fleet', 'Job/logs-watch-prepull-fleet', 'Role/logs-watch']);
   expect([...objects('4-done').keys()].filter((k) => k.includes('prepull'))).toEqual([]);
 });
 
-test('every stage renders a watcher per wave, in its DaemonSet\'s sync wave, named by the DaemonSet it watches', () => {
+test('every stage renders a watcher per wave, and one for its pull-only DaemonSet, in the DaemonSet\'s sync wave, named by the DaemonSet it watches', () => {
+  const pulled: Record<string, string[]> = { '1-canary': ['logs-watch-prepull-canary'], '2-wave-1': ['logs-watch-prepull-wave-1'], '3-fleet': ['logs-watch-prepull-fleet'] };
   for (const stage of ['0-before', '1-canary', '2-wave-1', '3-fleet', '4-done']) {
     const all = [...objects(stage).values()].map((j) => JSON.parse(j));
     const watchers = all.filter((o) => o.kind === 'Job' && o.metadata.labels['app.kubernetes.io/component'] === 'rollout-watch');
-    expect(watchers.map((w) => w.metadata.name)).toEqual(['logs-watch-canary', 'logs-watch-wave-1', 'logs-watch-fleet']);
+    expect(watchers.map((w) => w.metadata.name).sort()).toEqual(['logs-watch-canary', 'logs-watch-fleet', 'logs-watch-wave-1', ...(pulled[stage] ?? [])].sort());
     for (const w of watchers) {
       const ds = all.find((o) => o.kind === 'DaemonSet' && o.metadata.annotations['node-agents.cdk8s.io/rollout-watcher'] === w.metadata.name);
       expect(w.metadata.annotations['argocd.argoproj.io/sync-wave']).toBe(ds.metadata.annotations['argocd.argoproj.io/sync-wave']);

@@ -19,7 +19,8 @@ import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
 import { ClusterView, FakeWatchApi, TOKEN } from '../util/fake-watch-api';
 import { Manifest, synthManifests } from '../util/manifests';
 import {
-  containerCreating, crashLoop, daemonSet, event, imagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, running, TEMPLATE_GENERATION, unschedulable,
+  containerCreating, crashLoop, daemonSet, event, imagePull, initImagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, prePullDaemonSet, prePullPod,
+  running, TEMPLATE_GENERATION, unschedulable,
 } from '../util/watcher-shapes';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
@@ -385,6 +386,60 @@ describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: au
     } finally {
       api.rules = saved;
     }
+  }, 70_000);
+});
+
+/** rollout.prePull with rollout.watch, promoting the canary to an image that does not exist: the pull-only DaemonSet's watcher. */
+function prePullObjects(): Manifest[] {
+  const chart = Testing.chart();
+  const props = { name: 'logs', outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })] };
+  new LogCollectorDaemonSet(chart, 'logs', {
+    ...props,
+    image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33',
+    rollout: {
+      waves: WAVES,
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      watch: {},
+      prePull: {},
+      previous: LogCollectorDaemonSet.release({ ...props, image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
+    },
+  });
+  return synthManifests(chart);
+}
+
+describe.each(SHELLS)('the pull-only DaemonSet\'s watcher (%s): the pull fails in the init container', (shell) => {
+  const objects = prePullObjects();
+  const prePullJob = objects.find((m) => m.kind === 'Job' && m.metadata.name === 'logs-watch-prepull-canary');
+  const prePullRole = objects.find((m) => m.kind === 'Role' && m.metadata.name === 'logs-watch');
+  beforeEach(() => (api.rules = prePullRole.rules));
+  afterEach(() => (api.rules = role.rules));
+
+  test('ImagePullBackOff lasting the grace fails, naming the pod, the node, the init container, the image and doctor\'s fix', async () => {
+    api.reset(steady((now) => ({
+      daemonSet: prePullDaemonSet({ desired: 2, updated: 2, available: 1 }),
+      pods: [
+        prePullPod({ name: 'logs-prepull-canary-k8w2d', node: 'worker-a-1', ageSeconds: 300, status: initImagePull(now, 'ImagePullBackOff') }),
+        prePullPod({ name: 'logs-prepull-canary-h5n7q', node: 'worker-a-2', ageSeconds: 300, status: running(now) }),
+      ],
+    })));
+    const run = await runWatcher(prePullJob, shell, { FAILURE_GRACE_SECONDS: '2' });
+    expect(run.output).toContain('watch canary pre-pull: watching daemonset observability/logs-prepull-canary');
+    expect(run.output).toContain('watch canary pre-pull: FAILED: pod observability/logs-prepull-canary-k8w2d on node worker-a-1: ImagePullBackOff: init container pull image cr.fluentbit.io/fluent/fluent-bit:4.2.33: Back-off pulling image "cr.fluentbit.io/fluent/fluent-bit:4.2.33"');
+    expect(run.output).toContain(`watch canary pre-pull:   cause image-pull; fix: ${fixFor('image-pull')}`);
+    expect(run.code).toBe(1);
+    expect(api.configMaps.get('logs-watch-prepull-canary')?.data.state).toBe(`${envOf(prePullJob).WATCH_REVISION} failed`);
+    expect(api.refused).toEqual([]);
+  }, 70_000);
+
+  test('every pull done (each pod available): passes, and the canary\'s sync wave may start', async () => {
+    api.reset((read, now) => (read === 0
+      ? { daemonSet: prePullDaemonSet({ desired: 1, updated: 1, available: 0 }), pods: [prePullPod({ name: 'logs-prepull-canary-k8w2d', node: 'worker-a-1', ageSeconds: 20, status: initImagePull(now, 'ErrImagePull') })] }
+      : { daemonSet: prePullDaemonSet({ desired: 1, updated: 1, available: 1 }), pods: [prePullPod({ name: 'logs-prepull-canary-k8w2d', node: 'worker-a-1', ageSeconds: 20, status: running(now) })] }));
+    const run = await runWatcher(prePullJob, shell, { FAILURE_GRACE_SECONDS: '30' });
+    expect(run.output).toContain('watch canary pre-pull: rollout complete: every desired pod (1) updated and available');
+    expect(run.code).toBe(0);
+    expect(api.refused).toEqual([]);
   }, 70_000);
 });
 

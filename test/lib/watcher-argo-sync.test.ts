@@ -196,3 +196,81 @@ describe('a watcher in its DaemonSet\'s sync wave, over the log collector\'s rol
     });
   });
 });
+
+/**
+ * rollout.prePull: the pull-only DaemonSet of the promoted wave, in the sync wave before the wave's DaemonSet. A bad
+ * image leaves its pods in ImagePullBackOff: updated, never available.
+ */
+describe('a pull-only DaemonSet whose image cannot be pulled (rollout.prePull with rollout.watch), promoting the canary', () => {
+  const chart = Testing.chart();
+  const props = { name: 'logs', outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })] };
+  new LogCollectorDaemonSet(chart, 'logs', {
+    ...props,
+    image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33',
+    rollout: {
+      waves: [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')],
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      watch: {},
+      prePull: {},
+      previous: LogCollectorDaemonSet.release({ ...props, image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
+    },
+  });
+  const manifests = synthManifests(chart);
+  const pull = manifests.find((m) => m.kind === 'DaemonSet' && m.metadata.name === 'logs-prepull-canary')!;
+  const wave = (m: Manifest) => Number(m.metadata.annotations['argocd.argoproj.io/sync-wave']);
+  /** every pull-only pod in ImagePullBackOff: the DaemonSet's pods are all updated, none available */
+  const pulling = (m: Manifest) => (m.metadata.name === 'logs-prepull-canary' ? live(m, { desired: 3, updated: 3, available: 0 }) : live(m, { desired: 3, updated: 3, available: 3 }));
+  const builtin = (m: Manifest): Health => {
+    const s = pulling(m).status;
+    return s.updatedNumberScheduled < s.desiredNumberScheduled || s.numberAvailable < s.desiredNumberScheduled ? 'Progressing' : 'Healthy';
+  };
+
+  test('gitops-engine pkg/health/health_daemonset.go getAppsv1DaemonSetHealth: pods that never pull are Progressing, never Degraded; pkg/sync/sync_context.go Sync waits on a running task before it looks for failed ones: without a watcher the sync never ends', () => {
+    expect(builtin(pull)).toBe('Progressing');
+    const unwatched = manifests.filter((m) => !(m.kind === 'Job' && m.metadata.name === 'logs-watch-prepull-canary'));
+    const tasks = rolloutTasks(unwatched, builtin, () => 'Succeeded');
+    const run = syncUntilDone(tasks, 200);
+    expect(run).toMatchObject({ phase: 'Running', calls: 200 });
+    expect(run.applied).toContain('DaemonSet/logs-prepull-canary');
+    expect(run.applied).not.toContain('DaemonSet/logs-canary');
+  });
+
+  test('the pull-only DaemonSet has its watcher: a Sync hook Job in its sync wave, named on the DaemonSet, allowed to read it', () => {
+    const job = manifests.find((m) => m.kind === 'Job' && m.metadata.name === 'logs-watch-prepull-canary')!;
+    expect(job.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/hook': 'Sync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' });
+    expect(wave(job)).toBe(wave(pull));
+    expect(wave(job)).toBe(wave(manifests.find((m) => m.kind === 'DaemonSet' && m.metadata.name === 'logs-canary')!) - 1);
+    expect(pull.metadata.annotations[ROLLOUT_WATCHER_ANNOTATION]).toBe('logs-watch-prepull-canary');
+    const env = Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: Manifest) => [e.name, e.value]));
+    expect(env).toMatchObject({ WATCH_DAEMONSET: 'logs-prepull-canary', WATCH_NAME: 'canary pre-pull', RECORD_NAME: 'logs-watch-prepull-canary' });
+    expect(decodeURIComponent(env.WATCH_SELECTOR)).toBe('app.kubernetes.io/instance=logs,app.kubernetes.io/name=logs-prepull,node-agents.cdk8s.io/pre-pull-group=canary');
+    const role = manifests.find((m) => m.kind === 'Role' && m.metadata.name === 'logs-watch')!;
+    expect(role.rules[0].resourceNames).toContain('logs-prepull-canary');
+  });
+
+  describeWithLua('with WATCHED_DAEMONSET_HEALTH_LUA', () => {
+    const health = (m: Manifest): Health => luaHealth(pulling(m)).status as Health;
+
+    test('the sync, step by step: wave 0 applies the pull-only DaemonSet and its watcher; the watcher fails on the pull; the sync fails in wave 0 and the canary is never applied', () => {
+      let reads = 0;
+      const tasks = rolloutTasks(manifests, health, (m) => (m.metadata.name === 'logs-watch-prepull-canary' ? (reads++ >= 1 ? 'Failed' : 'Running') : 'Succeeded'));
+      const first = syncOnce(tasks);
+      // sync wave 0: the namespace-wide objects, the pull-only DaemonSet and its watcher; not the canary's DaemonSet
+      expect(first.applied).toEqual(expect.arrayContaining(['DaemonSet/logs-prepull-canary', 'Job/logs-watch-prepull-canary']));
+      expect(first.applied.filter((name) => name.startsWith('DaemonSet/') || name.startsWith('Job/')).sort()).toEqual(['DaemonSet/logs-prepull-canary', 'Job/logs-watch-prepull-canary']);
+      expect(health(pull)).toBe('Healthy');
+      expect(syncOnce(tasks).phase).toBe('Running');
+      expect(syncOnce(tasks)).toMatchObject({ phase: 'Failed', message: 'one or more synchronization tasks completed unsuccessfully', applied: [] });
+      expect(tasks.find((t) => t.name === 'Job/logs-watch-prepull-canary')!.state).toBe('Failed');
+      expect(tasks.find((t) => t.name === 'DaemonSet/logs-canary')!.state).toBe('');
+    });
+
+    test('a good image: the watcher passes, the canary is applied after the pull', () => {
+      const tasks = rolloutTasks(manifests, health, () => 'Succeeded');
+      const run = syncUntilDone(tasks);
+      expect(run.phase).toBe('Succeeded');
+      expect(run.applied.indexOf('Job/logs-watch-prepull-canary')).toBeLessThan(run.applied.indexOf('DaemonSet/logs-canary'));
+    });
+  });
+});

@@ -252,3 +252,75 @@ export function event(podName: string, now: number, type: string, reason: string
     lastTimestamp: at(now, secondsAgo),
   };
 }
+
+/** The pull-only DaemonSet of `rollout.prePull` for the canary, its selector as renderPrePull writes it. */
+export const PRE_PULL_DAEMONSET = 'logs-prepull-canary';
+const PRE_PULL_SELECTOR = { 'app.kubernetes.io/instance': 'logs', 'app.kubernetes.io/name': 'logs-prepull', 'node-agents.cdk8s.io/pre-pull-group': 'canary' };
+
+export function prePullDaemonSet(status: DaemonSetStatus): any {
+  const ds = daemonSet(status);
+  return {
+    ...ds,
+    metadata: { ...ds.metadata, name: PRE_PULL_DAEMONSET, labels: PRE_PULL_SELECTOR, annotations: { 'deprecated.daemonset.template.generation': String(TEMPLATE_GENERATION) } },
+    spec: { selector: { matchLabels: PRE_PULL_SELECTOR }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '100%', maxSurge: 0 } } },
+  };
+}
+
+/** A pull-only pod: the new image in the init container `pull`, the pause container after it. */
+export function prePullPod(shape: PodShape, now?: number): any {
+  const p = pod(shape, now);
+  return {
+    ...p,
+    metadata: {
+      ...p.metadata,
+      generateName: `${PRE_PULL_DAEMONSET}-`,
+      labels: { ...PRE_PULL_SELECTOR, 'controller-revision-hash': 'def', 'pod-template-generation': String(shape.generation ?? TEMPLATE_GENERATION) },
+      ownerReferences: [{ ...p.metadata.ownerReferences[0], name: PRE_PULL_DAEMONSET }],
+    },
+    spec: {
+      ...p.spec,
+      initContainers: [{ name: 'pull', image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33', command: ['/fluent-bit/bin/fluent-bit', '--version'] }],
+      containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }],
+    },
+  };
+}
+
+/**
+ * A pull-only pod whose init container's image cannot be pulled: Pending, not Initialized (the kubelet's
+ * "containers with incomplete status"), the init container waiting in the pull error, the pause container PodInitializing.
+ */
+export function initImagePull(now: number, reason: 'ErrImagePull' | 'ImagePullBackOff'): any {
+  const image = 'cr.fluentbit.io/fluent/fluent-bit:4.2.33';
+  return {
+    phase: 'Pending',
+    conditions: [
+      { type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: at(now, 300) },
+      { type: 'Initialized', status: 'False', lastTransitionTime: at(now, 300), reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [pull]' },
+      { type: 'Ready', status: 'False', lastTransitionTime: at(now, 300), reason: 'ContainersNotReady', message: 'containers with unready status: [pause]' },
+      { type: 'ContainersReady', status: 'False', lastTransitionTime: at(now, 300), reason: 'ContainersNotReady', message: 'containers with unready status: [pause]' },
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: at(now, 300) },
+    ],
+    hostIP: '10.0.0.11',
+    startTime: at(now, 300),
+    initContainerStatuses: [{
+      name: 'pull',
+      image,
+      imageID: '',
+      ready: false,
+      started: false,
+      restartCount: 0,
+      lastState: {},
+      state: { waiting: { reason, message: reason === 'ImagePullBackOff' ? `Back-off pulling image "${image}"` : `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found` } },
+    }],
+    containerStatuses: [{
+      name: 'pause',
+      image: 'registry.k8s.io/pause:3.10',
+      imageID: '',
+      ready: false,
+      started: false,
+      restartCount: 0,
+      lastState: {},
+      state: { waiting: { reason: 'PodInitializing' } },
+    }],
+  };
+}

@@ -1221,10 +1221,13 @@ function coLocationFinding({ cause, members, program, nodes }: CoLocationGroup):
       message: two
         ? `${a.agent} runs two pods on ${nodeList(nodes)} for good: both ${a.id} and ${b.id} cover them`
         : `${a.agent} runs ${members.length} pods on ${nodeList(nodes)} for good: ${members.length} of its DaemonSets (${idList(ids)}) all cover them`,
-      fix: `make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
+      // one of them a chart's install of the agent (an adoption with the wrong release name renders a second one)
+      fix: `${prefixed(chartAdoptionFix(members), ', or ')}make the DaemonSets' node selections disjoint (one rollout partition), and ${ANTI_AFFINITY_FIX}`,
     };
   }
 }
+
+const prefixed = (text: string | undefined, then: string): string => (text === undefined ? '' : `${text}${then}`);
 
 /** Targeted nodes an untolerated (non-condition) taint keeps a touched agent off. */
 function tolerationFindings(report: CoverageReport, touched: ReadonlySet<string>,
