@@ -9,13 +9,8 @@
 # what each part renders. Only the npm registry is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shopt -s nullglob
-tarballs=(dist/js/*.tgz)
-if [ ${#tarballs[@]} -ne 1 ]; then
-  echo "acceptance: expected one dist/js/*.tgz (run npx projen package first), found ${#tarballs[@]}" >&2
-  exit 1
-fi
-tarball="$(pwd)/${tarballs[0]}"
+. .ci/packed-tarball.sh
+tarball="$(packed_tarball acceptance)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

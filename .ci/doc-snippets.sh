@@ -5,10 +5,6 @@
 # Only the npm registry is needed. A docs edit that breaks a snippet, or a code change that breaks one, fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shopt -s nullglob
-tarballs=(dist/js/*.tgz)
-if [ ${#tarballs[@]} -ne 1 ]; then
-  echo "doc-snippets: expected one dist/js/*.tgz (run npx projen package first), found ${#tarballs[@]}" >&2
-  exit 1
-fi
-node .ci/doc-snippets.js "${tarballs[0]}" "$@"
+. .ci/packed-tarball.sh
+tarball="$(packed_tarball doc-snippets)"
+node .ci/doc-snippets.js "$tarball" "$@"

@@ -7,13 +7,8 @@
 # Only the npm registry is needed. A README edit that breaks the steps fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shopt -s nullglob
-tarballs=(dist/js/*.tgz)
-if [ ${#tarballs[@]} -ne 1 ]; then
-  echo "readme-quickstart: expected one dist/js/*.tgz (run npx projen package first), found ${#tarballs[@]}" >&2
-  exit 1
-fi
-tarball="$(pwd)/${tarballs[0]}"
+. .ci/packed-tarball.sh
+tarball="$(packed_tarball readme-quickstart)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
