@@ -115,6 +115,8 @@ interface Container {
 class Node {
   public readonly root = fs.mkdtempSync(path.join(tmpdir(), 'kubelet-layout-'));
   private readonly seq = new Map<string, number>();
+  /** The file the runtime has open per container: 0.log, or the renamed file until it reopens. */
+  private readonly open = new Map<string, string>();
 
   public container(namespace: string, pod: string, name: string, id: string): Container {
     const uid = `0000000${this.seq.size}-aaaa-bbbb-cccc-dddddddddddd`;
@@ -136,14 +138,26 @@ class Node {
       this.seq.set(c.dir, s);
       lines.push(`2025-06-01T12:00:00.000000000Z stdout F ${c.pod} line ${s}`);
     }
-    fs.appendFileSync(path.join(this.root, c.dir, '0.log'), lines.map((l) => `${l}\n`).join(''));
+    fs.appendFileSync(path.join(this.root, c.dir, this.open.get(c.dir) ?? '0.log'), lines.map((l) => `${l}\n`).join(''));
     return lines;
   }
 
   /** The kubelet's rotation: 0.log renamed to 0.log.<timestamp>, the runtime reopens a new 0.log. */
   public rotate(c: Container, stamp = '20250601-120005'): void {
+    this.rename(c, stamp);
+    this.reopen(c);
+  }
+
+  /** rotateLatestLog's first step, os.Rename: the runtime's open descriptor now writes into 0.log.<timestamp>. */
+  public rename(c: Container, stamp = '20250601-120005'): void {
     fs.renameSync(path.join(this.root, c.dir, '0.log'), path.join(this.root, c.dir, `0.log.${stamp}`));
+    this.open.set(c.dir, `0.log.${stamp}`);
+  }
+
+  /** Its second, ReopenContainerLog: the runtime opens a new 0.log and writes there. */
+  public reopen(c: Container): void {
     fs.writeFileSync(path.join(this.root, c.dir, '0.log'), '');
+    this.open.set(c.dir, '0.log');
   }
 
   public remove(): void {
@@ -200,6 +214,26 @@ describe('a rename rotation while the collector is stopped (kubelet layout, rend
     expect(db.size).toBe(2);
   });
 
+  // pkg/kubelet/logs/container_log_manager.go, rotateLatestLog: os.Rename(log, rotated), then
+  // runtime.ReopenContainerLog; until the runtime reopens, what the container writes goes into the
+  // renamed file, which no Path matches.
+  test('lines the runtime writes into the renamed file before it reopens 0.log are lost too', () => {
+    const input = tailInput();
+    const db: TailDb = new Map();
+    const app = node.container('shop', 'web-7d9f8-x2x4z', 'app', ID);
+    const shipped = readAll(node.root, startCollector(node.root, input, db), db);
+    expect(shipped).toEqual([]);
+    const beforeRename = node.write(app, 20); // SIGTERM, then 20 lines
+    node.rename(app);
+    const intoRenamed = node.write(app, 7); // the runtime's descriptor still points at the renamed file
+    node.reopen(app);
+    const afterReopen = node.write(app, 10);
+    const resumed = readAll(node.root, startCollector(node.root, input, db), db);
+    expect(resumed).toEqual(afterReopen);
+    expect(fs.readFileSync(path.join(node.root, app.dir, '0.log.20250601-120005'), 'utf8').trim().split('\n'))
+      .toEqual([...beforeRename, ...intoRenamed]);
+  });
+
   test('without a rotation in the gap nothing is lost: the same inode resumes at its offset', () => {
     const input = tailInput();
     const db: TailDb = new Map();
@@ -242,4 +276,5 @@ test('the log collector guide states the loss of a rotation during a restart gap
   const readme = fs.readFileSync(path.join(REPO, 'docs', 'log-collector.md'), 'utf8');
   expect(readme).toMatch(/rotat\w+ while the collector is stopped/i);
   expect(readme).toContain('0.log.<timestamp>');
+  expect(readme).toMatch(/until the runtime reopens/);
 });
