@@ -180,6 +180,14 @@ export interface LogCollectorAlertsOptions extends AgentAlertsOptions {
   readonly outputStalledFor?: string;
 
   /**
+   * `LogCollectorOutputStarved` (a collector with two outputs or more): how long an output may deliver
+   * nothing and retry nothing while the collector holds `storageMaxChunksUp` chunks in memory, so that
+   * no new chunk can be flushed to any output (the chunks another output retries hold them).
+   * @default "10m"
+   */
+  readonly outputStarvedFor?: string;
+
+  /**
    * `LogCollectorBacklog`: how long chunks may wait for delivery (busy at every scrape for 5 minutes,
    * `fluentbit_input_storage_chunks_busy`) before it fires. It stays on until they are delivered,
    * also after the destination is back and the chunks still wait for their retry.

@@ -191,6 +191,14 @@ function stuckRules(target: AlertTarget, options: AgentAlertsOptions, s: TargetS
   return rules;
 }
 
+/** What the collector's config says that its alerts depend on. */
+export interface LogCollectorAlertFacts {
+  /** How many outputs the collector has. */
+  readonly outputs: number;
+  /** The lowest `storage.max_chunks_up` of the collector and its resource profiles. */
+  readonly maxChunksUp: number;
+}
+
 /**
  * fluent-bit's output and input metrics, per collector pod and plugin instance (`name` is the
  * alias), with the names fluent-bit 5.1.1 (as 4.x) registers in src/flb_input.c and src/flb_output.c
@@ -199,7 +207,7 @@ function stuckRules(target: AlertTarget, options: AgentAlertsOptions, s: TargetS
  * 100 × (1 − filesystem chunks / `storage.total_limit_size`) and stays 100 for an output without a
  * limit; every output here has one (`storageTotalLimitSize`, default 1G).
  */
-export function logCollectorAlertGroup(target: AlertTarget, options: LogCollectorAlertsOptions): AlertRuleGroup {
+export function logCollectorAlertGroup(target: AlertTarget, options: LogCollectorAlertsOptions, facts: LogCollectorAlertFacts): AlertRuleGroup {
   const w = target.where;
   const m = targetSelectors(target, options).metrics;
   const by = 'sum by (namespace, pod, node, name)';
@@ -263,6 +271,7 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
         + '(the destination down, answering 5xx, or refusing the credential); chunks wait in the filesystem buffer until it takes them, '
         + 'the oldest dropped once storage.total_limit_size is reached.',
     },
+    ...(facts.outputs < 2 ? [] : [outputStarvedRule(m, facts.maxChunksUp, duration(options.outputStarvedFor, '10m', 'alerts.outputStarvedFor', w), where)]),
     {
       // Chunks waiting for delivery: a chunk is busy from its flush until every output has it
       // (src/flb_storage.c counts ic->busy per input), including while it waits for a retry. A
@@ -297,6 +306,32 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
   ];
   if (inputs.length === 0) rules.pop();
   return { name: `${target.agent}.fluent-bit`, rules };
+}
+
+/**
+ * An output starved by another: it delivers nothing and retries nothing (it is given nothing to send)
+ * while the collector holds storage.max_chunks_up chunks in memory. fluent-bit flushes a chunk only
+ * once it is brought up, which fails at the limit (5.1.1 src/flb_input_chunk.c, flb_input_chunk_flush;
+ * src/flb_engine_dispatch.c, flb_engine_dispatch), and a chunk routed to two outputs stays up while
+ * either retries it (src/flb_task.c, flb_task_retry_create). Measured without the collector's retry
+ * put-down: Loki answering 204 received nothing more once a second output answering 401 held the 64
+ * chunks, and neither its retries nor its records moved. The limit is the lowest of the collector's
+ * and its profiles' (a pod with a higher one is starved later than this says, never earlier).
+ */
+function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, where: string): AlertRule {
+  const perOutput = 'sum by (namespace, pod, node, name)';
+  return {
+    alert: 'LogCollectorOutputStarved',
+    expr: `(${perOutput} (increase(fluentbit_output_proc_records_total{${m}}[5m])) == 0`
+      + ` unless on (namespace, pod, name) ${perOutput} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0)`
+      + ` and on (namespace, pod) sum by (namespace, pod) (fluentbit_input_storage_chunks_up{${m}}) >= ${maxChunksUp}`,
+    forDuration,
+    severity: AlertSeverity.WARNING,
+    summary: 'A log collector output gets nothing to send: another output\'s retries hold every chunk in memory.',
+    description: `Output {{ $labels.name }} of log collector ${where} delivered and retried nothing for 5m while the collector held `
+      + `${maxChunksUp} chunks in memory (storage.max_chunks_up): no new chunk can be flushed to it. Another output keeps retrying `
+      + '(see LogCollectorOutputStalled); its chunks must go to disk (Mem_Buf_Limit on the inputs, which the collector renders with two outputs or more).',
+  };
 }
 
 /** node_exporter's own health, per node. */

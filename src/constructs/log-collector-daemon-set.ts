@@ -21,7 +21,8 @@ import { logCollectorAlertGroup } from '../alerts/rules';
 import { parseClassicConfig, ParsedClassicSection } from '../fluent-bit/classic-format';
 import { collectorImageProblems } from '../fluent-bit/collector-image';
 import {
-  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, envReferences, FLUENT_BIT_IMAGE, FluentBitConfig, generateFluentBitConfig,
+  CONFIG_DIR, CONFIG_FILE_NAME, CUSTOM_PARSERS_FILE_NAME, DEFAULT_STORAGE_MAX_CHUNKS_UP, envReferences, FLUENT_BIT_IMAGE,
+  RETRY_PUT_DOWN_LIMIT, sizeBytes, FluentBitConfig, generateFluentBitConfig,
   HEALTH_PATH, KUBERNETES_DNS_RETRIES, KUBERNETES_DNS_WAIT_SECONDS, LIVENESS_PATH, METRICS_PATH, RUNTIME_ENV_VARS, VOLATILE_JOURNAL_DIR,
 } from '../fluent-bit/config';
 import { extraTailPathProblems } from '../fluent-bit/extra-config-paths';
@@ -40,6 +41,7 @@ import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkInt32, checkInt64, checkLabels, checkPrometheusDuration, checkResources, checkServiceName,
   checkTolerations,
 } from '../validation/values';
+import { addWarning } from '../validation/warnings';
 
 /** The container runtime of the nodes: decides which host paths hold container logs. */
 export enum NodeContainerRuntime {
@@ -262,8 +264,11 @@ export interface LogCollectorDaemonSetProps extends AgentPodOptions {
    * `Mem_Buf_Limit` on every input.
    * @deprecated Every input buffers on the filesystem (`storage.type filesystem`), where
    *   Mem_Buf_Limit never pauses an input; memory is bounded by `storageMaxChunksUp` instead.
-   *   Still written when set (it then only decides whether a retried chunk is put down to disk).
-   * @default - not written
+   *   Still written when set: it then decides when a chunk another output still retries goes to
+   *   disk, and a value above the default lets a destination that is down starve the others
+   *   (a synthesis warning says so).
+   * @default - with one output, not written; with two or more, "8K" on the tail and systemd inputs
+   *   (a chunk one output retries goes to disk, so it cannot hold the memory the others need)
    */
   readonly memBufLimit?: string;
 
@@ -633,7 +638,12 @@ export class LogCollectorDaemonSet extends Construct {
       rollout: props.rollout,
       alerts: props.alerts,
       gateChecks: logCollectorGateChecks,
-      alertGroups: (target, alerts) => [logCollectorAlertGroup(target, alerts)],
+      alertGroups: (target, alerts) => [logCollectorAlertGroup(target, alerts, {
+        outputs: props.outputs.length,
+        // a profile without its own storageMaxChunksUp inherits the collector's
+        maxChunksUp: Math.min(...[props, ...props.resourceProfiles ?? []]
+          .map((p) => p.storageMaxChunksUp ?? props.storageMaxChunksUp ?? DEFAULT_STORAGE_MAX_CHUNKS_UP)),
+      })],
     });
     this.alerts = finished.alerts;
     this.gates = finished.gates;
@@ -685,6 +695,11 @@ export class LogCollectorDaemonSet extends Construct {
     });
     throwIfProblems(where, unsetEnvProblems(config, props));
     throwIfProblems(where, olderImageProblems(config, props.image, props.extraConfig));
+    if (props.memBufLimit !== undefined && props.outputs.length >= 2 && sizeBytes(props.memBufLimit) > sizeBytes(RETRY_PUT_DOWN_LIMIT)) {
+      addWarning(this, where, `memBufLimit "${props.memBufLimit}" with ${props.outputs.length} outputs: a chunk one output retries stays in memory `
+        + 'until the input holds that much, so a destination that is down or refusing can fill storage.max_chunks_up and starve the others. '
+        + `Remove memBufLimit (the collector then writes Mem_Buf_Limit ${RETRY_PUT_DOWN_LIMIT} on its tail and systemd inputs).`);
+    }
     return config;
   }
 

@@ -4,6 +4,7 @@
  * content-addressed ConfigMap, passed down as the profile's `configData`); the others share the collector's.
  */
 import { AgentResourceProfile } from '../agent/resource-profiles';
+import { DEFAULT_STORAGE_MAX_CHUNKS_UP } from '../fluent-bit/config';
 import { parseQuantity } from '../util/quantity';
 import { throwIfProblems } from '../validation/errors';
 
@@ -50,7 +51,7 @@ export function collectorProfiles(where: string, profiles: readonly AgentResourc
  * profile's nodes OOM-kill the collector exactly when it buffers (an output outage, a restart with a backlog).
  */
 function bufferProblems(prop: string, buffers: CollectorBuffers, memoryLimit: string | undefined): string[] {
-  const chunks = buffers.storageMaxChunksUp ?? 64;
+  const chunks = buffers.storageMaxChunksUp ?? DEFAULT_STORAGE_MAX_CHUNKS_UP;
   const backlog = parseQuantity((buffers.storageBacklogMemLimit ?? '5M').replace(/([KMG])$/, '$1i'));
   const limit = parseQuantity(memoryLimit ?? '512Mi');
   if (!Number.isFinite(backlog) || !Number.isFinite(limit) || !Number.isInteger(chunks)) return [];

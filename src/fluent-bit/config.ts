@@ -292,6 +292,8 @@ interface CheckedSettings {
   readonly refresh: number;
   /** The filesystem-buffering entries every input carries. */
   readonly inputStorage: readonly (readonly [string, string])[];
+  /** The same for the inputs that read files or the journal (tail, systemd): with two outputs or more, the retry put-down. */
+  readonly fileInputStorage: readonly (readonly [string, string])[];
 }
 
 /** Files and directories under stateDir that fluent-bit writes. */
@@ -316,6 +318,28 @@ const KUBELET_NODE_IP_ENV: FieldEnvVar = { envName: 'NODE_IP', fieldPath: 'statu
 
 /** The kubelet's port when kubeletPort is unset. */
 const DEFAULT_KUBELET_PORT = 10250;
+
+/**
+ * `Mem_Buf_Limit` of the inputs that read files or the journal when the collector has two outputs or
+ * more: a destination that is down or refusing must not stop the others.
+ *
+ * A chunk routed to two outputs stays in memory ("up") while either of them retries it: fluent-bit
+ * puts a retried chunk down to the filesystem only when its task has one route, or when the input is
+ * over Mem_Buf_Limit and the task has one user left (5.1.1 src/flb_task.c, flb_task_retry_create;
+ * src/flb_input_chunk.c, flb_input_chunk_set_up_down), and task routes are never removed. With
+ * Mem_Buf_Limit unset, the chunks one output retries fill storage.max_chunks_up, no new chunk can
+ * be brought up, and every output starves: measured with Loki answering 204 and a second output
+ * answering 401 (or not listening), Loki received nothing more from 25 s into the fault to its end,
+ * and the same in the other direction. With a small limit the input is "over" it whenever it holds
+ * 8 KB in memory, so a chunk goes down at its next retry once the other outputs have it (one it
+ * failed before they had it stays up until its second attempt); in filesystem mode the limit never pauses
+ * an input (flb_input_chunk_protect returns first) and a new chunk goes down only when it is full.
+ * Not on the forward input: there Mem_Buf_Limit also caps the ingress queue (src/flb_input_ingest.c).
+ */
+export const RETRY_PUT_DOWN_LIMIT = '8K';
+
+/** `storage.max_chunks_up` unless `storageMaxChunksUp` says otherwise (fluent-bit's own default is 128). */
+export const DEFAULT_STORAGE_MAX_CHUNKS_UP = 64;
 
 /** Build the configuration. Throws on inconsistent options, naming the option and the fix. */
 export function generateFluentBitConfig(options: FluentBitConfigOptions): FluentBitConfig {
@@ -415,7 +439,7 @@ function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string)
   const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, ctx);
   const { schedulerCap, schedulerBase } = checkScheduler(fail, options);
   const memBufLimit = options.memBufLimit === undefined ? undefined : checkSize(fail, 'memBufLimit', options.memBufLimit);
-  const maxChunksUp = options.storageMaxChunksUp ?? 64;
+  const maxChunksUp = options.storageMaxChunksUp ?? DEFAULT_STORAGE_MAX_CHUNKS_UP;
   if (!Number.isInteger(maxChunksUp) || maxChunksUp < 1) {
     fail(`storageMaxChunksUp ${maxChunksUp} must be a whole number >= 1 (chunks of about 2 MB each).`);
   }
@@ -427,12 +451,14 @@ function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string)
     ['storage.pause_on_chunks_overlimit', pauseOnOverlimit],
     ...(memBufLimit === undefined ? [] : [['Mem_Buf_Limit', memBufLimit] as [string, string]]),
   ];
+  const putDown = memBufLimit === undefined && options.outputs.length >= 2;
+  const fileInputStorage = putDown ? [...inputStorage, ['Mem_Buf_Limit', RETRY_PUT_DOWN_LIMIT] as [string, string]] : inputStorage;
   const backlog = checkSize(fail, 'storageBacklogMemLimit', options.storageBacklogMemLimit ?? '5M');
   const refresh = options.refreshIntervalSeconds ?? 10;
   if (!Number.isInteger(refresh) || refresh < 1) {
     fail(`refreshIntervalSeconds ${refresh} must be a whole number >= 1.`);
   }
-  return { stateDir, httpPort, flushSeconds, grace, schedulerCap, schedulerBase, maxChunksUp, backlog, refresh, inputStorage };
+  return { stateDir, httpPort, flushSeconds, grace, schedulerCap, schedulerBase, maxChunksUp, backlog, refresh, inputStorage, fileInputStorage };
 }
 
 /** scheduler.cap and scheduler.base: whole seconds, 1 <= base <= cap (fluent-bit draws uniform(base, min(cap, base × 2^n)), which needs base <= cap). */
@@ -604,7 +630,7 @@ function renderContainerLogInput(
       ['DB', containersDb],
       ['DB.locking', 'true'],
       ['Read_from_Head', onOff(options.readFromHead ?? true)],
-      ...settings.inputStorage,
+      ...settings.fileInputStorage,
       ['Skip_Long_Lines', 'On'],
       ['Refresh_Interval', String(settings.refresh)],
     ]),
@@ -638,7 +664,7 @@ function renderSystemdInput(units: readonly string[], systemdDb: string, setting
       ['DB.Sync', 'Normal'],
       ['Read_From_Tail', 'On'],
       ['Strip_Underscores', 'On'],
-      ...settings.inputStorage,
+      ...settings.fileInputStorage,
     ]),
   };
 }
@@ -701,7 +727,7 @@ function renderExtraInputs(inputs: readonly FluentBitInput[], claimAlias: ClaimA
     inputCount.set(input.pluginName, n + 1);
     const alias = input.alias ?? `${input.pluginName}_${n}`;
     claimAlias(alias, `inputs (${input.pluginName})`);
-    const rendered = input._render(alias, { stateDir: settings.stateDir, storage: entries(settings.inputStorage) });
+    const rendered = input._render(alias, { stateDir: settings.stateDir, storage: entries(settings.fileInputStorage) });
     writePaths.push(...rendered.writePaths);
     readDirs.push(...rendered.readDirs);
     readsJournal = readsJournal || rendered.journal;
@@ -895,6 +921,13 @@ function checkPort(fail: Fail, name: string, port: number): void {
   if (!isPort(port)) {
     fail(`${name} ${port} must be an integer from 1 to 65535.`);
   }
+}
+
+/** The bytes of a fluent-bit size ('8K', '5M', '50MB': powers of 1000, 5.1.1 src/flb_utils.c flb_utils_size_to_bytes), NaN if it is none. */
+export function sizeBytes(size: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMG]?)B?$/i.exec(size.trim());
+  if (!m) return NaN;
+  return Number(m[1]) * 1000 ** ' KMG'.indexOf((m[2] || ' ').toUpperCase());
 }
 
 function checkSize(fail: Fail, name: string, size: string): string {

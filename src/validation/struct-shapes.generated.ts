@@ -675,6 +675,7 @@ export const TYPES: TypeTable = {
         outputErrorsFor: { type: "string", optional: true },
         outputErrorsPerSecond: { type: "number", optional: true },
         outputStalledFor: { type: "string", optional: true },
+        outputStarvedFor: { type: "string", optional: true },
         stalledInputs: { type: { array: "string" }, optional: true },
       },
     },

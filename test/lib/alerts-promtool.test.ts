@@ -260,6 +260,30 @@ const LOG_COLLECTOR_CASES: AlertCase[] = [
     },
   },
   {
+    // Starved by another output (test/lib/log-collector-two-destinations.test.ts has the recordings):
+    // loki delivers nothing and retries nothing while es retries and the pod holds 64 chunks up.
+    alert: 'LogCollectorOutputStarved',
+    fire: {
+      input: [
+        series('fluentbit_output_proc_records_total', FB, '0+100x5 500x25'),
+        series('fluentbit_output_retries_total', FB, '0x30'),
+        series('fluentbit_output_retries_total', { ...FB, name: 'es' }, '0x5 0+4x25'),
+        series('fluentbit_input_storage_chunks_up', { ...FB, name: 'tail_containers' }, '3x5 64x25'),
+      ],
+      at: '25m',
+      alerts: [{ labels: FB_OUT, value: '0' }],
+    },
+    // 64 chunks up while loki still delivers (the put-down at work, or a burst): not starved.
+    healthy: {
+      input: [
+        series('fluentbit_output_proc_records_total', FB, '0+100x30'),
+        series('fluentbit_output_retries_total', FB, '0x30'),
+        series('fluentbit_input_storage_chunks_up', { ...FB, name: 'tail_containers' }, '64x30'),
+      ],
+      at: '25m',
+    },
+  },
+  {
     // Chunks busy at every scrape: a backlog waiting for its retries, also once retries stopped and
     // records go out again (LogCollectorOutputStalled has cleared by then).
     alert: 'LogCollectorBacklog',
@@ -422,7 +446,10 @@ function logCollectorManifests(): Manifest[] {
   const chart = new Chart(Testing.app(), 'test', { namespace: NS });
   new LogCollectorDaemonSet(chart, 'logs', {
     name: 'logs',
-    outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', alias: 'loki' })],
+    outputs: [
+      FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc', alias: 'loki' }),
+      FluentBitOutput.elasticsearch({ host: 'es-http.logging.svc', alias: 'es' }),
+    ],
     rollout: { waves: WAVES, promoted: Promotion.all() },
     alerts: { labels: { team: 'platform' }, runbookUrls: { LogCollectorRecordsDropped: 'https://runbooks.example.com/dropped' } },
   });
@@ -512,7 +539,7 @@ describe('alert rules (synthesized)', () => {
 
 describeWithBinaries(`alert rules with the real promtool (${PROMTOOL})`, [PROMTOOL], () => {
   test.each([
-    ['log collector', logCollectorManifests, 15],
+    ['log collector', logCollectorManifests, 16],
     ['node exporter with node-mixin', nodeExporterManifests, 21],
     ['GPU driver', gpuDriverManifests, 9],
   ] as const)('the %s rule file passes promtool check rules', (_, manifests, count) => {

@@ -5,8 +5,11 @@ import {
   FluentBitConfigOptions,
   generateFluentBitConfig,
   graceSecondsFor,
+  RETRY_PUT_DOWN_LIMIT,
+  sizeBytes,
   STOCK_PARSERS_FILE,
 } from '../../src/fluent-bit/config';
+import { FluentBitInput } from '../../src/fluent-bit/inputs';
 import { FluentBitOutput } from '../../src/fluent-bit/outputs';
 import { FluentBitMultilineParser, FluentBitParser } from '../../src/fluent-bit/parsers';
 
@@ -68,6 +71,28 @@ describe('memory with filesystem buffering', () => {
       const keys = input.entries.map((e) => e.key);
       expect(keys.indexOf('storage.type')).toBeLessThan(keys.indexOf('storage.pause_on_chunks_overlimit'));
     }
+  });
+
+  // fluent-bit 5.1.1 src/flb_task.c, flb_task_retry_create: a retried chunk goes down to the filesystem
+  // when its task has one route, else only when its input is over Mem_Buf_Limit
+  // (src/flb_input_chunk.c, flb_input_chunk_set_up_down); with two outputs and none, the chunks one
+  // output retries stay up and fill storage.max_chunks_up (measured: the other output starved).
+  test('with two outputs, the file and journal inputs carry Mem_Buf_Limit 8K (the retry put-down); the forward input does not', () => {
+    const two = [FluentBitOutput.loki({ host: 'loki.monitoring.svc' }), FluentBitOutput.http({ host: 'archive.example.com' })];
+    const all = inputs({ outputs: two, inputs: [FluentBitInput.tail({ paths: ['/var/log/audit/*.log'], tag: 'audit' })] });
+    expect(all.map((i) => [entryValue(i, 'Name'), entryValue(i, 'Mem_Buf_Limit')])).toEqual([
+      ['tail', RETRY_PUT_DOWN_LIMIT], ['systemd', RETRY_PUT_DOWN_LIMIT], ['forward', undefined], ['tail', RETRY_PUT_DOWN_LIMIT],
+    ]);
+    expect(RETRY_PUT_DOWN_LIMIT).toBe('8K');
+    // one output: its retried chunks go down anyway (a task with one route)
+    expect(inputs({ inputs: [FluentBitInput.tail({ paths: ['/var/log/audit/*.log'], tag: 'audit' })] })
+      .map((i) => entryValue(i, 'Mem_Buf_Limit'))).toEqual([undefined, undefined, undefined, undefined]);
+    // a memBufLimit given replaces it, on every input as before
+    expect(inputs({ outputs: two, memBufLimit: '20MB' }).map((i) => entryValue(i, 'Mem_Buf_Limit'))).toEqual(['20MB', '20MB', '20MB']);
+  });
+
+  test('sizeBytes reads fluent-bit sizes in powers of 1000 (src/flb_utils.c, flb_utils_size_to_bytes)', () => {
+    expect(['8K', '8k', '8KB', '5M', '50MB', '1G', '100', 'lots'].map(sizeBytes)).toEqual([8000, 8000, 8000, 5e6, 5e7, 1e9, 100, NaN]);
   });
 
   test('[SERVICE] bounds the chunks in memory (64 by default, below fluent-bit\'s 128) and the backlog', () => {

@@ -44,9 +44,10 @@ test('each stage changes only the promoted DaemonSet; the new config is added wi
   expect(newConfig).not.toBe(oldConfig);
   // The canary's gate Job and each wave's watcher change with their wave: their record's revision hashes its DaemonSet.
   // The pull-only DaemonSet of the promoted wave comes with its stage and goes with the next, with its watcher; the
-  // watchers' Role names it (get on the DaemonSet, the watcher's record).
+  // watchers' Role names it (get on the DaemonSet, the watcher's record). The canary brings the second output
+  // (Elasticsearch), and with it LogCollectorOutputStarved into the agent's rules.
   expect(diff('0-before', '1-canary')).toEqual([newConfig, 'DaemonSet/logs-canary', 'DaemonSet/logs-prepull-canary', 'Job/logs-gate-canary', 'Job/logs-watch-canary',
-    'Job/logs-watch-prepull-canary', 'Role/logs-watch']);
+    'Job/logs-watch-prepull-canary', 'PrometheusRule/logs-alerts', 'Role/logs-watch']);
   expect(diff('1-canary', '2-wave-1')).toEqual(['DaemonSet/logs-prepull-canary', 'DaemonSet/logs-prepull-wave-1', 'DaemonSet/logs-wave-1',
     'Job/logs-watch-prepull-canary', 'Job/logs-watch-prepull-wave-1', 'Job/logs-watch-wave-1', 'Role/logs-watch']);
   expect(diff('2-wave-1', '3-fleet')).toEqual([oldConfig, 'DaemonSet/logs', 'DaemonSet/logs-prepull-fleet', 'DaemonSet/logs-prepull-wave-1', 'Job/logs-watch-fleet',

@@ -113,6 +113,17 @@ const RENDERED: Record<string, () => string> = {
   'AgentReadinessTaint.recheckSeconds': () => env(remover(), 'RECHECK_SECONDS'),
 };
 
+/** Mem_Buf_Limit of the container-log input of a collector with two outputs and memBufLimit left out. */
+function twoOutputsMemBufLimit(): string {
+  const chart = new Chart(Testing.app(), 'two');
+  new LogCollectorDaemonSet(chart, 'logs', {
+    outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' }), FluentBitOutput.http({ host: 'archive.example.com' })],
+  });
+  const config = Testing.synth(chart).find((x) => x.kind === 'ConfigMap').data['fluent-bit.conf'];
+  return String(/^\s*Mem_Buf_Limit\s+(\S+)/m.exec(config)?.[1]);
+}
+RENDERED['LogCollectorDaemonSetProps.memBufLimit(two outputs)'] = twoOutputsMemBufLimit;
+
 const found = markers();
 
 test('the docs quote defaults with markers, docs/defaults.md most of them', () => {
