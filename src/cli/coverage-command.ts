@@ -240,9 +240,13 @@ function explainNode(report: CoverageReport, name: string): string {
   for (const agent of report.agents) {
     const entry = agent.nodes[index];
     out += `\n${t(agent.agent)}: ${entry.status}${entry.owners.length > 0 ? ` (${t(entry.owners.join(', '))})` : ''}\n`;
-    if (entry.why && entry.status !== 'not-selected') out += `  ${t(entry.why)}\n`;
+    const why = entry.why && entry.status !== 'not-selected' ? entry.why : undefined;
+    if (why) out += `  ${t(why)}\n`;
+    if (entry.fix) out += `  fix: ${t(entry.fix)}\n`;
     for (const placement of placementsOf(agent.agent, index)) {
-      out += `  ${t(placement.daemonSet)}: ${t(placement.blockers.map(describeBlocker).join('; '))}\n`;
+      const line = `${placement.daemonSet}: ${placement.blockers.map(describeBlocker).join('; ')}`;
+      // a gap's why is the closest DaemonSet's reasons: said once
+      if (line !== why) out += `  ${t(line)}\n`;
     }
   }
   return out;
@@ -274,6 +278,7 @@ function coverageJson(report: CoverageReport, manifests: ManifestSet, nodeName?:
           status: n.status,
           owners: n.owners,
           why: n.why || undefined,
+          fix: n.fix,
           existingPodKeepsRunning: n.existingPodKeepsRunning,
           // the reasons of every DaemonSet that does not own the node (covered nodes: none needed)
           placements: n.status === 'covered' ? [] : placementsOf(a.agent, indices[k]).map((p) => ({

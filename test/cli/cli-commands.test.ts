@@ -106,6 +106,11 @@ describe('coverage', () => {
     const exporter = json.agents.find((a: { agent: string }) => a.agent === 'node-exporter');
     const spot = exporter.nodes.find((n: { node: string }) => n.node === 'spot-a-1');
     expect(spot).toMatchObject({ status: 'gap', owners: [], placements: [{ daemonSet: 'monitoring/node-exporter', reasons: ['taint spot=true:NoExecute not tolerated'] }] });
+    // the fix as a field of its own, on the node and on the problem, not only inside the message
+    const fix = 'tolerate it in node-exporter: prop `tolerations` [{ key: "spot", operator: Exists, effect: NoExecute }] (or `tolerateAllTaints: true`); '
+      + 'or, when the taint keeps the agent off these nodes on purpose, pass --allow-taint spot';
+    expect(spot.fix).toBe(fix);
+    expect(json.problems.find((p: { kind: string; agent: string }) => p.kind === 'gap' && p.agent === 'node-exporter').fix).toBe(fix);
     expect(json.daemonSets.find((d: { id: string }) => d.id === 'logging/fluent-bit-wave-2')).toMatchObject({ rolloutGroup: 'wave-2', coveredCount: 0 });
   });
 
@@ -116,6 +121,11 @@ describe('coverage', () => {
     expect(r.stdout).toContain('taints: nvidia.com/gpu=present:NoSchedule');
     expect(r.stdout).toContain('dcgm-exporter: gap\n  gpu-operator/dcgm-exporter: taint nvidia.com/gpu=present:NoSchedule not tolerated');
     expect(r.stdout).toContain('nvidia-driver: covered (gpu-operator/nvidia-driver-daemonset)');
+    // a gap's reason once, then its fix
+    const spot = run('coverage', '--nodes', NODES, CLUSTER, '--node', 'spot-a-1').stdout;
+    expect(spot).toContain('node-exporter: gap\n  monitoring/node-exporter: taint spot=true:NoExecute not tolerated\n'
+      + '  fix: tolerate it in node-exporter: prop `tolerations` [{ key: "spot", operator: Exists, effect: NoExecute }]');
+    expect(spot.split('monitoring/node-exporter: taint spot=true:NoExecute not tolerated')).toHaveLength(2);
     const json = JSON.parse(run('coverage', '--nodes', NODES, CLUSTER, '--node', 'gpu-a-1', '--json').stdout);
     expect(json.nodes.map((n: { name: string }) => n.name)).toEqual(['gpu-a-1']);
     expect(run('coverage', '--nodes', NODES, CLUSTER, '--node', 'nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('--node nope: no such node') });

@@ -117,6 +117,8 @@ export interface Problem {
   readonly daemonSets: readonly string[];
   readonly nodes: readonly string[];
   readonly message: string;
+  /** what to change, when the message ends with one (`Fix: …`): the same text, for machines */
+  readonly fix?: string;
 }
 
 export interface CoverageReport {
@@ -558,6 +560,7 @@ function agentProblems(agent: string, agentNodes: readonly AgentNode[]): Problem
     message: g.kind === 'gap'
       ? `${agent} is missing from ${nodeList(g.nodes)}: ${g.why}${g.fix ? `. Fix: ${g.fix}` : ''}`
       : `${agent} runs twice on ${nodeList(g.nodes)}: ${g.why}`,
+    ...(g.fix ? { fix: g.fix } : {}),
   }));
 }
 

@@ -128,6 +128,7 @@ export function treeReadinessTaintProblems(set: ManifestSet, report: CoverageRep
     daemonSets: w.waiterDaemonSets,
     nodes: w.nodes,
     message: `${describeWait(w, cycles.get(w))} (${w.nodes.length} node${w.nodes.length === 1 ? '' : 's'} run both). Fix: ${waitFix(w)}.`,
+    fix: waitFix(w),
   }));
 }
 
