@@ -9,8 +9,9 @@ import { WaveGate, WaveGateCheck } from '../alerts/options';
 import { checkPromQL, checkSelector, GATE_FAILS } from '../alerts/promql-parse';
 import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
 import { constructWhere, ValidationError } from '../validation/errors';
-import { kindOf } from '../validation/owner';
+import { builtByLibrary, kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
+import { addWarning } from '../validation/warnings';
 import { FLEET_GROUP, gateSyncWave, groupResourceName } from '../waves/partition';
 
 /** The longest a gate may query after its bake (a day): the gate holds the Argo CD sync that long. */
@@ -33,7 +34,14 @@ export function renderWaveGates(
   scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined, kindChecks?: KindGateChecks,
 ): ApiObject[] {
   const gates = rollout?.gates ?? [];
-  if (gates.length === 0) return [];
+  if (gates.length === 0) {
+    // the construct the user built sees the whole rollout (an agent's inner DaemonSet gets it without its gates)
+    if (rollout?.hookPod !== undefined && rollout.watch === undefined && !builtByLibrary(scope)) {
+      addWarning(scope, constructWhere(scope, kindOf(scope)), 'rollout.hookPod is set but no hook pod runs (no rollout.gates, no rollout.watch): '
+        + 'it changes nothing. Add a gate or rollout.watch: {}, or remove rollout.hookPod.');
+    }
+    return [];
+  }
   const where = constructWhere(scope, kindOf(scope));
   if (!rollout!.argoCdSyncWaves) {
     throw new ValidationError(where, 'rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves\' sync waves');

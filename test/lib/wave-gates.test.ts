@@ -10,6 +10,7 @@ import {
 } from '../../src';
 import { GATE_SCRIPT } from '../../src/alerts/gate';
 import { GATE_IMAGE } from '../../src/rollout/hook-shell';
+import { warningsOf } from '../../src/validation/warnings';
 import { Manifest, synthManifests } from '../util/manifests';
 
 const WAVES = [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')];
@@ -232,6 +233,27 @@ describe('the hook Jobs are safe from disruption by default, and placeable', () 
       expect(p.spec.priorityClassName).toBe('platform-high');
     }
   });
+});
+
+test('rollout.hookPod with neither gates nor watch renders no hook pod: a warning says it changes nothing', () => {
+  const warnings = (rollout: Partial<AgentRollout>) => {
+    const chart = Testing.chart();
+    const collector = new LogCollectorDaemonSet(chart, 'logs', {
+      name: 'logs',
+      outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })],
+      rollout: { waves: WAVES, promoted: Promotion.all(), argoCdSyncWaves: true, ...rollout },
+    });
+    synthManifests(chart);
+    return warningsOf(collector).filter((w) => w.includes('rollout.hookPod'));
+  };
+  const hookPod = { priorityClassName: 'platform-high' };
+  expect(warnings({ hookPod })).toEqual([
+    'LogCollectorDaemonSet test/logs: rollout.hookPod is set but no hook pod runs (no rollout.gates, no rollout.watch): it changes nothing. '
+    + 'Add a gate or rollout.watch: {}, or remove rollout.hookPod.',
+  ]);
+  expect(warnings({ hookPod, watch: {} })).toEqual([]);
+  expect(warnings({ hookPod, gates: [{ afterWave: 'canary', prometheusUrl: PROM }] })).toEqual([]);
+  expect(warnings({})).toEqual([]);
 });
 
 test('a hookPod the API server would refuse is refused naming the prop', () => {
