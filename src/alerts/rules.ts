@@ -191,6 +191,9 @@ function stuckRules(target: AlertTarget, options: AgentAlertsOptions, s: TargetS
   return rules;
 }
 
+/** Sums per collector pod and plugin instance (`name`, the alias). */
+const PER_PLUGIN = 'sum by (namespace, pod, node, name)';
+
 /** What the collector's config says that its alerts depend on. */
 export interface LogCollectorAlertFacts {
   /** How many outputs the collector has. */
@@ -210,7 +213,7 @@ export interface LogCollectorAlertFacts {
 export function logCollectorAlertGroup(target: AlertTarget, options: LogCollectorAlertsOptions, facts: LogCollectorAlertFacts): AlertRuleGroup {
   const w = target.where;
   const m = targetSelectors(target, options).metrics;
-  const by = 'sum by (namespace, pod, node, name)';
+  const by = PER_PLUGIN;
   const lossWindow = duration(options.lossWindow, '5m', 'alerts.lossWindow', w);
   const errorsPerSecond = checkNumber(options.outputErrorsPerSecond ?? 0, 'alerts.outputErrorsPerSecond', w);
   const bufferPercent = checkNumber(options.bufferAvailablePercent ?? 20, 'alerts.bufferAvailablePercent', w, 0, 100);
@@ -319,11 +322,10 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
  * and its profiles' (a pod with a higher one is starved later than this says, never earlier).
  */
 function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, where: string): AlertRule {
-  const perOutput = 'sum by (namespace, pod, node, name)';
   return {
     alert: 'LogCollectorOutputStarved',
-    expr: `(${perOutput} (increase(fluentbit_output_proc_records_total{${m}}[5m])) == 0`
-      + ` unless on (namespace, pod, name) ${perOutput} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0)`
+    expr: `(${PER_PLUGIN} (increase(fluentbit_output_proc_records_total{${m}}[5m])) == 0`
+      + ` unless on (namespace, pod, name) ${PER_PLUGIN} (increase(fluentbit_output_retries_total{${m}}[5m])) > 0)`
       + ` and on (namespace, pod) sum by (namespace, pod) (fluentbit_input_storage_chunks_up{${m}}) >= ${maxChunksUp}`,
     forDuration,
     severity: AlertSeverity.WARNING,

@@ -13,7 +13,7 @@ import { Chart, Testing } from 'cdk8s';
 import { FluentBitOutput, LogCollectorDaemonSet } from '../../src';
 import { Manifest, synthManifests } from '../util/manifests';
 import { FIXTURES } from '../util/paths';
-import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
+import { describeWithBinaries, promtool, PROMTOOL, recordedInput, ruleFile } from '../util/prometheus-tools';
 
 const NS = 'observability';
 const POD = { job: 'logs', namespace: NS, pod: 'logs-x7k2p', node: 'node-1' };
@@ -41,11 +41,7 @@ function rules(): { groups: Manifest[] } {
 }
 
 function input(): Array<{ series: string; values: string }> {
-  const series = Object.entries(recorded.series).map(([metric, values]) => {
-    const [, name, alias] = /^([a-z_]+)\{name="([^"]+)"\}$/.exec(metric)!;
-    const labels = Object.entries({ ...POD, name: alias }).map(([k, v]) => `${k}="${v}"`).join(',');
-    return { series: `${name}{${labels}}`, values: values.map((v) => (v === null ? '_' : String(v))).join(' ') };
-  });
+  const series = recordedInput(recorded.series, POD);
   series.push({ series: `up{job="logs",namespace="${NS}",pod="${POD.pod}",instance="10.0.0.1:2020"}`, values: `1x${recorded.healthEndpoint.length}` });
   return series;
 }

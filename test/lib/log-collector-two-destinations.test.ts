@@ -24,7 +24,7 @@ import { RETRY_PUT_DOWN_LIMIT } from '../../src/fluent-bit/config';
 import { warningsOf } from '../../src/validation/warnings';
 import { Manifest, synthManifests } from '../util/manifests';
 import { FIXTURES, REPO } from '../util/paths';
-import { describeWithBinaries, promtool, PROMTOOL, ruleFile } from '../util/prometheus-tools';
+import { describeWithBinaries, promtool, PROMTOOL, recordedInput, ruleFile } from '../util/prometheus-tools';
 
 const NS = 'observability';
 const POD = { job: 'logs', namespace: NS, pod: 'logs-x7k2p', node: 'node-1' };
@@ -110,15 +110,6 @@ interface Recording {
 const recording = (name: string): Recording =>
   JSON.parse(fs.readFileSync(path.join(FIXTURES, 'fluent-bit-delivery', `two-destinations-${name}.json`), 'utf8'));
 
-/** The recorded series as promtool input, with the pod's labels. */
-function input(rec: Recording): Array<{ series: string; values: string }> {
-  return Object.entries(rec.series).map(([metric, values]) => {
-    const [, name, alias] = /^([a-z_]+)\{name="([^"]+)"\}$/.exec(metric)!;
-    const labels = Object.entries({ ...POD, name: alias }).map(([k, v]) => `${k}="${v}"`).join(',');
-    return { series: `${name}{${labels}}`, values: values.map((v) => (v === null ? '_' : String(v))).join(' ') };
-  });
-}
-
 /** Records the output delivered between two samples. */
 const deliveredBetween = (rec: Recording, output: string, from: number, to: number) => {
   const s = rec.series[`fluentbit_output_proc_records_total{name="${output}"}`];
@@ -192,7 +183,7 @@ describe.each(CASES)('recorded: $name, the other destination healthy', ({ name, 
         evaluation_interval: `${step}s`,
         tests: [{
           interval: `${step}s`,
-          input_series: input(rec),
+          input_series: recordedInput(rec.series, POD),
           alert_rule_test: [
             firing(end, 'LogCollectorOutputStarved', putDown ? [] : [healthy]),
             firing(end, 'LogCollectorOutputStalled', [faulty]),

@@ -61,3 +61,15 @@ export function promtool(args: string[], files: { [name: string]: unknown }): To
 export function promtoolVersion(): string {
   return execFileSync(PROMTOOL, ['--version'], { encoding: 'utf8' }).split('\n')[0];
 }
+
+/**
+ * Recorded fluent-bit series (`metric{name="alias"}` → one value per scrape, null where absent) as promtool
+ * input series, each with the pod's labels and its alias as `name`.
+ */
+export function recordedInput(series: Record<string, Array<number | null>>, pod: Record<string, string>): Array<{ series: string; values: string }> {
+  return Object.entries(series).map(([metric, values]) => {
+    const [, name, alias] = /^([a-z_]+)\{name="([^"]+)"\}$/.exec(metric)!;
+    const labels = Object.entries({ ...pod, name: alias }).map(([k, v]) => `${k}="${v}"`).join(',');
+    return { series: `${name}{${labels}}`, values: values.map((v) => (v === null ? '_' : String(v))).join(' ') };
+  });
+}
