@@ -19,7 +19,8 @@ import { WATCHER_SCRIPT } from '../../src/rollout/watch-script';
 import { ClusterView, FakeWatchApi, TOKEN } from '../util/fake-watch-api';
 import { Manifest, synthManifests } from '../util/manifests';
 import {
-  containerCreating, crashLoop, daemonSet, event, imagePull, initImagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, prePullDaemonSet, prePullPod,
+  containerCreating, crashLoop, daemonSet, event, imagePull, initImagePull, missingSecretEnv, NAMESPACE, oomKilled, pod, prePullCanaryManifests,
+  prePullDaemonSet, prePullPod,
   running, TEMPLATE_GENERATION, unschedulable,
 } from '../util/watcher-shapes';
 
@@ -389,27 +390,8 @@ describe('Argo CD retries a failed sync (argo-cd controller/appcontroller.go: au
   }, 70_000);
 });
 
-/** rollout.prePull with rollout.watch, promoting the canary to an image that does not exist: the pull-only DaemonSet's watcher. */
-function prePullObjects(): Manifest[] {
-  const chart = Testing.chart();
-  const props = { name: 'logs', outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })] };
-  new LogCollectorDaemonSet(chart, 'logs', {
-    ...props,
-    image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33',
-    rollout: {
-      waves: WAVES,
-      promoted: Promotion.through('canary'),
-      argoCdSyncWaves: true,
-      watch: {},
-      prePull: {},
-      previous: LogCollectorDaemonSet.release({ ...props, image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
-    },
-  });
-  return synthManifests(chart);
-}
-
 describe.each(SHELLS)('the pull-only DaemonSet\'s watcher (%s): the pull fails in the init container', (shell) => {
-  const objects = prePullObjects();
+  const objects = prePullCanaryManifests();
   const prePullJob = objects.find((m) => m.kind === 'Job' && m.metadata.name === 'logs-watch-prepull-canary');
   const prePullRole = objects.find((m) => m.kind === 'Role' && m.metadata.name === 'logs-watch');
   beforeEach(() => (api.rules = prePullRole.rules));

@@ -14,6 +14,7 @@ import { ROLLOUT_WATCHER_ANNOTATION, WATCHED_DAEMONSET_HEALTH_LUA } from '../../
 import { Health, SimTask, syncOnce, syncUntilDone } from '../util/argo-sync-sim';
 import { Manifest, synthManifests } from '../util/manifests';
 import { REPO } from '../util/paths';
+import { prePullCanaryManifests } from '../util/watcher-shapes';
 
 const LUA = process.env.LUA_BIN ?? 'lua5.1';
 const HAS_LUA = spawnSync(LUA, ['-v'], { stdio: 'ignore' }).error === undefined;
@@ -202,21 +203,7 @@ describe('a watcher in its DaemonSet\'s sync wave, over the log collector\'s rol
  * image leaves its pods in ImagePullBackOff: updated, never available.
  */
 describe('a pull-only DaemonSet whose image cannot be pulled (rollout.prePull with rollout.watch), promoting the canary', () => {
-  const chart = Testing.chart();
-  const props = { name: 'logs', outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })] };
-  new LogCollectorDaemonSet(chart, 'logs', {
-    ...props,
-    image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33',
-    rollout: {
-      waves: [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')],
-      promoted: Promotion.through('canary'),
-      argoCdSyncWaves: true,
-      watch: {},
-      prePull: {},
-      previous: LogCollectorDaemonSet.release({ ...props, image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
-    },
-  });
-  const manifests = synthManifests(chart);
+  const manifests = prePullCanaryManifests();
   const pull = manifests.find((m) => m.kind === 'DaemonSet' && m.metadata.name === 'logs-prepull-canary')!;
   const wave = (m: Manifest) => Number(m.metadata.annotations['argocd.argoproj.io/sync-wave']);
   /** every pull-only pod in ImagePullBackOff: the DaemonSet's pods are all updated, none available */

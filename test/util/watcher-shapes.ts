@@ -16,6 +16,9 @@
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { Testing } from 'cdk8s';
+import { Manifest, synthManifests } from './manifests';
+import { FluentBitOutput, LogCollectorDaemonSet, Promotion, RolloutWave } from '../../src';
 
 export const NAMESPACE = 'observability';
 export const DAEMONSET = 'logs-canary';
@@ -140,7 +143,7 @@ export function containerCreating(now: number): any {
     conditions: conditions(now, false),
     hostIP: '10.0.0.11',
     startTime: at(now, 20),
-    containerStatuses: [{ name: 'fluent-bit', image: IMAGE, imageID: '', ready: false, started: false, restartCount: 0, lastState: {}, state: { waiting: { reason: 'ContainerCreating' } } }],
+    containerStatuses: [waitingStatus('fluent-bit', IMAGE, { reason: 'ContainerCreating' })],
   };
 }
 
@@ -182,6 +185,11 @@ export function oomKilled(now: number): any {
   };
 }
 
+/** A container that never started, waiting for `waiting.reason`, as the kubelet reports it. */
+function waitingStatus(name: string, image: string, waiting: { reason: string; message?: string }): any {
+  return { name, image, imageID: '', ready: false, started: false, restartCount: 0, lastState: {}, state: { waiting } };
+}
+
 export function imagePull(now: number, reason: 'ErrImagePull' | 'ImagePullBackOff'): any {
   const image = 'cr.fluentbit.io/fluent/fluent-bit:4.2.33';
   return {
@@ -189,20 +197,9 @@ export function imagePull(now: number, reason: 'ErrImagePull' | 'ImagePullBackOf
     conditions: conditions(now, false),
     hostIP: '10.0.0.11',
     startTime: at(now, 90),
-    containerStatuses: [{
-      name: 'fluent-bit',
-      image,
-      imageID: '',
-      ready: false,
-      started: false,
-      restartCount: 0,
-      lastState: {},
-      state: {
-        waiting: reason === 'ImagePullBackOff'
-          ? { reason, message: `Back-off pulling image "${image}"` }
-          : { reason, message: `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found` },
-      },
-    }],
+    containerStatuses: [waitingStatus('fluent-bit', image, reason === 'ImagePullBackOff'
+      ? { reason, message: `Back-off pulling image "${image}"` }
+      : { reason, message: `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found` })],
   };
 }
 
@@ -212,16 +209,7 @@ export function missingSecretEnv(now: number): any {
     conditions: conditions(now, false),
     hostIP: '10.0.0.11',
     startTime: at(now, 90),
-    containerStatuses: [{
-      name: 'fluent-bit',
-      image: IMAGE,
-      imageID: '',
-      ready: false,
-      started: false,
-      restartCount: 0,
-      lastState: {},
-      state: { waiting: { reason: 'CreateContainerConfigError', message: 'secret "es-credentials" not found' } },
-    }],
+    containerStatuses: [waitingStatus('fluent-bit', IMAGE, { reason: 'CreateContainerConfigError', message: 'secret "es-credentials" not found' })],
   };
 }
 
@@ -251,6 +239,28 @@ export function event(podName: string, now: number, type: string, reason: string
     firstTimestamp: at(now, secondsAgo + 60),
     lastTimestamp: at(now, secondsAgo),
   };
+}
+
+/**
+ * The app these pull-only shapes come from: a log collector with `rollout.prePull` and `rollout.watch`, promoting
+ * the canary to an image that does not exist (4.2.33) from 4.1.1.
+ */
+export function prePullCanaryManifests(): Manifest[] {
+  const chart = Testing.chart();
+  const props = { name: 'logs', outputs: [FluentBitOutput.loki({ host: 'loki-gateway.monitoring.svc' })] };
+  new LogCollectorDaemonSet(chart, 'logs', {
+    ...props,
+    image: 'cr.fluentbit.io/fluent/fluent-bit:4.2.33',
+    rollout: {
+      waves: [RolloutWave.labelled('canary'), RolloutWave.labelled('wave-1')],
+      promoted: Promotion.through('canary'),
+      argoCdSyncWaves: true,
+      watch: {},
+      prePull: {},
+      previous: LogCollectorDaemonSet.release({ ...props, image: 'cr.fluentbit.io/fluent/fluent-bit:4.1.1' }),
+    },
+  });
+  return synthManifests(chart);
 }
 
 /** The pull-only DaemonSet of `rollout.prePull` for the canary, its selector as renderPrePull writes it. */
@@ -302,25 +312,9 @@ export function initImagePull(now: number, reason: 'ErrImagePull' | 'ImagePullBa
     ],
     hostIP: '10.0.0.11',
     startTime: at(now, 300),
-    initContainerStatuses: [{
-      name: 'pull',
-      image,
-      imageID: '',
-      ready: false,
-      started: false,
-      restartCount: 0,
-      lastState: {},
-      state: { waiting: { reason, message: reason === 'ImagePullBackOff' ? `Back-off pulling image "${image}"` : `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found` } },
-    }],
-    containerStatuses: [{
-      name: 'pause',
-      image: 'registry.k8s.io/pause:3.10',
-      imageID: '',
-      ready: false,
-      started: false,
-      restartCount: 0,
-      lastState: {},
-      state: { waiting: { reason: 'PodInitializing' } },
-    }],
+    initContainerStatuses: [waitingStatus('pull', image, {
+      reason, message: reason === 'ImagePullBackOff' ? `Back-off pulling image "${image}"` : `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found`,
+    })],
+    containerStatuses: [waitingStatus('pause', 'registry.k8s.io/pause:3.10', { reason: 'PodInitializing' })],
   };
 }
