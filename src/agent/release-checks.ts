@@ -232,27 +232,27 @@ export function surgeProblems(spec: AgentSpec, strategy: UpdateStrategy): string
 }
 
 
-function checkToleration(where: string, t: AgentToleration): string[] {
+function checkToleration(at: string, t: AgentToleration): string[] {
   const problems: string[] = [];
-  if (t.value !== undefined) problems.push(...checkTolerationValue(`${where}.value`, t.value));
+  if (t.value !== undefined) problems.push(...checkTolerationValue(`${at}.value`, t.value));
   const operator = t.operator ?? TolerationOperator.EQUAL;
-  if (!Object.values(TolerationOperator).includes(operator)) problems.push(`${where}.operator "${operator}" is not Exists or Equal`);
+  if (!Object.values(TolerationOperator).includes(operator)) problems.push(`${at}.operator "${operator}" is not Exists or Equal`);
   if (operator === TolerationOperator.EXISTS && t.value) {
-    problems.push(`${where}: operator Exists with value "${t.value}"; Exists ignores values, so drop the value or use operator Equal`);
+    problems.push(`${at}: operator Exists with value "${t.value}"; Exists ignores values, so drop the value or use operator Equal`);
   }
   if (operator === TolerationOperator.EQUAL && !t.key) {
-    problems.push(`${where}: operator Equal needs a key; to tolerate every taint use operator Exists with no key (or tolerateAllTaints)`);
+    problems.push(`${at}: operator Equal needs a key; to tolerate every taint use operator Exists with no key (or tolerateAllTaints)`);
   }
   if (t.effect !== undefined && !Object.values(TaintEffect).includes(t.effect)) {
-    problems.push(`${where}.effect "${t.effect}" is unknown; use NoSchedule, PreferNoSchedule or NoExecute`);
+    problems.push(`${at}.effect "${t.effect}" is unknown; use NoSchedule, PreferNoSchedule or NoExecute`);
   }
   if (t.tolerationSeconds !== undefined && t.effect !== TaintEffect.NO_EXECUTE) {
-    problems.push(`${where}: tolerationSeconds is only meaningful with effect NoExecute (got ${t.effect ?? 'every effect'}); set effect NoExecute or drop tolerationSeconds`);
+    problems.push(`${at}: tolerationSeconds is only meaningful with effect NoExecute (got ${t.effect ?? 'every effect'}); set effect NoExecute or drop tolerationSeconds`);
   }
   if (t.tolerationSeconds !== undefined && !Number.isInteger(t.tolerationSeconds)) {
-    problems.push(`${where}.tolerationSeconds must be a whole number, got ${t.tolerationSeconds}`);
+    problems.push(`${at}.tolerationSeconds must be a whole number, got ${t.tolerationSeconds}`);
   }
-  if (t.key) problems.push(...checkLabelKey(`${where}.key`, t.key));
+  if (t.key) problems.push(...checkLabelKey(`${at}.key`, t.key));
   return problems;
 }
 
@@ -382,11 +382,11 @@ function badDurations(probe: object): Array<[string, DurationLike]> {
  * seconds, periods and thresholds of at least 1, successThreshold 1 for liveness and startup; and no
  * probe on an init container. Checked here so the error names the container and the probe.
  */
-function checkProbes(where: string, s: AgentContainerSettings, init: boolean): string[] {
+function checkProbes(at: string, s: AgentContainerSettings, init: boolean): string[] {
   const problems: string[] = [];
   for (const [name, probe] of [['readiness', s.readiness], ['liveness', s.liveness], ['startup', s.startup]] as const) {
     if (!probe) continue;
-    const prop = `${where} ${name} probe`;
+    const prop = `${at} ${name} probe`;
     if (init) {
       problems.push(`${prop}: an init container runs to completion before the pod starts and may have no probe; drop it, or make the container a sidecar`);
       continue;

@@ -9,7 +9,7 @@ import { ALWAYS_PRESENT_COLLECTORS, DEFAULT_KUBE_STATE_METRICS_SELECTOR } from '
 import { recordFunctions, recordGuard, recordVerdict, RecordWords } from '../rollout/hook-shell';
 import { JSON_READER_AWK } from '../util/json-awk';
 import { SHELL_FUNCTIONS } from '../util/shell';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 
 /** What the default checks of a wave are about. */
 export interface GateTarget {
@@ -126,41 +126,41 @@ export function redactUrl(url: string): string {
  * of curl's glob characters `[ ] { }` but an IPv6 host's brackets (the script passes --globoff, yet a URL that reads
  * as a glob is a mistake: `[1-40]` meant 40 queries, `{a,b}` two Prometheus). Its userinfo is never shown.
  */
-function checkPrometheusUrl(gate: WaveGate, where: string): void {
+function checkPrometheusUrl(gate: WaveGate, by: RefusedBy): void {
   const url = gate.prometheusUrl;
   const of = `rollout.gates ("${gate.afterWave}") prometheusUrl "${redactUrl(url)}"`;
   if (/\s/.test(url)) {
-    throw new ValidationError(where, `${of} holds whitespace, which no request can carry; remove it, or percent-encode it (%20)`);
+    throw new ValidationError(by, `${of} holds whitespace, which no request can carry; remove it, or percent-encode it (%20)`);
   }
   if (!/^https?:\/\/[^\s/]+/.test(url)) {
-    throw new ValidationError(where, `${of} is not an http(s) URL; give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"`);
+    throw new ValidationError(by, `${of} is not an http(s) URL; give the Prometheus base URL, e.g. "http://prometheus-operated.monitoring.svc:9090"`);
   }
   if (/[[\]{}]/.test(url.replace(/^(https?:\/\/(?:[^/?#@]*@)?)\[[0-9A-Fa-f:.]+\]/, '$1'))) {
-    throw new ValidationError(where, `${of} holds "[", "]", "{" or "}", which curl reads as a URL glob (several queries, their answers run together); `
+    throw new ValidationError(by, `${of} holds "[", "]", "{" or "}", which curl reads as a URL glob (several queries, their answers run together); `
       + 'percent-encode them (%5B %5D %7B %7D); brackets are for an IPv6 host only, e.g. "http://[fd00::1]:9090"');
   }
 }
 
 /** The Job's environment: the script reads everything from it. Sorted by name. */
-export function gateEnvironment(gateName: string, gate: WaveGate, checks: readonly WaveGateCheck[], where: string): { [name: string]: string } {
-  checkPrometheusUrl(gate, where);
-  if (checks.length === 0) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
+export function gateEnvironment(gateName: string, gate: WaveGate, checks: readonly WaveGateCheck[], by: RefusedBy): { [name: string]: string } {
+  checkPrometheusUrl(gate, by);
+  if (checks.length === 0) throw new ValidationError(by, `rollout.gates ("${gate.afterWave}") has no checks; give checks or drop the gate`);
   const names = new Set<string>();
   const env: { [name: string]: string } = {
     GATE_NAME: gateName,
     PROMETHEUS_URL: gate.prometheusUrl.replace(/\/+$/, ''),
-    BAKE_SECONDS: String(bakeSeconds(gate, where)),
+    BAKE_SECONDS: String(bakeSeconds(gate, by)),
     CHECK_COUNT: String(checks.length),
     QUERY_RETRIES: '3',
   };
   checks.forEach((check, i) => {
     if (!CHECK_NAME.test(check.name)) {
-      throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") check name "${check.name}" must be 1-63 letters, digits, "-" or "_"`);
+      throw new ValidationError(by, `rollout.gates ("${gate.afterWave}") check name "${check.name}" must be 1-63 letters, digits, "-" or "_"`);
     }
-    if (names.has(check.name)) throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
+    if (names.has(check.name)) throw new ValidationError(by, `rollout.gates ("${gate.afterWave}") has two checks named "${check.name}"`);
     names.add(check.name);
-    if (check.expr.trim() === '') throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
-    checkPromQL(check.expr, `rollout.gates ("${gate.afterWave}") check "${check.name}" expr`, where, GATE_FAILS);
+    if (check.expr.trim() === '') throw new ValidationError(by, `rollout.gates ("${gate.afterWave}") check "${check.name}" has an empty expression`);
+    checkPromQL(check.expr, `rollout.gates ("${gate.afterWave}") check "${check.name}" expr`, by, GATE_FAILS);
     env[`CHECK_${i + 1}_NAME`] = check.name;
     // One line: the script reads each expression from one variable; PromQL ignores the newlines.
     env[`CHECK_${i + 1}_EXPR`] = check.expr.replace(/\s*\n\s*/g, ' ');
@@ -168,11 +168,11 @@ export function gateEnvironment(gateName: string, gate: WaveGate, checks: readon
   return Object.fromEntries(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-export function bakeSeconds(gate: WaveGate, where: string): number {
+export function bakeSeconds(gate: WaveGate, by: RefusedBy): number {
   const minutes = gate.bakeMinutes ?? 10;
   // A day at most: the gate holds the Argo CD sync while it bakes (and the Job's activeDeadlineSeconds must stay an int64).
   if (!Number.isInteger(minutes) || minutes < 0 || minutes > 1440) {
-    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number from 0 to 1440 (a day: the gate holds the Argo CD sync while it bakes)`);
+    throw new ValidationError(by, `rollout.gates ("${gate.afterWave}") bakeMinutes ${minutes} must be a whole number from 0 to 1440 (a day: the gate holds the Argo CD sync while it bakes)`);
   }
   return minutes * 60;
 }

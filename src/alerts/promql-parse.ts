@@ -15,7 +15,7 @@
  * Pure module: no cdk8s imports.
  */
 import { SyntaxNode, Tree } from '@lezer/common';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 
 /**
  * The grammar's parser. The package is an ES module with a CommonJS build (its `require` export,
@@ -190,16 +190,16 @@ export function selectorProblem(selector: string): string | undefined {
  * Throws unless `expr` parses as PromQL, naming the prop and the value; `consequence` says what
  * Prometheus (or the gate) would do with it.
  */
-export function checkPromQL(expr: string, prop: string, where: string, consequence: string): void {
+export function checkPromQL(expr: string, prop: string, by: RefusedBy, consequence: string): void {
   const problem = promqlProblem(expr);
-  if (problem !== undefined) throw new ValidationError(where, `${prop} ${JSON.stringify(expr)} ${problem}; ${consequence}. Fix the expression.`);
+  if (problem !== undefined) throw new ValidationError(by, `${prop} ${JSON.stringify(expr)} ${problem}; ${consequence}. Fix the expression.`);
 }
 
 /** Throws unless `selector` (when set) is PromQL label matchers, naming the prop and the value. */
-export function checkSelector(selector: string | undefined, prop: string, where: string): void {
+export function checkSelector(selector: string | undefined, prop: string, by: RefusedBy): void {
   if (selector === undefined) return;
   const problem = selectorProblem(selector);
-  if (problem !== undefined) throw new ValidationError(where, `${prop} ${JSON.stringify(selector)} ${problem}.`);
+  if (problem !== undefined) throw new ValidationError(by, `${prop} ${JSON.stringify(selector)} ${problem}.`);
 }
 
 /** What Prometheus does with a rule file holding an expression it cannot parse. */

@@ -1,7 +1,7 @@
 /**
  * PromQL building blocks shared by the alert rules and the wave gates. Pure module (no cdk8s).
  */
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 
 /** A PromQL double-quoted string literal: backslashes and quotes escaped. */
 export function promString(value: string): string {
@@ -56,18 +56,18 @@ export function re(label: string, regex: string): string {
 const DURATION = /^([0-9]+(ms|s|m|h|d|w|y))+$/;
 
 /** Throws unless `value` is a Prometheus duration such as "10m" or "1h30m". */
-export function checkDuration(value: string, prop: string, where: string): string {
+export function checkDuration(value: string, prop: string, by: RefusedBy): string {
   if (!DURATION.test(value)) {
-    throw new ValidationError(where, `${prop} "${value}" is not a Prometheus duration; write e.g. "10m", "1h" or "1h30m"`);
+    throw new ValidationError(by, `${prop} "${value}" is not a Prometheus duration; write e.g. "10m", "1h" or "1h30m"`);
   }
   return value;
 }
 
 /** Throws unless `value` is a finite number >= min. */
-export function checkNumber(value: number, prop: string, where: string, min = 0, max = Number.POSITIVE_INFINITY): number {
+export function checkNumber(value: number, prop: string, by: RefusedBy, min = 0, max = Number.POSITIVE_INFINITY): number {
   if (!Number.isFinite(value) || value < min || value > max) {
     const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `from ${min} to ${max}`;
-    throw new ValidationError(where, `${prop} ${value} must be a number ${range}`);
+    throw new ValidationError(by, `${prop} ${value} must be a number ${range}`);
   }
   return value;
 }

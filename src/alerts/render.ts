@@ -6,7 +6,7 @@ import { AgentAlertsOptions, AlertRuleGroup } from './options';
 import { checkDuration } from './promql';
 import { checkPromQL, RULE_REFUSED } from './promql-parse';
 import { DEFAULT_RUNBOOK_URL } from './rules';
-import { throwIfProblems, ValidationError } from '../validation/errors';
+import { RefusedBy, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkRenderableKey } from '../validation/values';
 
 /** The label every alert of an agent carries: its name, for routing and for telling agents apart. */
@@ -29,38 +29,38 @@ const ALERT_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Rule groups with labels (severity, node_agent, the user's) and annotations (summary, description, runbook_url). */
-export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[], options: AgentAlertsOptions, where: string): RuleGroupJson[] {
+export function renderRuleGroups(agent: string, groups: readonly AlertRuleGroup[], options: AgentAlertsOptions, by: RefusedBy): RuleGroupJson[] {
   const names = new Set<string>();
   const alerts = new Set(groups.flatMap((g) => g.rules.map((r) => r.alert)));
   for (const [prop, record] of [['alerts.runbookUrls', options.runbookUrls], ['alerts.severities', options.severities]] as const) {
     for (const alert of Object.keys(record ?? {})) {
       if (!alerts.has(alert)) {
-        throw new ValidationError(where, `${prop} names "${alert}", which is not an alert of this agent; valid names are ${[...alerts].sort().join(', ')}`);
+        throw new ValidationError(by, `${prop} names "${alert}", which is not an alert of this agent; valid names are ${[...alerts].sort().join(', ')}`);
       }
     }
   }
   for (const key of Object.keys(options.labels ?? {})) {
     if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw new ValidationError(where, `alerts.labels key "${key}" is not a Prometheus label name (letters, digits and "_", not starting with a digit or "__")`);
+      throw new ValidationError(by, `alerts.labels key "${key}" is not a Prometheus label name (letters, digits and "_", not starting with a digit or "__")`);
     }
     if (key === 'severity' || key === NODE_AGENT_ALERT_LABEL) {
-      throw new ValidationError(where, `alerts.labels sets "${key}", which every alert sets itself; use alerts.severities to change a severity`);
+      throw new ValidationError(by, `alerts.labels sets "${key}", which every alert sets itself; use alerts.severities to change a severity`);
     }
     // "constructor" is a valid Prometheus label name that cdk8s cannot render (see checkRenderableKey).
-    throwIfProblems(where, checkRenderableKey('alerts.labels', key));
+    throwIfProblems(by, checkRenderableKey('alerts.labels', key));
   }
   return groups.map((group) => {
-    if (names.has(group.name)) throw new ValidationError(where, `two alert rule groups are named "${group.name}"; rename one`);
+    if (names.has(group.name)) throw new ValidationError(by, `two alert rule groups are named "${group.name}"; rename one`);
     names.add(group.name);
     return {
       name: group.name,
       rules: group.rules.map((rule) => {
         if (!ALERT_NAME.test(rule.alert)) {
-          throw new ValidationError(where, `alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
+          throw new ValidationError(by, `alert name "${rule.alert}" is not a Prometheus metric name; use letters, digits and "_"`);
         }
-        throwIfProblems(where, Object.keys(rule.labels ?? {}).flatMap((key) => checkRenderableKey(`alert ${rule.alert} labels`, key)));
-        if (rule.forDuration !== undefined) checkDuration(rule.forDuration, `for of alert ${rule.alert}`, where);
-        checkPromQL(rule.expr, `alert ${rule.alert} (group "${group.name}") expr`, where, RULE_REFUSED);
+        throwIfProblems(by, Object.keys(rule.labels ?? {}).flatMap((key) => checkRenderableKey(`alert ${rule.alert} labels`, key)));
+        if (rule.forDuration !== undefined) checkDuration(rule.forDuration, `for of alert ${rule.alert}`, by);
+        checkPromQL(rule.expr, `alert ${rule.alert} (group "${group.name}") expr`, by, RULE_REFUSED);
         const labels = sortedRecord({
           ...rule.labels,
           ...options.labels,

@@ -15,7 +15,7 @@ import {
 } from './promql';
 import { checkSelector } from './promql-parse';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 
 /** The agent the rules watch. */
 export interface AlertTarget {
@@ -27,8 +27,8 @@ export interface AlertTarget {
   readonly waves: readonly string[];
   /** The names of its resource profiles (`<agent>-<profile>` and `<agent>-<profile>-<wave>` DaemonSets). */
   readonly profiles?: readonly string[];
-  /** Who asks, for error messages (construct kind and path). */
-  readonly where: string;
+  /** The construct that refuses a bad option (see ValidationError). */
+  readonly by: RefusedBy;
   /**
    * The expected rollout time of each DaemonSet that rolls by itself, as PromQL of its desired count (estimate's
    * model, estimate.ts expectedSecondsPromQL), for NodeAgentRolloutOverdue. @default - no overdue alert
@@ -59,8 +59,8 @@ export interface TargetSelectors {
 }
 
 export function targetSelectors(target: AlertTarget, options: AgentAlertsOptions): TargetSelectors {
-  checkSelector(options.kubeStateMetricsSelector, 'alerts.kubeStateMetricsSelector', target.where);
-  checkSelector(options.metricsSelector, 'alerts.metricsSelector', target.where);
+  checkSelector(options.kubeStateMetricsSelector, 'alerts.kubeStateMetricsSelector', target.by);
+  checkSelector(options.metricsSelector, 'alerts.metricsSelector', target.by);
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
   const dsRegex = daemonSetNameRegex(target.agent, target.waves, target.profiles);
   const podRegex = podNameRegex(dsRegex);
@@ -76,7 +76,7 @@ export function targetSelectors(target: AlertTarget, options: AgentAlertsOptions
 
 /** The DaemonSet alerts every agent gets (kube-state-metrics). */
 export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOptions, defaults: { rolloutStuckFor?: string } = {}): AlertRuleGroup {
-  const w = target.where;
+  const w = target.by;
   const s = targetSelectors(target, options);
   const ds = s.daemonSets;
   const of = `agent ${target.namespace}/${target.agent} (DaemonSets ${s.daemonSetNames})`;
@@ -129,7 +129,7 @@ export function daemonSetAlertGroup(target: AlertTarget, options: AgentAlertsOpt
  * carry them, so an Alertmanager inhibition can match them).
  */
 function stuckRules(target: AlertTarget, options: AgentAlertsOptions, s: TargetSelectors, defaults: { rolloutStuckFor?: string }): AlertRule[] {
-  const w = target.where;
+  const w = target.by;
   const ds = s.daemonSets;
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
   const of = `agent ${target.namespace}/${target.agent}`;
@@ -211,7 +211,7 @@ export interface LogCollectorAlertFacts {
  * limit; every output here has one (`storageTotalLimitSize`, default 1G).
  */
 export function logCollectorAlertGroup(target: AlertTarget, options: LogCollectorAlertsOptions, facts: LogCollectorAlertFacts): AlertRuleGroup {
-  const w = target.where;
+  const w = target.by;
   const m = targetSelectors(target, options).metrics;
   const by = PER_PLUGIN;
   const lossWindow = duration(options.lossWindow, '5m', 'alerts.lossWindow', w);
@@ -321,7 +321,7 @@ export function logCollectorAlertGroup(target: AlertTarget, options: LogCollecto
  * chunks, and neither its retries nor its records moved. The limit is the lowest of the collector's
  * and its profiles' (a pod with a higher one is starved later than this says, never earlier).
  */
-function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, where: string): AlertRule {
+function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, collector: string): AlertRule {
   return {
     alert: 'LogCollectorOutputStarved',
     expr: `(${PER_PLUGIN} (increase(fluentbit_output_proc_records_total{${m}}[5m])) == 0`
@@ -330,7 +330,7 @@ function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, 
     forDuration,
     severity: AlertSeverity.WARNING,
     summary: 'A log collector output gets nothing to send: another output\'s retries hold every chunk in memory.',
-    description: `Output {{ $labels.name }} of log collector ${where} delivered and retried nothing for 5m while the collector held `
+    description: `Output {{ $labels.name }} of log collector ${collector} delivered and retried nothing for 5m while the collector held `
       + `${maxChunksUp} chunks in memory (storage.max_chunks_up): no new chunk can be flushed to it. Another output keeps retrying `
       + '(see LogCollectorOutputStalled); its chunks must go to disk (Mem_Buf_Limit on the inputs, which the collector renders with two outputs or more).',
   };
@@ -338,7 +338,7 @@ function outputStarvedRule(m: string, maxChunksUp: number, forDuration: string, 
 
 /** node_exporter's own health, per node. */
 export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExporterAlertsOptions): AlertRuleGroup[] {
-  const w = target.where;
+  const w = target.by;
   const m = targetSelectors(target, options).metrics;
   const collectors = options.watchedCollectors ?? ALWAYS_PRESENT_COLLECTORS;
   if (collectors.length === 0) throw new ValidationError(w, 'alerts.watchedCollectors is empty; leave it unset for the default list');
@@ -380,7 +380,7 @@ export function nodeExporterAlertGroups(target: AlertTarget, options: NodeExport
  * `job="node"`.
  */
 export function nodeMixinAlertGroup(target: AlertTarget, exporterSelector: string, o: NodeMixinAlertsOptions): AlertRuleGroup {
-  const w = target.where;
+  const w = target.by;
   checkSelector(o.filesystemSelector, 'alerts.nodeMixin.filesystemSelector', w);
   const fs = matchers(exporterSelector, o.filesystemSelector ?? 'fstype!="",mountpoint!=""');
   const pct = (v: number | undefined, d: number, prop: string) => checkNumber(v ?? d, `alerts.nodeMixin.${prop}`, w, 0, 100);
@@ -541,7 +541,7 @@ function clockRules(exporterSelector: string, skew: number): AlertRule[] {
 export function gpuDriverAlertGroup(
   target: AlertTarget, options: GpuDriverAlertsOptions, gpuNodeTerms: readonly (readonly NodeSelectorRequirementJson[])[],
 ): AlertRuleGroup {
-  const w = target.where;
+  const w = target.by;
   const s = targetSelectors(target, options);
   const ksm = options.kubeStateMetricsSelector ?? DEFAULT_KUBE_STATE_METRICS_SELECTOR;
   const podNode = `max by (namespace, pod, node) (kube_pod_info{${s.pods}})`;
@@ -581,7 +581,7 @@ export function gpuDriverAlertGroup(
  * the labels kube-state-metrics is allowed to export (`--metric-labels-allowlist=nodes=[...]`);
  * an absent label reads as "".
  */
-export function nodeLabelMatcher(req: NodeSelectorRequirementJson, where: string): string {
+export function nodeLabelMatcher(req: NodeSelectorRequirementJson, by: RefusedBy): string {
   const label = kubeStateMetricsLabel(req.key);
   const values = (req.values ?? []).map(regexLiteral).join('|');
   switch (req.operator) {
@@ -590,11 +590,11 @@ export function nodeLabelMatcher(req: NodeSelectorRequirementJson, where: string
     case 'Exists': return `${label}!=""`;
     case 'DoesNotExist': return `${label}=""`;
     default:
-      throw new ValidationError(where, `the node requirement "${req.key} ${req.operator}" has no label matcher in PromQL (Gt/Lt compare numbers); `
+      throw new ValidationError(by, `the node requirement "${req.key} ${req.operator}" has no label matcher in PromQL (Gt/Lt compare numbers); `
         + 'use In with the values for the GPU nodes, or disable the GpuNodeWithoutReadyDriver alert by not enabling alerts');
   }
 }
 
-function duration(value: string | undefined, fallback: string, prop: string, where: string): string {
-  return checkDuration(value ?? fallback, prop, where);
+function duration(value: string | undefined, fallback: string, prop: string, by: RefusedBy): string {
+  return checkDuration(value ?? fallback, prop, by);
 }

@@ -7,8 +7,8 @@ import { checkPromQL, RULE_REFUSED } from '../alerts/promql-parse';
 import { renderRuleGroups, RuleGroupJson } from '../alerts/render';
 import { daemonSetAlertGroup } from '../alerts/rules';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
-import { builtByLibrary } from '../validation/owner';
+import { throwIfProblems, ValidationError } from '../validation/errors';
+import { builtByLibrary, registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import { checkLabels } from '../validation/values';
 import { FLEET_GROUP } from '../waves/partition';
@@ -55,27 +55,27 @@ export class AgentAlerts extends Construct {
 
   public constructor(scope: Construct, id: string, props: AgentAlertsProps) {
     super(scope, id);
-    const where = constructWhere(this, 'AgentAlerts');
+    registerKind(this, 'AgentAlerts');
     // The agent constructs pass their own, already checked, alert options; a user's props are checked here.
     if (!builtByLibrary(this)) {
-      checkStruct(where, 'AgentAlertsProps', props);
-      (props.additionalGroups ?? []).forEach((g, i) => g.rules.forEach((r, j) => checkPromQL(r.expr, `additionalGroups[${i}].rules[${j}].expr`, where, RULE_REFUSED)));
+      checkStruct(this, 'AgentAlertsProps', props);
+      (props.additionalGroups ?? []).forEach((g, i) => g.rules.forEach((r, j) => checkPromQL(r.expr, `additionalGroups[${i}].rules[${j}].expr`, this, RULE_REFUSED)));
     }
     const agent = props.agent;
     const waves = props.waves ?? agent.rolloutGroups.filter((g) => g !== FLEET_GROUP);
     const profiles = agent.resourceProfiles;
-    const expectedSeconds = rolloutExpectations(agent, props.rolloutPodSeconds, where);
-    const target = { agent: agent.name, namespace: agent.namespace, waves, where, expectedSeconds, ...(profiles.length > 0 ? { profiles } : {}) };
+    const expectedSeconds = rolloutExpectations(this, agent, props.rolloutPodSeconds);
+    const target = { agent: agent.name, namespace: agent.namespace, waves, by: this, expectedSeconds, ...(profiles.length > 0 ? { profiles } : {}) };
     this.ruleGroups = [
       ...(props.daemonSetAlerts ?? true ? [daemonSetAlertGroup(target, props)] : []),
       ...(props.additionalGroups ?? []),
     ];
     if (this.ruleGroups.length === 0) {
-      throw new ValidationError(where, 'no alert rule groups: daemonSetAlerts is false and no additionalGroups were given');
+      throw new ValidationError(this, 'no alert rule groups: daemonSetAlerts is false and no additionalGroups were given');
     }
     // The PrometheusRule's labels: the API server refuses an invalid key or value.
-    throwIfProblems(where, checkLabels('alerts.ruleLabels', props.ruleLabels));
-    this.renderedGroups = renderRuleGroups(agent.name, this.ruleGroups, props, where);
+    throwIfProblems(this, checkLabels('alerts.ruleLabels', props.ruleLabels));
+    this.renderedGroups = renderRuleGroups(agent.name, this.ruleGroups, props, this);
     const name = `${agent.name}-alerts`;
     this.prometheusRule = new ApiObject(this, 'PrometheusRule', {
       apiVersion: 'monitoring.coreos.com/v1',

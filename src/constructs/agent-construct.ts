@@ -13,25 +13,21 @@ import { KindGateChecks, renderWaveGates } from './wave-gates';
 import { AgentRollout } from '../agent/rollout';
 import { AgentAlertsOptions, AlertRuleGroup } from '../alerts/options';
 import { AlertTarget, daemonSetAlertGroup } from '../alerts/rules';
-import { constructWhere } from '../validation/errors';
 import { registerKind } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 
 /**
  * First step of an agent construct's constructor: records its kind (so errors raised by the constructs
- * it builds name it) and checks its props against their struct. Returns where its errors start.
+ * it builds name it) and checks its props against their struct.
  */
-export function startAgentConstruct(construct: Construct, kind: string, struct: string, props: unknown): string {
+export function startAgentConstruct(construct: Construct, kind: string, struct: string, props: unknown): void {
   registerKind(construct, kind);
-  const where = constructWhere(construct, kind);
   // Types first (JavaScript callers, props from parsed YAML): a message instead of a TypeError.
-  checkStruct(where, struct, props);
-  return where;
+  checkStruct(construct, struct, props);
 }
 
 /** What an agent construct's alerts and gates are made of. */
 export interface AgentFinish<A extends AgentAlertsOptions> {
-  readonly where: string;
   readonly agent: NodeAgentDaemonSet;
   readonly rollout?: AgentRollout;
   /** The alerts the user asked for, with the agent's defaults applied. */
@@ -51,7 +47,7 @@ export function finishAgentConstruct<A extends AgentAlertsOptions>(
     const waves = f.rollout?.waves.map((w) => w.name);
     const profiles = f.agent.resourceProfiles;
     const target = {
-      agent: f.agent.name, namespace: f.agent.namespace, waves: waves ?? [], where: f.where, ...(profiles.length > 0 ? { profiles } : {}),
+      agent: f.agent.name, namespace: f.agent.namespace, waves: waves ?? [], by: construct, ...(profiles.length > 0 ? { profiles } : {}),
     };
     alerts = new AgentAlerts(construct, 'Alerts', {
       ...f.alerts,
@@ -59,7 +55,7 @@ export function finishAgentConstruct<A extends AgentAlertsOptions>(
       waves,
       daemonSetAlerts: false,
       additionalGroups: [
-        daemonSetAlertGroup({ ...target, expectedSeconds: rolloutExpectations(f.agent, f.alerts.rolloutPodSeconds, f.where) }, f.alerts),
+        daemonSetAlertGroup({ ...target, expectedSeconds: rolloutExpectations(construct, f.agent, f.alerts.rolloutPodSeconds) }, f.alerts),
         ...f.alertGroups(target, f.alerts),
       ],
     });

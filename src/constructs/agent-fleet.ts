@@ -12,7 +12,8 @@ import { duplicateFolders, folderProblems, nestedFolders } from '../fleet/names'
 import { ClusterWaveSpec, DEFAULT_CLUSTER_WAVES, effectiveWaves, waveProblems } from '../fleet/waves';
 import { withRenderedObjects } from '../render/late-checks';
 import { brand } from '../validation/brand';
-import { constructWhere, refusedAs, throwIfProblems, ValidationError } from '../validation/errors';
+import { nameOf, throwIfProblems, ValidationError } from '../validation/errors';
+import { registerKind } from '../validation/owner';
 import { checkArgs, checkStruct } from '../validation/struct-check';
 import { checkDnsLabel } from '../validation/values';
 
@@ -246,6 +247,7 @@ export class AgentFleet extends App {
   public constructor(props: AgentFleetProps) {
     // Types and unknown keys first (JavaScript callers, props from parsed YAML): App's own constructor reads props.
     super(checkedFleetProps(props));
+    registerKind(this, 'AgentFleet', true);
     this.props = props;
     this.fleetName = props.name ?? 'node-agents';
     this.destinationNamespace = props.namespace ?? 'kube-system';
@@ -258,7 +260,7 @@ export class AgentFleet extends App {
       ...repoPathProblems(props.repoPath),
       ...this.generatorProblems(),
     ];
-    if (problems.length > 0) throwIfProblems(constructWhere(this, 'AgentFleet'), problems, 'invalid props');
+    throwIfProblems(this, problems, { heading: 'invalid props' });
     for (const cluster of props.clusters ?? []) this.addCluster(cluster);
     // synth() validates once; under cdk8s's own App.synth() this would run once per chart.
     this.node.addValidation({ validate: () => this.checkFleet() });
@@ -266,11 +268,11 @@ export class AgentFleet extends App {
 
   /** Add a cluster and its agents. */
   public addCluster(options: FleetClusterOptions): FleetCluster {
-    checkArgs('AgentFleet.addCluster', [options], `${constructWhere(this, 'AgentFleet')}: addCluster`);
+    checkArgs('AgentFleet.addCluster', [options], this);
     // The cluster's name is its construct id: refused here, before the constructs library's generic errors.
-    if (options.name === '') throw new ValidationError(`${constructWhere(this, 'AgentFleet')}: addCluster`, 'cluster name "" is empty; give each cluster its name (a DNS-1123 label)');
+    if (options.name === '') throw new ValidationError(this, 'addCluster: cluster name "" is empty; give each cluster its name (a DNS-1123 label)');
     if (this.clusters.some((c) => c.clusterName === options.name)) {
-      throw new ValidationError(`${constructWhere(this, 'AgentFleet')}: addCluster`, `two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
+      throw new ValidationError(this, `addCluster: two clusters are named "${options.name}"; each cluster needs a name of its own (it names its folder and its Argo CD Application)`);
     }
     const cluster = new FleetCluster(this, clusterConstructId(options.name), {
       ...options,
@@ -298,7 +300,7 @@ export class AgentFleet extends App {
     const all = this.node.findAll();
     // The late checks render every agent object; the output reuses that JSON (nothing changes in between).
     return withRenderedObjects((render) => {
-      validateOnce(constructWhere(this, 'AgentFleet'), all);
+      validateOnce(this, all);
       resolveDependencies(all);
       const files: FleetFile[] = [];
       for (const cluster of this.clusters) {
@@ -450,7 +452,7 @@ export class AgentFleet extends App {
     for (const cluster of this.clusters) {
       for (const agent of cluster.node.findAll().filter((c: IConstruct): c is NodeAgentDaemonSet => c instanceof NodeAgentDaemonSet)) {
         if (!allowed.includes(agent.namespace)) {
-          problems.push(`${constructWhere(agent, 'NodeAgentDaemonSet')} runs in namespace "${agent.namespace}", but the Application of cluster "${cluster.clusterName}" has destination namespace "${this.destinationNamespace}"; use that namespace or list "${agent.namespace}" in additionalNamespaces`);
+          problems.push(`${nameOf(agent)} runs in namespace "${agent.namespace}", but the Application of cluster "${cluster.clusterName}" has destination namespace "${this.destinationNamespace}"; use that namespace or list "${agent.namespace}" in additionalNamespaces`);
         }
       }
     }
@@ -461,14 +463,11 @@ brand(AgentFleet, 'AgentFleet');
 
 /**
  * Run every construct's validations once, throwing as cdk8s's App.synth does, but a ValidationError
- * naming the fleet (`where`); a helper's plain Error becomes one too.
+ * raised by the fleet.
  */
-function validateOnce(where: string, all: IConstruct[]): void {
-  const errors: string[] = [];
-  for (const c of all) {
-    for (const error of refusedAs(where, () => c.node.validate())) errors.push(`[${c.node.path}] ${error}`);
-  }
-  if (errors.length > 0) throw new ValidationError(where, `validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+function validateOnce(fleet: AgentFleet, all: IConstruct[]): void {
+  const errors = all.flatMap((c) => c.node.validate().map((error) => `[${c.node.path}] ${error}`));
+  if (errors.length > 0) throw new ValidationError(fleet, `validation failed with the following errors:\n  ${errors.join('\n  ')}`);
 }
 
 /**
@@ -523,6 +522,7 @@ function repoPathProblems(repoPath: string | undefined): string[] {
 
 /** The fleet's props, type-checked (with every cluster's options) before App's constructor reads them. */
 function checkedFleetProps(props: AgentFleetProps): AgentFleetProps {
+  // no construct yet: refused by its name, as a root AgentFleet's errors read
   checkStruct('AgentFleet', 'AgentFleetProps', props);
   return props;
 }

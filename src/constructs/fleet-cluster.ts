@@ -2,9 +2,10 @@ import { Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Promotion } from '../agent/rollout';
 import { defaultClusterFolder, folderProblems } from '../fleet/names';
-import { clusterPromotion, DEFAULT_CLUSTER_WAVE, DEFAULT_CLUSTER_WAVES, FleetStageSpec } from '../fleet/waves';
+import { clusterPromotion, DEFAULT_CLUSTER_WAVE, DEFAULT_CLUSTER_WAVES, FleetStageSpec, stageProblems } from '../fleet/waves';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { throwIfProblems, ValidationError } from '../validation/errors';
+import { registerKind } from '../validation/owner';
 import { checkArgs, checkStruct } from '../validation/struct-check';
 import { checkDnsLabel, checkLabelValue } from '../validation/values';
 
@@ -132,8 +133,9 @@ export class FleetCluster extends Construct {
 
   public constructor(scope: Construct, id: string, props: FleetClusterProps) {
     super(scope, id);
+    registerKind(this, 'FleetCluster', true);
     Object.defineProperty(this, CLUSTER_SCOPE_KEY, { value: true });
-    checkStruct(constructWhere(this, 'FleetCluster'), 'FleetClusterProps', props);
+    checkStruct(this, 'FleetClusterProps', props);
     this.clusterName = props.name;
     this.environment = props.environment;
     this.region = props.region;
@@ -152,7 +154,7 @@ export class FleetCluster extends Construct {
       ...folderProblems(this.folder).map((p) => `folder: ${p}`),
       ...checkDnsLabel('namespace', this.namespace),
     ];
-    throwIfProblems(constructWhere(this, 'FleetCluster'), problems, 'invalid props');
+    throwIfProblems(this, problems, { heading: 'invalid props' });
     this.chart = this.addChart('node-agents');
   }
 
@@ -163,7 +165,7 @@ export class FleetCluster extends Construct {
   public addChart(id: string, props: ChartProps = {}): Chart {
     // "constructor" is an id the constructs library takes for an existing child (its children are a plain object).
     const problems = [...checkDnsLabel('chart id', id), ...(id in Object.prototype ? [`chart id "${id}" is a name the constructs library cannot hold; choose another`] : [])];
-    if (problems.length > 0) throw new ValidationError(constructWhere(this, 'FleetCluster'), `${problems.join('; ')}: it names the chart's file`);
+    if (problems.length > 0) throw new ValidationError(this, `${problems.join('; ')}: it names the chart's file`);
     return new Chart(this, id, { namespace: this.namespace, ...props });
   }
 
@@ -175,14 +177,9 @@ export class FleetCluster extends Construct {
 
   /** The rollout promotion this cluster's agents use at a fleet stage (see FleetStage.through). */
   public promotion(stage: FleetStage): Promotion {
-    const where = `${constructWhere(this, 'FleetCluster')}: promotion`;
-    checkArgs('FleetCluster.promotion', [stage], where);
-    let p: ReturnType<typeof clusterPromotion>;
-    try {
-      p = clusterPromotion(stage._spec(), this.clusterWaveOrder, this.wave);
-    } catch (e) {
-      throw new ValidationError(where, `${(e as Error).message}`);
-    }
+    checkArgs('FleetCluster.promotion', [stage], this);
+    throwIfProblems(this, stageProblems(stage._spec(), this.clusterWaveOrder), { at: 'promotion' });
+    const p = clusterPromotion(stage._spec(), this.clusterWaveOrder, this.wave);
     if (p.kind === 'all') return Promotion.all();
     if (p.kind === 'none') return Promotion.none();
     return Promotion.through(p.nodeGroup);

@@ -25,7 +25,7 @@ import {
 } from '../gpu/driver-checks';
 import { DEFAULT_DRIVER_MANAGER_IMAGE, DRIVER_MANAGER_RBAC, DRIVER_MANAGER_VOLUMES, driverConfigDigest, driverManagerContainer } from '../gpu/driver-manager';
 import {
-  DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput,
+  DEFAULT_SKIP_NODE_LABEL, DriverValidation, RunbookInput, runbookInputProblems,
   renderRunbookMarkdown, renderRunbookScript, requirementsSelector,
 } from '../gpu/runbook';
 import { addObjectSizeValidation } from '../render/late-checks';
@@ -35,7 +35,7 @@ import {
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { parseQuantity } from '../util/quantity';
 import { brand } from '../validation/brand';
-import { constructWhere, refusedAs, throwIfProblems, ValidationError } from '../validation/errors';
+import { nameOf, throwIfProblems, ValidationError } from '../validation/errors';
 import { checkLabelSelector } from '../validation/label-selector';
 import { checkArgs, typeProblems } from '../validation/struct-check';
 import {
@@ -547,10 +547,10 @@ export class GpuDriverDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: GpuDriverDaemonSetProps) {
     super(scope, id);
-    const where = startAgentConstruct(this, 'GpuDriverDaemonSet', 'GpuDriverDaemonSetProps', props);
+    startAgentConstruct(this, 'GpuDriverDaemonSet', 'GpuDriverDaemonSetProps', props);
     this.props = props;
     const shape = props.shape ?? GpuDriverShape.driverContainer();
-    throwIfProblems(where, typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
+    throwIfProblems(this, typeProblems('shape', shape.installerOptions ?? shape.driverContainerOptions ?? {},
       { ref: shape.kind === GpuDriverShapeKind.INSTALLER ? 'GpuDriverInstallerOptions' : 'GpuDriverContainerOptions' }));
     this.shape = shape.kind;
     const strategy = props.updateStrategy ?? UpdateStrategy.onDelete();
@@ -569,14 +569,14 @@ export class GpuDriverDaemonSet extends Construct {
     const problems = [...stepAside.filter((r): r is string => typeof r === 'string'), ...this.checkProps(strategy)];
     const driverOptions = shape.driverContainerOptions ?? {};
     const startup = shape.kind === GpuDriverShapeKind.DRIVER_CONTAINER ? this.startupTiming(driverOptions, problems) : undefined;
-    throwIfProblems(where, problems, 'invalid props');
+    throwIfProblems(this, problems, { heading: 'invalid props' });
     const build = driverOptions.buildTimeSeconds;
     if (startup && build !== undefined && build < MIN_PLAUSIBLE_BUILD_SECONDS) {
-      addWarning(this, where, `shape buildTimeSeconds ${build} is under ${MIN_PLAUSIBLE_BUILD_SECONDS / 60} minutes: a driver built from source against the node's `
+      addWarning(this, `shape buildTimeSeconds ${build} is under ${MIN_PLAUSIBLE_BUILD_SECONDS / 60} minutes: a driver built from source against the node's `
         + 'kernel headers takes longer (gpu-operator allows 20 minutes), and the kubelet would kill the container mid-build, on every restart. '
         + `It is seconds: if you meant ${build} minutes, write ${build * 60}. Only a precompiled driver loads this fast`);
     }
-    if (startup) this.warnBuildMemory(where, driverOptions);
+    if (startup) this.warnBuildMemory(driverOptions);
     this.startupBudgetSeconds = startup
       ? startupBudgetSeconds({ periodSeconds: startup.period, failureThreshold: startup.threshold, initialDelaySeconds: startup.delay })
       : undefined;
@@ -594,9 +594,8 @@ export class GpuDriverDaemonSet extends Construct {
     }
 
     // The driver's own rules ride on the same render as the size and API checks: one render per synthesis.
-    addObjectSizeValidation(this, where, { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
+    addObjectSizeValidation(this, { daemonSet: (manifest) => this.checkRenderedDaemonSet(manifest) });
     const finished = finishAgentConstruct(this, {
-      where,
       agent: this.agent,
       rollout: props.rollout,
       // OnDelete pods are replaced by the runbook, node by node: an upgrade takes hours, not minutes.
@@ -642,9 +641,8 @@ export class GpuDriverDaemonSet extends Construct {
 
   /** The node-by-node upgrade runbook of this DaemonSet, as Markdown. */
   public runbook(options: GpuDriverRunbookOptions = {}): string {
-    const where = `${constructWhere(this, 'GpuDriverDaemonSet')}: runbook`;
-    checkArgs('GpuDriverDaemonSet.runbook', [options], where);
-    return refusedAs(where, () => this.runbookMarkdown(options));
+    checkArgs('GpuDriverDaemonSet.runbook', [options], this);
+    return this.runbookMarkdown(options);
   }
 
   /** The runbook as Markdown: a section per DaemonSet that runs the new version. */
@@ -652,8 +650,8 @@ export class GpuDriverDaemonSet extends Construct {
     if (!this.props.rollout) {
       // one section per resource profile's DaemonSet (one without profiles)
       const labels = this.groupLabels('fleet');
-      if (labels.length === 1) return renderRunbookMarkdown(this.runbookInput(options, 'fleet'));
-      return labels.map((l) => renderRunbookMarkdown(this.runbookInput(options, l)).replace(/^# /, '# Profile `' + l + '`: ')).join('\n');
+      if (labels.length === 1) return renderRunbookMarkdown(this.runbookInput('runbook', options, 'fleet'));
+      return labels.map((l) => renderRunbookMarkdown(this.runbookInput('runbook', options, l)).replace(/^# /, '# Profile `' + l + '`: ')).join('\n');
     }
     // One section per DaemonSet that runs the new version, in wave order; held waves keep theirs.
     const promoted = this.agent.promotedGroups;
@@ -672,15 +670,15 @@ export class GpuDriverDaemonSet extends Construct {
       '',
     ].join('\n');
     return [intro, ...promoted.flatMap((g) => this.groupLabels(g))
-      .map((g) => renderRunbookMarkdown(this.runbookInput(options, g)).replace(/^# /, '# Wave `' + g + '`: '))].join('\n');
+      .map((g) => renderRunbookMarkdown(this.runbookInput('runbook', options, g)).replace(/^# /, '# Wave `' + g + '`: '))].join('\n');
   }
 
   /** The same procedure as a bash script (needs kubectl and jq); with rollout waves, for one group's DaemonSet (`group`). */
   public runbookScript(options: GpuDriverRunbookOptions = {}): string {
-    checkArgs('GpuDriverDaemonSet.runbookScript', [options], `${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`);
+    checkArgs('GpuDriverDaemonSet.runbookScript', [options], this);
     const promoted = this.agent.promotedGroups;
     if (promoted.length === 0) {
-      throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), 'runbookScript: no rollout group runs the new version yet (rollout.promoted promotes '
+      throw new ValidationError(this, 'runbookScript: no rollout group runs the new version yet (rollout.promoted promotes '
         + 'no wave), so there is nothing to upgrade; promote the first wave, e.g. promoted: Promotion.through("'
         + `${this.agent.rolloutGroups[0]}"), and render the script for it`);
     }
@@ -688,10 +686,10 @@ export class GpuDriverDaemonSet extends Construct {
     const groups = promoted.flatMap((g) => this.groupLabels(g));
     const group = options.group ?? groups[0];
     if (!groups.includes(group)) {
-      throw new ValidationError(constructWhere(this, 'GpuDriverDaemonSet'), `runbookScript group "${group}" is not a promoted rollout group; `
+      throw new ValidationError(this, `runbookScript group "${group}" is not a promoted rollout group; `
         + `choose one of ${groups.map((g) => `"${g}"`).join(', ')}`);
     }
-    return refusedAs(`${constructWhere(this, 'GpuDriverDaemonSet')}: runbookScript`, () => renderRunbookScript(this.runbookInput(options, group)));
+    return renderRunbookScript(this.runbookInput('runbookScript', options, group));
   }
 
   /** The rollout-group labels of a group's DaemonSets: the group itself, then `<group>.<profile>` per resource profile. */
@@ -699,10 +697,11 @@ export class GpuDriverDaemonSet extends Construct {
     return this.agent.daemonSetsOfGroup(group).map((ds) => ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group);
   }
 
-  private runbookInput(options: GpuDriverRunbookOptions, group: string): RunbookInput {
+  /** The runbook's input for one group's DaemonSet, refused by this construct (as `method`'s) if a value is wrong. */
+  private runbookInput(method: 'runbook' | 'runbookScript', options: GpuDriverRunbookOptions, group: string): RunbookInput {
     const strategy = this.agent.updateStrategy;
     const ds = this.agent.daemonSets.find((d) => d.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) === group)!;
-    return {
+    const input: RunbookInput = {
       namespace: this.agent.namespace,
       name: ds.name,
       podSelector: { ...this.agent.selectorLabels, [ROLLOUT_GROUP_LABEL]: group },
@@ -719,6 +718,8 @@ export class GpuDriverDaemonSet extends Construct {
         : undefined,
       manifestFile: options.manifestFile,
     };
+    throwIfProblems(this, runbookInputProblems(input), { at: method });
+    return input;
   }
 
   /**
@@ -727,13 +728,13 @@ export class GpuDriverDaemonSet extends Construct {
    * `<branch>-<kernel>-<os>`, or the driver is pinned to the kernels it was precompiled for (`kernelVersions`),
    * or its declared build time is under a few minutes.
    */
-  private warnBuildMemory(where: string, o: GpuDriverContainerOptions): void {
+  private warnBuildMemory(o: GpuDriverContainerOptions): void {
     const p = this.props;
     const limit = p.resources?.memoryLimit;
     const precompiled = isPrecompiledDriverImage(p.image) || p.kernelVersions !== undefined
       || (o.buildTimeSeconds !== undefined && o.buildTimeSeconds < MIN_PLAUSIBLE_BUILD_SECONDS);
     if (limit === undefined || precompiled || !(parseQuantity(limit) < parseQuantity(DRIVER_BUILD_MEMORY))) return;
-    addWarning(this, where, `resources.memoryLimit "${limit}" is below the ${DRIVER_BUILD_MEMORY} a driver built from source needs (the default): `
+    addWarning(this, `resources.memoryLimit "${limit}" is below the ${DRIVER_BUILD_MEMORY} a driver built from source needs (the default): `
       + 'the module is compiled in parallel on the node, and a build over the limit is OOM-killed and restarts, on every node, until it fits. '
       + `Raise resources.memoryLimit to "${DRIVER_BUILD_MEMORY}" (more on large nodes), or use a precompiled driver image `
       + '("<branch>-<kernel>-<os>" tag, with kernelVersions)');
@@ -862,7 +863,7 @@ export class GpuDriverDaemonSet extends Construct {
     if (strategy?.type === 'RollingUpdate' && surge !== undefined && surge !== 0 && surge !== '0%') {
       problems.push(`updateStrategy: RollingUpdate with maxSurge ${surge} would start a second driver pod beside the running one`);
     }
-    return problems.map((m) => `${constructWhere(this, 'GpuDriverDaemonSet')} (DaemonSet ${manifest.metadata?.name}): ${m}`);
+    return problems.map((m) => `${nameOf(this)} (DaemonSet ${manifest.metadata?.name}): ${m}`);
   }
 }
 brand(GpuDriverDaemonSet, 'GpuDriverDaemonSet');

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { HookPodOptions, TolerationOperator } from '../agent/options';
 import { ARGOCD_SYNC_WAVE } from '../agent/rollout';
@@ -49,10 +49,10 @@ export function hookLabels(agent: NodeAgentDaemonSet, kind: HookKind): { [key: s
 }
 
 /** A hook Job's name, `<agent>-<suffix>-<part>`, refused past 63 characters (the job-name label value limit). */
-export function hookJobName(agent: NodeAgentDaemonSet, kind: HookKind, part: string, noun: string, where: string): string {
+export function hookJobName(agent: NodeAgentDaemonSet, kind: HookKind, part: string, noun: string, scope: IConstruct): string {
   const name = `${agent.name}-${kind.suffix}-${part}`;
   if (name.length > 63) {
-    throw new ValidationError(where, `${noun} Job name "${name}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
+    throw new ValidationError(scope, `${noun} Job name "${name}" is longer than 63 characters (the job-name label value limit); shorten the agent or wave name`);
   }
   return name;
 }
@@ -127,7 +127,7 @@ export const HOOK_POD_ANNOTATIONS: { readonly [key: string]: string } = {
 };
 
 /** What `rollout.hookPod` must hold: label keys and values, annotation keys, tolerations, a DNS-subdomain priority class. */
-export function checkHookPod(options: HookPodOptions | undefined, where: string): void {
+export function checkHookPod(options: HookPodOptions | undefined, scope: IConstruct): void {
   if (!options) return;
   const problems = [
     ...checkLabels('rollout.hookPod.nodeSelector', options.nodeSelector),
@@ -135,7 +135,7 @@ export function checkHookPod(options: HookPodOptions | undefined, where: string)
     ...checkTolerations('rollout.hookPod.tolerations', options.tolerations),
     ...(options.priorityClassName !== undefined ? checkDnsSubdomain('rollout.hookPod.priorityClassName', options.priorityClassName) : []),
   ];
-  throwIfProblems(where, problems);
+  throwIfProblems(scope, problems);
 }
 
 /** The hook's pod annotations: the defaults, then the user's. */

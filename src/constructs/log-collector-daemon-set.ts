@@ -1,6 +1,6 @@
 import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { collectorProfiles } from './log-collector-profiles';
@@ -566,38 +566,38 @@ export class LogCollectorDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: LogCollectorDaemonSetProps) {
     super(scope, id);
-    const where = startAgentConstruct(this, 'LogCollectorDaemonSet', 'LogCollectorDaemonSetProps', props);
+    startAgentConstruct(this, 'LogCollectorDaemonSet', 'LogCollectorDaemonSetProps', props);
     // Then the values the base does not see.
-    throwIfProblems(where, valueProblems(props));
+    throwIfProblems(this, valueProblems(props));
     const { name, namespace } = resolveIdentity(this, props, { name: 'log-collector', namespace: 'observability' });
     const runtime = props.containerRuntime ?? NodeContainerRuntime.CONTAINERD;
     const strategy = props.updateStrategy ?? UpdateStrategy.steady();
-    const runAsUser = collectorUser(where, props, strategy);
+    const runAsUser = collectorUser(this, props, strategy);
 
     this.stateDir = props.stateDir ?? `/var/lib/${name}`;
     this.terminationGracePeriodSeconds = props.terminationGracePeriodSeconds ?? 60;
-    const config = this.renderConfig(where, props, name, namespace, runtime);
+    const config = this.renderConfig(props, name, namespace, runtime);
     this.configText = config.text;
     this.configData = configDataOf(config);
     // The ConfigMap's size is known now: refuse it here, with the path, rather than at apply time.
-    throwIfProblems(where, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
+    throwIfProblems(this, checkObjectSize({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config`, namespace }, data: this.configData })
       .problems.map((p) => `configuration: ${p} (the rendered fluent-bit.conf plus the parsers file; extraConfig is the usual cause)`));
     this.graceSeconds = config.graceSeconds;
     this.httpPort = config.httpPort;
     if (runAsUser !== 0) {
       const low = config.containerPorts.find((p) => p.port < 1024);
       if (low) {
-        throw new ValidationError(where, `port ${low.port} (${low.name}) is below 1024, which a non-root fluent-bit cannot bind `
+        throw new ValidationError(this, `port ${low.port} (${low.name}) is below 1024, which a non-root fluent-bit cannot bind `
           + '(all capabilities are dropped); choose a port >= 1024.');
       }
     }
 
     // profiles that size the buffers get a config of their own (see log-collector-profiles.ts)
-    const resourceProfiles = collectorProfiles(where, props.resourceProfiles, props, props.resources?.memoryLimit,
-      (buffers) => configDataOf(this.renderConfig(where, { ...props, ...buffers }, name, namespace, runtime)));
-    const hostPaths = this.hostPaths(config, runtime, where);
+    const resourceProfiles = collectorProfiles(this, props.resourceProfiles, props, props.resources?.memoryLimit,
+      (buffers) => configDataOf(this.renderConfig({ ...props, ...buffers }, name, namespace, runtime)));
+    const hostPaths = this.hostPaths(config, runtime);
     const mountPaths = [...hostPaths.map((h) => h.mountPath ?? h.hostPath), ...(props.mounts ?? []).map((m) => m.mountPath), CONFIG_DIR];
-    throwIfProblems(where, extraTailPathProblems(props.extraConfig, mountPaths));
+    throwIfProblems(this, extraTailPathProblems(props.extraConfig, mountPaths));
     const { env, fieldEnv } = this.containerEnv(config);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
@@ -626,14 +626,13 @@ export class LogCollectorDaemonSet extends Construct {
       adopt: props.adopt,
     });
 
-    addObjectSizeValidation(this, where, { rules: { noSurge: COLLECTOR_SURGE } });
+    addObjectSizeValidation(this, { rules: { noSurge: COLLECTOR_SURGE } });
     if (props.metrics) {
-      const rendered = this.renderMonitor(props.metrics, where);
+      const rendered = this.renderMonitor(props.metrics);
       this.metricsService = rendered.service;
       this.monitor = rendered.monitor;
     }
     const finished = finishAgentConstruct(this, {
-      where,
       agent: this.agent,
       rollout: props.rollout,
       alerts: props.alerts,
@@ -651,14 +650,14 @@ export class LogCollectorDaemonSet extends Construct {
 
   /** The fluent-bit configuration of these props, checked against the image and the env it reads. */
   private renderConfig(
-    where: string, props: LogCollectorDaemonSetProps, name: string, namespace: string, runtime: NodeContainerRuntime,
+    props: LogCollectorDaemonSetProps, name: string, namespace: string, runtime: NodeContainerRuntime,
   ): FluentBitConfig {
     const systemdUnits = props.systemdInput ? (props.systemdUnits ?? ['kubelet.service', RUNTIME_UNIT[runtime]]) : [];
     if (props.systemdUnits !== undefined && !props.systemdInput) {
-      throw new ValidationError(where, 'systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.');
+      throw new ValidationError(this, 'systemdUnits is set but systemdInput is off; set systemdInput: true or remove systemdUnits.');
     }
     const config: FluentBitConfig = generateFluentBitConfig({
-      context: where,
+      by: this,
       stateDir: this.stateDir,
       collectorName: name,
       collectorNamespace: namespace,
@@ -693,10 +692,10 @@ export class LogCollectorDaemonSet extends Construct {
       excludeContainerLogPaths: props.excludeContainerLogPaths,
       extraConfig: props.extraConfig,
     });
-    throwIfProblems(where, unsetEnvProblems(config, props));
-    throwIfProblems(where, olderImageProblems(config, props.image, props.extraConfig));
+    throwIfProblems(this, unsetEnvProblems(config, props));
+    throwIfProblems(this, olderImageProblems(config, props.image, props.extraConfig));
     if (props.memBufLimit !== undefined && props.outputs.length >= 2 && sizeBytes(props.memBufLimit) > sizeBytes(RETRY_PUT_DOWN_LIMIT)) {
-      addWarning(this, where, `memBufLimit "${props.memBufLimit}" with ${props.outputs.length} outputs: a chunk one output retries stays in memory `
+      addWarning(this, `memBufLimit "${props.memBufLimit}" with ${props.outputs.length} outputs: a chunk one output retries stays in memory `
         + 'until the input holds that much, so a destination that is down or refusing can fill storage.max_chunks_up and starve the others. '
         + `Remove memBufLimit (the collector then writes Mem_Buf_Limit ${RETRY_PUT_DOWN_LIMIT} on its tail and systemd inputs).`);
     }
@@ -704,7 +703,7 @@ export class LogCollectorDaemonSet extends Construct {
   }
 
   /** The host paths the collector reads (the logs, the journal, what extra inputs read) and its writable state directory. */
-  private hostPaths(config: FluentBitConfig, runtime: NodeContainerRuntime, where: string): HostPathVolume[] {
+  private hostPaths(config: FluentBitConfig, runtime: NodeContainerRuntime): HostPathVolume[] {
     return [
       { name: 'varlog', hostPath: '/var/log', type: HostPathType.DIRECTORY, readOnly: true },
       ...(runtime === NodeContainerRuntime.DOCKER
@@ -718,7 +717,7 @@ export class LogCollectorDaemonSet extends Construct {
           { name: 'run-log-journal', hostPath: VOLATILE_JOURNAL_DIR, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: true },
         ]
         : []),
-      ...this.inputDirVolumes(config.readDirs, runtime, where),
+      ...this.inputDirVolumes(config.readDirs, runtime),
       // The only writable mount: tail/systemd databases and the filesystem buffer.
       { name: 'state', hostPath: this.stateDir, type: HostPathType.DIRECTORY_OR_CREATE, readOnly: false },
     ];
@@ -738,13 +737,13 @@ export class LogCollectorDaemonSet extends Construct {
   }
 
   /** Read-only mounts for what the extra inputs read outside the directories mounted already. */
-  private inputDirVolumes(dirs: readonly string[], runtime: NodeContainerRuntime, where: string): HostPathVolume[] {
+  private inputDirVolumes(dirs: readonly string[], runtime: NodeContainerRuntime): HostPathVolume[] {
     const covered = ['/var/log', ...(runtime === NodeContainerRuntime.DOCKER ? ['/var/lib/docker/containers'] : [])];
     const volumes: HostPathVolume[] = [];
     for (const dir of dirs) {
       if (covered.some((c) => dir === c || dir.startsWith(c + '/'))) continue;
       if (dir === '/' || dir === this.stateDir || this.stateDir.startsWith(dir + '/') || dir.startsWith(this.stateDir + '/')) {
-        throw new ValidationError(where, `inputs read ${dir}, which would mount ${dir === '/' ? 'the host root' : 'over the state directory'}; `
+        throw new ValidationError(this, `inputs read ${dir}, which would mount ${dir === '/' ? 'the host root' : 'over the state directory'}; `
           + 'give the tail input paths in a dedicated directory, e.g. /var/log/myapp/*.log.');
       }
       covered.push(dir);
@@ -783,10 +782,10 @@ export class LogCollectorDaemonSet extends Construct {
     return this.agent.namespace;
   }
 
-  private renderMonitor(options: LogCollectorMetricsOptions, where: string): { service?: ApiObject; monitor: ApiObject } {
+  private renderMonitor(options: LogCollectorMetricsOptions): { service?: ApiObject; monitor: ApiObject } {
     const interval = options.interval ?? '30s';
     if (!/^([0-9]+(ms|s|m|h))+$/.test(interval)) {
-      throw new ValidationError(where, `metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
+      throw new ValidationError(this, `metrics.interval "${interval}" is not a Prometheus duration such as "30s" or "1m".`);
     }
     const podSelector = { ...this.agent.identityLabels };
     const labels = sorted({ ...podSelector, 'app.kubernetes.io/component': 'log-collector', ...options.labels });
@@ -969,17 +968,17 @@ const COLLECTOR_SURGE = 'the new pod would start beside the old one on each node
  * The user fluent-bit runs as (root unless given), refusing a surging update strategy and a group
  * without a non-root user.
  */
-function collectorUser(where: string, props: LogCollectorDaemonSetProps, strategy: UpdateStrategy): number {
+function collectorUser(scope: IConstruct, props: LogCollectorDaemonSetProps, strategy: UpdateStrategy): number {
   if (strategy.surges) {
-    throw new ValidationError(where, `updateStrategy ${strategy.toString()} surges: ${COLLECTOR_SURGE}. `
+    throw new ValidationError(scope, `updateStrategy ${strategy.toString()} surges: ${COLLECTOR_SURGE}. `
       + 'Use a maxUnavailable pace instead, e.g. UpdateStrategy.steady(), fast() or oneAtATime().');
   }
   const runAsUser = props.runAsUser ?? 0;
   if (!Number.isInteger(runAsUser) || runAsUser < 0) {
-    throw new ValidationError(where, `runAsUser ${runAsUser} must be a whole number >= 0.`);
+    throw new ValidationError(scope, `runAsUser ${runAsUser} must be a whole number >= 0.`);
   }
   if (props.runAsGroup !== undefined && runAsUser === 0) {
-    throw new ValidationError(where, 'runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.');
+    throw new ValidationError(scope, 'runAsGroup is only used with a non-root runAsUser; set runAsUser or remove runAsGroup.');
   }
   return runAsUser;
 }

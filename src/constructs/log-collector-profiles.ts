@@ -3,6 +3,7 @@
  * `storage.backlog.mem_limit`) are part of its config, so a profile that sizes them gets a config of its own (its own
  * content-addressed ConfigMap, passed down as the profile's `configData`); the others share the collector's.
  */
+import { IConstruct } from 'constructs';
 import { AgentResourceProfile } from '../agent/resource-profiles';
 import { DEFAULT_STORAGE_MAX_CHUNKS_UP } from '../fluent-bit/config';
 import { parseQuantity } from '../util/quantity';
@@ -22,7 +23,7 @@ export interface CollectorBuffers {
  * renders the collector's config with them). The buffers are checked against the memory limit once for the
  * collector's own settings and once per profile, with what the profile inherits from them (one rule, bufferProblems).
  */
-export function collectorProfiles(where: string, profiles: readonly AgentResourceProfile[] | undefined, own: CollectorBuffers,
+export function collectorProfiles(scope: IConstruct, profiles: readonly AgentResourceProfile[] | undefined, own: CollectorBuffers,
   ownMemoryLimit: string | undefined, configFor: (buffers: CollectorBuffers) => { [file: string]: string }): AgentResourceProfile[] | undefined {
   const problems = bufferProblems('storageMaxChunksUp', own, ownMemoryLimit);
   const result = profiles?.map((profile, i) => {
@@ -42,7 +43,7 @@ export function collectorProfiles(where: string, profiles: readonly AgentResourc
     if (storageMaxChunksUp === undefined && storageBacklogMemLimit === undefined) return rest;
     return { ...rest, configData: configFor(buffers) };
   });
-  throwIfProblems(where, problems);
+  throwIfProblems(scope, problems);
   return result;
 }
 

@@ -29,8 +29,8 @@ import { ConfigMaps, renderNamespace, renderPriorityClass, renderPriorityQuota, 
 import { karpenterStartupTaint, READINESS_TAINT_ANNOTATION, readinessTaintAnnotation } from '../scheduling/readiness-taint';
 import { NodeSelectorRequirementJson } from '../scheduling/types';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
-import { registerKind } from '../validation/owner';
+import { nameOf, throwIfProblems, ValidationError } from '../validation/errors';
+import { kindOf, registerKind, userConstruct } from '../validation/owner';
 import { checkStruct } from '../validation/struct-check';
 import { sortedRecord } from '../validation/values';
 import { FLEET_GROUP } from '../waves/partition';
@@ -130,7 +130,7 @@ export class NodeAgentDaemonSet extends Construct {
     super(scope, id);
     registerKind(this, 'NodeAgentDaemonSet');
     // Wrong types (JavaScript callers, props parsed from YAML) get the same clear error as wrong values.
-    checkStruct(this.describe(), 'NodeAgentDaemonSetProps', props);
+    checkStruct(this, 'NodeAgentDaemonSetProps', props);
     this._props = props;
     this.adopt = props.adopt;
     this.throwIfProblems(props.adopt?.problems(props.name, props.namespace).map((m) => (m.startsWith('adopt:') ? m : `adopt: ${m}`)) ?? []);
@@ -224,7 +224,7 @@ export class NodeAgentDaemonSet extends Construct {
     const releases = previous ? [current, previous] : [current];
     const ownPatchCounts = new Map(this.daemonSets.map((ds) => [ds, patchCount(ds)]));
     const crossAgentProblems = registerAgent(this, {
-      describe: this.describe(),
+      describe: nameOf(this),
       path: this.node.path,
       hostPorts: releases.flatMap((r) => r.hostPorts),
       renderedHostPorts: () => patchedHostPorts(this.daemonSets, ownPatchCounts),
@@ -237,7 +237,7 @@ export class NodeAgentDaemonSet extends Construct {
       createsNamespace: props.createNamespace ? namespace : undefined,
     });
     this.node.addValidation({ validate: crossAgentProblems });
-    addObjectSizeValidation(this, this.describe());
+    addObjectSizeValidation(this);
 
     // The agent constructs built on this one render their own alerts and gates, with their kind's checks.
     if (props.alerts) {
@@ -285,11 +285,6 @@ export class NodeAgentDaemonSet extends Construct {
     return entry ? [entry] : [];
   }
 
-  /** The construct the user built: this one, or the agent construct this one is part of. */
-  private describe(): string {
-    return constructWhere(this, 'NodeAgentDaemonSet');
-  }
-
   /** The name and namespace a release's props give the agent (both releases must give the same). */
   private identityOf(props: NodeAgentDaemonSetProps, id: string): AgentIdentity {
     return resolveIdentity(this, { ...props, adopt: this.adopt }, { name: nameFromId(id), namespace: 'kube-system' });
@@ -297,14 +292,14 @@ export class NodeAgentDaemonSet extends Construct {
 
   /** Nothing promoted and no previous release: e.g. a fleet stage before this cluster's wave, for an agent whose rollout lacks `previous`. */
   private nothingRendered(): ValidationError {
-    const kind = this.describe().split(' ')[0];
-    return new ValidationError(this.describe(), 'rollout.previous is unset while rollout.promoted promotes no wave, so no DaemonSet would be rendered '
+    const kind = kindOf(userConstruct(this));
+    return new ValidationError(this, 'rollout.previous is unset while rollout.promoted promotes no wave, so no DaemonSet would be rendered '
       + `and the agent would be deleted from every node: give rollout.previous the release the nodes run now (${kind === 'NodeAgentDaemonSet'
         ? 'AgentRelease.fromProps(previousProps)' : `${kind}.release(previousProps)`}), or promote at least the first wave`);
   }
 
   private throwIfProblems(problems: string[]): void {
-    throwIfProblems(this.describe(), problems, 'invalid props');
+    throwIfProblems(this, problems, { heading: 'invalid props' });
   }
 
   /** The previous release, resolved and checked exactly like the current one. */
@@ -312,11 +307,11 @@ export class NodeAgentDaemonSet extends Construct {
     const release = rollout?.previous;
     if (!release) return undefined;
     if (release.kind !== BASE_RELEASE_KIND) {
-      throw new ValidationError(this.describe(), `rollout.previous was made by ${release.kind}.release(); a NodeAgentDaemonSet's previous release is `
+      throw new ValidationError(this, `rollout.previous was made by ${release.kind}.release(); a NodeAgentDaemonSet's previous release is `
         + 'AgentRelease.fromProps(previousProps), with the props the previous version gave this construct');
     }
     const props = release._agentProps({ id, chartNamespace: Chart.of(this).namespace });
-    checkStruct(`${this.describe()}: rollout.previous`, 'NodeAgentDaemonSetProps', props);
+    checkStruct(this, 'NodeAgentDaemonSetProps', props, 'rollout.previous');
     // Name and namespace are the identity both releases share: a difference is refused by sharedObjectProblems.
     const spec = resolveAgentSpec(props, this.identityOf(props, id));
     this.throwIfProblems(checkAgentSpec(spec).map((m) => `rollout.previous: ${m}`));

@@ -1,6 +1,6 @@
 import { ApiObject, Duration } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { AgentAlerts } from './agent-alerts';
 import { finishAgentConstruct, startAgentConstruct } from './agent-construct';
 import { NodeAgentDaemonSet } from './node-agent-daemon-set';
@@ -27,7 +27,7 @@ import { CollectorName, DEFAULT_ENABLED_COLLECTORS, isKnownCollector, NODE_EXPOR
 import { collectorHostPaths, TEXTFILE_DIR, textfileDirectoryProblems } from '../node-exporter/host-mounts';
 import { addObjectSizeValidation } from '../render/late-checks';
 import { brand } from '../validation/brand';
-import { constructWhere, throwIfProblems, ValidationError } from '../validation/errors';
+import { throwIfProblems, ValidationError } from '../validation/errors';
 import {
   checkDnsLabel, checkDnsSubdomain, checkImage, checkLabels, checkPrometheusDuration, checkResources, checkServiceName, checkTolerations,
 } from '../validation/values';
@@ -622,24 +622,24 @@ export class NodeExporterDaemonSet extends Construct {
 
   public constructor(scope: Construct, id: string, props: NodeExporterDaemonSetProps = {}) {
     super(scope, id);
-    const where = startAgentConstruct(this, 'NodeExporterDaemonSet', 'NodeExporterDaemonSetProps', props);
+    startAgentConstruct(this, 'NodeExporterDaemonSet', 'NodeExporterDaemonSetProps', props);
     // Then the values the base does not see.
-    throwIfProblems(where, valueProblems(props));
+    throwIfProblems(this, valueProblems(props));
     const port = props.port ?? 9100;
-    validatePort(port, 'port', where);
+    validatePort(port, 'port', this);
     this.port = port;
-    const listen = listenMode(where, props);
+    const listen = listenMode(this, props);
     const proxy = props.kubeRbacProxy;
     const upstreamPort = proxy?.upstreamPort ?? port + 1;
-    if (proxy) checkProxy(where, proxy, port, upstreamPort, listen);
+    if (proxy) checkProxy(this, proxy, port, upstreamPort, listen);
     // Surge is refused by the base: the host port keeps the surge pod Pending.
     const strategy = props.updateStrategy ?? UpdateStrategy.rollingUpdate({
       maxUnavailable: RolloutBudget.percent(10), maxSurge: RolloutBudget.count(0),
     });
-    this.exporterArgs = exporterArgsOf(where, props, proxy ? upstreamPort : port, proxy ? 'localhost' : listen);
-    checkMonitorsAndEnv(where, props);
-    const textfile = this.textfileMounts(props.textfileCollector, where);
-    checkSidecarMounts(where, props.sidecars ?? []);
+    this.exporterArgs = exporterArgsOf(this, props, proxy ? upstreamPort : port, proxy ? 'localhost' : listen);
+    checkMonitorsAndEnv(this, props);
+    const textfile = this.textfileMounts(props.textfileCollector);
+    checkSidecarMounts(this, props.sidecars ?? []);
 
     // The exporter declares its port, the loopback one behind the proxy too (so the scheduler and
     // the host-port checks know it is taken).
@@ -651,12 +651,12 @@ export class NodeExporterDaemonSet extends Construct {
       ...textfile.sidecars,
       ...(props.sidecars ?? []),
     ];
-    checkPortsUnique(where, 'node-exporter', exporterPorts, sidecars);
+    checkPortsUnique(this, 'node-exporter', exporterPorts, sidecars);
 
     const hostPaths = this.hostPaths(textfile.volumes);
     const resources = props.resources ?? {};
     const { name, namespace } = resolveIdentity(this, props, { name: 'node-exporter', namespace: 'monitoring' });
-    checkNamespace(where, props, namespace);
+    checkNamespace(this, props, namespace);
     const probe = exporterProbe(proxy ? upstreamPort : port, proxy !== undefined);
     const job = keptJob(props.adopt);
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
@@ -709,7 +709,7 @@ export class NodeExporterDaemonSet extends Construct {
 
     const { service, labels, serviceSelector, portName } = this.renderService(props, port, proxy !== undefined);
     this.service = service;
-    addObjectSizeValidation(this, where);
+    addObjectSizeValidation(this);
     if (props.serviceMonitor) {
       this.serviceMonitor = this.renderServiceMonitor(props.serviceMonitor, labels, serviceSelector, portName, proxy);
     }
@@ -717,7 +717,6 @@ export class NodeExporterDaemonSet extends Construct {
       this.podMonitor = this.renderServiceMonitor(props.podMonitor, labels, serviceSelector, portName, proxy, true);
     }
     const finished = finishAgentConstruct(this, {
-      where,
       agent: this.agent,
       rollout: props.rollout,
       alerts: props.alerts,
@@ -777,12 +776,12 @@ export class NodeExporterDaemonSet extends Construct {
   }
 
   private textfileMounts(
-    options: NodeExporterTextfileCollectorOptions | undefined, where: string,
+    options: NodeExporterTextfileCollectorOptions | undefined,
   ): { volumes: HostPathVolume[]; sidecars: AgentContainer[] } {
     if (!options) return { volumes: [], sidecars: [] };
     const dir = options.hostDirectory ?? '/var/lib/node-exporter/textfile';
     const problems = textfileDirectoryProblems(dir, options.writer !== undefined);
-    if (problems.length > 0) throw new ValidationError(where, `textfileCollector.${problems[0]}.`);
+    if (problems.length > 0) throw new ValidationError(this, `textfileCollector.${problems[0]}.`);
     // DirectoryOrCreate: a node without the directory still runs the exporter (empty textfile metrics).
     const volumes: HostPathVolume[] = [{ name: 'textfile', hostPath: dir, mountPath: TEXTFILE_DIR, readOnly: true, type: HostPathType.DIRECTORY_OR_CREATE }];
     const sidecars: AgentContainer[] = [];
@@ -825,16 +824,15 @@ export class NodeExporterDaemonSet extends Construct {
     options: NodeExporterServiceMonitorOptions, labels: { [key: string]: string }, selector: { [key: string]: string },
     portName: string, proxy: NodeExporterKubeRbacProxyOptions | undefined, podMonitor = false,
   ): ApiObject {
-    const where = constructWhere(this, 'NodeExporterDaemonSet');
     const prop = podMonitor ? 'podMonitor' : 'serviceMonitor';
     const interval = options.interval ?? '30s';
     for (const [field, value] of [[`${prop}.interval`, interval], [`${prop}.scrapeTimeout`, options.scrapeTimeout]] as const) {
       if (value !== undefined && !/^(\d+(ms|s|m|h|d|w|y))+$/.test(value)) {
-        throw new ValidationError(where, `${field} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
+        throw new ValidationError(this, `${field} "${value}" is not a Prometheus duration; write e.g. "30s" or "1m"`);
       }
     }
     if (options.scrapeTimeout !== undefined && durationMs(options.scrapeTimeout) > durationMs(interval)) {
-      throw new ValidationError(where, `${prop}.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
+      throw new ValidationError(this, `${prop}.scrapeTimeout ${options.scrapeTimeout} exceeds the interval ${interval}; Prometheus rejects the target. Lower the timeout.`);
     }
     const endpoint: { [key: string]: unknown } = {
       port: portName,
@@ -847,9 +845,9 @@ export class NodeExporterDaemonSet extends Construct {
         targetLabel: 'instance',
         regex: '(.*)',
         replacement: '$1',
-      }, ...renderRelabelings(`${where}: ${prop}.relabelings`, options.relabelings)],
+      }, ...renderRelabelings(this, `${prop}.relabelings`, options.relabelings)],
     };
-    const metricRelabelings = renderRelabelings(`${where}: ${prop}.metricRelabelings`, options.metricRelabelings);
+    const metricRelabelings = renderRelabelings(this, `${prop}.metricRelabelings`, options.metricRelabelings);
     if (metricRelabelings.length > 0) endpoint.metricRelabelings = metricRelabelings;
     if (proxy) {
       const skip = options.tlsInsecureSkipVerify ?? !proxy.tlsSecretName;
@@ -923,30 +921,30 @@ function valueProblems(props: NodeExporterDaemonSetProps): string[] {
 }
 
 /** Where the exporter listens: the node's IP unless told all interfaces. */
-function listenMode(where: string, props: NodeExporterDaemonSetProps): ListenMode {
+function listenMode(scope: IConstruct, props: NodeExporterDaemonSetProps): ListenMode {
   if (props.listenAddress !== undefined && !Object.values(NodeExporterListenAddress).includes(props.listenAddress)) {
-    throw new ValidationError(where, `listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
+    throw new ValidationError(scope, `listenAddress "${props.listenAddress}" is unknown; use NodeExporterListenAddress.NODE_IP or ALL_INTERFACES`);
   }
   return props.listenAddress === NodeExporterListenAddress.ALL_INTERFACES ? 'all-interfaces' : 'node-ip';
 }
 
 /** kube-rbac-proxy's port must differ from the exporter's, and a required TLS Secret must be named. */
-function checkProxy(where: string, proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): void {
-  validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', where);
+function checkProxy(scope: IConstruct, proxy: NodeExporterKubeRbacProxyOptions, port: number, upstreamPort: number, listen: ListenMode): void {
+  validatePort(upstreamPort, 'kubeRbacProxy.upstreamPort', scope);
   if (upstreamPort === port) {
-    throw new ValidationError(where, `kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
+    throw new ValidationError(scope, `kubeRbacProxy.upstreamPort ${upstreamPort} is the proxy's own port: the exporter (127.0.0.1:${port}) and the proxy `
       + `(${listen === 'all-interfaces' ? '' : 'node IP '}:${port}) would race for it on the host network. Leave upstreamPort unset `
       + `(${port + 1}, as kube-prometheus) or pick another free port.`);
   }
   if (proxy.requireTlsSecret && !proxy.tlsSecretName) {
-    throw new ValidationError(where, 'kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ' +
+    throw new ValidationError(scope, 'kubeRbacProxy.requireTlsSecret is true but kubeRbacProxy.tlsSecretName is not set; ' +
       'name a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) in the agent\'s namespace, or drop requireTlsSecret ' +
       'to let the proxy use a self-signed certificate.');
   }
 }
 
 /** node_exporter's arguments: the listen address, the collectors, the exclusions and the extra flags. */
-function exporterArgsOf(where: string, props: NodeExporterDaemonSetProps, port: number, listen: ListenMode): string[] {
+function exporterArgsOf(scope: IConstruct, props: NodeExporterDaemonSetProps, port: number, listen: ListenMode): string[] {
   return exporterArgs({
     port,
     listen,
@@ -959,32 +957,32 @@ function exporterArgsOf(where: string, props: NodeExporterDaemonSetProps, port: 
     extraArgs: props.extraArgs,
     // A tag vX.Y.Z names the version; anything else is taken for the pinned one.
     imageVersion: /:v?([0-9]+\.[0-9]+\.[0-9]+)(@.*)?$/.exec(props.image ?? '')?.[1],
-    context: where,
+    by: scope,
   });
 }
 
 /** One monitor at most, a PodMonitor never behind the proxy, and the listen address's variable kept for it. */
-function checkMonitorsAndEnv(where: string, props: NodeExporterDaemonSetProps): void {
+function checkMonitorsAndEnv(scope: IConstruct, props: NodeExporterDaemonSetProps): void {
   const proxy = props.kubeRbacProxy;
   if (props.serviceMonitor && props.podMonitor) {
-    throw new ValidationError(where, 'serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.');
+    throw new ValidationError(scope, 'serviceMonitor and podMonitor are both set; every node would be scraped twice. Keep one.');
   }
   if (props.podMonitor && proxy) {
     // PodMetricsEndpoint has no bearerTokenFile: Prometheus could not present its own token to kube-rbac-proxy.
-    throw new ValidationError(where, 'podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus\' own '
+    throw new ValidationError(scope, 'podMonitor with kubeRbacProxy cannot authenticate: a PodMonitor endpoint cannot send Prometheus\' own '
       + 'ServiceAccount token (no bearerTokenFile). Use serviceMonitor with kubeRbacProxy, or drop kubeRbacProxy.');
   }
   if (props.extraEnv && HOST_IP_ENV in props.extraEnv) {
-    throw new ValidationError(where, `extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
+    throw new ValidationError(scope, `extraEnv.${HOST_IP_ENV} is set from the downward API for the listen address; choose another variable name.`);
   }
 }
 
 /** A sidecar may read the exporter's host volumes, never write them. */
-function checkSidecarMounts(where: string, sidecars: readonly AgentContainer[]): void {
+function checkSidecarMounts(scope: IConstruct, sidecars: readonly AgentContainer[]): void {
   for (const sidecar of sidecars) {
     for (const mount of sidecar.mounts ?? []) {
       if (['root', 'proc', 'sys', 'dbus', 'textfile'].includes(mount.volume) && mount.readOnly === false) {
-        throw new ValidationError(where, `sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
+        throw new ValidationError(scope, `sidecar "${sidecar.name}" mounts the exporter's volume "${mount.volume}" writable; it is the host's `
           + `${mount.volume === 'textfile' ? 'textfile directory, read-only by design: give the writer as textfileCollector.writer' : `${mount.volume === 'root' ? 'root filesystem' : mount.volume}, never writable`}.`);
       }
     }
@@ -992,9 +990,9 @@ function checkSidecarMounts(where: string, sidecars: readonly AgentContainer[]):
 }
 
 /** "monitoring" is usually another install's namespace: creating it needs ownMonitoringNamespace. */
-function checkNamespace(where: string, props: NodeExporterDaemonSetProps, namespace: string): void {
+function checkNamespace(scope: IConstruct, props: NodeExporterDaemonSetProps, namespace: string): void {
   if (props.createNamespace && namespace === 'monitoring' && !props.ownMonitoringNamespace) {
-    throw new ValidationError(where, 'createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs '
+    throw new ValidationError(scope, 'createNamespace would create the namespace "monitoring", which kube-prometheus-stack and other monitoring installs '
       + 'usually own (two owners of one Namespace object fight over it, and its privileged Pod Security label would apply to their pods); '
       + 'set namespace to one of the exporter\'s own (e.g. "node-exporter"), drop createNamespace, or set ownMonitoringNamespace: true if this app owns "monitoring"');
   }
@@ -1014,30 +1012,30 @@ function exporterProbe(port: number, proxied: boolean): AgentProbe {
 }
 
 /** prometheus-operator RelabelConfig objects, checked where Prometheus would reject them at load. */
-function renderRelabelings(where: string, configs: PrometheusRelabelConfig[] | undefined): { [key: string]: unknown }[] {
+function renderRelabelings(scope: IConstruct, prop: string, configs: PrometheusRelabelConfig[] | undefined): { [key: string]: unknown }[] {
   return (configs ?? []).map((c, i) => {
-    const at = `${where}[${i}]`;
+    const at = `${prop}[${i}]`;
     const action = c.action ?? RelabelAction.REPLACE;
     if (!Object.values(RelabelAction).includes(action)) {
-      throw new ValidationError(at, `action "${action}" is not a relabel action; use RelabelAction.REPLACE, KEEP, DROP, …`);
+      throw new ValidationError(scope, `${at}: action "${action}" is not a relabel action; use RelabelAction.REPLACE, KEEP, DROP, …`);
     }
     for (const label of c.sourceLabels ?? []) {
-      if (!RELABEL_LABEL.test(label)) throw new ValidationError(at, `sourceLabels "${label}" is not a label name`);
+      if (!RELABEL_LABEL.test(label)) throw new ValidationError(scope, `${at}: sourceLabels "${label}" is not a label name`);
     }
     const needsTarget = [RelabelAction.REPLACE, RelabelAction.HASHMOD, RelabelAction.LOWERCASE, RelabelAction.UPPERCASE,
       RelabelAction.KEEP_EQUAL, RelabelAction.DROP_EQUAL].includes(action);
-    if (needsTarget && c.targetLabel === undefined) throw new ValidationError(at, `action ${action} needs targetLabel`);
+    if (needsTarget && c.targetLabel === undefined) throw new ValidationError(scope, `${at}: action ${action} needs targetLabel`);
     if (c.targetLabel !== undefined && !(action === RelabelAction.REPLACE ? /^[a-zA-Z_$][a-zA-Z0-9_${}]*$/ : RELABEL_LABEL).test(c.targetLabel)) {
-      throw new ValidationError(at, `targetLabel "${c.targetLabel}" is not a label name`);
+      throw new ValidationError(scope, `${at}: targetLabel "${c.targetLabel}" is not a label name`);
     }
     if (action === RelabelAction.HASHMOD && !(c.modulus !== undefined && Number.isInteger(c.modulus) && c.modulus > 0)) {
-      throw new ValidationError(at, 'hashmod needs a whole modulus >= 1');
+      throw new ValidationError(scope, `${at}: hashmod needs a whole modulus >= 1`);
     }
     if (c.regex !== undefined) {
       try {
         new RegExp(c.regex);
       } catch (e) {
-        throw new ValidationError(at, `regex ${JSON.stringify(c.regex)} does not compile: ${(e as Error).message}`);
+        throw new ValidationError(scope, `${at}: regex ${JSON.stringify(c.regex)} does not compile: ${(e as Error).message}`);
       }
     }
     const out: { [key: string]: unknown } = { action };
@@ -1051,7 +1049,7 @@ function renderRelabelings(where: string, configs: PrometheusRelabelConfig[] | u
   });
 }
 
-function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[], sidecars: AgentContainer[]): void {
+function checkPortsUnique(scope: IConstruct, mainName: string, mainPorts: AgentPort[], sidecars: AgentContainer[]): void {
   const owners = new Map<string, string>();
   const containers = [{ name: mainName, ports: mainPorts }, ...sidecars];
   for (const c of containers) {
@@ -1060,14 +1058,14 @@ function checkPortsUnique(where: string, mainName: string, mainPorts: AgentPort[
     for (const p of c.ports ?? []) {
       const containerKey = `${p.containerPort}/${p.protocol ?? 'TCP'}`;
       if (own.has(containerKey)) {
-        throw new ValidationError(where, `port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
+        throw new ValidationError(scope, `port ${containerKey} is listed twice in container "${c.name}"; list each port once.`);
       }
       own.add(containerKey);
       for (const n of new Set([p.containerPort, p.hostPort ?? p.containerPort])) {
         const key = `${n}/${p.protocol ?? 'TCP'}`;
         const owner = owners.get(key);
         if (owner !== undefined && owner !== c.name) {
-          throw new ValidationError(where, `port ${key} is used by two containers, "${owner}" and "${c.name}"; with hostNetwork ` +
+          throw new ValidationError(scope, `port ${key} is used by two containers, "${owner}" and "${c.name}"; with hostNetwork ` +
             'they share the node\'s ports. Give one of them another port.');
         }
         owners.set(key, c.name);

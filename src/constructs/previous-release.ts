@@ -10,7 +10,7 @@ import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import type { NodeAgentDaemonSetProps } from '../agent/props';
 import { AgentRelease, ReleaseContext } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
-import { constructWhere, ValidationError } from '../validation/errors';
+import { ValidationError } from '../validation/errors';
 
 /** The id of the scratch chart a previous release is built in; it shows in that release's errors. */
 const SCRATCH_CHART = 'rollout.previous';
@@ -32,9 +32,8 @@ export function agentRollout(scope: Construct, kind: string, rollout: AgentRollo
   // The agent construct renders the gates itself, with its own kind's checks.
   const previous = rollout?.previous;
   if (!rollout || !previous) return rollout ? { ...rollout, gates: undefined } : undefined;
-  const where = constructWhere(scope, kind);
   if (previous.kind !== kind) {
-    throw new ValidationError(where, `rollout.previous was made by ${previous.kind === 'NodeAgentDaemonSet' ? 'AgentRelease.fromProps' : `${previous.kind}.release`}(); `
+    throw new ValidationError(scope, `rollout.previous was made by ${previous.kind === 'NodeAgentDaemonSet' ? 'AgentRelease.fromProps' : `${previous.kind}.release`}(); `
       + `a ${kind}'s previous release is ${kind}.release(previousProps), with the props the previous version gave this construct`);
   }
   let props: NodeAgentDaemonSetProps;
@@ -45,7 +44,7 @@ export function agentRollout(scope: Construct, kind: string, rollout: AgentRollo
     const message = (e as Error).message
       .replace(`${kind} ${SCRATCH_CHART}/${scope.node.id}: `, '')
       .split(`${SCRATCH_CHART}/${scope.node.id}`).join(scope.node.path);
-    throw new ValidationError(where, `rollout.previous: ${message}`);
+    throw new ValidationError(scope, `rollout.previous: ${message}`);
   }
   return { ...rollout, gates: undefined, previous: AgentRelease.fromProps(props) };
 }

@@ -1,5 +1,5 @@
 import { ApiObject, Lazy } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { checkHookPod, envList, hookRevision, hookAccess, hookJob, hookJobName, HookKind } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { HookPodOptions } from '../agent/options';
@@ -8,8 +8,8 @@ import { bakeSeconds, daemonSetGateChecks, GATE_SCRIPT, gateEnvironment, GateTar
 import { WaveGate, WaveGateCheck } from '../alerts/options';
 import { checkPromQL, checkSelector, GATE_FAILS } from '../alerts/promql-parse';
 import { GATE_IMAGE, KUBERNETES_API, SERVICE_ACCOUNT_DIR } from '../rollout/hook-shell';
-import { constructWhere, ValidationError } from '../validation/errors';
-import { builtByLibrary, kindOf } from '../validation/owner';
+import { ValidationError } from '../validation/errors';
+import { builtByLibrary } from '../validation/owner';
 import { checkImage } from '../validation/values';
 import { addWarning } from '../validation/warnings';
 import { FLEET_GROUP, gateSyncWave, groupResourceName } from '../waves/partition';
@@ -37,23 +37,22 @@ export function renderWaveGates(
   if (gates.length === 0) {
     // the construct the user built sees the whole rollout (an agent's inner DaemonSet gets it without its gates)
     if (rollout?.hookPod !== undefined && rollout.watch === undefined && !builtByLibrary(scope)) {
-      addWarning(scope, constructWhere(scope, kindOf(scope)), 'rollout.hookPod is set but no hook pod runs (no rollout.gates, no rollout.watch): '
+      addWarning(scope, 'rollout.hookPod is set but no hook pod runs (no rollout.gates, no rollout.watch): '
         + 'it changes nothing. Add a gate or rollout.watch: {}, or remove rollout.hookPod.');
     }
     return [];
   }
-  const where = constructWhere(scope, kindOf(scope));
   if (!rollout!.argoCdSyncWaves) {
-    throw new ValidationError(where, 'rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves\' sync waves');
+    throw new ValidationError(scope, 'rollout.gates needs rollout.argoCdSyncWaves: true; the gates are Argo CD Sync hooks ordered between the waves\' sync waves');
   }
   const waves = rollout!.waves.map((w) => w.name);
-  checkHookPod(rollout!.hookPod, where);
+  checkHookPod(rollout!.hookPod, scope);
   const seen = new Set<string>();
   const jobs: ApiObject[] = [];
   for (const gate of gates) {
-    const index = checkGate(gate, waves, seen, where);
+    const index = checkGate(gate, waves, seen, scope);
     if (!agent.rolloutGroups.includes(gate.afterWave)) continue;
-    jobs.push(gateJob({ scope, agent, gate, index, where, kindChecks, hookPod: rollout!.hookPod }));
+    jobs.push(gateJob({ scope, agent, gate, index, kindChecks, hookPod: rollout!.hookPod }));
   }
   // the gates' token: their record ConfigMaps only
   if (jobs.length > 0) hookAccess(scope, agent, GATE, 'Gate', jobs.map((job) => job.name));
@@ -61,36 +60,36 @@ export function renderWaveGates(
 }
 
 /** The gate's PromQL: its selector and every check it is given, each named by its prop. */
-function checkGateQueries(gate: WaveGate, where: string): void {
+function checkGateQueries(gate: WaveGate, scope: IConstruct): void {
   const of = `rollout.gates ("${gate.afterWave}")`;
-  checkSelector(gate.kubeStateMetricsSelector, `${of} kubeStateMetricsSelector`, where);
+  checkSelector(gate.kubeStateMetricsSelector, `${of} kubeStateMetricsSelector`, scope);
   for (const [prop, checks] of [['checks', gate.checks], ['extraChecks', gate.extraChecks]] as const) {
     (checks ?? []).forEach((c, i) => {
-      if (c.expr.trim() !== '') checkPromQL(c.expr, `${of} ${prop}[${i}] (${JSON.stringify(c.name)}) expr`, where, GATE_FAILS);
+      if (c.expr.trim() !== '') checkPromQL(c.expr, `${of} ${prop}[${i}] (${JSON.stringify(c.name)}) expr`, scope, GATE_FAILS);
     });
   }
 }
 
 /** A gate's own props, checked whether or not its wave is rendered yet; its wave's index. */
-function checkGate(gate: WaveGate, waves: readonly string[], seen: Set<string>, where: string): number {
+function checkGate(gate: WaveGate, waves: readonly string[], seen: Set<string>, scope: IConstruct): number {
   const index = waves.indexOf(gate.afterWave);
   if (gate.afterWave === FLEET_GROUP) {
-    throw new ValidationError(where, 'rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead');
+    throw new ValidationError(scope, 'rollout.gates afterWave "fleet": nothing is applied after the fleet, so there is nothing to gate; gate a wave instead');
   }
   if (index < 0) {
-    throw new ValidationError(where, `rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
+    throw new ValidationError(scope, `rollout.gates afterWave "${gate.afterWave}" is not a wave; valid names are ${waves.map((w) => `"${w}"`).join(', ')}`);
   }
-  if (seen.has(gate.afterWave)) throw new ValidationError(where, `rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
+  if (seen.has(gate.afterWave)) throw new ValidationError(scope, `rollout.gates has two gates after wave "${gate.afterWave}"; merge their checks`);
   seen.add(gate.afterWave);
   const timeout = gate.timeoutSeconds ?? 300;
   if (!Number.isInteger(timeout) || timeout < 30 || timeout > GATE_MAX_TIMEOUT_SECONDS) {
-    throw new ValidationError(where, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
+    throw new ValidationError(scope, `rollout.gates ("${gate.afterWave}") timeoutSeconds ${timeout} must be a whole number from 30 (queries and their retries need time) `
       + `to ${GATE_MAX_TIMEOUT_SECONDS} (a day: the gate holds the Argo CD sync while it runs)`);
   }
-  checkGateQueries(gate, where);
+  checkGateQueries(gate, scope);
   if (gate.image !== undefined) {
     const problems = checkImage(`rollout.gates ("${gate.afterWave}") image`, gate.image);
-    if (problems.length > 0) throw new ValidationError(where, `${problems.join('; ')}`);
+    if (problems.length > 0) throw new ValidationError(scope, `${problems.join('; ')}`);
   }
   return index;
 }
@@ -101,17 +100,16 @@ interface GateJobInput {
   readonly gate: WaveGate;
   /** the gated wave's place in rollout.waves */
   readonly index: number;
-  readonly where: string;
   readonly kindChecks?: KindGateChecks;
   readonly hookPod?: HookPodOptions;
 }
 
 /** One gate's Sync hook Job, in the sync wave after its wave's DaemonSet. */
 function gateJob(input: GateJobInput): ApiObject {
-  const { scope, agent, gate, where, kindChecks } = input;
+  const { scope, agent, gate, kindChecks } = input;
   const daemonSet = groupResourceName(agent.name, gate.afterWave);
-  const jobName = hookJobName(agent, GATE, gate.afterWave, 'gate', where);
-  const bake = bakeSeconds(gate, where);
+  const jobName = hookJobName(agent, GATE, gate.afterWave, 'gate', scope);
+  const bake = bakeSeconds(gate, scope);
   const profiled = agent.daemonSetsOfGroup(gate.afterWave).map((ds) => ds.name);
   const target: GateTarget = {
     namespace: agent.namespace,
@@ -124,7 +122,7 @@ function gateJob(input: GateJobInput): ApiObject {
     ...(gate.checks ?? [...daemonSetGateChecks(target), ...(kindChecks ? kindChecks(target) : [])]),
     ...(gate.extraChecks ?? []),
   ];
-  const env = gateEnvironment(gate.afterWave, gate, checks, where);
+  const env = gateEnvironment(gate.afterWave, gate, checks, scope);
   // with resource profiles the wave has a DaemonSet per profile: the revision covers them all (the default's first)
   const waveDaemonSets = agent.daemonSetsOfGroup(gate.afterWave).map((ds) => ApiObject.of(ds));
   // Resolved at synthesis, once the wave's DaemonSets have every patch; without profiles exactly as before.

@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
-import { constructWhere, ValidationError } from '../validation/errors';
+import { ValidationError } from '../validation/errors';
 import { builtByLibrary, kindOf } from '../validation/owner';
 import { checkImage } from '../validation/values';
 import { addWarning } from '../validation/warnings';
@@ -58,27 +58,26 @@ export function renderPrePull(scope: Construct, agent: NodeAgentDaemonSet, rollo
   if (prePull === undefined) return [];
   const outer = builtByLibrary(scope) ? scope.node.scope! : scope;
   const kind = kindOf(outer);
-  const where = constructWhere(outer, kind);
   if (!rollout!.argoCdSyncWaves) {
-    throw new ValidationError(where, 'rollout.prePull needs rollout.argoCdSyncWaves: true; Argo CD must apply the wave only once the pre-pull DaemonSet is Healthy');
+    throw new ValidationError(scope, 'rollout.prePull needs rollout.argoCdSyncWaves: true; Argo CD must apply the wave only once the pre-pull DaemonSet is Healthy');
   }
   const command = prePull.command ?? KIND_COMMANDS[kind];
   if (command === undefined || command.length === 0 || command.some((c) => typeof c !== 'string' || c === '')) {
-    throw new ValidationError(where, `rollout.prePull.command ${JSON.stringify(prePull.command)}: give the command the agent's image runs and exits at once, e.g. ["/agent", "--version"]`);
+    throw new ValidationError(scope, `rollout.prePull.command ${JSON.stringify(prePull.command)}: give the command the agent's image runs and exits at once, e.g. ["/agent", "--version"]`);
   }
   const pause = prePull.pauseImage ?? DEFAULT_PAUSE_IMAGE;
   const problems = checkImage('rollout.prePull.pauseImage', pause);
-  if (problems.length > 0) throw new ValidationError(where, problems.join('; '));
+  if (problems.length > 0) throw new ValidationError(scope, problems.join('; '));
   if (rollout!.previous === undefined || agent.promotedGroups.length === 0) return [];
   if (rollout!.watch === undefined) {
     // gitops-engine's DaemonSet health never says Degraded and Sync waits on running tasks: only a watcher fails the sync
-    addWarning(outer, where, 'rollout.prePull without rollout.watch: a pull that fails (ImagePullBackOff) keeps the pull-only DaemonSet Progressing, '
+    addWarning(outer, 'rollout.prePull without rollout.watch: a pull that fails (ImagePullBackOff) keeps the pull-only DaemonSet Progressing, '
       + 'and Argo CD waits in its sync wave for good; add rollout.watch: {} (a watcher per pull-only DaemonSet fails the sync instead)');
   }
   const group = agent.promotedGroups[agent.promotedGroups.length - 1];
   const index = agent.rolloutGroups.indexOf(group);
   // one per DaemonSet of the group: with resource profiles, one per profile, on that profile's nodes
-  return agent.daemonSetsOfGroup(group).map((ds) => prePullDaemonSet({ scope, agent, group, index, ds, command, pause, where }));
+  return agent.daemonSetsOfGroup(group).map((ds) => prePullDaemonSet({ scope, agent, group, index, ds, command, pause }));
 }
 
 interface PrePullInput {
@@ -91,16 +90,15 @@ interface PrePullInput {
   readonly ds: kplus.DaemonSet;
   readonly command: string[];
   readonly pause: string;
-  readonly where: string;
 }
 
 function prePullDaemonSet(input: PrePullInput): ApiObject {
-  const { scope, agent, group, index, ds, where } = input;
+  const { scope, agent, group, index, ds } = input;
   // a profile's DaemonSet carries the rollout-group label `<wave>.<profile>`; the default profile's, the wave
   const label = ds.podMetadata.getLabel(ROLLOUT_GROUP_LABEL) ?? group;
   const suffix = label.replace(/\./g, '-');
   const name = `${agent.name}-prepull-${suffix}`;
-  if (name.length > 63) throw new ValidationError(where, `pre-pull DaemonSet name "${name}" is longer than 63 characters; shorten the agent or wave name`);
+  if (name.length > 63) throw new ValidationError(scope, `pre-pull DaemonSet name "${name}" is longer than 63 characters; shorten the agent or wave name`);
   const selector = { 'app.kubernetes.io/instance': agent.name, 'app.kubernetes.io/name': `${agent.name}-prepull`, 'node-agents.cdk8s.io/pre-pull-group': label };
   const labels = { ...selector, 'app.kubernetes.io/component': PRE_PULL_COMPONENT, 'app.kubernetes.io/managed-by': 'cdk8s' };
   const groupDaemonSet = ApiObject.of(ds);

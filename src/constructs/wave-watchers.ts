@@ -1,5 +1,5 @@
 import { ApiObject, Lazy } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { checkHookPod, envList, hookAccess, hookJob, hookJobName, HookKind, hookRevision } from './hook-job';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { prePullTargetOf } from './wave-pre-pull';
@@ -10,8 +10,7 @@ import { podStartupBudgetSeconds } from '../rollout/startup-budget';
 import {
   defaultWatchBudgets, MAX_WATCH_SECONDS, WATCHER_SCRIPT, watcherEnvironment, WatchBudgets,
 } from '../rollout/watch-script';
-import { constructWhere, ValidationError } from '../validation/errors';
-import { kindOf } from '../validation/owner';
+import { ValidationError } from '../validation/errors';
 import { checkImage } from '../validation/values';
 import { argoSyncWave, ROLLOUT_GROUP_LABEL } from '../waves/partition';
 
@@ -83,14 +82,13 @@ export function renderWaveWatchers(scope: Construct, agent: NodeAgentDaemonSet, 
   prePulls: readonly ApiObject[] = []): ApiObject[] {
   const watch = rollout?.watch;
   if (watch === undefined) return [];
-  const where = constructWhere(scope, kindOf(scope));
   if (!rollout!.argoCdSyncWaves) {
-    throw new ValidationError(where, 'rollout.watch needs rollout.argoCdSyncWaves: true; the watchers are Argo CD Sync hooks in their wave\'s sync wave');
+    throw new ValidationError(scope, 'rollout.watch needs rollout.argoCdSyncWaves: true; the watchers are Argo CD Sync hooks in their wave\'s sync wave');
   }
-  checkWatch(watch, where);
-  checkHookPod(rollout!.hookPod, where);
+  checkWatch(watch, scope);
+  checkHookPod(rollout!.hookPod, scope);
   const targets = [...groupTargets(agent), ...prePullTargets(prePulls)];
-  const jobs = targets.map((t) => watcherJob({ scope, agent, target: t, watch, where, hookPod: rollout!.hookPod }));
+  const jobs = targets.map((t) => watcherJob({ scope, agent, target: t, watch, hookPod: rollout!.hookPod }));
   // metadata only: no pod restarts for it (what the health check above reads)
   targets.forEach((t, i) => t.object.metadata.addAnnotation(ROLLOUT_WATCHER_ANNOTATION, jobs[i].name));
   // The watchers' token: get the agent's DaemonSets by name; list pods and events in the agent's namespace (RBAC
@@ -138,12 +136,12 @@ function prePullTargets(prePulls: readonly ApiObject[]): WatchedDaemonSet[] {
   });
 }
 
-function checkWatch(watch: RolloutWatch, where: string): void {
+function checkWatch(watch: RolloutWatch, scope: IConstruct): void {
   const whole = (prop: keyof RolloutWatch, min: number, max: number, why: string) => {
     const value = watch[prop];
     if (value === undefined) return;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new ValidationError(where, `rollout.watch.${prop} ${String(value)} must be a whole number from ${min} to ${max} (${why})`);
+      throw new ValidationError(scope, `rollout.watch.${prop} ${String(value)} must be a whole number from ${min} to ${max} (${why})`);
     }
   };
   whole('restartBudget', 0, 100, 'restarts of one container before the watcher fails');
@@ -153,7 +151,7 @@ function checkWatch(watch: RolloutWatch, where: string): void {
   whole('timeoutSeconds', 60, MAX_WATCH_SECONDS, 'a day at most: the watcher holds the Argo CD sync');
   if (watch.image !== undefined) {
     const problems = checkImage('rollout.watch.image', watch.image);
-    if (problems.length > 0) throw new ValidationError(where, problems.join('; '));
+    if (problems.length > 0) throw new ValidationError(scope, problems.join('; '));
   }
 }
 
@@ -163,7 +161,6 @@ interface WatcherJobInput {
   /** the DaemonSet it watches: a group's, one profile's of a group, or a pull-only DaemonSet */
   readonly target: WatchedDaemonSet;
   readonly watch: RolloutWatch;
-  readonly where: string;
   readonly hookPod?: HookPodOptions;
 }
 
@@ -181,9 +178,9 @@ export function watchBudgets(watch: RolloutWatch, podSpec: unknown): WatchBudget
 
 /** One DaemonSet's watcher: a Sync hook Job in the DaemonSet's sync wave. */
 function watcherJob(input: WatcherJobInput): ApiObject {
-  const { scope, agent, target, watch, where } = input;
+  const { scope, agent, target, watch } = input;
   const daemonSet = target.name;
-  const jobName = hookJobName(agent, WATCH, target.part, 'watcher', where);
+  const jobName = hookJobName(agent, WATCH, target.part, 'watcher', scope);
   const groupDaemonSet = target.object;
   // Resolved at synthesis, once the group's DaemonSet has every patch: its startup budget and its revision.
   let resolved: { env: { [name: string]: string }; budgets: WatchBudgets } | undefined;

@@ -110,13 +110,18 @@ export type ClusterPromotion = { readonly kind: 'all' } | { readonly kind: 'none
 /** A fleet stage: `all`, `none`, or the new version through `nodeGroup` of the clusters in `clusterWave`. */
 export type FleetStageSpec = { readonly kind: 'all' } | { readonly kind: 'none' } | { readonly kind: 'through'; readonly clusterWave: string; readonly nodeGroup: string };
 
-/** The promotion of a cluster in `clusterWave` at `stage`, given the fleet's wave order. */
+/** What is wrong with a stage in a fleet of this wave order (FleetCluster.promotion raises it as its own). */
+export function stageProblems(stage: FleetStageSpec, waveOrder: readonly string[]): string[] {
+  if (stage.kind !== 'through' || waveOrder.includes(stage.clusterWave)) return [];
+  return [`fleet stage: "${stage.clusterWave}" is not a cluster wave; valid names are ${waveOrder.map((w) => `"${w}"`).join(', ')}`];
+}
+
+/** The promotion of a cluster in `clusterWave` at `stage`, given the fleet's wave order; a stage with problems is thrown as its first. */
 export function clusterPromotion(stage: FleetStageSpec, waveOrder: readonly string[], clusterWave: string): ClusterPromotion {
+  const problems = stageProblems(stage, waveOrder);
+  if (problems.length > 0) throw new Error(problems[0]);
   if (stage.kind !== 'through') return stage;
   const stageIndex = waveOrder.indexOf(stage.clusterWave);
-  if (stageIndex < 0) {
-    throw new Error(`fleet stage: "${stage.clusterWave}" is not a cluster wave; valid names are ${waveOrder.map((w) => `"${w}"`).join(', ')}`);
-  }
   const index = waveOrder.indexOf(clusterWave);
   if (index < stageIndex) return { kind: 'all' };
   if (index > stageIndex) return { kind: 'none' };

@@ -17,7 +17,7 @@ import { BUILTIN_MULTILINE_PARSERS, ParserCatalog, parserCatalog, parserReferenc
 import { FluentBitMultilineParser, FluentBitParser } from './parsers';
 import { SecretEnvVar } from './rendered-output';
 import { routingProblems } from './tag-routing';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 import { isPort } from '../validation/values';
 
 /** The pinned image. Probe paths and config keys below are those of this version. */
@@ -191,8 +191,8 @@ export interface FluentBitConfigOptions {
   readonly excludeContainerLogPaths?: readonly string[];
   /** Raw classic-mode text appended after the generated sections (escape hatch). */
   readonly extraConfig?: string;
-  /** Prefix of error messages, e.g. the construct path. */
-  readonly context?: string;
+  /** Who refuses inconsistent options (the collector construct). @default "LogCollector" */
+  readonly by?: RefusedBy;
 }
 
 /** Options of the kubernetes filter (keys of plugins/filter_kubernetes in 5.1.1, all in 4.2.3 too). */
@@ -247,21 +247,21 @@ export interface FluentBitConfig {
  * never shorter than one flush plus a margin (else the last buffered records
  * cannot be sent before fluent-bit gives up).
  */
-export function graceSecondsFor(terminationGracePeriodSeconds: number, flushSeconds: number, explicitGrace?: number, context = 'LogCollector'): number {
+export function graceSecondsFor(terminationGracePeriodSeconds: number, flushSeconds: number, explicitGrace?: number, by: RefusedBy = 'LogCollector'): number {
   if (!Number.isInteger(terminationGracePeriodSeconds) || terminationGracePeriodSeconds < 0) {
-    throw new ValidationError(context, `terminationGracePeriodSeconds ${terminationGracePeriodSeconds} must be a whole number of seconds >= 0.`);
+    throw new ValidationError(by, `terminationGracePeriodSeconds ${terminationGracePeriodSeconds} must be a whole number of seconds >= 0.`);
   }
   const grace = explicitGrace ?? terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS;
   if (!Number.isInteger(grace)) {
-    throw new ValidationError(context, `graceSeconds ${grace} must be a whole number of seconds.`);
+    throw new ValidationError(by, `graceSeconds ${grace} must be a whole number of seconds.`);
   }
   const minGrace = Math.ceil(flushSeconds) + GRACE_MARGIN_SECONDS;
   if (grace < minGrace) {
-    throw new ValidationError(context, `fluent-bit Grace would be ${grace}s, below one flush (${flushSeconds}s) plus a ${GRACE_MARGIN_SECONDS}s margin; `
+    throw new ValidationError(by, `fluent-bit Grace would be ${grace}s, below one flush (${flushSeconds}s) plus a ${GRACE_MARGIN_SECONDS}s margin; `
       + `raise terminationGracePeriodSeconds to at least ${minGrace + GRACE_MARGIN_SECONDS} (now ${terminationGracePeriodSeconds}) or lower flushSeconds.`);
   }
   if (grace + GRACE_MARGIN_SECONDS > terminationGracePeriodSeconds) {
-    throw new ValidationError(context, `graceSeconds ${grace} plus a ${GRACE_MARGIN_SECONDS}s margin exceeds terminationGracePeriodSeconds `
+    throw new ValidationError(by, `graceSeconds ${grace} plus a ${GRACE_MARGIN_SECONDS}s margin exceeds terminationGracePeriodSeconds `
       + `${terminationGracePeriodSeconds}: the kubelet would SIGKILL fluent-bit mid-flush. Lower graceSeconds to at most `
       + `${terminationGracePeriodSeconds - GRACE_MARGIN_SECONDS} or raise terminationGracePeriodSeconds.`);
   }
@@ -343,13 +343,13 @@ export const DEFAULT_STORAGE_MAX_CHUNKS_UP = 64;
 
 /** Build the configuration. Throws on inconsistent options, naming the option and the fix. */
 export function generateFluentBitConfig(options: FluentBitConfigOptions): FluentBitConfig {
-  const ctx = options.context ?? 'LogCollector';
+  const by = options.by ?? 'LogCollector';
   const fail = (msg: string): never => {
-    throw new ValidationError(ctx, `${msg}`);
+    throw new ValidationError(by, msg);
   };
 
   checkOutputs(fail, options.outputs);
-  const settings = checkSettings(fail, options, ctx);
+  const settings = checkSettings(fail, options, by);
   const parsers = checkCustomParsers(fail, options.parsers ?? [], options.multilineParsers ?? []);
   const containerPorts = containerPortsFor(fail, settings.httpPort, options.forwardInputPort);
   const paths = statePaths(settings.stateDir);
@@ -425,7 +425,7 @@ function checkOutputs(fail: Fail, outputs: readonly FluentBitOutput[]): void {
 }
 
 /** The state directory, the HTTP port, flush, Grace, buffering and refresh settings, checked and defaulted. */
-function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string): CheckedSettings {
+function checkSettings(fail: Fail, options: FluentBitConfigOptions, by: RefusedBy): CheckedSettings {
   if (!/^\/[^\s]*$/.test(options.stateDir) || options.stateDir === '/' || /\/\.\.?(\/|$)/.test(options.stateDir)) {
     fail(`stateDir ${JSON.stringify(options.stateDir)} must be an absolute path below / without spaces or '..'.`);
   }
@@ -436,7 +436,7 @@ function checkSettings(fail: Fail, options: FluentBitConfigOptions, ctx: string)
   if (!(flushSeconds > 0) || !Number.isFinite(flushSeconds)) {
     fail(`flushSeconds ${flushSeconds} must be a positive number of seconds.`);
   }
-  const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, ctx);
+  const grace = graceSecondsFor(options.terminationGracePeriodSeconds ?? 60, flushSeconds, options.graceSeconds, by);
   const { schedulerCap, schedulerBase } = checkScheduler(fail, options);
   const memBufLimit = options.memBufLimit === undefined ? undefined : checkSize(fail, 'memBufLimit', options.memBufLimit);
   const maxChunksUp = options.storageMaxChunksUp ?? DEFAULT_STORAGE_MAX_CHUNKS_UP;

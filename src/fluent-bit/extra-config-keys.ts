@@ -67,11 +67,11 @@ export function extraSectionKeyProblems(section: ParsedClassicSection): string[]
 }
 
 /** A lua filter's inline `code`, parsed as fluent-bit's LuaJIT would load it (lua-check.ts). */
-function luaCodeProblems(section: ParsedClassicSection, where: string): string[] {
+function luaCodeProblems(section: ParsedClassicSection, at: string): string[] {
   return section.entries.flatMap(({ key, value }, i) => {
     if (key.toLowerCase() !== 'code' || value.includes('${')) return [];
     const problem = luaSyntaxProblem(`code (line ${section.entryLines[i]})`, value);
-    return problem === undefined ? [] : [`${where}: ${problem}`];
+    return problem === undefined ? [] : [`${at}: ${problem}`];
   });
 }
 
@@ -104,8 +104,8 @@ function unknown(section: ParsedClassicSection, accepts: (key: string) => boolea
   return result;
 }
 
-function refusal(where: string, what: string, key: string, line: number, names: readonly string[]): string {
+function refusal(at: string, what: string, key: string, line: number, names: readonly string[]): string {
   const near = nearestName(key.toLowerCase(), names);
-  return `${where}: ${what} of fluent-bit 5.1 has no key ${JSON.stringify(key)} (line ${line}${near === undefined ? '' : `; did you mean ${near}?`}); `
+  return `${at}: ${what} of fluent-bit 5.1 has no key ${JSON.stringify(key)} (line ${line}${near === undefined ? '' : `; did you mean ${near}?`}); `
     + 'fluent-bit refuses an unknown key at start ("unknown configuration property") and the collector would crash-loop on every node.';
 }

@@ -12,8 +12,8 @@ export function isGpuResource(name: string): boolean {
 }
 
 /** Why a driver pod must never request a GPU, for error messages. */
-export function gpuRequestProblem(where: string, resource: string): string {
-  return `${where} requests "${resource}". A driver pod must never request a GPU: the device plugin that advertises `
+export function gpuRequestProblem(subject: string, resource: string): string {
+  return `${subject} requests "${resource}". A driver pod must never request a GPU: the device plugin that advertises `
     + `${resource} needs the driver first, so on a fresh node the request can never be met and the driver pod stays Pending `
     + 'forever (a deadlock); where GPUs are already advertised it would take one away from workloads. The driver reaches the '
     + 'devices through privileged mode and /dev instead (gpu-operator does not request GPUs for its driver either). Remove it.';

@@ -569,37 +569,48 @@ export function requirementsSelector(requirements: readonly NodeSelectorRequirem
   }).join(',');
 }
 
-function resolve(options: RunbookInput): Resolved {
-  requireDnsLabel('namespace', options.namespace);
-  requireDnsLabel('name', options.name);
+/**
+ * What is wrong with a runbook's input, each problem with its prop and fix; the construct raises them
+ * as its own error before it renders (GpuDriverDaemonSet.runbook, runbookScript).
+ */
+export function runbookInputProblems(options: RunbookInput): string[] {
+  const problems = [...dnsLabelProblems('namespace', options.namespace), ...dnsLabelProblems('name', options.name)];
   if (Object.keys(options.podSelector).length === 0) {
-    throw new Error('runbook podSelector is empty: the runbook would delete every pod in the namespace. Pass the DaemonSet\'s selector labels.');
+    problems.push('runbook podSelector is empty: the runbook would delete every pod in the namespace. Pass the DaemonSet\'s selector labels.');
   }
   // Selector labels go into double-quoted shell words: label syntax keeps them free of `$`, quotes and spaces.
-  for (const [key, value] of Object.entries(options.podSelector)) parseLabel('podSelector', `${key}=${value}`);
+  for (const [key, value] of Object.entries(options.podSelector)) problems.push(...labelProblems('podSelector', `${key}=${value}`));
   if (options.gpuNodeSelectors.length === 0) {
-    throw new Error('runbook gpuNodeSelectors is empty: pass the label selectors of the GPU nodes, e.g. ["nvidia.com/gpu.present=true"].');
+    problems.push('runbook gpuNodeSelectors is empty: pass the label selectors of the GPU nodes, e.g. ["nvidia.com/gpu.present=true"].');
   }
   for (const selector of options.gpuNodeSelectors) {
-    requireSingleLine('gpuNodeSelectors', selector);
+    problems.push(...lineProblems('gpuNodeSelectors', selector));
     if (selector.trim() === '') {
-      throw new Error('runbook gpuNodeSelectors has an empty selector: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
+      problems.push('runbook gpuNodeSelectors has an empty selector: pass the label selector of the GPU nodes, e.g. nvidia.com/gpu.present=true.');
     }
   }
-  const skipNodeLabel = options.skipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL;
-  const skip = parseLabel('skipNodeLabel', skipNodeLabel);
-  if (options.waitForPodSelector !== undefined) requireSingleLine('waitForPodSelector', options.waitForPodSelector);
-  if (options.manifestFile !== undefined) requireSingleLine('manifestFile', options.manifestFile);
+  problems.push(...labelProblems('skipNodeLabel', options.skipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL));
+  if (options.waitForPodSelector !== undefined) problems.push(...lineProblems('waitForPodSelector', options.waitForPodSelector));
+  if (options.manifestFile !== undefined) problems.push(...lineProblems('manifestFile', options.manifestFile));
   if (options.validation) {
-    requireSingleLine('validation.containerName', options.validation.containerName);
-    if (options.validation.command.length === 0) throw new Error('runbook validation.command is empty: give the command to run, e.g. ["nvidia-smi"].');
-    options.validation.command.forEach((arg) => requireSingleLine('validation.command', arg));
+    problems.push(...lineProblems('validation.containerName', options.validation.containerName));
+    if (options.validation.command.length === 0) problems.push('runbook validation.command is empty: give the command to run, e.g. ["nvidia-smi"].');
+    options.validation.command.forEach((arg) => problems.push(...lineProblems('validation.command', arg)));
   }
-  const timeout = (prop: string, value: number | undefined, fallback: number) => {
-    const v = value ?? fallback;
-    if (!Number.isInteger(v) || v < 1) throw new Error(`runbook ${prop} must be a whole number of seconds >= 1, got ${v}`);
-    return v;
-  };
+  for (const [prop, value] of [['readyTimeoutSeconds', options.readyTimeoutSeconds], ['evictionTimeoutSeconds', options.evictionTimeoutSeconds],
+    ['completionTimeoutSeconds', options.completionTimeoutSeconds]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) problems.push(`runbook ${prop} must be a whole number of seconds >= 1, got ${value}`);
+  }
+  return problems;
+}
+
+/** The input resolved; the first problem of an input the construct did not check is thrown as it is. */
+function resolve(options: RunbookInput): Resolved {
+  const problems = runbookInputProblems(options);
+  if (problems.length > 0) throw new Error(problems[0]);
+  const skipNodeLabel = options.skipNodeLabel ?? DEFAULT_SKIP_NODE_LABEL;
+  const skip = parseLabel(skipNodeLabel)!;
+  const timeout = (value: number | undefined, fallback: number) => value ?? fallback;
   return {
     namespace: options.namespace,
     name: options.name,
@@ -609,9 +620,9 @@ function resolve(options: RunbookInput): Resolved {
     skipSelector: skip.value === undefined ? skip.key : `${skip.key}=${skip.value}`,
     notSkippedSelector: skip.value === undefined ? `!${skip.key}` : `${skip.key}!=${skip.value}`,
     waitForPodSelector: options.waitForPodSelector,
-    readyTimeout: timeout('readyTimeoutSeconds', options.readyTimeoutSeconds, DEFAULT_READY_TIMEOUT_SECONDS),
-    evictionTimeout: timeout('evictionTimeoutSeconds', options.evictionTimeoutSeconds, DEFAULT_EVICTION_TIMEOUT_SECONDS),
-    completionTimeout: timeout('completionTimeoutSeconds', options.completionTimeoutSeconds, DEFAULT_COMPLETION_TIMEOUT_SECONDS),
+    readyTimeout: timeout(options.readyTimeoutSeconds, DEFAULT_READY_TIMEOUT_SECONDS),
+    evictionTimeout: timeout(options.evictionTimeoutSeconds, DEFAULT_EVICTION_TIMEOUT_SECONDS),
+    completionTimeout: timeout(options.completionTimeoutSeconds, DEFAULT_COMPLETION_TIMEOUT_SECONDS),
     validation: options.validation,
     rolling: (options.updateStrategy ?? 'OnDelete') === 'RollingUpdate',
     maxUnavailable: options.rollingUpdateMaxUnavailable ?? 1,
@@ -652,18 +663,21 @@ function labelKey(label: string): string {
   return label.split('=')[0];
 }
 
-function parseLabel(prop: string, label: string): { key: string; value?: string } {
+/** A label's key and value (`key=value` or `key`), undefined when it is not one. */
+function parseLabel(label: string): { key: string; value?: string } | undefined {
   const match = /^([A-Za-z0-9][-A-Za-z0-9_./]*[A-Za-z0-9]|[A-Za-z0-9])(?:=([-A-Za-z0-9_.]*))?$/.exec(label);
-  if (!match) throw new Error(`runbook ${prop} "${label}" is not a label: write key=value or key, e.g. ${DEFAULT_SKIP_NODE_LABEL}.`);
-  return { key: match[1], value: match[2] };
+  return match ? { key: match[1], value: match[2] } : undefined;
 }
 
-function requireDnsLabel(prop: string, value: string): void {
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) || value.length > 63) {
-    throw new Error(`runbook ${prop} "${value}" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters).`);
-  }
+function labelProblems(prop: string, label: string): string[] {
+  return parseLabel(label) ? [] : [`runbook ${prop} "${label}" is not a label: write key=value or key, e.g. ${DEFAULT_SKIP_NODE_LABEL}.`];
 }
 
-function requireSingleLine(prop: string, value: string): void {
-  if (/[\r\n]/.test(value)) throw new Error(`runbook ${prop} contains a line break: ${JSON.stringify(value)}`);
+function dnsLabelProblems(prop: string, value: string): string[] {
+  return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) && value.length <= 63 ? []
+    : [`runbook ${prop} "${value}" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters).`];
+}
+
+function lineProblems(prop: string, value: string): string[] {
+  return /[\r\n]/.test(value) ? [`runbook ${prop} contains a line break: ${JSON.stringify(value)}`] : [];
 }

@@ -13,7 +13,7 @@ import {
 } from './collectors';
 import { BOOL_FLAGS, EXCLUSIVE_WITH_WRITTEN, EXITING_FLAGS, VALUE_FLAGS } from './flags';
 import { nearestName } from '../util/nearest';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 import { checkPort, describeValue } from '../validation/values';
 
 /** Where the host's filesystems are mounted inside the container (as in kube-prometheus). */
@@ -74,8 +74,8 @@ export interface ExporterArgsOptions {
   readonly extraArgs?: readonly string[];
   /** The image's node_exporter version (x.y.z), for what it accepts twice. Default: the pinned one. */
   readonly imageVersion?: string;
-  /** Prefix for error messages (the construct path). */
-  readonly context?: string;
+  /** Who refuses bad options (the exporter construct); without it a plain Error (tests of the arguments alone). */
+  readonly by?: RefusedBy;
 }
 
 export function listenAddress(listen: ListenMode, port: number): string {
@@ -86,10 +86,10 @@ export function listenAddress(listen: ListenMode, port: number): string {
   }
 }
 
-export function validatePort(port: number, prop: string, context?: string): void {
-  if (typeof port !== 'number') throw refusal(context, `${checkPort(prop, port)[0]}`);
+export function validatePort(port: number, prop: string, by?: RefusedBy): void {
+  if (typeof port !== 'number') throw refusal(by, `${checkPort(prop, port)[0]}`);
   if (checkPort(prop, port).length > 0) {
-    throw refusal(context, `${prop} must be an integer between 1 and 65535, got ${port}. ` +
+    throw refusal(by, `${prop} must be an integer between 1 and 65535, got ${port}. ` +
       'Pick a free host port (node-exporter uses 9100).');
   }
 }
@@ -98,30 +98,30 @@ export function validatePort(port: number, prop: string, context?: string): void
 export function resolveCollectors(
   enable: readonly string[] = [],
   disable: readonly string[] | undefined,
-  context?: string,
+  by?: RefusedBy,
 ): { enable: CollectorName[]; disable: CollectorName[] } {
-  const on = checkNames(enable, 'enableCollectors', context);
+  const on = checkNames(enable, 'enableCollectors', by);
   const off = disable === undefined
     ? KUBE_PROMETHEUS_DISABLED_COLLECTORS.filter((name) => !on.includes(name))
-    : checkNames(disable, 'disableCollectors', context);
+    : checkNames(disable, 'disableCollectors', by);
   const both = on.filter((name) => off.includes(name));
   if (both.length > 0) {
-    throw refusal(context, `collector(s) ${both.map((n) => `'${n}'`).join(', ')} are in both ` +
+    throw refusal(by, `collector(s) ${both.map((n) => `'${n}'`).join(', ')} are in both ` +
       'enableCollectors and disableCollectors. Keep each name in one list.');
   }
   return { enable: [...on].sort(), disable: [...off].sort() };
 }
 
-function checkNames(names: readonly string[], prop: string, context?: string): CollectorName[] {
+function checkNames(names: readonly string[], prop: string, by?: RefusedBy): CollectorName[] {
   const result: CollectorName[] = [];
-  if (!Array.isArray(names)) throw refusal(context, `${prop} must be an array of collector names, got ${describeValue(names)}`);
+  if (!Array.isArray(names)) throw refusal(by, `${prop} must be an array of collector names, got ${describeValue(names)}`);
   for (const name of names) {
     if (typeof name !== 'string') {
-      throw refusal(context, `${prop} must list collector names such as "systemd", got ${describeValue(name)}`);
+      throw refusal(by, `${prop} must list collector names such as "systemd", got ${describeValue(name)}`);
     }
     if (!isKnownCollector(name)) {
       const guess = closestCollector(name);
-      throw refusal(context, `${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
+      throw refusal(by, `${prop}: '${name}' is not a node_exporter ${NODE_EXPORTER_VERSION} ` +
         `Linux collector.${guess ? ` Did you mean '${guess}'?` : ''} Known collectors: ${KNOWN_COLLECTORS.join(', ')}. ` +
         'For a newer image, pass the flag through extraArgs instead.');
     }
@@ -132,18 +132,18 @@ function checkNames(names: readonly string[], prop: string, context?: string): C
 
 /** The full argument list, in a stable order. */
 export function exporterArgs(options: ExporterArgsOptions): string[] {
-  validatePort(options.port, 'port', options.context);
+  validatePort(options.port, 'port', options.by);
   checkFlagValues(options);
   checkKnownFlags(options);
-  const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.context);
+  const collectors = resolveCollectors(options.enableCollectors, options.disableCollectors, options.by);
   const version = options.imageVersion ?? NODE_EXPORTER_VERSION;
   const tooNew = [...collectors.enable, ...collectors.disable].filter((c) => COLLECTORS_ADDED_AFTER_1_9_1.includes(c));
   if (tooNew.length > 0 && !atLeast(version, '1.10.0')) {
-    throw refusal(options.context, `collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
+    throw refusal(options.by, `collector(s) ${tooNew.join(', ')} came with node_exporter 1.10+; the image's ${version} `
       + 'would exit on their flags ("unknown long flag"). Use a newer image or leave them out.');
   }
   if (options.textfileDirectory !== undefined && collectors.disable.includes('textfile')) {
-    throw refusal(options.context, 'textfileCollector is set but disableCollectors turns the textfile collector off; '
+    throw refusal(options.by, 'textfileCollector is set but disableCollectors turns the textfile collector off; '
       + 'remove textfile from disableCollectors or drop textfileCollector.');
   }
   const own = [
@@ -219,13 +219,13 @@ function checkRepeatedFlags(own: readonly string[], options: ExporterArgsOptions
     const flag = flagName(arg);
     const ours = written.get(flag);
     if (ours !== undefined) {
-      throw refusal(options.context, `extraArgs[${i}] "${arg}" sets ${flag}, which the construct already writes ("${ours}"); `
+      throw refusal(options.by, `extraArgs[${i}] "${arg}" sets ${flag}, which the construct already writes ("${ours}"); `
         + `${isRepeatable(flag, version) ? 'a second one would escape the props' : `node_exporter would exit with "flag '${flag.slice(2)}' cannot be repeated"`}. `
         + `Set it through ${propOf(flag)} instead.`);
     }
     const before = seen.get(flag);
     if (before !== undefined && !isRepeatable(flag, version)) {
-      throw refusal(options.context, `extraArgs[${i}] "${arg}" repeats ${flag} of extraArgs[${before}]: node_exporter ${version} would exit with `
+      throw refusal(options.by, `extraArgs[${i}] "${arg}" repeats ${flag} of extraArgs[${before}]: node_exporter ${version} would exit with `
         + `"flag '${flag.slice(2)}' cannot be repeated". Keep one.`);
     }
     seen.set(flag, i);
@@ -242,15 +242,15 @@ function checkFlagValues(options: ExporterArgsOptions): void {
     const value: unknown = options[prop];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '' || /[\r\n]/.test(value)) {
-      throw refusal(options.context, `${prop} must be a non-empty one-line regular expression such as "^(veth.*)$", got ${describeValue(value)}`);
+      throw refusal(options.by, `${prop} must be a non-empty one-line regular expression such as "^(veth.*)$", got ${describeValue(value)}`);
     }
   }
   const extra: unknown = options.extraArgs;
   if (extra === undefined) return;
-  if (!Array.isArray(extra)) throw refusal(options.context, `extraArgs must be an array of flags, got ${describeValue(extra)}`);
+  if (!Array.isArray(extra)) throw refusal(options.by, `extraArgs must be an array of flags, got ${describeValue(extra)}`);
   extra.forEach((arg: unknown, i) => {
     if (typeof arg !== 'string' || !/^--[a-z][-a-zA-Z0-9._]*(=.*)?$/.test(arg) || /[\r\n]/.test(arg)) {
-      throw refusal(options.context, `extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
+      throw refusal(options.by, `extraArgs[${i}] must be one node_exporter flag such as "--collector.textfile.directory=/x", `
         + `got ${describeValue(arg)}`);
     }
   });
@@ -278,30 +278,30 @@ function checkKnownFlags(options: ExporterArgsOptions): void {
     const negated = written.startsWith('no-') && flagKind(written) === undefined;
     const name = negated ? written.slice('no-'.length) : written;
     const kind = flagKind(name);
-    const where = `${prefix(options.context)}extraArgs[${i}] "${arg}"`;
+    const at = `extraArgs[${i}] "${arg}"`;
     if (kind === 'exits') {
-      throw new ValidationError(where, `--${name} makes node_exporter print and exit at once, so the pod would restart for ever; remove it`);
+      throw refusal(options.by, `${at}: --${name} makes node_exporter print and exit at once, so the pod would restart for ever; remove it`);
     }
     if (kind === undefined) {
       if (newerImage) return;
       const guess = nearestName(name, [...BOOL_FLAGS, ...VALUE_FLAGS, ...KNOWN_COLLECTORS.map((c) => `collector.${c}`)]);
-      throw new ValidationError(where, `--${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
+      throw refusal(options.by, `${at}: --${written} is not a flag of node_exporter ${NODE_EXPORTER_VERSION}, which would exit at start with "unknown long flag '--${written}'".`
         + `${guess ? ` Did you mean --${negated ? 'no-' : ''}${guess}?` : ''} For a newer image, give it as image (its tag's version lifts this check).`);
     }
     if (negated && kind !== 'bool') {
-      throw new ValidationError(where, `"--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
+      throw refusal(options.by, `${at}: "--no-" negates only a bool flag and --${name} takes a value: node_exporter would exit with "unknown long flag '--${written}'"; `
         + `give --${name}=<value>`);
     }
     if (kind === 'bool' && value !== undefined) {
-      throw new ValidationError(where, `--${name} is a bool flag, which takes no "=${value}": node_exporter would exit with "unexpected ${value}"; `
+      throw refusal(options.by, `${at}: --${name} is a bool flag, which takes no "=${value}": node_exporter would exit with "unexpected ${value}"; `
         + `write --${name} to turn it on or --no-${name} to turn it off`);
     }
     if (kind === 'value' && value === undefined) {
-      throw new ValidationError(where, `--${name} takes a value: node_exporter would exit with "expected argument for flag '--${name}'"; write --${name}=<value>`);
+      throw refusal(options.by, `${at}: --${name} takes a value: node_exporter would exit with "expected argument for flag '--${name}'"; write --${name}=<value>`);
     }
     const exclusive = EXCLUSIVE_WITH_WRITTEN[name];
     if (exclusive !== undefined) {
-      throw new ValidationError(where, `--${name} and --${exclusive}, which the construct writes, are mutually exclusive: node_exporter would exit at start; `
+      throw refusal(options.by, `${at}: --${name} and --${exclusive}, which the construct writes, are mutually exclusive: node_exporter would exit at start; `
         + `set it through ${propOf(`--${exclusive}`)} instead`);
     }
   });
@@ -316,11 +316,7 @@ export function flagName(arg: string): string {
   return name.startsWith('--no-') ? `--${name.slice('--no-'.length)}` : name;
 }
 
-function prefix(context?: string): string {
-  return context ? `${context}: ` : '';
-}
-
 /** A refusal: a ValidationError prefixed by the construct when the caller names it. */
-function refusal(context: string | undefined, message: string): Error {
-  return context ? new ValidationError(context, message) : new Error(message);
+function refusal(by: RefusedBy | undefined, message: string): Error {
+  return by !== undefined ? new ValidationError(by, message) : new Error(message);
 }

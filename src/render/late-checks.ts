@@ -9,6 +9,7 @@ import { IConstruct } from 'constructs';
 import { AgentRenderedRules, renderedAgentProblems } from './rendered-rules';
 import { droppedReason } from './typed-fields';
 import { nearestName } from '../util/nearest';
+import { nameOf } from '../validation/errors';
 import { checkObjectSize } from '../validation/object-size';
 import { checkRenderedDaemonSet } from '../validation/rendered-pod';
 
@@ -100,19 +101,20 @@ export interface RenderedObjectChecks {
  * the costly part and cdk8s validates the whole app once per chart it synthesizes, so the result
  * is computed on the first validation (at synthesis, when every escape-hatch patch is in) and kept.
  */
-export function addObjectSizeValidation(construct: IConstruct, where: string, checks: RenderedObjectChecks = {}): void {
+export function addObjectSizeValidation(construct: IConstruct, checks: RenderedObjectChecks = {}): void {
   Object.defineProperty(construct, CHECKED_HERE, { value: true });
   // The library's own patches are in by now; any patch added later is the user's (an escape hatch).
   const ownPatches = new Map(construct.node.findAll().filter(ApiObject.isApiObject).map((o) => [o, patchesOf(o).length]));
   let result: string[] | undefined;
   construct.node.addValidation({
-    validate: () => result ??= renderedObjectProblems(construct, where, checks, ownPatches),
+    validate: () => result ??= renderedObjectProblems(construct, checks, ownPatches),
   });
 }
 
 function renderedObjectProblems(
-  construct: IConstruct, where: string, checks: RenderedObjectChecks, ownPatches: ReadonlyMap<ApiObject, number>,
+  construct: IConstruct, checks: RenderedObjectChecks, ownPatches: ReadonlyMap<ApiObject, number>,
 ): string[] {
+  const name = nameOf(construct);
   const objects = construct.node.findAll().filter((c): c is ApiObject => ApiObject.isApiObject(c) && checkedBy(c) === construct);
   const rendered: Json[] = [];
   const problems = objects.flatMap((o) => {
@@ -123,13 +125,13 @@ function renderedObjectProblems(
     } catch (e) {
       // A patch that cannot be applied is named with its op and path; cdk8s-plus' own checks (fractional
       // seconds, duplicate ports, probes on init containers) run while rendering: give them the path they lack.
-      return patchErrors.length > 0 ? patchErrors.map((p) => `${where}: ${p}`) : [`${where}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
+      return patchErrors.length > 0 ? patchErrors.map((p) => `${name}: ${p}`) : [`${name}: ${o.kind} "${o.name}" cannot be rendered: ${(e as Error).message}`];
     }
     renderedDuringSynthesis?.set(o, json);
     reuseUntilSynthesisEnds(o, json);
     rendered.push(json);
     const own = [...patchErrors, ...droppedPatches(o, json), ...checkObjectSize(json).problems, ...(json.kind === 'DaemonSet' ? checkRenderedDaemonSet(json) : [])]
-      .map((p) => `${where}: ${p}`);
+      .map((p) => `${name}: ${p}`);
     if (json.kind === 'DaemonSet' && checks.daemonSet) own.push(...checks.daemonSet(json));
     return own;
   });
@@ -137,7 +139,7 @@ function renderedObjectProblems(
   const namespace = rendered.find((j) => j.kind === 'Namespace');
   const level = namespace?.metadata?.labels?.['pod-security.kubernetes.io/enforce'];
   for (const json of rendered.filter((j) => j.kind === 'DaemonSet')) {
-    problems.push(...renderedAgentProblems(json, checks.rules ?? {}, level).map((p) => `${where}: ${p}`));
+    problems.push(...renderedAgentProblems(json, checks.rules ?? {}, level).map((p) => `${name}: ${p}`));
   }
   return problems;
 }

@@ -14,7 +14,7 @@ import * as cdk8s from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as constructs from 'constructs';
 import { hasBrand, isOwnType } from './brand';
-import { throwIfProblems, ValidationError } from './errors';
+import { RefusedBy, throwIfProblems, ValidationError } from './errors';
 import { TYPES } from './struct-shapes.generated';
 import { FieldType, TypeRef } from './type-table';
 
@@ -260,11 +260,11 @@ export function propsProblems(struct: string, props: unknown): string[] {
 }
 
 /**
- * Checks a construct's props against their struct; throws one Error starting with `where` (the
- * construct kind and path) that lists every problem.
+ * Checks a construct's props against their struct; the construct (`by`) refuses them with one error
+ * that lists every problem, after `at` when the props are a prop's ("rollout.previous").
  */
-export function checkStruct(where: string, struct: string, props: unknown): void {
-  throwIfProblems(where, propsProblems(struct, props));
+export function checkStruct(by: RefusedBy, struct: string, props: unknown, at?: string): void {
+  throwIfProblems(by, propsProblems(struct, props), { at });
 }
 
 /**
@@ -284,9 +284,13 @@ export function argProblems(method: string, args: readonly unknown[]): string[] 
   });
 }
 
-/** Checks a method's arguments; throws one Error starting with `where` (by default the method). */
-export function checkArgs(method: string, args: readonly unknown[], where: string = method): void {
-  throwIfProblems(where, argProblems(method, args));
+/**
+ * Checks a method's arguments: refused by the factory ("FluentBitFilter.grep: ...") or, for a
+ * construct's method, by the construct ("GpuDriverDaemonSet chart/gpu: runbook: ...").
+ */
+export function checkArgs(method: string, args: readonly unknown[], construct?: constructs.IConstruct): void {
+  if (construct === undefined) throwIfProblems(method, argProblems(method, args));
+  else throwIfProblems(construct, argProblems(method, args), { at: method.slice(method.lastIndexOf('.') + 1) });
 }
 
 /**

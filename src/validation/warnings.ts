@@ -5,15 +5,16 @@
  * `cdk8s synth` (silence it with `--no-warnings`). Never a refusal: the value may be right.
  */
 import { IConstruct } from 'constructs';
+import { nameOf } from './errors';
 
 /** The metadata type of a warning. */
 export const WARNING_METADATA = 'warning';
 /** The code of the library's process warnings. */
 export const WARNING_CODE = 'CDK8S_NODE_AGENTS';
 
-/** Records and emits `where: message` for `construct`. */
-export function addWarning(construct: IConstruct, where: string, message: string): void {
-  const text = `${where}: ${message}`;
+/** Records and emits `<Kind> <path>: message` for `construct` (named as its errors are, see nameOf). */
+export function addWarning(construct: IConstruct, message: string): void {
+  const text = `${nameOf(construct)}: ${message}`;
   construct.node.addMetadata(WARNING_METADATA, text);
   process.emitWarning(text, { code: WARNING_CODE });
 }

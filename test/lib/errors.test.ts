@@ -1,13 +1,14 @@
 /**
- * One way to fail (src/validation/errors.ts): a ValidationError whose prefix names the construct the
- * user built, built in one place. The scan below fails on any error, problem or `where` in src/ that
- * spells a construct's kind and path by hand.
+ * One way to fail (src/validation/errors.ts): a ValidationError raised by the construct itself (as
+ * aws-cdk's takes its scope) or by a factory's name, whose prefix names the construct the user built,
+ * built in one place. The scans below fail on any error, problem or warning in src/ that spells a
+ * construct's kind and path by hand, or that hands an error a `where` string instead of the construct.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart } from 'cdk8s';
-import { FluentBitOutput, LogCollectorDaemonSet, NodeAgentDaemonSet } from '../../src';
-import { constructWhere, throwIfProblems, ValidationError } from '../../src/validation/errors';
+import { AgentFleet, FluentBitOutput, LogCollectorDaemonSet, NodeAgentDaemonSet } from '../../src';
+import { nameOf, throwIfProblems, ValidationError } from '../../src/validation/errors';
 import { namedBy } from '../../src/validation/struct-check';
 import { REPO } from '../util/paths';
 
@@ -72,11 +73,52 @@ describe('one error idiom', () => {
 
   test('the scan lets the idiom through', () => {
     const ok = [
-      "throw new ValidationError(constructWhere(this, 'FleetCluster'), 'chart id: bad');",
-      'throw new ValidationError(where, `rollout.gates needs rollout.argoCdSyncWaves: true`);',
+      "throw new ValidationError(this, 'chart id: bad');",
+      'throw new ValidationError(scope, `rollout.gates needs rollout.argoCdSyncWaves: true`);',
       "throw new Error('FluentBitFilter.grep: give at least one regex or exclude rule.');",
     ];
     expect(ok.flatMap((l) => handBuiltPrefixes('x.ts', l, kinds))).toEqual([]);
+  });
+});
+
+/** Lines of `text` that hand an error a `where` string (or one built from a value) instead of who refuses, as "file:line: text". */
+export function whereStrings(file: string, text: string): string[] {
+  const patterns = [
+    /\b(ValidationError|throwIfProblems|addWarning|checkStruct)\((where|[\w.]+\.where)\b/,
+    /\b(ValidationError|throwIfProblems|checkStruct)\(`\$\{(where|this|scope|[\w.]*node\.)/,
+    /\baddWarning\([\w.]+, where\b/,
+    /\bwhere\??: string\b.*\)(: [\w<>[\]|{} ]+)? \{$/,
+  ];
+  return text.split('\n').flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+}
+
+describe('errors take who refuses, not a where string (issue 47)', () => {
+  const LIBRARY = sourceFiles().filter((f) => !/^cli\//.test(f) && !EXEMPT.test(f));
+
+  test('no error, warning or struct check in the library is handed a where string', () => {
+    expect(LIBRARY.flatMap((f) => whereStrings(f, fs.readFileSync(path.join(SRC, f), 'utf8')))).toEqual([]);
+  });
+
+  test.each([
+    ['throw new ValidationError(where, `bad`);'],
+    ['throwIfProblems(target.where, problems);'],
+    ['throw new ValidationError(`${where}: runbook`, message);'],
+    ["checkStruct(`${this.describe()}: rollout.previous`, 'Props', props);"],
+    ["addWarning(this, where, 'x');"],
+    ['function checkGate(gate: WaveGate, where: string): number {'],
+  ])('the scan catches %s', (line) => {
+    expect(whereStrings('x.ts', line)).toHaveLength(1);
+  });
+
+  test('the scan lets construct, factory and prop-path problems through', () => {
+    const ok = [
+      'throw new ValidationError(this, `runbookScript group "${group}" is not promoted`);',
+      "throw new ValidationError('FluentBitFilter.grep', 'give a rule');",
+      'throw new ValidationError(`FluentBitInput.${pluginName}`, message);',
+      'throwIfProblems(this, problems, { heading: \'invalid props\' });',
+      'const where = `hostPaths["${volume.name}"]`;',
+    ];
+    expect(ok.flatMap((l) => whereStrings('x.ts', l))).toEqual([]);
   });
 });
 
@@ -92,7 +134,7 @@ describe('throwIfProblems', () => {
 
   test('no problems: no error', () => {
     expect(() => throwIfProblems('X a', [])).not.toThrow();
-    expect(() => throwIfProblems('X a', [], 'invalid props')).not.toThrow();
+    expect(() => throwIfProblems('X a', [], { heading: 'invalid props' })).not.toThrow();
   });
 
   test('one problem reads "where: problem"; several are counted and listed', () => {
@@ -101,7 +143,12 @@ describe('throwIfProblems', () => {
   });
 
   test('with a heading every problem is listed under it', () => {
-    expect(thrown(() => throwIfProblems('X a', ['p'], 'invalid props')).message).toBe('X a: invalid props:\n  - p');
+    expect(thrown(() => throwIfProblems('X a', ['p'], { heading: 'invalid props' })).message).toBe('X a: invalid props:\n  - p');
+  });
+
+  test('`at` comes after who refuses, before the problems', () => {
+    expect(thrown(() => throwIfProblems('X a', ['p'], { at: 'runbook' })).message).toBe('X a: runbook: p');
+    expect(thrown(() => throwIfProblems('X a', ['p', 'q'], { at: 'runbook' })).message).toBe('X a: runbook: 2 problems:\n  - p\n  - q');
   });
 
   test('the error is a ValidationError', () => {
@@ -111,18 +158,33 @@ describe('throwIfProblems', () => {
   });
 });
 
-describe('constructWhere', () => {
+describe('ValidationError takes the construct', () => {
   test('a root construct is named by its kind, another by kind and path', () => {
-    const app = new App();
-    expect(constructWhere(app, 'AgentFleet')).toBe('AgentFleet');
-    expect(constructWhere(new Chart(app, 'c'), 'Thing')).toBe('Thing c');
+    const fleet = new AgentFleet({ repoUrl: 'https://git.example/fleet.git', agents: { addAgents: () => undefined } });
+    expect(nameOf(fleet)).toBe('AgentFleet');
+    expect(nameOf(fleet.addCluster({ name: 'c', environment: 'e', region: 'r' }))).toMatch(/^FleetCluster \S*c$/);
   });
 
-  test('an error inside a library construct names the construct the user built', () => {
+  test('the error carries the construct and names the construct the user built', () => {
     const chart = new Chart(new App(), 'chart');
     const logs = new LogCollectorDaemonSet(chart, 'logs', { outputs: [FluentBitOutput.stdout()] });
     const inner = logs.node.children.find((c) => c instanceof NodeAgentDaemonSet)!;
-    expect(constructWhere(inner, 'NodeAgentDaemonSet')).toBe('LogCollectorDaemonSet chart/logs');
+    const e = new ValidationError(inner, 'bad');
+    expect(e.message).toBe('LogCollectorDaemonSet chart/logs: bad');
+    expect(e.construct).toBe(inner);
+    expect(new ValidationError('FluentBitFilter.grep', 'bad').construct).toBeUndefined();
+  });
+
+  test('an agent built inside a fleet cluster keeps its own name (the cluster holds it, it did not build it)', () => {
+    const fleet = new AgentFleet({ repoUrl: 'https://git.example/fleet.git', agents: { addAgents: () => undefined } });
+    const cluster = fleet.addCluster({ name: 'c', environment: 'e', region: 'r' });
+    const agent = new NodeAgentDaemonSet(cluster.chart, 'agent', { image: 'registry.example/agent:1.0.0' });
+    expect(nameOf(agent)).toBe(`NodeAgentDaemonSet ${agent.node.path}`);
+    expect(agent.node.path).toContain(cluster.node.path);
+  });
+
+  test('a construct of another library is a programming error, not a refusal', () => {
+    expect(() => new ValidationError(new Chart(new App(), 'c'), 'x')).toThrow(/not a construct of this library/);
   });
 });
 
@@ -154,9 +216,9 @@ describe('one error class: no plain Error thrown at a user', () => {
     'waves/profiles.ts': 'planProfiles turns its errors into problems of the construct (agent/profile-plan.ts)',
     'fluent-bit/classic-format.ts': 'parse errors of extraConfig become problems (fluent-bit/config.ts); the rest render what the checks passed',
     'fluent-bit/parser-checks.ts': 'called inside the parser factories\' namedBy, which makes it a ValidationError naming the factory',
-    'fleet/argocd.ts': 'runs in AgentFleet\'s validation, whose plain Errors become the fleet\'s ValidationError (validateOnce)',
-    'fleet/waves.ts': 'FleetCluster.promotion rethrows it as its ValidationError',
-    'gpu/runbook.ts': 'GpuDriverDaemonSet.runbook()/runbookScript() rethrow it as their ValidationError (refusedAs)',
+    'fleet/argocd.ts': 'simulates Argo CD on the objects and files the fleet writes itself (its glob patterns, its templates\' keys, its JSON cluster files); the user\'s repoPath is refused before (repoPathProblems): a bug, not a mistake in props',
+    'fleet/waves.ts': 'FleetCluster.promotion raises stageProblems as its own before it calls clusterPromotion',
+    'gpu/runbook.ts': 'GpuDriverDaemonSet.runbook()/runbookScript() raise runbookInputProblems as their own before they render',
     'rollout/startup-budget.ts': 'GpuDriverDaemonSet checks the timings (checkWholeNumber) before it computes the budget',
     'rollout/pace.ts': 'the constructs give it their own checked update strategy (UpdateStrategy.problems()); the rest runs in the tools, on manifests',
     'rollout/hook-shell.ts': 'a check of the library\'s own script when the module loads: a build error, never a mistake in props',

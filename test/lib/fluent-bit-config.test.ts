@@ -145,7 +145,7 @@ describe('grace rule', () => {
   });
 
   test('the context prefixes errors', () => {
-    expect(() => generateFluentBitConfig({ ...base, context: 'Chart/logs', terminationGracePeriodSeconds: 3 })).toThrow(/^Chart\/logs: /);
+    expect(() => generateFluentBitConfig({ ...base, by: 'Chart/logs', terminationGracePeriodSeconds: 3 })).toThrow(/^Chart\/logs: /);
   });
 });
 

@@ -115,7 +115,7 @@ describe('exporterArgs', () => {
   });
 
   test('extraArgs setting a flag the args already write is refused, naming the prop (kingpin: "flag \'x\' cannot be repeated")', () => {
-    const base = { port: 9100, listen: 'node-ip' as const, textfileDirectory: '/host/textfile', enableCollectors: ['processes'], context: 'chart/metrics' };
+    const base = { port: 9100, listen: 'node-ip' as const, textfileDirectory: '/host/textfile', enableCollectors: ['processes'], by: 'chart/metrics' };
     expect(() => exporterArgs({ ...base, extraArgs: ['--path.procfs=/proc'] }))
       .toThrow(/^chart\/metrics: extraArgs\[0\] "--path.procfs=\/proc" sets --path.procfs, which the construct already writes \("--path.procfs=\/host\/proc"\); node_exporter would exit with "flag 'path.procfs' cannot be repeated"/);
     expect(() => exporterArgs({ ...base, extraArgs: ['--no-collector.processes'] })).toThrow(/sets --collector.processes.*through enableCollectors and disableCollectors/);
@@ -151,7 +151,7 @@ describe('exporterArgs', () => {
 
 describe('bad input', () => {
   test('unknown collector names the prop, the value, a suggestion and the fix', () => {
-    expect(() => exporterArgs({ port: 9100, listen: 'node-ip', enableCollectors: ['filesytem'], context: 'chart/metrics' }))
+    expect(() => exporterArgs({ port: 9100, listen: 'node-ip', enableCollectors: ['filesytem'], by: 'chart/metrics' }))
       .toThrow(/^chart\/metrics: enableCollectors: 'filesytem' is not a node_exporter 1\.12\.1 Linux collector\. Did you mean 'filesystem'\?.*extraArgs/);
     expect(() => resolveCollectors([], ['gpu'])).toThrow(/disableCollectors: 'gpu' is not/);
   });

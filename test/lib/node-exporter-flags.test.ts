@@ -13,7 +13,7 @@ import { NodeExporterDaemonSet } from '../../src';
 import { exporterArgs } from '../../src/node-exporter/args';
 import { BOOL_FLAGS, EXITING_FLAGS, VALUE_FLAGS } from '../../src/node-exporter/flags';
 
-const base = { port: 9100, listen: 'node-ip' as const, context: 'chart/metrics' };
+const base = { port: 9100, listen: 'node-ip' as const, by: 'chart/metrics' };
 const BINARY = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
 const present = existsSync(BINARY);
 
