@@ -10,7 +10,7 @@ import {
 } from './charts';
 import { brand } from '../validation/brand';
 import { ValidationError } from '../validation/errors';
-import { checkArgs, namedBy } from '../validation/struct-check';
+import { checkArgs } from '../validation/struct-check';
 
 /** A running DaemonSet to adopt, described by hand. */
 export interface AdoptedDaemonSetOptions {
@@ -109,7 +109,7 @@ export class AgentAdoption {
    */
   public static fluentBitChart(options: HelmReleaseAdoptionOptions): AgentAdoption {
     checkArgs('AgentAdoption.fluentBitChart', [options]);
-    return namedBy('AgentAdoption.fluentBitChart', () => AgentAdoption.fromChart(FLUENT_BIT_CHART, options));
+    return AgentAdoption.fromChart(FLUENT_BIT_CHART, options);
   }
 
   /**
@@ -119,7 +119,7 @@ export class AgentAdoption {
    */
   public static nodeExporterChart(options: NodeExporterChartAdoptionOptions): AgentAdoption {
     checkArgs('AgentAdoption.nodeExporterChart', [options]);
-    return namedBy('AgentAdoption.nodeExporterChart', () => AgentAdoption.fromChart(NODE_EXPORTER_CHART, options, exporterJob(options)));
+    return AgentAdoption.fromChart(NODE_EXPORTER_CHART, options, exporterJob(options));
   }
 
   private static fromChart(facts: HelmChartFacts, options: HelmReleaseAdoptionOptions, job?: ChartJobFacts): AgentAdoption {

@@ -82,19 +82,18 @@ export function onOff(value: boolean): string {
 const KEY_PATTERN = /^[A-Za-z0-9_.\-]+$/;
 
 /** Throws when a key or value cannot be written as one classic-mode line. */
-export function assertWritableEntry(section: string, key: string, value: string): void {
-  if (!KEY_PATTERN.test(key)) {
-    throw new Error(`fluent-bit [${section}]: key '${key}' must match ${KEY_PATTERN} (no spaces, no '#').`);
-  }
-  if (/[\r\n]/.test(value)) {
-    throw new Error(`fluent-bit [${section}] ${key}: value ${JSON.stringify(value)} contains a line break; classic mode values are single lines.`);
-  }
-  if (value.trim() === '') {
-    throw new Error(`fluent-bit [${section}] ${key}: empty value; omit the key instead.`);
-  }
-  if (value.trim() !== value) {
-    throw new Error(`fluent-bit [${section}] ${key}: value ${JSON.stringify(value)} has leading/trailing whitespace, which fluent-bit would drop.`);
-  }
+function assertWritableEntry(section: string, key: string, value: string): void {
+  const problem = writableEntryProblem(section, key, value);
+  if (problem !== undefined) throw new Error(problem);
+}
+
+/** What keeps `key value` from being one classic-mode line, or undefined. */
+export function writableEntryProblem(section: string, key: string, value: string): string | undefined {
+  if (!KEY_PATTERN.test(key)) return `fluent-bit [${section}]: key '${key}' must match ${KEY_PATTERN} (no spaces, no '#').`;
+  if (/[\r\n]/.test(value)) return `fluent-bit [${section}] ${key}: value ${JSON.stringify(value)} contains a line break; classic mode values are single lines.`;
+  if (value.trim() === '') return `fluent-bit [${section}] ${key}: empty value; omit the key instead.`;
+  if (value.trim() !== value) return `fluent-bit [${section}] ${key}: value ${JSON.stringify(value)} has leading/trailing whitespace, which fluent-bit would drop.`;
+  return undefined;
 }
 
 /**

@@ -11,13 +11,13 @@
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
 import * as fs from 'fs';
-import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { ClassicEntry, onOff, writableEntryProblem } from './classic-format';
 import { luaCallProblem, luaSyntaxProblem, parseLua } from './lua-check';
 import { checkRegex, NAME_PATTERN } from './parser-checks';
 import { FilterRenderContext, RenderedFilter } from './rendered-output';
 import { brand } from '../validation/brand';
 import { ValidationError } from '../validation/errors';
-import { checkArgs, namedBy } from '../validation/struct-check';
+import { checkArgs } from '../validation/struct-check';
 
 /** Options every filter shares. */
 export interface FilterCommonOptions {
@@ -267,101 +267,97 @@ export class FluentBitFilter {
   /** Keep or drop records by regular expressions on their keys. */
   public static grep(options: GrepFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.grep', [options]);
-    return namedBy('FluentBitFilter.grep', () => {
-      const regex = options.regex ?? [];
-      const exclude = options.exclude ?? [];
-      const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
-      if (regex.length + exclude.length === 0) {
-        throw new ValidationError('FluentBitFilter.grep', 'give at least one regex or exclude rule.');
+    const by = 'FluentBitFilter.grep';
+    const regex = options.regex ?? [];
+    const exclude = options.exclude ?? [];
+    const op = options.logicalOp ?? GrepLogicalOp.LEGACY;
+    if (regex.length + exclude.length === 0) {
+      throw new ValidationError(by, 'give at least one regex or exclude rule.');
+    }
+    if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
+      throw new ValidationError(by, `logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
+    }
+    const rule = (r: GrepRule, prop: string): string => {
+      checkKey(by, 'grep', prop, r.key);
+      if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
+        throw new ValidationError(by, `${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
       }
-      if (op !== GrepLogicalOp.LEGACY && regex.length > 0 && exclude.length > 0) {
-        throw new ValidationError('FluentBitFilter.grep', `logicalOp ${op} takes either regex or exclude rules, not both (fluent-bit refuses the mix); use two grep filters.`);
-      }
-      const rule = (r: GrepRule, prop: string): string => {
-        checkKey('grep', prop, r.key);
-        if (r.regex.trim() === '' || r.regex.trim() !== r.regex) {
-          throw new ValidationError('FluentBitFilter.grep', `${prop} regex ${JSON.stringify(r.regex)} must be non-empty without leading or trailing spaces.`);
-        }
-        // Compiled by Onigmo at start (plugins/filter_grep/grep.c, set_rules: flb_regex_create), like a parser's
-        // regex: a bad one stops fluent-bit on every node.
-        checkRegex('FluentBitFilter.grep', `${prop} rule for key ${r.key}: regex`, r.regex);
-        return `${r.key} ${r.regex}`;
-      };
-      const fields: Field[] = [
-        ...regex.map((r): Field => ['Regex', rule(r, 'regex')]),
-        ...exclude.map((r): Field => ['Exclude', rule(r, 'exclude')]),
-      ];
-      return new FluentBitFilter('grep', options, () => ({
-        fields: [
-          ...fields,
-          ['Logical_Op', op === GrepLogicalOp.LEGACY ? undefined : op],
-        ],
-      }));
-    });
+      // Compiled by Onigmo at start (plugins/filter_grep/grep.c, set_rules: flb_regex_create), like a parser's
+      // regex: a bad one stops fluent-bit on every node.
+      checkRegex(by, undefined, `${prop} rule for key ${r.key}: regex`, r.regex);
+      return `${r.key} ${r.regex}`;
+    };
+    const fields: Field[] = [
+      ...regex.map((r): Field => ['Regex', rule(r, 'regex')]),
+      ...exclude.map((r): Field => ['Exclude', rule(r, 'exclude')]),
+    ];
+    return new FluentBitFilter(by, 'grep', options, () => ({
+      fields: [
+        ...fields,
+        ['Logical_Op', op === GrepLogicalOp.LEGACY ? undefined : op],
+      ],
+    }));
   }
 
   /** Set, add, remove, rename or copy top-level keys. */
   public static modify(options: ModifyFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.modify', [options]);
-    return namedBy('FluentBitFilter.modify', () => {
-      const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
-        checkTopLevelKey('modify', op, k);
-        const v = record![k];
-        if (op === 'Rename' || op === 'Copy') {checkTopLevelKey('modify', op, v);} else if (v.trim() === '' || v.trim() !== v || /[\r\n]/.test(v)) {
-          throw new ValidationError('FluentBitFilter.modify', `${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
-        }
-        return [op, `${k} ${v}`];
-      });
-      const list = (op: string, keys: string[] | undefined): Field[] => (keys ?? []).map((k) => {
-        checkTopLevelKey('modify', op, k);
-        return [op, k];
-      });
-      const fields = [
-        ...pairs('Set', options.set), ...pairs('Add', options.add), ...list('Remove', options.remove),
-        ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
-      ];
-      if (fields.length === 0) {
-        throw new ValidationError('FluentBitFilter.modify', 'give at least one of set, add, remove, removeWildcard, rename, copy.');
+    const by = 'FluentBitFilter.modify';
+    const pairs = (op: string, record: { [key: string]: string } | undefined): Field[] => Object.keys(record ?? {}).sort().map((k) => {
+      checkTopLevelKey(by, 'modify', op, k);
+      const v = record![k];
+      if (op === 'Rename' || op === 'Copy') {checkTopLevelKey(by, 'modify', op, v);} else if (v.trim() === '' || v.trim() !== v || /[\r\n]/.test(v)) {
+        throw new ValidationError(by, `${op} ${k} value ${JSON.stringify(v)} must be one non-empty line without leading or trailing spaces.`);
       }
-      return new FluentBitFilter('modify', options, () => ({ fields }));
+      return [op, `${k} ${v}`];
     });
+    const list = (op: string, keys: string[] | undefined): Field[] => (keys ?? []).map((k) => {
+      checkTopLevelKey(by, 'modify', op, k);
+      return [op, k];
+    });
+    const fields = [
+      ...pairs('Set', options.set), ...pairs('Add', options.add), ...list('Remove', options.remove),
+      ...list('Remove_wildcard', options.removeWildcard), ...pairs('Rename', options.rename), ...pairs('Copy', options.copy),
+    ];
+    if (fields.length === 0) {
+      throw new ValidationError(by, 'give at least one of set, add, remove, removeWildcard, rename, copy.');
+    }
+    return new FluentBitFilter(by, 'modify', options, () => ({ fields }));
   }
 
   /** Move keys matching wildcards under a new map (nest filter, `Operation nest`). */
   public static nest(options: NestFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.nest', [options]);
-    return namedBy('FluentBitFilter.nest', () => {
-      if (options.wildcards.length === 0) {
-        throw new ValidationError('FluentBitFilter.nest', 'wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
-      }
-      options.wildcards.forEach((w) => checkTopLevelKey('nest', 'wildcards', w));
-      checkTopLevelKey('nest', 'nestUnder', options.nestUnder);
-      if (options.removePrefix !== undefined) checkTopLevelKey('nest', 'removePrefix', options.removePrefix);
-      return new FluentBitFilter('nest', options, () => ({
-        fields: [
-          ['Operation', 'nest'],
-          ...options.wildcards.map((w): Field => ['Wildcard', w]),
-          ['Nest_under', options.nestUnder],
-          ['Remove_prefix', options.removePrefix],
-        ],
-      }));
-    });
+    const by = 'FluentBitFilter.nest';
+    if (options.wildcards.length === 0) {
+      throw new ValidationError(by, 'wildcards is empty; name the keys to move, e.g. [\'pod_*\'].');
+    }
+    options.wildcards.forEach((w) => checkTopLevelKey(by, 'nest', 'wildcards', w));
+    checkTopLevelKey(by, 'nest', 'nestUnder', options.nestUnder);
+    if (options.removePrefix !== undefined) checkTopLevelKey(by, 'nest', 'removePrefix', options.removePrefix);
+    return new FluentBitFilter(by, 'nest', options, () => ({
+      fields: [
+        ['Operation', 'nest'],
+        ...options.wildcards.map((w): Field => ['Wildcard', w]),
+        ['Nest_under', options.nestUnder],
+        ['Remove_prefix', options.removePrefix],
+      ],
+    }));
   }
 
   /** Move the keys of a map to the top level (nest filter, `Operation lift`). */
   public static lift(options: LiftFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.lift', [options]);
-    return namedBy('FluentBitFilter.lift', () => {
-      checkTopLevelKey('nest', 'nestedUnder', options.nestedUnder);
-      if (options.addPrefix !== undefined) checkTopLevelKey('nest', 'addPrefix', options.addPrefix);
-      return new FluentBitFilter('nest', options, () => ({
-        fields: [
-          ['Operation', 'lift'],
-          ['Nested_under', options.nestedUnder],
-          ['Add_prefix', options.addPrefix],
-        ],
-      }));
-    });
+    const by = 'FluentBitFilter.lift';
+    checkTopLevelKey(by, 'nest', 'nestedUnder', options.nestedUnder);
+    if (options.addPrefix !== undefined) checkTopLevelKey(by, 'nest', 'addPrefix', options.addPrefix);
+    return new FluentBitFilter(by, 'nest', options, () => ({
+      fields: [
+        ['Operation', 'lift'],
+        ['Nested_under', options.nestedUnder],
+        ['Add_prefix', options.addPrefix],
+      ],
+    }));
   }
 
   /**
@@ -371,92 +367,89 @@ export class FluentBitFilter {
    */
   public static rewriteTag(options: RewriteTagFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.rewriteTag', [options]);
-    return namedBy('FluentBitFilter.rewriteTag', () => {
-      if (options.rules.length === 0) {
-        throw new ValidationError('FluentBitFilter.rewriteTag', 'rules is empty.');
+    const by = 'FluentBitFilter.rewriteTag';
+    if (options.rules.length === 0) {
+      throw new ValidationError(by, 'rules is empty.');
+    }
+    const rules = options.rules.map((r, i): Field => {
+      if (!r.key.startsWith('$')) {
+        throw new ValidationError(by, `rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
       }
-      const rules = options.rules.map((r, i): Field => {
-        if (!r.key.startsWith('$')) {
-          throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].key ${JSON.stringify(r.key)} must be a record accessor such as $log or $kubernetes['namespace_name'].`);
+      for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
+        if (!/^\S+$/.test(value)) {
+          throw new ValidationError(by, `rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
+            + '(the rule is split on spaces; write \\s in a regex).');
         }
-        for (const [prop, value] of [['key', r.key], ['regex', r.regex], ['newTag', r.newTag]] as const) {
-          if (!/^\S+$/.test(value)) {
-            throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].${prop} ${JSON.stringify(value)} must be non-empty without spaces `
-              + '(the rule is split on spaces; write \\s in a regex).');
-          }
-        }
-        // Compiled by Onigmo at start (plugins/filter_rewrite_tag/rewrite_tag.c, process_config: flb_regex_create).
-        checkRegex('FluentBitFilter.rewriteTag', `rules[${i}].regex`, r.regex);
-        if (/^kube\./.test(r.newTag)) {
-          throw new ValidationError('FluentBitFilter.rewriteTag', `rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
-            + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
-        }
-        return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
-      });
-      return new FluentBitFilter('rewrite_tag', options, (alias) => ({
-        fields: [
-          ...rules,
-          ['Emitter_Name', `${alias}_emitter`],
-          // Like the inputs: re-emitted records wait on the filesystem, not only in memory.
-          ['Emitter_Storage.type', 'filesystem'],
-        ],
-        extraAliases: [`${alias}_emitter`],
-      }));
+      }
+      // Compiled by Onigmo at start (plugins/filter_rewrite_tag/rewrite_tag.c, process_config: flb_regex_create).
+      checkRegex(by, undefined, `rules[${i}].regex`, r.regex);
+      if (/^kube\./.test(r.newTag)) {
+        throw new ValidationError(by, `rules[${i}].newTag ${JSON.stringify(r.newTag)} starts with kube.: the re-emitted record would pass the kubernetes filter again, `
+          + 'which reads pod names from kube.var.log.containers.* tags only. Use another prefix, e.g. \'app.\'.');
+      }
+      return ['Rule', `${r.key} ${r.regex} ${r.newTag} ${r.keep ? 'true' : 'false'}`];
     });
+    return new FluentBitFilter(by, 'rewrite_tag', options, (alias) => ({
+      fields: [
+        ...rules,
+        ['Emitter_Name', `${alias}_emitter`],
+        // Like the inputs: re-emitted records wait on the filesystem, not only in memory.
+        ['Emitter_Storage.type', 'filesystem'],
+      ],
+      extraAliases: [`${alias}_emitter`],
+    }));
   }
 
   /** Append fixed keys, remove keys or keep only some (record_modifier). */
   public static recordModifier(options: RecordModifierFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.recordModifier', [options]);
-    return namedBy('FluentBitFilter.recordModifier', () => {
-      const records = options.records ?? {};
-      if (options.removeKeys && options.allowlistKeys) {
-        throw new ValidationError('FluentBitFilter.recordModifier', 'removeKeys and allowlistKeys exclude each other; give one.');
-      }
-      const fields: Field[] = [
-        ...Object.keys(records).sort().map((k): Field => {
-          checkTopLevelKey('record_modifier', 'records', k);
-          if (records[k].trim() === '' || records[k].trim() !== records[k] || /[\r\n]/.test(records[k])) {
-            throw new ValidationError('FluentBitFilter.recordModifier', `records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
-          }
-          return ['Record', `${k} ${records[k]}`];
-        }),
-        ...(options.removeKeys ?? []).map((k): Field => ['Remove_key', checkTopLevelKey('record_modifier', 'removeKeys', k)]),
-        ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey('record_modifier', 'allowlistKeys', k)]),
-      ];
-      if (fields.length === 0) {
-        throw new ValidationError('FluentBitFilter.recordModifier', 'give records, removeKeys or allowlistKeys.');
-      }
-      return new FluentBitFilter('record_modifier', options, () => ({ fields }));
-    });
+    const by = 'FluentBitFilter.recordModifier';
+    const records = options.records ?? {};
+    if (options.removeKeys && options.allowlistKeys) {
+      throw new ValidationError(by, 'removeKeys and allowlistKeys exclude each other; give one.');
+    }
+    const fields: Field[] = [
+      ...Object.keys(records).sort().map((k): Field => {
+        checkTopLevelKey(by, 'record_modifier', 'records', k);
+        if (records[k].trim() === '' || records[k].trim() !== records[k] || /[\r\n]/.test(records[k])) {
+          throw new ValidationError(by, `records.${k} value ${JSON.stringify(records[k])} must be one non-empty line without leading or trailing spaces.`);
+        }
+        return ['Record', `${k} ${records[k]}`];
+      }),
+      ...(options.removeKeys ?? []).map((k): Field => ['Remove_key', checkTopLevelKey(by, 'record_modifier', 'removeKeys', k)]),
+      ...(options.allowlistKeys ?? []).map((k): Field => ['Allowlist_key', checkTopLevelKey(by, 'record_modifier', 'allowlistKeys', k)]),
+    ];
+    if (fields.length === 0) {
+      throw new ValidationError(by, 'give records, removeKeys or allowlistKeys.');
+    }
+    return new FluentBitFilter(by, 'record_modifier', options, () => ({ fields }));
   }
 
   /** Drop records above a rate (throttle). */
   public static throttle(options: ThrottleFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.throttle', [options]);
-    return namedBy('FluentBitFilter.throttle', () => {
-      if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
-        throw new ValidationError('FluentBitFilter.throttle', `rate ${options.rate} must be a positive number of records per interval.`);
-      }
-      const window = options.window ?? 5;
-      if (!Number.isInteger(window) || window < 1) {
-        throw new ValidationError('FluentBitFilter.throttle', `window ${window} must be a whole number >= 1.`);
-      }
-      const interval = options.interval ?? '1s';
-      if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
-        throw new ValidationError('FluentBitFilter.throttle', `interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
-      }
-      const problem = throttleValueProblem(options.rate, window, interval);
-      if (problem !== undefined) throw new ValidationError('FluentBitFilter.throttle', problem);
-      return new FluentBitFilter('throttle', options, () => ({
-        fields: [
-          ['Rate', options.rate],
-          ['Window', window],
-          ['Interval', interval],
-          ['Print_Status', onOff(options.printStatus ?? false)],
-        ],
-      }));
-    });
+    const by = 'FluentBitFilter.throttle';
+    if (!(options.rate > 0) || !Number.isFinite(options.rate)) {
+      throw new ValidationError(by, `rate ${options.rate} must be a positive number of records per interval.`);
+    }
+    const window = options.window ?? 5;
+    if (!Number.isInteger(window) || window < 1) {
+      throw new ValidationError(by, `window ${window} must be a whole number >= 1.`);
+    }
+    const interval = options.interval ?? '1s';
+    if (!/^[0-9]+(\.[0-9]+)?[smhd]?$/.test(interval)) {
+      throw new ValidationError(by, `interval ${JSON.stringify(interval)} must be a fluent-bit time such as '1s' or '1m'.`);
+    }
+    const problem = throttleValueProblem(options.rate, window, interval);
+    if (problem !== undefined) throw new ValidationError(by, problem);
+    return new FluentBitFilter(by, 'throttle', options, () => ({
+      fields: [
+        ['Rate', options.rate],
+        ['Window', window],
+        ['Interval', interval],
+        ['Print_Status', onOff(options.printStatus ?? false)],
+      ],
+    }));
   }
 
   /**
@@ -466,25 +459,24 @@ export class FluentBitFilter {
    */
   public static parser(options: ParserFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.parser', [options]);
-    return namedBy('FluentBitFilter.parser', () => {
-      checkTopLevelKey('parser', 'keyName', options.keyName);
-      if (options.parsers.length === 0) {
-        throw new ValidationError('FluentBitFilter.parser', 'parsers is empty; name at least one, e.g. [\'json\'] or a parser of the collector\'s parsers.');
+    const by = 'FluentBitFilter.parser';
+    checkTopLevelKey(by, 'parser', 'keyName', options.keyName);
+    if (options.parsers.length === 0) {
+      throw new ValidationError(by, 'parsers is empty; name at least one, e.g. [\'json\'] or a parser of the collector\'s parsers.');
+    }
+    options.parsers.forEach((p, i) => {
+      if (!NAME_PATTERN.test(p)) {
+        throw new ValidationError(by, `parsers[${i}] ${JSON.stringify(p)} is not a parser name (${NAME_PATTERN}).`);
       }
-      options.parsers.forEach((p, i) => {
-        if (!NAME_PATTERN.test(p)) {
-          throw new ValidationError('FluentBitFilter.parser', `parsers[${i}] ${JSON.stringify(p)} is not a parser name (${NAME_PATTERN}).`);
-        }
-      });
-      return new FluentBitFilter('parser', options, () => ({
-        fields: [
-          ['Key_Name', options.keyName],
-          ...options.parsers.map((p): Field => ['Parser', p]),
-          ['Preserve_Key', onOff(options.preserveKey ?? false)],
-          ['Reserve_Data', onOff(options.reserveData ?? true)],
-        ],
-      }), [], options.parsers);
     });
+    return new FluentBitFilter(by, 'parser', options, () => ({
+      fields: [
+        ['Key_Name', options.keyName],
+        ...options.parsers.map((p): Field => ['Parser', p]),
+        ['Preserve_Key', onOff(options.preserveKey ?? false)],
+        ['Reserve_Data', onOff(options.reserveData ?? true)],
+      ],
+    }), [], options.parsers);
   }
 
   /**
@@ -493,24 +485,20 @@ export class FluentBitFilter {
    */
   public static luaFile(options: LuaFileFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.luaFile', [options]);
-    return namedBy('FluentBitFilter.luaFile', () => {
-      let code: string;
-      try {
-        code = fs.readFileSync(options.file, 'utf8');
-      } catch (e) {
-        throw new ValidationError('FluentBitFilter.luaFile', `cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
-          + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
-      }
-      return FluentBitFilter.lua('luaFile', options.file, code, options);
-    });
+    let code: string;
+    try {
+      code = fs.readFileSync(options.file, 'utf8');
+    } catch (e) {
+      throw new ValidationError('FluentBitFilter.luaFile', `cannot read the Lua script ${JSON.stringify(options.file)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); `
+        + `the path is relative to the directory synthesis runs in (${process.cwd()}). Fix the path or use FluentBitFilter.luaInline.`);
+    }
+    return FluentBitFilter.lua('luaFile', options.file, code, options);
   }
 
   /** A Lua filter with an inline script (written to the ConfigMap as a file). */
   public static luaInline(options: LuaInlineFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.luaInline', [options]);
-    return namedBy('FluentBitFilter.luaInline', () => {
-      return FluentBitFilter.lua('luaInline', 'code', options.code, options);
-    });
+    return FluentBitFilter.lua('luaInline', 'code', options.code, options);
   }
 
   /**
@@ -519,41 +507,41 @@ export class FluentBitFilter {
    */
   public static multiline(options: MultilineFilterOptions): FluentBitFilter {
     checkArgs('FluentBitFilter.multiline', [options]);
-    return namedBy('FluentBitFilter.multiline', () => {
-      if (options.parsers.length === 0) {
-        throw new ValidationError('FluentBitFilter.multiline', 'parsers is empty; name at least one, e.g. [\'java\'].');
-      }
-      options.parsers.forEach((p) => {
-        if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new ValidationError('FluentBitFilter.multiline', `parser ${JSON.stringify(p)} is not a parser name.`);
-      });
-      const key = options.keyContent ?? 'log';
-      checkTopLevelKey('multiline', 'keyContent', key);
-      if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
-        throw new ValidationError('FluentBitFilter.multiline', `flushMs ${options.flushMs} must be a whole number >= 1.`);
-      }
-      return new FluentBitFilter('multiline', options, (alias) => ({
-        fields: [
-          ['multiline.key_content', key],
-          ['multiline.parser', options.parsers.join(', ')],
-          ['flush_ms', options.flushMs],
-          ['Emitter_Name', `${alias}_emitter`],
-          ['Emitter_Storage.type', 'filesystem'],
-        ],
-        extraAliases: [`${alias}_emitter`],
-      }), options.parsers);
+    const by = 'FluentBitFilter.multiline';
+    if (options.parsers.length === 0) {
+      throw new ValidationError(by, 'parsers is empty; name at least one, e.g. [\'java\'].');
+    }
+    options.parsers.forEach((p) => {
+      if (!/^[A-Za-z0-9_.-]+$/.test(p)) throw new ValidationError(by, `parser ${JSON.stringify(p)} is not a parser name.`);
     });
+    const key = options.keyContent ?? 'log';
+    checkTopLevelKey(by, 'multiline', 'keyContent', key);
+    if (options.flushMs !== undefined && (!Number.isInteger(options.flushMs) || options.flushMs < 1)) {
+      throw new ValidationError(by, `flushMs ${options.flushMs} must be a whole number >= 1.`);
+    }
+    return new FluentBitFilter(by, 'multiline', options, (alias) => ({
+      fields: [
+        ['multiline.key_content', key],
+        ['multiline.parser', options.parsers.join(', ')],
+        ['flush_ms', options.flushMs],
+        ['Emitter_Name', `${alias}_emitter`],
+        ['Emitter_Storage.type', 'filesystem'],
+      ],
+      extraAliases: [`${alias}_emitter`],
+    }), options.parsers);
   }
 
   private static lua(factory: string, source: string, code: string, options: LuaInlineFilterOptions | LuaFileFilterOptions): FluentBitFilter {
+    const by = `FluentBitFilter.${factory}`;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.call)) {
-      throw new ValidationError(`FluentBitFilter.${factory}`, `call ${JSON.stringify(options.call)} must be a Lua function name.`);
+      throw new ValidationError(by, `call ${JSON.stringify(options.call)} must be a Lua function name.`);
     }
     const what = factory === 'luaFile' ? `file ${JSON.stringify(source)}` : 'code';
     const parsed = parseLua(code);
-    if ('problem' in parsed) throw new ValidationError(`FluentBitFilter.${factory}`, luaSyntaxProblem(what, code)!);
+    if ('problem' in parsed) throw new ValidationError(by, luaSyntaxProblem(what, code)!);
     const callProblem = luaCallProblem(parsed.chunk, options.call, `the script (${source})`);
-    if (callProblem !== undefined) throw new ValidationError(`FluentBitFilter.${factory}`, callProblem);
-    return new FluentBitFilter('lua', options, (alias, context) => ({
+    if (callProblem !== undefined) throw new ValidationError(by, callProblem);
+    return new FluentBitFilter(by, 'lua', options, (alias, context) => ({
       fields: [
         ['script', `${context.configDir}/${alias}.lua`],
         ['call', options.call],
@@ -574,7 +562,10 @@ export class FluentBitFilter {
   private readonly multilineParserNames: string[];
   private readonly parserNames: string[];
 
-  private constructor(pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = [], parsers: string[] = []) {
+  /** `by`: the factory that builds it, which refuses a bad option. */
+  private constructor(
+    by: string, pluginName: string, common: FilterCommonOptions, fields: FieldsFn, multilineParsers: string[] = [], parsers: string[] = [],
+  ) {
     this.pluginName = pluginName;
     this.fields = fields;
     this.alias = common.alias;
@@ -582,20 +573,17 @@ export class FluentBitFilter {
     this.multilineParserNames = multilineParsers;
     this.parserNames = parsers;
     if (!/^\S+$/.test(this.match)) {
-      throw new ValidationError(`${pluginName} filter`, `match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
+      throw new ValidationError(by, `${pluginName} filter: match ${JSON.stringify(this.match)} must be a non-empty tag pattern without spaces.`);
     }
     if (common.alias !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/.test(common.alias)) {
-      throw new ValidationError(`${pluginName} filter`, `alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
+      throw new ValidationError(by, `${pluginName} filter: alias ${JSON.stringify(common.alias)} must be letters, digits, '-' and '_' (it names metrics and files).`);
     }
     // Every value must be one classic-mode line: checked now, so the error names the factory (the
     // fields are pure: rendering them with a placeholder alias finds every problem).
     for (const [key, value] of fields(common.alias ?? pluginName, { configDir: '/fluent-bit/etc/conf' }).fields) {
       if (value === undefined) continue;
-      try {
-        assertWritableEntry('FILTER', key, typeof value === 'boolean' ? onOff(value) : String(value));
-      } catch (e) {
-        throw new ValidationError(`${pluginName} filter`, `${(e as Error).message}`);
-      }
+      const problem = writableEntryProblem('FILTER', key, typeof value === 'boolean' ? onOff(value) : String(value));
+      if (problem !== undefined) throw new ValidationError(by, `${pluginName} filter: ${problem}`);
     }
   }
 
@@ -655,16 +643,16 @@ function throttleValueProblem(rate: number, window: number, interval: string): s
 
 const RECORD_ACCESSOR = /^\$[_A-Za-z][A-Za-z0-9_.\-/]*(\[('([^',]|'')*'|[0-9]+)\])*$/;
 
-function checkKey(plugin: string, prop: string, key: string): string {
+function checkKey(by: string, plugin: string, prop: string, key: string): string {
   if (key.startsWith('$') ? !RECORD_ACCESSOR.test(key) : !/^[^\s$]+$/.test(key)) {
-    throw new ValidationError(`FluentBitFilter ${plugin}`, `${prop} key ${JSON.stringify(key)} must be a top-level key (log) or a record accessor ($kubernetes['namespace_name']).`);
+    throw new ValidationError(by, `FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key (log) or a record accessor ($kubernetes['namespace_name']).`);
   }
   return key;
 }
 
-function checkTopLevelKey(plugin: string, prop: string, key: string): string {
+function checkTopLevelKey(by: string, plugin: string, prop: string, key: string): string {
   if (!/^[^\s$]+$/.test(key)) {
-    throw new ValidationError(`FluentBitFilter ${plugin}`, `${prop} key ${JSON.stringify(key)} must be a top-level key without spaces (${plugin} takes no record accessors).`);
+    throw new ValidationError(by, `FluentBitFilter ${plugin}: ${prop} key ${JSON.stringify(key)} must be a top-level key without spaces (${plugin} takes no record accessors).`);
   }
   return key;
 }

@@ -9,7 +9,7 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { assertWritableEntry, ClassicEntry } from './classic-format';
+import { ClassicEntry, writableEntryProblem } from './classic-format';
 import { staticDir } from './extra-config-paths';
 import { NAME_PATTERN } from './parser-checks';
 import { InputRenderContext, RenderedInput } from './rendered-output';
@@ -175,11 +175,8 @@ export class FluentBitInput {
     // Every value must be one classic-mode line: checked now, so the error names the factory.
     for (const [key, value] of render(common.alias ?? pluginName, { stateDir: '/var/lib/log-collector', storage: [] }).entries) {
       if (value === undefined) continue;
-      try {
-        assertWritableEntry('INPUT', key, value);
-      } catch (e) {
-        throw new ValidationError(`FluentBitInput.${pluginName}`, (e as Error).message);
-      }
+      const problem = writableEntryProblem('INPUT', key, value);
+      if (problem !== undefined) throw new ValidationError(`FluentBitInput.${pluginName}`, problem);
     }
   }
 

@@ -14,7 +14,7 @@
  *
  * Pure module: no cdk8s imports. Exported through the package index (jsii).
  */
-import { assertWritableEntry, ClassicEntry, onOff } from './classic-format';
+import { ClassicEntry, onOff, writableEntryProblem } from './classic-format';
 import { ownEntry } from './input-filter-keys';
 import { isOutputKey, OUTPUT_PLUGIN_NAMES, outputKeyNames } from './output-plugins';
 import { OutputRenderContext, RenderedOutput, SecretEnvVar } from './rendered-output';
@@ -1154,14 +1154,10 @@ function duration(problems: string[], prop: string, value: string): string {
   return value;
 }
 
-/** assertWritableEntry's checks of a custom key and value, as problems. */
+/** The classic-mode checks of a custom key and value, as problems. */
 function writableEntryProblems(key: string, value: string): string[] {
-  try {
-    assertWritableEntry('OUTPUT', key, value);
-    return [];
-  } catch (e) {
-    return [(e as Error).message];
-  }
+  const problem = writableEntryProblem('OUTPUT', key, value);
+  return problem === undefined ? [] : [problem];
 }
 
 function recordAccessor(problems: string[], prop: string, value: string): boolean {

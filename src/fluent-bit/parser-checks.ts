@@ -5,7 +5,7 @@
  * Pure module: no cdk8s imports.
  */
 import { ClassicSection } from './classic-format';
-import { ValidationError } from '../validation/errors';
+import { RefusedBy, ValidationError } from '../validation/errors';
 
 /**
  * Parsers fluent-bit 5.1.1 has without any file: the built-in multiline parsers, the names
@@ -28,25 +28,30 @@ export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const STATE_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const FIELD_PATTERN = /^[^\s:,"]+$/;
 
-export function checkName(kind: string, name: string): void {
+/*
+ * The checks below are refused by the factory the user called (`by`, e.g. "FluentBitParser.regex"),
+ * about `what` when the value belongs to a part of it (a parser "x").
+ */
+
+export function checkName(by: RefusedBy, kind: string, name: string): void {
   if (!NAME_PATTERN.test(name) || name.length > 128) {
-    throw new Error(`${kind} name ${JSON.stringify(name)} must match ${NAME_PATTERN} (at most 128 characters).`);
+    throw new ValidationError(by, `${kind} name ${JSON.stringify(name)} must match ${NAME_PATTERN} (at most 128 characters).`);
   }
 }
 
-export function checkFieldName(what: string, prop: string, field: string): void {
+export function checkFieldName(by: RefusedBy, what: string, prop: string, field: string): void {
   if (!FIELD_PATTERN.test(field)) {
-    throw new ValidationError(what, `${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`);
+    throw about(by, what, `${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`);
   }
 }
 
-export function checkValue(what: string, prop: string, value: string, envTranslated = true): void {
+export function checkValue(by: RefusedBy, what: string | undefined, prop: string, value: string, envTranslated = true): void {
   if (value.trim() !== value || value === '' || /[\r\n]/.test(value)) {
-    throw new ValidationError(what, `${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
+    throw about(by, what, `${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
   }
   // fluent-bit replaces ${NAME} in parser values with the environment variable (get_parser_key).
   if (envTranslated && value.includes('${')) {
-    throw new ValidationError(what, `${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
+    throw about(by, what, `${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
   }
 }
 
@@ -62,8 +67,8 @@ export function checkValue(what: string, prop: string, value: string, envTransla
  * (`x`) mode, with conditionals or subexpression calls (`\g<name>`) are not checked at all.
  * A repeated interval (`a{2}{3}`), which Onigmo accepts, is refused.
  */
-export function checkRegex(what: string, prop: string, pattern: string, envTranslated = true): void {
-  checkValue(what, prop, pattern, envTranslated);
+export function checkRegex(by: RefusedBy, what: string | undefined, prop: string, pattern: string, envTranslated = true): void {
+  checkValue(by, what, prop, pattern, envTranslated);
   let body = pattern;
   let flags = '';
   const delimited = /^\/(.*)\/([imxo]*)$/s.exec(pattern);
@@ -77,7 +82,7 @@ export function checkRegex(what: string, prop: string, pattern: string, envTrans
   try {
     new RegExp(toJsPattern(body).js);
   } catch (e) {
-    throw new ValidationError(what, `${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
+    throw about(by, what, `${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
       + 'fluent-bit would refuse to start.');
   }
 }
@@ -226,4 +231,9 @@ export function parserReferences(section: ClassicSection): { key: string; name: 
     }
   }
   return refs;
+}
+
+/** `by` refuses `message` about `what` ("<by>: <what>: message"), or about itself. */
+function about(by: RefusedBy, what: string | undefined, message: string): ValidationError {
+  return new ValidationError(by, what === undefined ? message : `${what}: ${message}`);
 }

@@ -10,8 +10,8 @@
 import { ClassicEntry, ClassicSection, onOff } from './classic-format';
 import { checkFieldName, checkName, checkRegex, checkValue, regexGroupNames, STATE_PATTERN } from './parser-checks';
 import { brand } from '../validation/brand';
-import { ValidationError } from '../validation/errors';
-import { checkArgs, namedBy } from '../validation/struct-check';
+import { RefusedBy, ValidationError } from '../validation/errors';
+import { checkArgs } from '../validation/struct-check';
 
 /** Type a parser casts a field to (`Types key:type`). */
 export enum FluentBitFieldType {
@@ -141,16 +141,16 @@ export interface FluentBitLogfmtParserOptions extends FluentBitParserOptions {
  * filter alike). Its time is read from the group `timeKey` names, so a timeKey naming no group is
  * never found: every record keeps the time it was read.
  */
-function checkRegexFields(options: FluentBitRegexParserOptions): void {
+function checkRegexFields(by: RefusedBy, options: FluentBitRegexParserOptions): void {
   const names = regexGroupNames(options.regex);
   if (names === undefined) return;
   const what = `parser ${JSON.stringify(options.name)}`;
   if (names.length === 0) {
-    throw new ValidationError(what, `regex ${JSON.stringify(options.regex)} has no named group; fluent-bit takes the fields from the named groups `
+    throw new ValidationError(by, `${what}: regex ${JSON.stringify(options.regex)} has no named group; fluent-bit takes the fields from the named groups `
       + 'only, so this parser would never yield one and every line would stay unparsed. Name the groups, e.g. ^(?<time>[^ ]+) (?<message>.*)$.');
   }
   if (options.timeKey !== undefined && !names.includes(options.timeKey)) {
-    throw new ValidationError(what, `timeKey ${JSON.stringify(options.timeKey)} names no group of the regex (its groups: ${names.join(', ')}); `
+    throw new ValidationError(by, `${what}: timeKey ${JSON.stringify(options.timeKey)} names no group of the regex (its groups: ${names.join(', ')}); `
       + 'fluent-bit would never find the time and every record would keep the time it was read. Name the group (?<' + options.timeKey + '>...) '
       + 'or set timeKey to one of them.');
   }
@@ -161,40 +161,33 @@ export class FluentBitParser {
   /** A regex parser. */
   public static regex(options: FluentBitRegexParserOptions): FluentBitParser {
     checkArgs('FluentBitParser.regex', [options]);
-    return namedBy('FluentBitParser.regex', () => {
-      checkRegex(`parser '${options.name}'`, 'regex', options.regex);
-      checkRegexFields(options);
-      return new FluentBitParser('regex', options, [
-        ['Regex', options.regex],
-        ['Skip_Empty_Values', options.skipEmptyValues === undefined ? undefined : onOff(options.skipEmptyValues)],
-      ]);
-    });
+    const by = 'FluentBitParser.regex';
+    checkRegex(by, `parser '${options.name}'`, 'regex', options.regex);
+    checkRegexFields(by, options);
+    return new FluentBitParser(by, 'regex', options, [
+      ['Regex', options.regex],
+      ['Skip_Empty_Values', options.skipEmptyValues === undefined ? undefined : onOff(options.skipEmptyValues)],
+    ]);
   }
 
   /** A JSON parser (each line is one JSON object). */
   public static json(options: FluentBitParserOptions): FluentBitParser {
     checkArgs('FluentBitParser.json', [options]);
-    return namedBy('FluentBitParser.json', () => {
-      return new FluentBitParser('json', options, []);
-    });
+    return new FluentBitParser('FluentBitParser.json', 'json', options, []);
   }
 
   /** A logfmt parser (`key=value key2="value 2"`). */
   public static logfmt(options: FluentBitLogfmtParserOptions): FluentBitParser {
     checkArgs('FluentBitParser.logfmt', [options]);
-    return namedBy('FluentBitParser.logfmt', () => {
-      return new FluentBitParser('logfmt', options, [
-        ['Logfmt_No_Bare_Keys', options.noBareKeys === undefined ? undefined : onOff(options.noBareKeys)],
-      ]);
-    });
+    return new FluentBitParser('FluentBitParser.logfmt', 'logfmt', options, [
+      ['Logfmt_No_Bare_Keys', options.noBareKeys === undefined ? undefined : onOff(options.noBareKeys)],
+    ]);
   }
 
   /** An LTSV parser (tab-separated `label:value`). */
   public static ltsv(options: FluentBitParserOptions): FluentBitParser {
     checkArgs('FluentBitParser.ltsv', [options]);
-    return namedBy('FluentBitParser.ltsv', () => {
-      return new FluentBitParser('ltsv', options, []);
-    });
+    return new FluentBitParser('FluentBitParser.ltsv', 'ltsv', options, []);
   }
 
   /** The parser's name. */
@@ -203,22 +196,22 @@ export class FluentBitParser {
   public readonly format: string;
   private readonly entries: ClassicEntry[];
 
-  private constructor(format: string, options: FluentBitParserOptions, extra: [string, string | undefined][]) {
+  private constructor(by: string, format: string, options: FluentBitParserOptions, extra: [string, string | undefined][]) {
     const what = `parser ${JSON.stringify(options.name)}`;
-    checkName('parser', options.name);
+    checkName(by, 'parser', options.name);
     this.name = options.name;
     this.format = format;
     if ((options.timeKey === undefined) !== (options.timeFormat === undefined)) {
-      throw new ValidationError(what, 'timeKey and timeFormat go together (fluent-bit cannot read a time without its format); set both or neither.');
+      throw new ValidationError(by, `${what}: ` + 'timeKey and timeFormat go together (fluent-bit cannot read a time without its format); set both or neither.');
     }
-    if (options.timeKey !== undefined) checkFieldName(what, 'timeKey', options.timeKey);
-    if (options.timeFormat !== undefined) checkValue(what, 'timeFormat', options.timeFormat);
+    if (options.timeKey !== undefined) checkFieldName(by, what, 'timeKey', options.timeKey);
+    if (options.timeFormat !== undefined) checkValue(by, what, 'timeFormat', options.timeFormat);
     if (options.timeOffset !== undefined && !/^[+-][0-9]{4}$/.test(options.timeOffset)) {
-      throw new ValidationError(what, `timeOffset ${JSON.stringify(options.timeOffset)} must be a UTC offset such as '+0200' or '-0500'.`);
+      throw new ValidationError(by, `${what}: timeOffset ${JSON.stringify(options.timeOffset)} must be a UTC offset such as '+0200' or '-0500'.`);
     }
     const types = options.types ?? {};
     const typePairs = Object.keys(types).sort().map((field) => {
-      checkFieldName(what, 'types', field);
+      checkFieldName(by, what, 'types', field);
       return `${field}:${types[field]}`;
     });
     const pairs: [string, string | undefined][] = [
@@ -233,9 +226,9 @@ export class FluentBitParser {
       ['Types', typePairs.length > 0 ? typePairs.join(' ') : undefined],
     ];
     for (const d of options.decoders ?? []) {
-      checkFieldName(what, 'decoders[].field', d.field);
+      checkFieldName(by, what, 'decoders[].field', d.field);
       if (d.merge && d.decoder !== FluentBitDecoder.JSON) {
-        throw new ValidationError(what, `decoder ${d.decoder} on '${d.field}' cannot merge (Decode_Field merges JSON only); remove merge or use FluentBitDecoder.JSON.`);
+        throw new ValidationError(by, `${what}: decoder ${d.decoder} on '${d.field}' cannot merge (Decode_Field merges JSON only); remove merge or use FluentBitDecoder.JSON.`);
       }
       pairs.push([d.merge ? 'Decode_Field' : 'Decode_Field_As', [d.decoder, d.field, d.action].filter((x) => x !== undefined).join(' ')]);
     }
@@ -291,9 +284,7 @@ export class FluentBitMultilineParser {
   /** A regex (state machine) multiline parser. */
   public static regex(options: FluentBitMultilineRegexParserOptions): FluentBitMultilineParser {
     checkArgs('FluentBitMultilineParser.regex', [options]);
-    return namedBy('FluentBitMultilineParser.regex', () => {
-      return new FluentBitMultilineParser(options);
-    });
+    return new FluentBitMultilineParser('FluentBitMultilineParser.regex', options);
   }
 
   /** The parser's name. */
@@ -302,50 +293,50 @@ export class FluentBitMultilineParser {
   public readonly parser?: string;
   private readonly entries: ClassicEntry[];
 
-  private constructor(options: FluentBitMultilineRegexParserOptions) {
+  private constructor(by: string, options: FluentBitMultilineRegexParserOptions) {
     const what = `multiline parser ${JSON.stringify(options.name)}`;
-    checkName('multiline parser', options.name);
+    checkName(by, 'multiline parser', options.name);
     this.name = options.name;
     this.parser = options.parser;
     if (options.rules.length === 0) {
-      throw new ValidationError(what, 'rules is empty; a regex multiline parser needs at least a \'start_state\' rule.');
+      throw new ValidationError(by, `${what}: ` + 'rules is empty; a regex multiline parser needs at least a \'start_state\' rule.');
     }
     // flb_ml_rule.c: the first rule must be a start_state, every next state must be a rule's state.
     if (options.rules[0].state !== 'start_state') {
-      throw new ValidationError(what, `the first rule's state is '${options.rules[0].state}'; fluent-bit requires 'start_state' there.`);
+      throw new ValidationError(by, `${what}: the first rule's state is '${options.rules[0].state}'; fluent-bit requires 'start_state' there.`);
     }
     const states = new Set(options.rules.map((r) => r.state));
     const entries: [string, string][] = [['name', options.name], ['type', 'regex']];
     if (options.flushTimeoutMs !== undefined) {
       if (!Number.isInteger(options.flushTimeoutMs) || options.flushTimeoutMs < 1) {
-        throw new ValidationError(what, `flushTimeoutMs ${options.flushTimeoutMs} must be a whole number of milliseconds >= 1.`);
+        throw new ValidationError(by, `${what}: flushTimeoutMs ${options.flushTimeoutMs} must be a whole number of milliseconds >= 1.`);
       }
       entries.push(['flush_timeout', String(options.flushTimeoutMs)]);
     }
     if (options.keyContent !== undefined) {
-      checkFieldName(what, 'keyContent', options.keyContent);
+      checkFieldName(by, what, 'keyContent', options.keyContent);
       entries.push(['key_content', options.keyContent]);
     }
     if (options.parser !== undefined) {
-      checkName('parser', options.parser);
+      checkName(by, 'parser', options.parser);
       entries.push(['parser', options.parser]);
     }
     options.rules.forEach((rule, i) => {
       for (const [prop, state] of [['state', rule.state], ['nextState', rule.nextState]]) {
         if (!STATE_PATTERN.test(state)) {
-          throw new ValidationError(what, `rules[${i}].${prop} ${JSON.stringify(state)} must match ${STATE_PATTERN}.`);
+          throw new ValidationError(by, `${what}: rules[${i}].${prop} ${JSON.stringify(state)} must match ${STATE_PATTERN}.`);
         }
       }
       if (!states.has(rule.nextState)) {
-        throw new ValidationError(what, `rules[${i}].nextState '${rule.nextState}' is no rule's state (fluent-bit: "to_state is not registered"); `
+        throw new ValidationError(by, `${what}: rules[${i}].nextState '${rule.nextState}' is no rule's state (fluent-bit: "to_state is not registered"); `
           + `add a rule in state '${rule.nextState}' or use one of ${[...states].join(', ')}.`);
       }
       // Rule values are read raw: no ${VAR} replacement there (multiline_load_regex_rules).
-      checkRegex(what, `rules[${i}].regex`, rule.regex, false);
+      checkRegex(by, what, `rules[${i}].regex`, rule.regex, false);
       // Classic rules are quoted tokens; fluent-bit ends a token at a '"' not preceded by '\'
       // and turns '\"' into '"' (flb_slist.c), so a '"' is written '\"' and a final '\' cannot be.
       if (rule.regex.endsWith('\\')) {
-        throw new ValidationError(what, `rules[${i}].regex ends with '\\', which would escape the closing quote of the rule; end it otherwise (e.g. '[\\\\]').`);
+        throw new ValidationError(by, `${what}: rules[${i}].regex ends with '\\', which would escape the closing quote of the rule; end it otherwise (e.g. '[\\\\]').`);
       }
       entries.push(['rule', [rule.state, rule.regex, rule.nextState].map((t) => `"${t.replace(/"/g, '\\"')}"`).join(' ')]);
     });

@@ -10,8 +10,8 @@ import { IConstruct } from 'constructs';
 import { describeConstruct, kindOf } from './owner';
 
 /**
- * Who refuses: a construct of this library (it registered its kind), or the name of the factory the
- * user called ("FluentBitFilter.grep"), which has no construct.
+ * Who refuses: a construct of this library (it registered its kind), or, where there is no construct,
+ * a name: the factory the user called ("FluentBitFilter.grep"), or the object a tool reads.
  */
 export type RefusedBy = IConstruct | string;
 

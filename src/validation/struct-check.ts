@@ -14,7 +14,7 @@ import * as cdk8s from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as constructs from 'constructs';
 import { hasBrand, isOwnType } from './brand';
-import { RefusedBy, throwIfProblems, ValidationError } from './errors';
+import { RefusedBy, throwIfProblems } from './errors';
 import { TYPES } from './struct-shapes.generated';
 import { FieldType, TypeRef } from './type-table';
 
@@ -291,22 +291,6 @@ export function argProblems(method: string, args: readonly unknown[]): string[] 
 export function checkArgs(method: string, args: readonly unknown[], construct?: constructs.IConstruct): void {
   if (construct === undefined) throwIfProblems(method, argProblems(method, args));
   else throwIfProblems(construct, argProblems(method, args), { at: method.slice(method.lastIndexOf('.') + 1) });
-}
-
-/**
- * Runs a factory's body so that every Error it raises names the factory ("FluentBitFilter.grep: ..."),
- * also those of the helpers it shares with other factories.
- */
-export function namedBy<T>(factory: string, build: () => T): T {
-  try {
-    return build();
-  } catch (e) {
-    const ours = e instanceof ValidationError || (e instanceof Error && e.constructor === Error);
-    if (ours && !(e as Error).message.startsWith(factory)) throw new ValidationError(factory, (e as Error).message);
-    // A plain Error that names the factory already becomes a ValidationError with the same message.
-    if (ours && !(e instanceof ValidationError)) throw new ValidationError(factory, (e as Error).message.slice(factory.length).replace(/^:\s*/, ''));
-    throw e;
-  }
 }
 
 /** "cdk8s-plus-33's EnvValue" when `value` is an object of a cdk8s-plus class (by its jsii rtti fqn), of any major. */

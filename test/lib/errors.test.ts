@@ -9,7 +9,6 @@ import * as path from 'path';
 import { App, Chart } from 'cdk8s';
 import { AgentFleet, FluentBitOutput, LogCollectorDaemonSet, NodeAgentDaemonSet } from '../../src';
 import { nameOf, throwIfProblems, ValidationError } from '../../src/validation/errors';
-import { namedBy } from '../../src/validation/struct-check';
 import { REPO } from '../util/paths';
 
 const SRC = path.join(REPO, 'src');
@@ -97,6 +96,15 @@ describe('errors take who refuses, not a where string (issue 47)', () => {
 
   test('no error, warning or struct check in the library is handed a where string', () => {
     expect(LIBRARY.flatMap((f) => whereStrings(f, fs.readFileSync(path.join(SRC, f), 'utf8')))).toEqual([]);
+  });
+
+  test('no error is caught and raised again as a ValidationError with its message (a check returns its problem instead)', () => {
+    const rethrow = /ValidationError\([^,]+, (`\$\{)?\(e as Error\)\.message(\}`)?\)/;
+    expect(rethrow.test('throw new ValidationError(`FluentBitInput.${pluginName}`, (e as Error).message);')).toBe(true);
+    expect(rethrow.test('throw new ValidationError(`${pluginName} filter`, `${(e as Error).message}`);')).toBe(true);
+    const found = LIBRARY.flatMap((f) => fs.readFileSync(path.join(SRC, f), 'utf8').split('\n')
+      .flatMap((line, i) => (rethrow.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])));
+    expect(found).toEqual([]);
   });
 
   test.each([
@@ -188,20 +196,6 @@ describe('ValidationError takes the construct', () => {
   });
 });
 
-describe('namedBy', () => {
-  test('a ValidationError from a shared helper is named by the factory', () => {
-    expect(() => namedBy('FluentBitFilter.grep', () => {
-      throw new ValidationError('parser', 'bad');
-    })).toThrow(/^FluentBitFilter\.grep: parser: bad$/);
-  });
-
-  test('an error already named by the factory is left as it is', () => {
-    expect(() => namedBy('F.x', () => {
-      throw new ValidationError('F.x', 'bad');
-    })).toThrow(/^F\.x: bad$/);
-  });
-});
-
 /**
  * Issue 52: one error class. A mistake in props or a factory's arguments is refused with a
  * ValidationError; `throw new Error` is left only where a user's mistake cannot reach it as a plain
@@ -214,8 +208,7 @@ describe('one error class: no plain Error thrown at a user', () => {
     'validation/owner.ts': 'a construct of another library passed as one of ours: a programming error',
     'waves/partition.ts': 'planRollout turns its errors into problems of the construct (agent/rollout-plan.ts); the sync-wave indices are the library\'s own',
     'waves/profiles.ts': 'planProfiles turns its errors into problems of the construct (agent/profile-plan.ts)',
-    'fluent-bit/classic-format.ts': 'parse errors of extraConfig become problems (fluent-bit/config.ts); the rest render what the checks passed',
-    'fluent-bit/parser-checks.ts': 'called inside the parser factories\' namedBy, which makes it a ValidationError naming the factory',
+    'fluent-bit/classic-format.ts': 'parse errors of extraConfig become problems (fluent-bit/config.ts); the factories check entries with writableEntryProblem first; the rest render what the checks passed',
     'fleet/argocd.ts': 'simulates Argo CD on the objects and files the fleet writes itself (its glob patterns, its templates\' keys, its JSON cluster files); the user\'s repoPath is refused before (repoPathProblems): a bug, not a mistake in props',
     'fleet/waves.ts': 'FleetCluster.promotion raises stageProblems as its own before it calls clusterPromotion',
     'gpu/runbook.ts': 'GpuDriverDaemonSet.runbook()/runbookScript() raise runbookInputProblems as their own before they render',
