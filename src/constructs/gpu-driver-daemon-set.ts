@@ -612,7 +612,7 @@ export class GpuDriverDaemonSet extends Construct {
     const props = this.props;
     return {
       ...podOptionsOf(props),
-      rollout: agentRollout(this, 'GpuDriverDaemonSet', props.rollout),
+      rollout: agentRollout(this, props.rollout),
       ...nameAndNamespace(resolveIdentity(this, props, { name: 'gpu-driver', namespace: 'kube-system' })),
       createNamespace: props.createNamespace,
       component: DRIVER_COMPONENTS[0],

@@ -622,7 +622,7 @@ export class LogCollectorDaemonSet extends Construct {
       rbacRules: collectorRbacRules(props),
       automountServiceAccountToken: true,
       labels: props.labels,
-      rollout: agentRollout(this, 'LogCollectorDaemonSet', props.rollout),
+      rollout: agentRollout(this, props.rollout),
       adopt: props.adopt,
     });
 

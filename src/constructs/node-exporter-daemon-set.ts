@@ -662,7 +662,7 @@ export class NodeExporterDaemonSet extends Construct {
     this.agent = new NodeAgentDaemonSet(this, 'Agent', {
       ...podOptionsOf(props),
       podLabels: job ? { ...props.podLabels, [job.key]: job.value } : props.podLabels,
-      rollout: agentRollout(this, 'NodeExporterDaemonSet', props.rollout),
+      rollout: agentRollout(this, props.rollout),
       adopt: props.adopt,
       name,
       namespace,

@@ -11,6 +11,7 @@ import type { NodeAgentDaemonSetProps } from '../agent/props';
 import { AgentRelease, ReleaseContext } from '../agent/release';
 import { AgentRollout } from '../agent/rollout';
 import { ValidationError } from '../validation/errors';
+import { kindOf } from '../validation/owner';
 
 /** The id of the scratch chart a previous release is built in; it shows in that release's errors. */
 const SCRATCH_CHART = 'rollout.previous';
@@ -28,10 +29,11 @@ export function constructRelease(kind: string, build: (scope: Construct, id: str
  * that NodeAgentDaemonSet, and no gates (the construct renders them). Refuses a release of another construct kind, and reports the previous
  * release's own errors under this construct's path.
  */
-export function agentRollout(scope: Construct, kind: string, rollout: AgentRollout | undefined): AgentRollout | undefined {
+export function agentRollout(scope: Construct, rollout: AgentRollout | undefined): AgentRollout | undefined {
   // The agent construct renders the gates itself, with its own kind's checks.
   const previous = rollout?.previous;
   if (!rollout || !previous) return rollout ? { ...rollout, gates: undefined } : undefined;
+  const kind = kindOf(scope);
   if (previous.kind !== kind) {
     throw new ValidationError(scope, `rollout.previous was made by ${previous.kind === 'NodeAgentDaemonSet' ? 'AgentRelease.fromProps' : `${previous.kind}.release`}(); `
       + `a ${kind}'s previous release is ${kind}.release(previousProps), with the props the previous version gave this construct`);

@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import type { NodeAgentDaemonSet } from './node-agent-daemon-set';
 import { AgentRollout, ARGOCD_SYNC_WAVE } from '../agent/rollout';
 import { ValidationError } from '../validation/errors';
-import { builtByLibrary, kindOf } from '../validation/owner';
+import { kindOf, userConstruct } from '../validation/owner';
 import { checkImage } from '../validation/values';
 import { addWarning } from '../validation/warnings';
 import { argoSyncWave, ROLLOUT_GROUP_LABEL } from '../waves/partition';
@@ -56,7 +56,7 @@ const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { dr
 export function renderPrePull(scope: Construct, agent: NodeAgentDaemonSet, rollout: AgentRollout | undefined): ApiObject[] {
   const prePull = rollout?.prePull;
   if (prePull === undefined) return [];
-  const outer = builtByLibrary(scope) ? scope.node.scope! : scope;
+  const outer = userConstruct(scope);
   const kind = kindOf(outer);
   if (!rollout!.argoCdSyncWaves) {
     throw new ValidationError(scope, 'rollout.prePull needs rollout.argoCdSyncWaves: true; Argo CD must apply the wave only once the pre-pull DaemonSet is Healthy');

@@ -5,7 +5,7 @@
  * Pure module: no cdk8s imports.
  */
 import { ClassicSection } from './classic-format';
-import { RefusedBy, ValidationError } from '../validation/errors';
+import { RefusedBy, throwIfProblems, ValidationError } from '../validation/errors';
 
 /**
  * Parsers fluent-bit 5.1.1 has without any file: the built-in multiline parsers, the names
@@ -41,17 +41,17 @@ export function checkName(by: RefusedBy, kind: string, name: string): void {
 
 export function checkFieldName(by: RefusedBy, what: string, prop: string, field: string): void {
   if (!FIELD_PATTERN.test(field)) {
-    throw about(by, what, `${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`);
+    throwIfProblems(by, [`${prop} field ${JSON.stringify(field)} must be a record key without spaces, ':', ',' or '"'.`], { at: what });
   }
 }
 
 export function checkValue(by: RefusedBy, what: string | undefined, prop: string, value: string, envTranslated = true): void {
   if (value.trim() !== value || value === '' || /[\r\n]/.test(value)) {
-    throw about(by, what, `${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`);
+    throwIfProblems(by, [`${prop} ${JSON.stringify(value)} must be one line without leading or trailing whitespace.`], { at: what });
   }
   // fluent-bit replaces ${NAME} in parser values with the environment variable (get_parser_key).
   if (envTranslated && value.includes('${')) {
-    throw about(by, what, `${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`);
+    throwIfProblems(by, [`${prop} ${JSON.stringify(value)} contains '\${', which fluent-bit replaces by an environment variable; write '\\$\\{' in a regex.`], { at: what });
   }
 }
 
@@ -82,8 +82,8 @@ export function checkRegex(by: RefusedBy, what: string | undefined, prop: string
   try {
     new RegExp(toJsPattern(body).js);
   } catch (e) {
-    throw about(by, what, `${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
-      + 'fluent-bit would refuse to start.');
+    throwIfProblems(by, [`${prop} ${JSON.stringify(pattern)} is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '')}); `
+      + 'fluent-bit would refuse to start.'], { at: what });
   }
 }
 
@@ -231,9 +231,4 @@ export function parserReferences(section: ClassicSection): { key: string; name: 
     }
   }
   return refs;
-}
-
-/** `by` refuses `message` about `what` ("<by>: <what>: message"), or about itself. */
-function about(by: RefusedBy, what: string | undefined, message: string): ValidationError {
-  return new ValidationError(by, what === undefined ? message : `${what}: ${message}`);
 }
